@@ -2,6 +2,7 @@
 //! one engine function that returns a [`Report`], and [`main`] prints it.
 
 mod lang;
+mod nis;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -74,6 +75,9 @@ pub enum Command {
     /// The shared expression language: evaluate expressions exactly.
     #[command(subcommand)]
     Lang(lang::LangCmd),
+    /// Neural-symbolic agents of unknown number: bICTL, zero-one abstraction, emergence (seed 001).
+    #[command(subcommand)]
+    Nis(nis::NisCmd),
 }
 
 impl GlobalArgs {
@@ -99,6 +103,7 @@ impl GlobalArgs {
 fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
     match command {
         Command::Lang(cmd) => lang::run(cmd, ctx),
+        Command::Nis(cmd) => nis::run(cmd, ctx),
     }
 }
 
