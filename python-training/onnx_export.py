@@ -28,11 +28,12 @@ def float32_weights(net: QNet) -> list[tuple[np.ndarray, np.ndarray]]:
     for i, (w, b) in enumerate(net.weights):
         for name, arr in (("W", w), ("b", b)):
             arr = np.asarray(arr)
-            bad = ~np.isfinite(arr)
-            if bad.any() or not np.isfinite(arr.astype(np.float32)).all():
+            with np.errstate(over="ignore", invalid="ignore"):
+                bad = ~np.isfinite(arr) | ~np.isfinite(arr.astype(np.float32))
+            if bad.any():
                 raise ExportError(
-                    f"refusing to export: layer {i} {name} has non-finite values "
-                    f"(NaN or inf at {np.argwhere(bad | ~np.isfinite(arr.astype(np.float32))).tolist()}); "
+                    f"refusing to export: layer {i} {name} has non-finite values (NaN or inf, "
+                    f"or too large for float32) at {np.argwhere(bad).tolist()}; "
                     "training diverged or the weights are corrupt"
                 )
         out.append((np.ascontiguousarray(w, dtype=np.float32), np.ascontiguousarray(b, dtype=np.float32)))
