@@ -90,8 +90,9 @@ class VerificationLoop:
         self.log(f"episode {episode}: average return {avg_return:.3f}; " + "; ".join(parts))
 
         verified = [r for r in results if r.command == "verify"]
+        verify_holds = sum(r.status == "holds" for r in verified)
         holds = sum(r.status == "holds" for r in results)
-        score = (holds, avg_return)
+        score = (verify_holds, holds, avg_return)  # all-n verdicts first, then checks, then return
         if self.keep_best is not None and holds > 0 and (self.best is None or score > self.best[0]):
             self.best = (score, episode)
             self.keep_best.parent.mkdir(parents=True, exist_ok=True)
@@ -128,7 +129,8 @@ def plot(rows: list[dict], path: Path, log=print) -> bool:
     ax2.set_yticks(range(len(queries)))
     ax2.set_yticklabels([f"{c} {'all n' if a is None else f'n={a}'}: {s}" for c, s, a in queries], fontsize=7)
     ax2.set_xlabel("episode")
-    ax2.legend(loc="upper left", fontsize=7)
+    ax2.set_ylim(-0.5, len(queries) - 0.5)
+    ax2.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
