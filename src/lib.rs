@@ -1,1 +1,9 @@
+//! mavis: verification of multi-agent systems of unknown size.
+//!
+//! Shared parts: [`lang`] (model language), [`report`] (output). Engines live
+//! in their own modules and never import each other. See ARCHITECTURE.md.
 
+pub mod cli;
+pub mod lang;
+pub mod nn;
+pub mod report;

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, lints, Rust tests (release), Python tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MAVIS_NEEDS_PYTHON=1 source scripts/prereqs.sh
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy --all-targets -- -D warnings"
+cargo clippy --release --all-targets -- -D warnings
+echo "== cargo test --release"
+cargo test --release
+
+# Python side (training, ONNX fixtures, peer cross-checks) in a virtual environment.
+reqs=()
+for f in python-training/requirements.txt tests/peers/requirements.txt; do
+  [ -f "$f" ] && reqs+=(-r "$f")
+done
+if [ ${#reqs[@]} -gt 0 ]; then
+  echo "== python tests"
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/python -m pip install -q --disable-pip-version-check "${reqs[@]}"
+  target_dir=$(cargo metadata --format-version 1 --no-deps | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+  export MAVIS_BIN="$target_dir/release/mavis"
+  dirs=()
+  for d in python-training tests/peers; do [ -d "$d" ] && dirs+=("$d"); done
+  .venv/bin/python -m pytest -q "${dirs[@]}"
+fi

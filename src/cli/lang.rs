@@ -1,0 +1,34 @@
+//! `mavis lang`: the expression language on its own.
+
+use crate::lang::{self, Source};
+use crate::report::{Report, RunContext, RunError};
+use clap::Subcommand;
+
+#[derive(Subcommand, Debug)]
+pub enum LangCmd {
+    /// Evaluate a closed expression exactly.
+    #[command(
+        after_help = "Examples:\n  mavis lang eval '1/3 + 0.15'          # 29/60\n  mavis lang eval 'clamp(3 - 2*2, 0, 4)' --set N=4"
+    )]
+    Eval {
+        /// The expression.
+        expr: String,
+        /// Constants the expression may use: NAME=VALUE (repeatable).
+        #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
+        set: Vec<(String, lang::Value)>,
+    },
+}
+
+pub fn run(cmd: LangCmd, _ctx: &RunContext) -> Result<Report, RunError> {
+    match cmd {
+        LangCmd::Eval { expr, set } => {
+            let source = Source::new("<expression>", expr);
+            let mut consts = lang::Constants::default();
+            for (name, value) in set {
+                consts.define(&source, &name, lang::Span::default(), value)?;
+            }
+            let value = crate::lang::eval_expression(&source, &consts)?;
+            Ok(crate::lang::report_value(&value))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! The shared model-language core: one expression language for every engine.
+//!
+//! Text flows `Source` -> tokens ([`lexer`]) -> untyped [`ast::Expr`]
+//! ([`parser`]) -> checked [`types::TExpr`] (names resolved by the engine's
+//! [`types::Scope`]) -> values ([`eval`], exact or f64). Every literal is an
+//! exact rational; every error names file, line and column ([`diag`]).
+
+pub mod ast;
+pub mod decl;
+pub mod diag;
+pub mod eval;
+pub mod lexer;
+pub mod num;
+pub mod parser;
+pub mod source;
+pub mod types;
+pub mod value;
+
+pub use ast::{BinOp, Expr, ExprKind, UnOp};
+pub use decl::{eval_const, parse_type, resolve_type, Constants, EnumTable, TypeSyntax};
+pub use diag::{error_at, LangResult, SourceError};
+pub use eval::{eval, eval_f64, Env, EnvF64, EvalError};
+pub use num::Rat;
+pub use parser::{parse_expr, ErrorExt, Parser};
+pub use source::{Source, Span};
+pub use types::{check, check_as, DeclType, Scope, Symbol, TExpr, TKind, Ty};
+pub use value::Value;
+
+/// Reads a constant given on the command line (`pf=0.1`, `N=4`, `b=true`) exactly.
+pub fn parse_value_text(text: &str) -> Result<Value, String> {
+    let source = Source::new("<command line>", text);
+    let expr = parse_expr(&source).map_err(|e| e.message.clone())?;
+    eval_const(&source, &expr, &Constants::default()).map_err(|e| e.message.clone())
+}
+
+/// Parses `NAME=VALUE` pairs from the command line.
+pub fn parse_assignment(text: &str) -> Result<(String, Value), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, found `{text}`"))?;
+    let name = name.trim();
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return Err(format!("`{name}` is not a constant name"));
+    }
+    Ok((name.to_string(), parse_value_text(value.trim())?))
+}
+
+#[cfg(test)]
+mod tests;
+
+/// Parses, checks and evaluates a closed expression (the `mavis lang eval` verb).
+pub fn eval_expression(source: &Source, consts: &Constants) -> LangResult<Value> {
+    let expr = parse_expr(source)?;
+    eval_const(source, &expr, consts)
+}
+
+/// The report of `mavis lang eval`: the exact value, and its decimal when it is a fraction.
+pub fn report_value(value: &Value) -> crate::report::Report {
+    let mut r = crate::report::Report::new("lang", "eval");
+    let mut results = serde_json::Map::new();
+    results.insert("value".into(), value.to_string().into());
+    if let Value::Num(x) = value {
+        results.insert("decimal".into(), num::to_f64(x).into());
+        if x.is_integer() {
+            r.line(value.to_string());
+        } else {
+            r.line(format!("{value} ({})", num::to_f64(x)));
+        }
+    } else {
+        r.line(value.to_string());
+    }
+    r.results = serde_json::Value::Object(results);
+    r
+}

@@ -1,0 +1,268 @@
+//! Unit tests of the expression core: parsing, precedence, exact arithmetic,
+//! type errors with positions, and the no-panic property.
+
+use super::*;
+use num::{int, rat};
+use proptest::prelude::*;
+
+fn parse(text: &str) -> Expr {
+    parse_expr(&Source::new("t", text)).unwrap()
+}
+
+/// Fully parenthesised print of a parse.
+fn shape(text: &str) -> String {
+    parse(text).to_string()
+}
+
+fn value(text: &str) -> Value {
+    parse_value_text(text).unwrap()
+}
+
+struct Vars;
+impl Scope for Vars {
+    fn lookup(&self, name: &str) -> Option<Symbol> {
+        match name {
+            "x" => Some(Symbol::Var {
+                slot: 0,
+                ty: Ty::Int,
+            }),
+            "y" => Some(Symbol::Var {
+                slot: 1,
+                ty: Ty::Real,
+            }),
+            "b" => Some(Symbol::Var {
+                slot: 2,
+                ty: Ty::Bool,
+            }),
+            "N" => Some(Symbol::Const(Value::Num(int(4)))),
+            _ => None,
+        }
+    }
+}
+
+fn check_err(text: &str) -> Box<SourceError> {
+    let src = Source::new("model.txt", text);
+    let e = parse_expr(&src).unwrap();
+    check(&src, &e, &Vars).unwrap_err()
+}
+
+#[test]
+fn precedence() {
+    assert_eq!(shape("1 + 2 * 3"), "(1 + (2 * 3))");
+    assert_eq!(shape("1 - 2 - 3"), "((1 - 2) - 3)");
+    assert_eq!(shape("a & b | c"), "((a & b) | c)");
+    assert_eq!(shape("a | b & c"), "(a | (b & c))");
+    assert_eq!(shape("!x = 1 & y"), "(!((x = 1)) & y)");
+    assert_eq!(shape("a => b => c"), "(a => (b => c))");
+    assert_eq!(shape("a <=> b => c"), "(a <=> (b => c))");
+    assert_eq!(shape("x + 1 < y * 2"), "((x + 1) < (y * 2))");
+    assert_eq!(shape("-x * 2"), "(-(x) * 2)");
+    assert_eq!(shape("c ? 1 : 2 + 3"), "(if c then 1 else (2 + 3))");
+    assert_eq!(
+        shape("if c then 1 else 2 + 3"),
+        "(if c then 1 else (2 + 3))"
+    );
+    assert_eq!(shape("clamp(h - 2, 0, Mh)"), "clamp((h - 2), 0, Mh)");
+    assert_eq!(
+        shape("V.x2 - V.x1 < 5/2 & car1@braking"),
+        "(((V.x2 - V.x1) < (5 / 2)) & car1@braking)"
+    );
+}
+
+#[test]
+fn exact_arithmetic() {
+    assert_eq!(value("0.15"), Value::Num(rat(3, 20)));
+    assert_eq!(value("1/3 + 0.15"), Value::Num(rat(29, 60)));
+    assert_eq!(value("0.1 + 0.2 = 0.3"), Value::Bool(true));
+    assert_eq!(value("min(3, 1/2, 2)"), Value::Num(rat(1, 2)));
+    assert_eq!(value("clamp(7 - 2, 0, 4)"), Value::Num(int(4)));
+    assert_eq!(value("clamp(1 - 3, 0, 4)"), Value::Num(int(0)));
+    assert_eq!(value("mod(-7, 3)"), Value::Num(int(2)));
+    assert_eq!(value("floor(7/2) + ceil(1/3)"), Value::Num(int(4)));
+    assert_eq!(value("if 1 < 2 then 10 else 20"), Value::Num(int(10)));
+    assert_eq!(value("abs(-5/4)"), Value::Num(rat(5, 4)));
+    assert_eq!(value("1e-3 * 1000"), Value::Num(int(1)));
+}
+
+#[test]
+fn fast_and_exact_agree() {
+    let src = Source::new("t", "if b then clamp(x - 2, 0, N) else min(y, x + 1/2)");
+    let e = check(&src, &parse_expr(&src).unwrap(), &Vars).unwrap();
+    for (x, y, b) in [
+        (3, 0.25, true),
+        (1, 0.25, true),
+        (9, 3.5, false),
+        (0, -1.0, false),
+    ] {
+        let exact = eval(
+            &e,
+            &vec![
+                Value::Num(int(x)),
+                Value::Num(num::from_f64(y).unwrap()),
+                Value::Bool(b),
+            ],
+        )
+        .unwrap();
+        let fast = eval_f64(&e, &[x as f64, y, f64::from(u8::from(b))][..]);
+        assert_eq!(exact.to_f64(), fast, "x={x} y={y} b={b}");
+    }
+}
+
+#[test]
+fn type_errors_have_positions() {
+    let e = check_err("x + b");
+    assert_eq!((e.line, e.column), (1, 5));
+    assert!(e.message.contains("needs a number"), "{}", e.message);
+    let e = check_err("\n  b & (x + 1)");
+    assert_eq!((e.line, e.column), (2, 7));
+    assert!(e.message.contains("needs a bool"));
+    let e = check_err("if x then 1 else 2");
+    assert!(e.message.contains("condition of `if`"));
+    let e = check_err("if b then 1 else false");
+    assert!(e.message.contains("different types"));
+    let e = check_err("foo(1)");
+    assert_eq!(e.message, "unknown function `foo`");
+    let e = check_err("z + 1");
+    assert_eq!(
+        (e.line, e.column, e.message.as_str()),
+        (1, 1, "unknown name `z`")
+    );
+    let e = check_err("clamp(x, 1)");
+    assert!(e.message.contains("takes 3 arguments"));
+    assert!(e.location.starts_with("model.txt:1:1"));
+}
+
+#[test]
+fn parse_errors_say_what_was_expected() {
+    let err = |t: &str| parse_expr(&Source::new("f.nis", t)).unwrap_err();
+    let e = err("1 + ");
+    assert_eq!(
+        e.message,
+        "expected an expression, found the end of the file"
+    );
+    let e = err("(1 + 2");
+    assert!(e.message.starts_with("expected `)`"), "{}", e.message);
+    let e = err("1 < 2 < 3");
+    assert_eq!(e.message, "comparisons do not chain");
+    assert_eq!((e.line, e.column), (1, 7));
+    let e = err("x $ y");
+    assert_eq!(e.message, "unexpected character `$`");
+    assert_eq!(e.location, "f.nis:1:3");
+    let e = err("if a then b");
+    assert!(e.message.contains("`else`"));
+}
+
+#[test]
+fn constants_and_types() {
+    let src = Source::new(
+        "c",
+        "const N = 4; const double p = 0.3; const int M = N * 2; [0..M] real[0..p] {on, off} bool",
+    );
+    let mut p = Parser::new(&src).unwrap();
+    let mut consts = Constants::default();
+    for _ in 0..3 {
+        p.expect_keyword("const").unwrap();
+        consts.parse_decl(&mut p).unwrap();
+    }
+    assert_eq!(consts.get("M"), Some(&Value::Num(int(8))));
+    assert_eq!(consts.get("p"), Some(&Value::Num(rat(3, 10))));
+    let mut enums = EnumTable::default();
+    let mut types = Vec::new();
+    for _ in 0..4 {
+        let (t, span) = parse_type(&mut p).unwrap();
+        types.push(resolve_type(&src, &t, span, &consts, &mut enums).unwrap());
+    }
+    assert_eq!(types[0].describe(), "[0..8]");
+    assert_eq!(types[1].describe(), "real[0..3/10]");
+    assert_eq!(types[2].describe(), "{on, off}");
+    assert!(types[0].contains(&Value::Num(int(8))));
+    assert!(!types[0].contains(&Value::Num(int(9))));
+    assert!(!types[0].contains(&Value::Num(rat(1, 2))));
+    assert!(types[1].contains(&Value::Num(rat(1, 4))));
+    assert_eq!(enums.member("off"), Some(Value::Enum(0, 1)));
+    assert!(p.at_eof());
+}
+
+#[test]
+fn constant_errors() {
+    let run = |t: &str| {
+        let src = Source::new("c", t);
+        let mut p = Parser::new(&src).unwrap();
+        p.expect_keyword("const").unwrap();
+        Constants::default().parse_decl(&mut p).unwrap_err()
+    };
+    assert!(run("const int N = 1/2;").message.contains("declared int"));
+    assert!(run("const pf;").message.contains("has no value"));
+    assert!(run("const x = y;").message.contains("unknown name `y`"));
+    let mut over = std::collections::HashMap::new();
+    over.insert("pf".to_string(), Value::Num(rat(1, 10)));
+    let src = Source::new("c", "const double pf;");
+    let mut p = Parser::new(&src).unwrap();
+    p.expect_keyword("const").unwrap();
+    let mut c = Constants::with_overrides(over);
+    c.parse_decl(&mut p).unwrap();
+    assert_eq!(c.get("pf"), Some(&Value::Num(rat(1, 10))));
+    assert_eq!(
+        parse_assignment("pf = 0.25").unwrap(),
+        ("pf".to_string(), Value::Num(rat(1, 4)))
+    );
+    assert!(parse_assignment("0.25").is_err());
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let text = format!("{}1{}", "(".repeat(5000), ")".repeat(5000));
+    let e = parse_expr(&Source::new("t", text)).unwrap_err();
+    assert_eq!(e.message, "expression nested too deeply");
+    let text = format!("{}1", "-".repeat(5000));
+    assert!(parse_expr(&Source::new("t", text)).is_err());
+}
+
+const PIECES: &[&str] = &[
+    "x", "1", "0.5", "(", ")", "+", "-", "*", "/", "&", "|", "!", "=", "<", "<=", "=>", "<=>", "?",
+    ":", "if", "then", "else", "min(", "clamp(", ",", "true", "\"s", "/*", "é", "..", "'", "@",
+    "V.x", "1e99999",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Random token soup: the parser and checker return, never panic.
+    #[test]
+    fn parser_never_panics_on_token_soup(pieces in proptest::collection::vec(0..PIECES.len(), 0..40)) {
+        let text: Vec<&str> = pieces.iter().map(|&i| PIECES[i]).collect();
+        let src = Source::new("fuzz", text.join(" "));
+        if let Ok(e) = parse_expr(&src) {
+            let _ = check(&src, &e, &Vars);
+        }
+    }
+
+    /// Arbitrary bytes-as-text: never panics, and errors point inside the text.
+    #[test]
+    fn parser_never_panics_on_arbitrary_text(text in "\\PC{0,60}") {
+        let src = Source::new("fuzz", text.clone());
+        if let Err(e) = parse_expr(&src) {
+            prop_assert!(e.line >= 1 && e.column >= 1);
+        }
+    }
+
+    /// Mutations of a valid expression (one byte deleted or duplicated).
+    #[test]
+    fn parser_never_panics_on_mutations(at in 0usize..60, dup in any::<bool>()) {
+        let good = "if b then clamp(x - 2, 0, N) else min(y, x + 1/2) <= 3";
+        let at = at.min(good.len() - 1);
+        let mut t = good.to_string();
+        if dup { t.insert(at, good.as_bytes()[at] as char); } else { t.remove(at); }
+        let src = Source::new("fuzz", t);
+        if let Ok(e) = parse_expr(&src) { let _ = check(&src, &e, &Vars); }
+    }
+
+    /// Printing and re-parsing gives the same tree shape.
+    #[test]
+    fn print_parse_round_trip(a in 0i64..50, b in 1i64..50, c in 0i64..50, op in 0usize..4) {
+        let ops = ["+", "-", "*", "/"];
+        let text = format!("{a} {} {b} * ({c} - {a}) < {c}", ops[op]);
+        let once = shape(&text);
+        prop_assert_eq!(shape(&once), once.clone());
+    }
+}

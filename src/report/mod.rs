@@ -1,0 +1,271 @@
+//! Output shared by every engine: the run report (text and JSON), verdicts,
+//! exit statuses, tables and progress bars. Engines fill a [`Report`]; the CLI
+//! prints it with [`emit`].
+
+mod context;
+mod table;
+
+pub use context::{Format, RunContext};
+pub use table::{Table, TableFormat};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// Exit statuses, the same for every engine.
+pub mod exit {
+    /// The property holds, or a query without a verdict completed.
+    pub const HOLDS: u8 = 0;
+    /// The property is violated.
+    pub const VIOLATED: u8 = 1;
+    /// Bad input or usage: model, network, formula, option.
+    pub const BAD_INPUT: u8 = 2;
+    /// Unknown: time-out, solver limit, incomplete procedure, internal error.
+    pub const UNKNOWN: u8 = 3;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Holds,
+    Violated,
+    Unknown,
+}
+
+impl Verdict {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Holds => exit::HOLDS,
+            Verdict::Violated => exit::VIOLATED,
+            Verdict::Unknown => exit::UNKNOWN,
+        }
+    }
+
+    pub fn from_bool(holds: bool) -> Self {
+        if holds {
+            Verdict::Holds
+        } else {
+            Verdict::Violated
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Holds => "HOLDS",
+            Verdict::Violated => "VIOLATED",
+            Verdict::Unknown => "UNKNOWN",
+        }
+    }
+}
+
+/// The file a run read, identified by content.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ModelRef {
+    pub path: String,
+    pub sha256: String,
+}
+
+impl ModelRef {
+    pub fn from_path(path: &Path) -> std::io::Result<Self> {
+        let bytes = std::fs::read(path)?;
+        Ok(ModelRef {
+            path: path.display().to_string(),
+            sha256: sha256_hex(&bytes),
+        })
+    }
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// One run's result. JSON keys: `tool`, `version`, `engine`, `command`,
+/// `model`, `verdict` (absent for queries without one), `results`, `witness`
+/// (absent when none), `stats`, `warnings`.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub engine: &'static str,
+    pub command: &'static str,
+    pub model: Option<ModelRef>,
+    pub verdict: Option<Verdict>,
+    /// Engine-specific results.
+    pub results: Value,
+    pub witness: Option<Value>,
+    /// Sizes and timings (seconds), flat.
+    pub stats: Map<String, Value>,
+    pub warnings: Vec<String>,
+    /// The human rendering: verdict line first, then tables, then sizes and timings.
+    pub text: String,
+}
+
+impl Report {
+    pub fn new(engine: &'static str, command: &'static str) -> Self {
+        Report {
+            engine,
+            command,
+            model: None,
+            verdict: None,
+            results: Value::Object(Map::new()),
+            witness: None,
+            stats: Map::new(),
+            warnings: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    pub fn stat(&mut self, key: &str, value: impl Into<Value>) {
+        self.stats.insert(key.to_string(), value.into());
+    }
+
+    /// Appends a line to the text rendering.
+    pub fn line(&mut self, text: impl AsRef<str>) {
+        self.text.push_str(text.as_ref());
+        self.text.push('\n');
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        self.verdict.map_or(exit::HOLDS, Verdict::exit_code)
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("tool".into(), "mavis".into());
+        m.insert("version".into(), env!("CARGO_PKG_VERSION").into());
+        m.insert("engine".into(), self.engine.into());
+        m.insert("command".into(), self.command.into());
+        m.insert(
+            "model".into(),
+            self.model.as_ref().map_or(Value::Null, |r| {
+                serde_json::to_value(r).expect("plain struct")
+            }),
+        );
+        if let Some(v) = self.verdict {
+            m.insert("verdict".into(), serde_json::to_value(v).expect("enum"));
+        }
+        m.insert("results".into(), self.results.clone());
+        if let Some(w) = &self.witness {
+            m.insert("witness".into(), w.clone());
+        }
+        m.insert("stats".into(), Value::Object(self.stats.clone()));
+        m.insert(
+            "warnings".into(),
+            Value::Array(self.warnings.iter().map(|w| w.clone().into()).collect()),
+        );
+        Value::Object(m)
+    }
+}
+
+/// Why a run produced no report.
+#[derive(Debug)]
+pub enum RunError {
+    /// Bad input or usage (exit 2). Carries a located diagnostic where there is one.
+    Input(miette::Report),
+    /// A failure of mavis itself, e.g. a witness that does not replay (exit 3).
+    Internal(String),
+}
+
+impl RunError {
+    pub fn input(message: impl std::fmt::Display) -> Self {
+        RunError::Input(miette::miette!("{message}"))
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RunError::Input(_) => exit::BAD_INPUT,
+            RunError::Internal(_) => exit::UNKNOWN,
+        }
+    }
+}
+
+impl From<Box<crate::lang::SourceError>> for RunError {
+    fn from(e: Box<crate::lang::SourceError>) -> Self {
+        RunError::Input(miette::Report::new(*e))
+    }
+}
+
+/// Prints a report on stdout in the chosen format; returns the exit status.
+pub fn emit(report: &Report, ctx: &RunContext) -> u8 {
+    match ctx.format {
+        Format::Json => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report.to_json()).expect("JSON values serialise")
+            );
+        }
+        Format::Text => {
+            if !ctx.quiet() {
+                print!("{}", report.text);
+            } else if let Some(first) = report.text.lines().next() {
+                println!("{first}");
+            }
+            for w in &report.warnings {
+                eprintln!("warning: {w}");
+            }
+        }
+    }
+    report.exit_code()
+}
+
+/// Prints a failure on stderr (and, under `--format json`, a JSON object on stdout).
+pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
+    let message = match err {
+        RunError::Input(report) => format!("{report:?}"),
+        RunError::Internal(msg) => format!("internal error: {msg}"),
+    };
+    eprintln!("{message}");
+    if ctx.format == Format::Json {
+        let kind = match err {
+            RunError::Input(_) => "input",
+            RunError::Internal(_) => "internal",
+        };
+        let plain = match err {
+            RunError::Input(report) => report.to_string(),
+            RunError::Internal(msg) => msg.clone(),
+        };
+        let v = serde_json::json!({
+            "tool": "mavis",
+            "version": env!("CARGO_PKG_VERSION"),
+            "error": { "kind": kind, "message": plain },
+        });
+        println!("{v}");
+    }
+    err.exit_code()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_has_the_documented_keys() {
+        let mut r = Report::new("nn", "info");
+        r.verdict = Some(Verdict::Violated);
+        r.stat("time_s", 0.5);
+        let v = r.to_json();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        for k in [
+            "tool", "version", "engine", "command", "model", "verdict", "results", "stats",
+            "warnings",
+        ] {
+            assert!(keys.contains(&k), "missing {k}");
+        }
+        assert_eq!(v["verdict"], "violated");
+        assert_eq!(r.exit_code(), 1);
+        assert!(v.get("witness").is_none());
+        r.verdict = None;
+        assert!(r.to_json().get("verdict").is_none());
+        assert_eq!(r.exit_code(), 0);
+    }
+
+    #[test]
+    fn sha256_of_known_text() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}
