@@ -4,7 +4,9 @@ import shlex
 
 import numpy as np
 
-from conftest import REPO
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
 import train_guarding as tg
 from qnet import QNet
 

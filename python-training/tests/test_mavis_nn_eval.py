@@ -8,7 +8,9 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from conftest import REPO
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
 
 COMMITTED = REPO / "networks" / "guarding.onnx"
 

@@ -3,7 +3,9 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from conftest import REPO
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
 from onnx_export import ExportError, build_model, export_onnx, forward_float32, load_weights, model_bytes
 from qnet import QNet
 
