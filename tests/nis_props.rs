@@ -40,12 +40,22 @@ fn spec_strategy() -> impl Strategy<Value = Spec> {
                 1u8..(1 << k),
             )
         })
-        .prop_map(|(k, prot, table, weights, label_x)| Spec { k, prot, table, weights, label_x })
+        .prop_map(|(k, prot, table, weights, label_x)| Spec {
+            k,
+            prot,
+            table,
+            weights,
+            label_x,
+        })
 }
 
 fn text(s: &Spec) -> String {
     let acts = |mask: u8| {
-        let names: Vec<&str> = [(1, "a0"), (2, "a1")].iter().filter(|(b, _)| mask & b != 0).map(|(_, n)| *n).collect();
+        let names: Vec<&str> = [(1, "a0"), (2, "a1")]
+            .iter()
+            .filter(|(b, _)| mask & b != 0)
+            .map(|(_, n)| *n)
+            .collect();
         names.join(", ")
     };
     let mut update = String::new();
@@ -54,11 +64,17 @@ fn text(s: &Spec) -> String {
             for other in 0..2 {
                 let target = s.table[(x * 2 + a) * 2 + other];
                 let perf = if other == 1 { "" } else { "!" };
-                update.push_str(&format!("    a{a} & x = {x} & {perf}performed(a{}) -> x := {target};\n", 1 - a));
+                update.push_str(&format!(
+                    "    a{a} & x = {x} & {perf}performed(a{}) -> x := {target};\n",
+                    1 - a
+                ));
             }
         }
     }
-    let xs: Vec<String> = (0..s.k).filter(|x| s.label_x >> x & 1 == 1).map(|x| format!("x = {x}")).collect();
+    let xs: Vec<String> = (0..s.k)
+        .filter(|x| s.label_x >> x & 1 == 1)
+        .map(|x| format!("x = {x}"))
+        .collect();
     format!(
         "net f = \"none.onnx\";
 agent t {{
@@ -81,14 +97,27 @@ label r = percept = p0;
 }
 
 fn network(s: &Spec) -> Network {
-    let w = Array2::from_shape_vec((2, 1), vec![f64::from(s.weights[0]), f64::from(s.weights[1])]).unwrap();
+    let w = Array2::from_shape_vec(
+        (2, 1),
+        vec![f64::from(s.weights[0]), f64::from(s.weights[1])],
+    )
+    .unwrap();
     let b = Array1::from(vec![f64::from(s.weights[2]), f64::from(s.weights[3])]);
-    Network::from_layers(vec![Layer { weights: w, bias: b, activation: Activation::Identity }]).unwrap()
+    Network::from_layers(vec![Layer {
+        weights: w,
+        bias: b,
+        activation: Activation::Identity,
+    }])
+    .unwrap()
 }
 
 fn model(s: &Spec) -> Model {
-    let opts = LoadOptions { in_memory: [("f".to_string(), network(s))].into_iter().collect(), ..Default::default() };
-    parse_model(&Source::new("random.nis", text(s)), Path::new("."), &opts).expect("generated models are valid")
+    let opts = LoadOptions {
+        in_memory: [("f".to_string(), network(s))].into_iter().collect(),
+        ..Default::default()
+    };
+    parse_model(&Source::new("random.nis", text(s)), Path::new("."), &opts)
+        .expect("generated models are valid")
 }
 
 /// Brute force on ordered tuples of local states: the layers of M(n).
@@ -99,10 +128,16 @@ fn ordered_layers(model: &Model, n: usize, depth: usize) -> Vec<HashSet<Vec<Loca
     for _ in 0..depth {
         let mut next = HashSet::new();
         for s in layers.last().unwrap().clone() {
-            let options: Vec<Vec<usize>> = s.iter().map(|&l| bits(sem.protocol(l).unwrap()).collect()).collect();
+            let options: Vec<Vec<usize>> = s
+                .iter()
+                .map(|&l| bits(sem.protocol(l).unwrap()).collect())
+                .collect();
             let mut joint: Vec<Vec<usize>> = vec![Vec::new()];
             for o in &options {
-                joint = joint.into_iter().flat_map(|j| o.iter().map(move |&a| [j.clone(), vec![a]].concat())).collect();
+                joint = joint
+                    .into_iter()
+                    .flat_map(|j| o.iter().map(move |&a| [j.clone(), vec![a]].concat()))
+                    .collect();
             }
             for acts in joint {
                 let performed = acts.iter().fold(0u64, |p, &a| p | 1 << a);
@@ -111,8 +146,13 @@ fn ordered_layers(model: &Model, n: usize, depth: usize) -> Vec<HashSet<Vec<Loca
                 for (i, &l) in s.iter().enumerate() {
                     let prv = sem.transition(l, acts[i], performed, 0).unwrap();
                     let inter = sem.with_percept(&prv, sem.percept_of(l));
-                    let ps: Vec<LocalId> = bits(sem.observe(inter, env2).unwrap()).map(|p| sem.with_percept(&prv, p)).collect();
-                    succ = succ.into_iter().flat_map(|v| ps.iter().map(move |&t| [v.clone(), vec![t]].concat())).collect();
+                    let ps: Vec<LocalId> = bits(sem.observe(inter, env2).unwrap())
+                        .map(|p| sem.with_percept(&prv, p))
+                        .collect();
+                    succ = succ
+                        .into_iter()
+                        .flat_map(|v| ps.iter().map(move |&t| [v.clone(), vec![t]].concat()))
+                        .collect();
                 }
                 next.extend(succ);
             }
@@ -123,7 +163,7 @@ fn ordered_layers(model: &Model, n: usize, depth: usize) -> Vec<HashSet<Vec<Loca
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
 
     #[test]
     fn counter_representation_matches_brute_force(s in spec_strategy(), n in 1usize..=4) {

@@ -33,7 +33,9 @@ pub enum TableFormatArg {
 }
 
 fn parse_network(s: &str) -> Result<(String, PathBuf), String> {
-    let (name, path) = s.split_once('=').ok_or_else(|| format!("expected NAME=PATH, found `{s}`"))?;
+    let (name, path) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=PATH, found `{s}`"))?;
     if name.trim().is_empty() || path.trim().is_empty() {
         return Err(format!("expected NAME=PATH, found `{s}`"));
     }
@@ -58,7 +60,9 @@ fn parse_list(s: &str) -> Result<Vec<usize>, String> {
         }
         return Ok((lo..=hi).collect());
     }
-    s.split(',').map(|x| x.trim().parse::<usize>().map_err(|_| bad())).collect()
+    s.split(',')
+        .map(|x| x.trim().parse::<usize>().map_err(|_| bad()))
+        .collect()
 }
 
 const CHECK_HELP: &str = "Example:\n  mavis nis check examples/guarding/guarding.nis --agents 3 --spec 'forall v1, v2: EX^3 (alive, v1) & (alive, v2)'";
@@ -180,14 +184,40 @@ fn load(args: &ModelArgs) -> Result<nis::Model, RunError> {
 
 pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
     match cmd {
-        NisCmd::Check { model, spec, agents, abstract_system, engine: e, counts } => {
+        NisCmd::Check {
+            model,
+            spec,
+            agents,
+            abstract_system,
+            engine: e,
+            counts,
+        } => {
             let m = load(&model)?;
             let s = nis::spec(&spec)?;
-            reports::check(&model.model, &m, &s, agents, abstract_system, engine(e), counts)
+            reports::check(
+                &model.model,
+                &m,
+                &s,
+                agents,
+                abstract_system,
+                engine(e),
+                counts,
+            )
         }
-        NisCmd::Table { model, spec, k, agents, abstract_system, engine: e, table_format } => {
+        NisCmd::Table {
+            model,
+            spec,
+            k,
+            agents,
+            abstract_system,
+            engine: e,
+            table_format,
+        } => {
             let m = load(&model)?;
-            let ks: Vec<u32> = k.0.iter().map(|&x| x.min(u32::MAX as usize) as u32).collect();
+            let ks: Vec<u32> =
+                k.0.iter()
+                    .map(|&x| x.min(u32::MAX as usize) as u32)
+                    .collect();
             let ns: Vec<usize> = agents.0;
             let fmt = match table_format {
                 TableFormatArg::Text => TableFormat::Text,
@@ -197,24 +227,71 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             if ks.is_empty() || (ns.is_empty() && !abstract_system) {
                 return Err(RunError::input("--k and --agents need at least one value"));
             }
-            reports::table(&model.model, &m, &spec, &ks, &ns, abstract_system, engine(e), fmt, ctx)
+            reports::table(
+                &model.model,
+                &m,
+                &spec,
+                &ks,
+                &ns,
+                abstract_system,
+                engine(e),
+                fmt,
+                ctx,
+            )
         }
-        NisCmd::Simulates { model, indexed, depth, agents, reverse, cap } => {
+        NisCmd::Simulates {
+            model,
+            indexed,
+            depth,
+            agents,
+            reverse,
+            cap,
+        } => {
             let m = load(&model)?;
             if indexed == 0 {
                 return Err(RunError::input("--indexed must be at least 1"));
             }
             reports::simulates(&model.model, &m, indexed, depth, agents, reverse, cap, ctx)
         }
-        NisCmd::Verify { model, spec, engine: e, cap } => {
+        NisCmd::Verify {
+            model,
+            spec,
+            engine: e,
+            cap,
+        } => {
             let m = load(&model)?;
             let s = nis::spec(&spec)?;
-            reports::verify_report(&model.model, &m, &s, &VerifyOptions { engine: engine(e), cap }, ctx, false)
+            reports::verify_report(
+                &model.model,
+                &m,
+                &s,
+                &VerifyOptions {
+                    engine: engine(e),
+                    cap,
+                },
+                ctx,
+                false,
+            )
         }
-        NisCmd::Emergence { model, spec, engine: e, cap } => {
+        NisCmd::Emergence {
+            model,
+            spec,
+            engine: e,
+            cap,
+        } => {
             let m = load(&model)?;
             let s = nis::spec(&spec)?;
-            reports::verify_report(&model.model, &m, &s, &VerifyOptions { engine: engine(e), cap }, ctx, true)
+            reports::verify_report(
+                &model.model,
+                &m,
+                &s,
+                &VerifyOptions {
+                    engine: engine(e),
+                    cap,
+                },
+                ctx,
+                true,
+            )
         }
     }
 }

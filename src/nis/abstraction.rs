@@ -30,7 +30,9 @@ impl LocalSet {
     }
 
     pub fn contains(&self, l: LocalId) -> bool {
-        self.0.get((l / 64) as usize).is_some_and(|w| w >> (l % 64) & 1 == 1)
+        self.0
+            .get((l / 64) as usize)
+            .is_some_and(|w| w >> (l % 64) & 1 == 1)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = LocalId> + '_ {
@@ -80,7 +82,10 @@ impl<'m> Abstract<'m> {
 
 /// prot_zo(l_zo) of Definition 12: per present local state, every non-empty
 /// subset of its enabled actions.
-pub fn zero_one_protocol(sem: &mut Semantics, zo: &LocalSet) -> SemResult<Vec<(LocalId, Vec<ActionMask>)>> {
+pub fn zero_one_protocol(
+    sem: &mut Semantics,
+    zo: &LocalSet,
+) -> SemResult<Vec<(LocalId, Vec<ActionMask>)>> {
     let mut out = Vec::new();
     for l in zo.iter() {
         out.push((l, nonempty_submasks(sem.protocol(l)?)));
@@ -128,7 +133,11 @@ impl<'m> System<'m> for Abstract<'m> {
             .sem
             .initial_envs()?
             .into_iter()
-            .map(|env| AState { indexed: vec![iota; self.indexed], zo: zo.clone(), env })
+            .map(|env| AState {
+                indexed: vec![iota; self.indexed],
+                zo: zo.clone(),
+                env,
+            })
             .collect())
     }
 
@@ -166,8 +175,10 @@ impl<'m> System<'m> for Abstract<'m> {
             }
             let images = zero_one_images(sem, &zo_move, performed, env_action, env_next)?;
             // Each intermediate state is seen with a non-empty subset of its tied percepts.
-            let image_opts: Vec<(Vec<i64>, Vec<u64>)> =
-                images.into_values().map(|(prv, ps)| (prv, nonempty_submasks(ps))).collect();
+            let image_opts: Vec<(Vec<i64>, Vec<u64>)> = images
+                .into_values()
+                .map(|(prv, ps)| (prv, nonempty_submasks(ps)))
+                .collect();
             let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
             inner.extend(image_opts.iter().map(|(_, o)| o.len()));
             for_each_product(&inner, |pick| {
@@ -178,9 +189,20 @@ impl<'m> System<'m> for Abstract<'m> {
                         zo.insert(sem.with_percept(prv, p));
                     }
                 }
-                let next = AState { indexed, zo, env: env_next };
+                let next = AState {
+                    indexed,
+                    zo,
+                    env: env_next,
+                };
                 if seen.insert(next.clone()) {
-                    out.push((AMove { env_action, indexed: acts.clone(), zo: zo_move.clone() }, next));
+                    out.push((
+                        AMove {
+                            env_action,
+                            indexed: acts.clone(),
+                            zo: zo_move.clone(),
+                        },
+                        next,
+                    ));
                 }
                 Ok::<(), Box<crate::lang::SourceError>>(())
             })
@@ -204,7 +226,12 @@ impl<'m> System<'m> for Abstract<'m> {
 /// Checks one abstract step against Definitions 12 and 13 directly: protocol
 /// compliance of every component, the performed set, the concrete agents'
 /// successors, and that the zero-one successor is exactly the observed image.
-pub fn validate_step(sem: &mut Semantics, from: &AState, mv: &AMove, to: &AState) -> SemResult<Result<(), String>> {
+pub fn validate_step(
+    sem: &mut Semantics,
+    from: &AState,
+    mv: &AMove,
+    to: &AState,
+) -> SemResult<Result<(), String>> {
     if sem.env_protocol(from.env)? >> mv.env_action & 1 == 0 {
         return Ok(Err("the environment action is not enabled".into()));
     }
@@ -216,12 +243,17 @@ pub fn validate_step(sem: &mut Semantics, from: &AState, mv: &AMove, to: &AState
     let present: Vec<LocalId> = from.zo.iter().collect();
     let paired: Vec<LocalId> = mv.zo.iter().map(|&(l, _)| l).collect();
     if present != paired {
-        return Ok(Err("the zero-one action does not pair every present local state exactly once".into()));
+        return Ok(Err(
+            "the zero-one action does not pair every present local state exactly once".into(),
+        ));
     }
     for &(l, mask) in &mv.zo {
         let enabled = sem.protocol(l)?;
         if mask == 0 || mask & !enabled != 0 {
-            return Ok(Err(format!("the zero-one action at {} is not a non-empty set of enabled actions", sem.describe_local(l))));
+            return Ok(Err(format!(
+                "the zero-one action at {} is not a non-empty set of enabled actions",
+                sem.describe_local(l)
+            )));
         }
     }
     let performed = performed_set(&mv.indexed, &mv.zo);
@@ -236,7 +268,11 @@ pub fn validate_step(sem: &mut Semantics, from: &AState, mv: &AMove, to: &AState
         let target = to.indexed[i];
         let ok = bits(ps).any(|p| sem.with_percept(&prv, p) == target);
         if !ok {
-            return Ok(Err(format!("agent {} does not reach {}", i + 1, sem.describe_local(target))));
+            return Ok(Err(format!(
+                "agent {} does not reach {}",
+                i + 1,
+                sem.describe_local(target)
+            )));
         }
     }
     let images = zero_one_images(sem, &mv.zo, performed, mv.env_action, env_next)?;
@@ -249,11 +285,15 @@ pub fn validate_step(sem: &mut Semantics, from: &AState, mv: &AMove, to: &AState
             hit |= to.zo.contains(l);
         }
         if !hit {
-            return Ok(Err("a successor of a zero-one pair is missing from the abstract state".into()));
+            return Ok(Err(
+                "a successor of a zero-one pair is missing from the abstract state".into(),
+            ));
         }
     }
     if to.zo.iter().any(|l| !explained.contains(l)) || to.zo.is_empty() {
-        return Ok(Err("the abstract state holds a local state no pair leads to".into()));
+        return Ok(Err(
+            "the abstract state holds a local state no pair leads to".into(),
+        ));
     }
     Ok(Ok(()))
 }

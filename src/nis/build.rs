@@ -6,8 +6,8 @@ use super::model::*;
 use super::scope::{Allow, NetShape, NisScope};
 use super::syntax::{RawBlock, RawInit, RawModel, RawProtocolCase, RawUpdateCase};
 use crate::lang::{
-    check, error_at, eval_const, resolve_type, BinOp, DeclType, EnumTable, Expr, ExprKind, LangResult, Source, Span,
-    TExpr, TKind, Ty, UnOp, Value,
+    check, error_at, eval_const, resolve_type, BinOp, DeclType, EnumTable, Expr, ExprKind,
+    LangResult, Source, Span, TExpr, TKind, Ty, UnOp, Value,
 };
 use crate::nn::Network;
 use std::cell::RefCell;
@@ -30,7 +30,11 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
     let mut enums = EnumTable::default();
     let consts = raw.constants;
     let Some((agent_name, agent_span, agent)) = raw.agent else {
-        return Err(error_at(source, Span::new(0, 0), "the model declares no `agent` template"));
+        return Err(error_at(
+            source,
+            Span::new(0, 0),
+            "the model declares no `agent` template",
+        ));
     };
     let err = |span: Span, msg: String| error_at(source, span, msg);
 
@@ -39,7 +43,10 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
     let mut shapes = Vec::new();
     for rn in &raw.nets {
         if networks.iter().any(|n: &NetDecl| n.name == rn.name) {
-            return Err(err(rn.span, format!("network `{}` is declared twice", rn.name)));
+            return Err(err(
+                rn.span,
+                format!("network `{}` is declared twice", rn.name),
+            ));
         }
         let path = match nets.overrides.get(&rn.name) {
             Some(p) => p.clone(),
@@ -47,8 +54,16 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         };
         let network = match nets.in_memory.get(&rn.name) {
             Some(n) => n.clone(),
-            None => (nets.load)(&path)
-                .map_err(|e| err(rn.path_span, format!("cannot load network `{}` from {}: {e}", rn.name, path.display())))?,
+            None => (nets.load)(&path).map_err(|e| {
+                err(
+                    rn.path_span,
+                    format!(
+                        "cannot load network `{}` from {}: {e}",
+                        rn.name,
+                        path.display()
+                    ),
+                )
+            })?,
         };
         if !rn.outputs.is_empty() && rn.outputs.len() != network.output_size() {
             return Err(err(
@@ -77,18 +92,31 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
 
     // Enumerations: percepts, agent actions, environment actions.
     let Some((pty, pty_span, pinit, pinit_span)) = agent.percept.clone() else {
-        return Err(err(agent_span, format!("agent `{agent_name}` declares no `percept`")));
+        return Err(err(
+            agent_span,
+            format!("agent `{agent_name}` declares no `percept`"),
+        ));
     };
     let percept_ty = resolve_type(source, &pty, pty_span, &consts, &mut enums)?;
-    let DeclType::Enum { id: percept_enum, values: percepts } = percept_ty else {
-        return Err(err(pty_span, "the percept must be an enumeration `{a, b, ...}`".into()));
+    let DeclType::Enum {
+        id: percept_enum,
+        values: percepts,
+    } = percept_ty
+    else {
+        return Err(err(
+            pty_span,
+            "the percept must be an enumeration `{a, b, ...}`".into(),
+        ));
     };
     let init_percept = percepts
         .iter()
         .position(|p| *p == pinit)
         .ok_or_else(|| err(pinit_span, format!("`{pinit}` is not a percept")))?;
     let Some((acts, acts_span)) = agent.actions.clone() else {
-        return Err(err(agent_span, format!("agent `{agent_name}` declares no `actions`")));
+        return Err(err(
+            agent_span,
+            format!("agent `{agent_name}` declares no `actions`"),
+        ));
     };
     if acts.is_empty() {
         return Err(err(acts_span, "the set of actions is empty".into()));
@@ -97,7 +125,9 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
     let actions: Vec<String> = acts.iter().map(|(n, _)| n.clone()).collect();
     let env_block = raw.env.as_ref().map(|(_, b)| b.clone()).unwrap_or_default();
     let env_acts = match &env_block.actions {
-        Some((list, span)) if list.is_empty() => return Err(err(*span, "the set of actions is empty".into())),
+        Some((list, span)) if list.is_empty() => {
+            return Err(err(*span, "the set of actions is empty".into()))
+        }
         Some((list, _)) => list.clone(),
         None => vec![("env_idle".to_string(), Span::default())],
     };
@@ -109,7 +139,11 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         let mut out: Vec<VarDecl> = Vec::new();
         for v in &block.vars {
             let ty = resolve_type(source, &v.ty, v.ty_span, &consts, enums)?;
-            out.push(VarDecl { name: v.name.clone(), ty, span: v.span });
+            out.push(VarDecl {
+                name: v.name.clone(),
+                ty,
+                span: v.span,
+            });
         }
         Ok(out)
     };
@@ -130,11 +164,20 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         if ["percept", "action", "env_action"].contains(&v.name.as_str()) {
             return Err(err(v.span, format!("`{}` is a reserved name", v.name)));
         }
-        if seen.insert(v.name.as_str(), v.span).is_some() || consts.get(&v.name).is_some() || enums.member(&v.name).is_some() {
-            return Err(err(v.span, format!("the name `{}` is already declared", v.name)));
+        if seen.insert(v.name.as_str(), v.span).is_some()
+            || consts.get(&v.name).is_some()
+            || enums.member(&v.name).is_some()
+        {
+            return Err(err(
+                v.span,
+                format!("the name `{}` is already declared", v.name),
+            ));
         }
     }
-    let slots = AgentSlots { private: tvars.len(), env_vars: evars.len() };
+    let slots = AgentSlots {
+        private: tvars.len(),
+        env_vars: evars.len(),
+    };
     let eslots = EnvSlots { vars: evars.len() };
     let ext = RefCell::new(Vec::new());
     let ty_of = |v: &VarDecl| v.ty.ty();
@@ -143,10 +186,19 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         for (i, v) in tvars.iter().enumerate() {
             vars.insert(v.name.clone(), (i, ty_of(v)));
         }
-        vars.insert("percept".to_string(), (slots.percept(), Ty::Enum(percept_enum)));
+        vars.insert(
+            "percept".to_string(),
+            (slots.percept(), Ty::Enum(percept_enum)),
+        );
         if allow.performed {
-            vars.insert("action".to_string(), (slots.action(), Ty::Enum(action_enum)));
-            vars.insert("env_action".to_string(), (slots.env_action(), Ty::Enum(env_action_enum)));
+            vars.insert(
+                "action".to_string(),
+                (slots.action(), Ty::Enum(action_enum)),
+            );
+            vars.insert(
+                "env_action".to_string(),
+                (slots.env_action(), Ty::Enum(env_action_enum)),
+            );
         }
         if include_env {
             for (i, v) in evars.iter().enumerate() {
@@ -171,7 +223,10 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
             vars.insert(v.name.clone(), (i, ty_of(v)));
         }
         if allow.performed {
-            vars.insert("env_action".to_string(), (eslots.action(), Ty::Enum(env_action_enum)));
+            vars.insert(
+                "env_action".to_string(),
+                (eslots.action(), Ty::Enum(env_action_enum)),
+            );
         }
         NisScope {
             consts: &consts,
@@ -190,7 +245,13 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
     let mut init = Vec::new();
     for (raw, v) in agent.vars.iter().zip(&tvars) {
         let RawInit::Point(e) = &raw.init else {
-            return Err(err(raw.span, format!("template variable `{}` needs an initial value: `= EXPR`", v.name)));
+            return Err(err(
+                raw.span,
+                format!(
+                    "template variable `{}` needs an initial value: `= EXPR`",
+                    v.name
+                ),
+            ));
         };
         let value = eval_const(source, e, &consts_and_enums(&consts, &enums))?;
         init.push(fit(source, e.span, v, value)?);
@@ -198,9 +259,22 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
 
     // Observation.
     let Some(obs_raw) = &agent.observe else {
-        return Err(err(agent_span, format!("agent `{agent_name}` declares no `observe`")));
+        return Err(err(
+            agent_span,
+            format!("agent `{agent_name}` declares no `observe`"),
+        ));
     };
-    let observe = check(source, obs_raw, &agent_scope(true, Allow { performed: false, networks: true }))?;
+    let observe = check(
+        source,
+        obs_raw,
+        &agent_scope(
+            true,
+            Allow {
+                performed: false,
+                networks: true,
+            },
+        ),
+    )?;
     if observe.ty != Ty::Enum(percept_enum) {
         return Err(err(obs_raw.span, "`observe` must give a percept".into()));
     }
@@ -213,11 +287,19 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         let sugared = sugar(t, &enums, ctx);
         let checked = check(source, &sugared, scope)?;
         if checked.ty != Ty::Bool {
-            return Err(err(t.span, "a guard must be a condition, a percept or an action".into()));
+            return Err(err(
+                t.span,
+                "a guard must be a condition, a percept or an action".into(),
+            ));
         }
         Ok(checked)
     };
-    let protocol_cases = |cases: &[RawProtocolCase], scope: &NisScope, sugar: &[(usize, &str)], enum_id: usize, names: &[String]| -> LangResult<Vec<ProtocolCase>> {
+    let protocol_cases = |cases: &[RawProtocolCase],
+                          scope: &NisScope,
+                          sugar: &[(usize, &str)],
+                          enum_id: usize,
+                          names: &[String]|
+     -> LangResult<Vec<ProtocolCase>> {
         let mut out = Vec::new();
         for c in cases {
             let g = guard_sugar(&c.guard, scope, sugar)?;
@@ -225,50 +307,92 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
             for (a, aspan) in &c.actions {
                 match enums.member(a) {
                     Some(Value::Enum(id, i)) if id == enum_id => acts.push(i),
-                    _ => return Err(err(*aspan, format!("`{a}` is not one of the actions {{{}}}", names.join(", ")))),
+                    _ => {
+                        return Err(err(
+                            *aspan,
+                            format!("`{a}` is not one of the actions {{{}}}", names.join(", ")),
+                        ))
+                    }
                 }
             }
             if acts.is_empty() {
-                return Err(err(c.span, "an empty protocol case: every case must enable at least one action".into()));
+                return Err(err(
+                    c.span,
+                    "an empty protocol case: every case must enable at least one action".into(),
+                ));
             }
-            out.push(ProtocolCase { guard: g, actions: acts, span: c.span });
+            out.push(ProtocolCase {
+                guard: g,
+                actions: acts,
+                span: c.span,
+            });
         }
         Ok(out)
     };
-    let update_cases = |cases: &[RawUpdateCase], scope: &NisScope, sugar: &[(usize, &str)], vars: &[VarDecl]| -> LangResult<Vec<UpdateCase>> {
+    let update_cases = |cases: &[RawUpdateCase],
+                        scope: &NisScope,
+                        sugar: &[(usize, &str)],
+                        vars: &[VarDecl]|
+     -> LangResult<Vec<UpdateCase>> {
         let mut out = Vec::new();
         for c in cases {
             let g = guard_sugar(&c.guard, scope, sugar)?;
             let mut assigns = Vec::new();
             for (name, nspan, e) in &c.assigns {
                 let Some(slot) = vars.iter().position(|v| v.name == *name) else {
-                    return Err(err(*nspan, format!("`{name}` is not a variable this block may assign")));
+                    return Err(err(
+                        *nspan,
+                        format!("`{name}` is not a variable this block may assign"),
+                    ));
                 };
                 if assigns.iter().any(|(s, _)| *s == slot) {
-                    return Err(err(*nspan, format!("`{name}` is assigned twice in one case")));
+                    return Err(err(
+                        *nspan,
+                        format!("`{name}` is assigned twice in one case"),
+                    ));
                 }
                 let t = check(source, e, scope)?;
                 let want = vars[slot].ty.ty();
                 let ok = t.ty == want || (want == Ty::Real && t.ty == Ty::Int);
                 if !ok {
-                    return Err(err(e.span, format!("`{name}` has type {} but the value does not", vars[slot].ty.describe())));
+                    return Err(err(
+                        e.span,
+                        format!(
+                            "`{name}` has type {} but the value does not",
+                            vars[slot].ty.describe()
+                        ),
+                    ));
                 }
                 assigns.push((slot, t));
             }
-            out.push(UpdateCase { guard: g, assigns, span: c.span });
+            out.push(UpdateCase {
+                guard: g,
+                assigns,
+                span: c.span,
+            });
         }
         Ok(out)
     };
     let none = Allow::default();
-    let upd = Allow { performed: true, networks: false };
+    let upd = Allow {
+        performed: true,
+        networks: false,
+    };
     let tscope_prot = agent_scope(false, none);
     let Some(tprot) = &agent.protocol else {
-        return Err(err(agent_span, format!("agent `{agent_name}` declares no `protocol`")));
+        return Err(err(
+            agent_span,
+            format!("agent `{agent_name}` declares no `protocol`"),
+        ));
     };
     let percept_sugar = [(percept_enum, "percept")];
     let protocol = protocol_cases(tprot, &tscope_prot, &percept_sugar, action_enum, &actions)?;
     let tscope_upd = agent_scope(false, upd);
-    let update_sugar = [(action_enum, "action"), (env_action_enum, "env_action"), (percept_enum, "percept")];
+    let update_sugar = [
+        (action_enum, "action"),
+        (env_action_enum, "env_action"),
+        (percept_enum, "percept"),
+    ];
     let update = match &agent.update {
         Some(u) => update_cases(u, &tscope_upd, &update_sugar, &tvars)?,
         None => Vec::new(),
@@ -279,7 +403,11 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
     let eprotocol = match &env_block.protocol {
         Some(cases) => protocol_cases(cases, &escope_prot, &[], env_action_enum, &env_actions)?,
         None => vec![ProtocolCase {
-            guard: TExpr { kind: TKind::Const(Value::Bool(true)), ty: Ty::Bool, span: Span::default() },
+            guard: TExpr {
+                kind: TKind::Const(Value::Bool(true)),
+                ty: Ty::Bool,
+                span: Span::default(),
+            },
             actions: (0..env_actions.len()).collect(),
             span: Span::default(),
         }],
@@ -316,7 +444,12 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         einit.push(spec);
     }
     let init_filter = match &env_block.init_filter {
-        Some(e) => Some(crate::lang::check_as(source, e, &env_scope(none), Ty::Bool)?),
+        Some(e) => Some(crate::lang::check_as(
+            source,
+            e,
+            &env_scope(none),
+            Ty::Bool,
+        )?),
         None => None,
     };
 
@@ -328,11 +461,18 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
             return Err(err(*span, format!("label `{name}` is declared twice")));
         }
         let t = crate::lang::check_as(source, e, &lscope, Ty::Bool)?;
-        labels.push(Label { name: name.clone(), expr: t, span: *span });
+        labels.push(Label {
+            name: name.clone(),
+            expr: t,
+            span: *span,
+        });
     }
 
     let ext = ext.into_inner();
-    let constants = consts.iter().map(|(n, v)| (n.to_string(), v.clone())).collect();
+    let constants = consts
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.clone()))
+        .collect();
     Ok(Model {
         source: source.clone(),
         constants,
@@ -374,22 +514,37 @@ fn sugar(e: &Expr, enums: &EnumTable, ctx: &[(usize, &str)]) -> Expr {
             if let Some(Value::Enum(id, _)) = enums.member(name) {
                 if let Some((_, var)) = ctx.iter().find(|(eid, _)| *eid == id) {
                     let lhs = Expr::new(ExprKind::Ident(var.to_string()), span);
-                    return Expr::new(ExprKind::Binary(BinOp::Eq, Box::new(lhs), Box::new(e.clone())), span);
+                    return Expr::new(
+                        ExprKind::Binary(BinOp::Eq, Box::new(lhs), Box::new(e.clone())),
+                        span,
+                    );
                 }
             }
             e.clone()
         }
-        ExprKind::Unary(UnOp::Not, a) => Expr::new(ExprKind::Unary(UnOp::Not, Box::new(sugar(a, enums, ctx))), span),
-        ExprKind::Binary(op @ (BinOp::And | BinOp::Or | BinOp::Implies | BinOp::Iff), a, b) => Expr::new(
-            ExprKind::Binary(*op, Box::new(sugar(a, enums, ctx)), Box::new(sugar(b, enums, ctx))),
+        ExprKind::Unary(UnOp::Not, a) => Expr::new(
+            ExprKind::Unary(UnOp::Not, Box::new(sugar(a, enums, ctx))),
             span,
         ),
+        ExprKind::Binary(op @ (BinOp::And | BinOp::Or | BinOp::Implies | BinOp::Iff), a, b) => {
+            Expr::new(
+                ExprKind::Binary(
+                    *op,
+                    Box::new(sugar(a, enums, ctx)),
+                    Box::new(sugar(b, enums, ctx)),
+                ),
+                span,
+            )
+        }
         _ => e.clone(),
     }
 }
 
 /// Constants plus enumeration members, for initial values.
-fn consts_and_enums<'a>(consts: &'a crate::lang::Constants, enums: &'a EnumTable) -> ConstEnumScope<'a> {
+fn consts_and_enums<'a>(
+    consts: &'a crate::lang::Constants,
+    enums: &'a EnumTable,
+) -> ConstEnumScope<'a> {
     ConstEnumScope { consts, enums }
 }
 
@@ -416,13 +571,22 @@ fn fit(source: &Source, span: Span, v: &VarDecl, value: Value) -> LangResult<Val
     Err(error_at(
         source,
         span,
-        format!("the value {value} is outside the type {} of `{}`", v.ty.describe(), v.name),
+        format!(
+            "the value {value} is outside the type {} of `{}`",
+            v.ty.describe(),
+            v.name
+        ),
     ))
 }
 
 /// `argmax` only at percept positions (the root or `if` branches), network
 /// vectors only inside `argmax`, and no network in a condition.
-fn check_observation(source: &Source, e: &TExpr, ext: &[ExtFn], percept_position: bool) -> LangResult<()> {
+fn check_observation(
+    source: &Source,
+    e: &TExpr,
+    ext: &[ExtFn],
+    percept_position: bool,
+) -> LangResult<()> {
     match &e.kind {
         TKind::If(c, a, b) if percept_position => {
             check_observation(source, c, ext, false)?;

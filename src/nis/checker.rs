@@ -13,7 +13,11 @@ use std::collections::HashMap;
 /// with EX^k / AX^k unrolled into k single steps and until expanded.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
-    Lit { label: usize, agent: usize, negated: bool },
+    Lit {
+        label: usize,
+        agent: usize,
+        negated: bool,
+    },
     And(Vec<usize>),
     Or(Vec<usize>),
     EX(usize),
@@ -41,14 +45,25 @@ impl Core {
             .nodes
             .iter()
             .map(|n| match n {
-                Node::Lit { label, agent, negated } => Node::Lit { label: *label, agent: *agent, negated: !negated },
+                Node::Lit {
+                    label,
+                    agent,
+                    negated,
+                } => Node::Lit {
+                    label: *label,
+                    agent: *agent,
+                    negated: !negated,
+                },
                 Node::And(v) => Node::Or(v.clone()),
                 Node::Or(v) => Node::And(v.clone()),
                 Node::EX(c) => Node::AX(*c),
                 Node::AX(c) => Node::EX(*c),
             })
             .collect();
-        Core { nodes, root: self.root }
+        Core {
+            nodes,
+            root: self.root,
+        }
     }
 
     pub fn has_universal(&self) -> bool {
@@ -62,23 +77,42 @@ impl Core {
 
 /// phi[m] (Lemma 1): variables bound to agents 1..m in order; labels resolved in the model.
 pub fn lower(sentence: &Sentence, model: &Model) -> LangResult<Core> {
-    let mut core = Core { nodes: Vec::new(), root: 0 };
+    let mut core = Core {
+        nodes: Vec::new(),
+        root: 0,
+    };
     core.root = lower_rec(sentence, model, &sentence.body, &mut core)?;
     Ok(core)
 }
 
 fn lower_rec(s: &Sentence, model: &Model, f: &Formula, core: &mut Core) -> LangResult<usize> {
     Ok(match f {
-        Formula::Atom { label, agent, negated, span } => {
+        Formula::Atom {
+            label,
+            agent,
+            negated,
+            span,
+        } => {
             let Some(l) = model.label_index(label) else {
                 let known: Vec<&str> = model.labels.iter().map(|l| l.name.as_str()).collect();
-                return Err(error_at(&s.source, *span, format!("unknown label `{label}` (the model has: {})", known.join(", "))));
+                return Err(error_at(
+                    &s.source,
+                    *span,
+                    format!(
+                        "unknown label `{label}` (the model has: {})",
+                        known.join(", ")
+                    ),
+                ));
             };
             let agent = match agent {
                 AgentRef::Var(v) => s.vars.iter().position(|x| x == v).unwrap_or(0),
                 AgentRef::Index(i) => i - 1,
             };
-            core.push(Node::Lit { label: l, agent, negated: *negated })
+            core.push(Node::Lit {
+                label: l,
+                agent,
+                negated: *negated,
+            })
         }
         Formula::And(a, b) => {
             let (a, b) = (lower_rec(s, model, a, core)?, lower_rec(s, model, b, core)?);
@@ -91,7 +125,11 @@ fn lower_rec(s: &Sentence, model: &Model, f: &Formula, core: &mut Core) -> LangR
         Formula::EX(k, a) | Formula::AX(k, a) => {
             let mut n = lower_rec(s, model, a, core)?;
             for _ in 0..*k {
-                n = core.push(if matches!(f, Formula::EX(..)) { Node::EX(n) } else { Node::AX(n) });
+                n = core.push(if matches!(f, Formula::EX(..)) {
+                    Node::EX(n)
+                } else {
+                    Node::AX(n)
+                });
             }
             n
         }
@@ -99,7 +137,11 @@ fn lower_rec(s: &Sentence, model: &Model, f: &Formula, core: &mut Core) -> LangR
             let (phi, psi) = (lower_rec(s, model, a, core)?, lower_rec(s, model, b, core)?);
             let mut u = psi;
             for _ in 0..*k {
-                let step = core.push(if matches!(f, Formula::EU(..)) { Node::EX(u) } else { Node::AX(u) });
+                let step = core.push(if matches!(f, Formula::EU(..)) {
+                    Node::EX(u)
+                } else {
+                    Node::AX(u)
+                });
                 let both = core.push(Node::And(vec![phi, step]));
                 u = core.push(Node::Or(vec![psi, both]));
             }
@@ -121,7 +163,14 @@ pub struct Graph<'m, S: System<'m>> {
 impl<'m, S: System<'m>> Graph<'m, S> {
     pub fn new(mut sys: S) -> SemResult<Self> {
         let init = sys.initial()?;
-        let mut g = Graph { sys, states: Vec::new(), index: HashMap::new(), succ: Vec::new(), initial: Vec::new(), _m: std::marker::PhantomData };
+        let mut g = Graph {
+            sys,
+            states: Vec::new(),
+            index: HashMap::new(),
+            succ: Vec::new(),
+            initial: Vec::new(),
+            _m: std::marker::PhantomData,
+        };
         for s in init {
             let id = g.intern(s);
             g.initial.push(id);
@@ -220,16 +269,28 @@ pub struct Checker<'c> {
 
 impl<'c> Checker<'c> {
     pub fn new(core: &'c Core) -> Self {
-        Checker { core, memo: HashMap::new() }
+        Checker {
+            core,
+            memo: HashMap::new(),
+        }
     }
 
-    pub fn sat<'m, S: System<'m>>(&mut self, g: &mut Graph<'m, S>, node: usize, state: u32) -> SemResult<bool> {
+    pub fn sat<'m, S: System<'m>>(
+        &mut self,
+        g: &mut Graph<'m, S>,
+        node: usize,
+        state: u32,
+    ) -> SemResult<bool> {
         if let Some(&v) = self.memo.get(&(node, state)) {
             return Ok(v);
         }
         let core = self.core;
         let v = match &core.nodes[node] {
-            Node::Lit { label, agent, negated } => (g.labels(state, *agent)? >> label & 1 == 1) != *negated,
+            Node::Lit {
+                label,
+                agent,
+                negated,
+            } => (g.labels(state, *agent)? >> label & 1 == 1) != *negated,
             Node::And(cs) => {
                 let mut all = true;
                 for &c in cs.clone().iter() {
@@ -282,7 +343,11 @@ impl<'c> Checker<'c> {
         node: usize,
         state: u32,
     ) -> SemResult<WitnessTree<S::State, S::Move>> {
-        let mut tree = WitnessTree { state: g.states[state as usize].clone(), obligations: Vec::new(), children: Vec::new() };
+        let mut tree = WitnessTree {
+            state: g.states[state as usize].clone(),
+            obligations: Vec::new(),
+            children: Vec::new(),
+        };
         self.build(g, node, state, &mut tree)?;
         Ok(tree)
     }
@@ -296,7 +361,11 @@ impl<'c> Checker<'c> {
     ) -> SemResult<()> {
         let core = self.core;
         match core.nodes[node].clone() {
-            Node::Lit { label, agent, negated } => tree.obligations.push((label, agent, negated)),
+            Node::Lit {
+                label,
+                agent,
+                negated,
+            } => tree.obligations.push((label, agent, negated)),
             Node::And(cs) => {
                 for c in cs {
                     self.build(g, c, state, tree)?;
@@ -313,7 +382,11 @@ impl<'c> Checker<'c> {
                 let succ: Vec<(S::Move, u32)> = g.successors(state)?.to_vec();
                 for (mv, t) in succ {
                     if self.sat(g, c, t)? {
-                        let mut child = WitnessTree { state: g.states[t as usize].clone(), obligations: Vec::new(), children: Vec::new() };
+                        let mut child = WitnessTree {
+                            state: g.states[t as usize].clone(),
+                            obligations: Vec::new(),
+                            children: Vec::new(),
+                        };
                         self.build(g, c, t, &mut child)?;
                         tree.children.push((mv, child));
                         return Ok(());
@@ -337,7 +410,10 @@ pub struct Outcome<St, Mv> {
 }
 
 /// M |= phi[m] iff phi[m] holds at every initial state (Definition 8).
-pub fn check_system<'m, S: System<'m>>(g: &mut Graph<'m, S>, core: &Core) -> SemResult<Outcome<S::State, S::Move>> {
+pub fn check_system<'m, S: System<'m>>(
+    g: &mut Graph<'m, S>,
+    core: &Core,
+) -> SemResult<Outcome<S::State, S::Move>> {
     let mut checker = Checker::new(core);
     let initial = g.initial.clone();
     let mut failing = None;
@@ -363,5 +439,9 @@ pub fn check_system<'m, S: System<'m>>(g: &mut Graph<'m, S>, core: &Core) -> Sem
         }
         _ => {}
     }
-    Ok(Outcome { holds: failing.is_none(), witnesses, states_explored: g.states.len() })
+    Ok(Outcome {
+        holds: failing.is_none(),
+        witnesses,
+        states_explored: g.states.len(),
+    })
 }

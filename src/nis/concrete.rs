@@ -35,7 +35,11 @@ pub struct Concrete<'m> {
 
 impl<'m> Concrete<'m> {
     pub fn new(sem: Semantics<'m>, agents: usize, indexed: usize) -> Self {
-        Concrete { sem, agents, indexed: indexed.min(agents) }
+        Concrete {
+            sem,
+            agents,
+            indexed: indexed.min(agents),
+        }
     }
 }
 
@@ -57,12 +61,20 @@ impl<'m> System<'m> for Concrete<'m> {
     fn initial(&mut self) -> SemResult<Vec<CState>> {
         let iota = self.sem.initial_local();
         let rest = (self.agents - self.indexed) as u32;
-        let others = if rest > 0 { vec![(iota, rest)] } else { Vec::new() };
+        let others = if rest > 0 {
+            vec![(iota, rest)]
+        } else {
+            Vec::new()
+        };
         Ok(self
             .sem
             .initial_envs()?
             .into_iter()
-            .map(|env| CState { indexed: vec![iota; self.indexed], others: others.clone(), env })
+            .map(|env| CState {
+                indexed: vec![iota; self.indexed],
+                others: others.clone(),
+                env,
+            })
             .collect())
     }
 
@@ -135,9 +147,20 @@ impl<'m> System<'m> for Concrete<'m> {
                         }
                     }
                 }
-                let next = CState { indexed, others, env: env_next };
+                let next = CState {
+                    indexed,
+                    others,
+                    env: env_next,
+                };
                 if seen.insert(next.clone()) {
-                    out.push((CMove { env_action, indexed: acts.clone(), others: moves }, next));
+                    out.push((
+                        CMove {
+                            env_action,
+                            indexed: acts.clone(),
+                            others: moves,
+                        },
+                        next,
+                    ));
                 }
                 Ok::<(), Box<crate::lang::SourceError>>(())
             })

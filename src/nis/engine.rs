@@ -74,7 +74,12 @@ impl CheckRecord {
 /// A decider of phi[m] on M(n) or M_ab(m).
 pub trait Decider {
     fn name(&self) -> &'static str;
-    fn check(&self, model: &Model, sentence: &Sentence, target: Target) -> Result<CheckRecord, RunError>;
+    fn check(
+        &self,
+        model: &Model,
+        sentence: &Sentence,
+        target: Target,
+    ) -> Result<CheckRecord, RunError>;
 }
 
 /// Explicit-state search with the counter representation (finite models).
@@ -88,7 +93,12 @@ impl Decider for MilpDecider {
         "milp"
     }
 
-    fn check(&self, _model: &Model, _sentence: &Sentence, _target: Target) -> Result<CheckRecord, RunError> {
+    fn check(
+        &self,
+        _model: &Model,
+        _sentence: &Sentence,
+        _target: Target,
+    ) -> Result<CheckRecord, RunError> {
         Err(RunError::input(
             "the MILP decider is not available yet in this build; for finite models use `--engine explicit`",
         ))
@@ -96,11 +106,17 @@ impl Decider for MilpDecider {
 }
 
 fn semantics(model: &Model) -> Result<Semantics<'_>, RunError> {
-    Semantics::new(model).map_err(|why| RunError::input(format!("the explicit decider cannot take this model: {why}")))
+    Semantics::new(model).map_err(|why| {
+        RunError::input(format!(
+            "the explicit decider cannot take this model: {why}"
+        ))
+    })
 }
 
 fn internal(what: &str, why: String) -> RunError {
-    RunError::Internal(format!("a {what} did not replay through the semantics: {why}"))
+    RunError::Internal(format!(
+        "a {what} did not replay through the semantics: {why}"
+    ))
 }
 
 impl Decider for ExplicitDecider {
@@ -108,7 +124,12 @@ impl Decider for ExplicitDecider {
         "explicit"
     }
 
-    fn check(&self, model: &Model, sentence: &Sentence, target: Target) -> Result<CheckRecord, RunError> {
+    fn check(
+        &self,
+        model: &Model,
+        sentence: &Sentence,
+        target: Target,
+    ) -> Result<CheckRecord, RunError> {
         let start = Instant::now();
         let core = lower(sentence, model)?;
         let m = sentence.agents();
@@ -117,14 +138,17 @@ impl Decider for ExplicitDecider {
         let (holds, witness, witness_text) = match target {
             Target::Concrete { agents } => {
                 if agents < m {
-                    return Err(RunError::input(format!("the formula names {m} agents but the system has {agents}")));
+                    return Err(RunError::input(format!(
+                        "the formula names {m} agents but the system has {agents}"
+                    )));
                 }
                 let mut g = Graph::new(Concrete::new(semantics(model)?, agents, m))?;
                 let outcome = check_system(&mut g, &core)?;
                 stats.insert("states".into(), outcome.states_explored.into());
                 let traces = replay_concrete_all(&mut g, &outcome)?;
                 stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
-                let (w, t) = render_concrete(&g.sys.sem, &traces, kind == super::formula::Kind::Universal);
+                let (w, t) =
+                    render_concrete(&g.sys.sem, &traces, kind == super::formula::Kind::Universal);
                 (outcome.holds, w, t)
             }
             Target::Abstract => {
@@ -149,7 +173,10 @@ impl Decider for ExplicitDecider {
     }
 }
 
-fn replay_concrete_all<'m>(g: &mut Graph<'m, Concrete<'m>>, o: &Outcome<CState, CMove>) -> Result<Vec<ConcreteTrace>, RunError> {
+fn replay_concrete_all<'m>(
+    g: &mut Graph<'m, Concrete<'m>>,
+    o: &Outcome<CState, CMove>,
+) -> Result<Vec<ConcreteTrace>, RunError> {
     let mut out = Vec::new();
     for w in &o.witnesses {
         match replay_concrete(&mut g.sys.sem, w)? {
@@ -160,7 +187,10 @@ fn replay_concrete_all<'m>(g: &mut Graph<'m, Concrete<'m>>, o: &Outcome<CState, 
     Ok(out)
 }
 
-fn replay_abstract_all<'m>(g: &mut Graph<'m, Abstract<'m>>, o: &Outcome<AState, AMove>) -> Result<(), RunError> {
+fn replay_abstract_all<'m>(
+    g: &mut Graph<'m, Abstract<'m>>,
+    o: &Outcome<AState, AMove>,
+) -> Result<(), RunError> {
     for w in &o.witnesses {
         if let Err(why) = replay_abstract(&mut g.sys.sem, w)? {
             return Err(internal("abstract trace", why));
@@ -169,9 +199,19 @@ fn replay_abstract_all<'m>(g: &mut Graph<'m, Abstract<'m>>, o: &Outcome<AState, 
     Ok(())
 }
 
-fn render_concrete(sem: &Semantics, traces: &[ConcreteTrace], counterexample: bool) -> (Option<Value>, Option<String>) {
-    let Some(first) = traces.first() else { return (None, None) };
-    let what = if counterexample { "counterexample" } else { "witness" };
+fn render_concrete(
+    sem: &Semantics,
+    traces: &[ConcreteTrace],
+    counterexample: bool,
+) -> (Option<Value>, Option<String>) {
+    let Some(first) = traces.first() else {
+        return (None, None);
+    };
+    let what = if counterexample {
+        "counterexample"
+    } else {
+        "witness"
+    };
     let json = json!({
         "kind": what,
         "initial_states": traces.len(),
@@ -185,8 +225,13 @@ fn render_concrete(sem: &Semantics, traces: &[ConcreteTrace], counterexample: bo
     (Some(json), Some(text))
 }
 
-fn render_abstract(sem: &Semantics, witnesses: &[WitnessTree<AState, AMove>]) -> (Option<Value>, Option<String>) {
-    let Some(first) = witnesses.first() else { return (None, None) };
+fn render_abstract(
+    sem: &Semantics,
+    witnesses: &[WitnessTree<AState, AMove>],
+) -> (Option<Value>, Option<String>) {
+    let Some(first) = witnesses.first() else {
+        return (None, None);
+    };
     let branches = first.branches();
     let json = json!({
         "kind": "abstract trace",
@@ -195,7 +240,11 @@ fn render_abstract(sem: &Semantics, witnesses: &[WitnessTree<AState, AMove>]) ->
     });
     let mut text = String::new();
     for (i, b) in branches.iter().enumerate() {
-        text.push_str(&format!("abstract trace, branch {} of {}:\n", i + 1, branches.len()));
+        text.push_str(&format!(
+            "abstract trace, branch {} of {}:\n",
+            i + 1,
+            branches.len()
+        ));
         text.push_str(&trace::abstract_table(sem, b).render(crate::report::TableFormat::Text));
     }
     (Some(json), Some(text))
@@ -218,7 +267,12 @@ pub fn deciders(choice: EngineChoice, model: &Model) -> Vec<Box<dyn Decider>> {
 }
 
 /// Decides one check with the chosen engine(s); with `both`, a disagreement is an internal error.
-pub fn decide(choice: EngineChoice, model: &Model, sentence: &Sentence, target: Target) -> Result<CheckRecord, RunError> {
+pub fn decide(
+    choice: EngineChoice,
+    model: &Model,
+    sentence: &Sentence,
+    target: Target,
+) -> Result<CheckRecord, RunError> {
     let mut first: Option<CheckRecord> = None;
     for d in deciders(choice, model) {
         let r = d.check(model, sentence, target)?;
@@ -226,11 +280,7 @@ pub fn decide(choice: EngineChoice, model: &Model, sentence: &Sentence, target: 
             if f.holds != r.holds {
                 return Err(RunError::Internal(format!(
                     "the deciders disagree on {}: {} says {}, {} says {}",
-                    r.model,
-                    f.engine,
-                    f.holds,
-                    r.engine,
-                    r.holds
+                    r.model, f.engine, f.holds, r.engine, r.holds
                 )));
             }
         } else {
@@ -241,12 +291,25 @@ pub fn decide(choice: EngineChoice, model: &Model, sentence: &Sentence, target: 
 }
 
 /// States of M(n) reachable in exactly j steps, j = 0..=k: (counter states, concrete global states).
-pub fn state_counts(model: &Model, agents: usize, m: usize, k: u32) -> Result<Vec<(usize, u128)>, RunError> {
+pub fn state_counts(
+    model: &Model,
+    agents: usize,
+    m: usize,
+    k: u32,
+) -> Result<Vec<(usize, u128)>, RunError> {
     let mut g = Graph::new(Concrete::new(semantics(model)?, agents, m.min(agents)))?;
     let layers = g.layers(k)?;
     Ok(layers
         .iter()
-        .map(|layer| (layer.len(), layer.iter().map(|&s| g.sys.multiplicity(&g.states[s as usize])).sum()))
+        .map(|layer| {
+            (
+                layer.len(),
+                layer
+                    .iter()
+                    .map(|&s| g.sys.multiplicity(&g.states[s as usize]))
+                    .sum(),
+            )
+        })
         .collect())
 }
 

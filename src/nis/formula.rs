@@ -21,7 +21,12 @@ pub enum AgentRef {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Formula {
-    Atom { label: String, agent: AgentRef, negated: bool, span: Span },
+    Atom {
+        label: String,
+        agent: AgentRef,
+        negated: bool,
+        span: Span,
+    },
     And(Box<Formula>, Box<Formula>),
     Or(Box<Formula>, Box<Formula>),
     EX(u32, Box<Formula>),
@@ -79,7 +84,10 @@ impl Sentence {
 
 fn max_index(f: &Formula) -> usize {
     match f {
-        Formula::Atom { agent: AgentRef::Index(i), .. } => *i,
+        Formula::Atom {
+            agent: AgentRef::Index(i),
+            ..
+        } => *i,
         Formula::Atom { .. } => 0,
         Formula::And(a, b) | Formula::Or(a, b) | Formula::EU(_, a, b) | Formula::AU(_, a, b) => {
             max_index(a).max(max_index(b))
@@ -141,14 +149,22 @@ pub fn parse_sentence(text: &str) -> LangResult<Sentence> {
         }
         p.expect(Tok::Colon)?;
     }
-    let body = FormulaParser { p: &mut p, depth: 0 }.or()?;
+    let body = FormulaParser {
+        p: &mut p,
+        depth: 0,
+    }
+    .or()?;
     if !p.at_eof() {
         return Err(p.unexpected("`&`, `|` or the end of the formula"));
     }
     check_refs(&source, &body, &vars)?;
     if classify(&body).is_none() {
-        return Err(error_at(&source, Span::new(0, text.len()), "the formula mixes universal (A) and existential (E) path quantifiers")
-            .into_help_mixed());
+        return Err(error_at(
+            &source,
+            Span::new(0, text.len()),
+            "the formula mixes universal (A) and existential (E) path quantifiers",
+        )
+        .into_help_mixed());
     }
     Ok(Sentence { vars, body, source })
 }
@@ -199,7 +215,9 @@ impl FormulaParser<'_> {
     fn enter(&mut self) -> LangResult<()> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
-            return Err(self.p.error(self.p.peek_span(), "formula nested too deeply"));
+            return Err(self
+                .p
+                .error(self.p.peek_span(), "formula nested too deeply"));
         }
         Ok(())
     }
@@ -236,7 +254,12 @@ impl FormulaParser<'_> {
             .parse()
             .ok()
             .filter(|k| *k <= MAX_STEPS)
-            .ok_or_else(|| self.p.error(t.span, format!("`{text}` is not a number of steps (0..{MAX_STEPS})")))?;
+            .ok_or_else(|| {
+                self.p.error(
+                    t.span,
+                    format!("`{text}` is not a number of steps (0..{MAX_STEPS})"),
+                )
+            })?;
         if braced {
             self.p.expect(Tok::RBrace)?;
         }
@@ -251,7 +274,11 @@ impl FormulaParser<'_> {
             self.enter()?;
             let body = self.or()?;
             self.depth -= 1;
-            return Ok(if universal { Formula::AX(k, Box::new(body)) } else { Formula::EX(k, Box::new(body)) });
+            return Ok(if universal {
+                Formula::AX(k, Box::new(body))
+            } else {
+                Formula::EX(k, Box::new(body))
+            });
         }
         if (self.p.at_keyword("E") || self.p.at_keyword("A")) && self.p.peek2() == Tok::LParen {
             let universal = self.p.peek_text() == "A";
@@ -265,24 +292,43 @@ impl FormulaParser<'_> {
             self.depth -= 1;
             self.p.expect(Tok::RParen)?;
             let (a, b) = (Box::new(lhs), Box::new(rhs));
-            return Ok(if universal { Formula::AU(k, a, b) } else { Formula::EU(k, a, b) });
+            return Ok(if universal {
+                Formula::AU(k, a, b)
+            } else {
+                Formula::EU(k, a, b)
+            });
         }
         if self.p.peek() == Tok::Not {
             let start = self.p.bump().span;
             if self.p.peek() != Tok::LParen {
-                return Err(self.p.unexpected("an atom `(p, v)` after `!` (negation applies to atoms only)"));
+                return Err(self
+                    .p
+                    .unexpected("an atom `(p, v)` after `!` (negation applies to atoms only)"));
             }
             return match self.atom_or_group()? {
-                Formula::Atom { label, agent, negated, span } => {
-                    Ok(Formula::Atom { label, agent, negated: !negated, span: start.to(span) })
-                }
-                _ => Err(self.p.error(start, "negation applies to atoms only, as in `!(alive, v1)`")),
+                Formula::Atom {
+                    label,
+                    agent,
+                    negated,
+                    span,
+                } => Ok(Formula::Atom {
+                    label,
+                    agent,
+                    negated: !negated,
+                    span: start.to(span),
+                }),
+                _ => Err(self.p.error(
+                    start,
+                    "negation applies to atoms only, as in `!(alive, v1)`",
+                )),
             };
         }
         if self.p.peek() == Tok::LParen {
             return self.atom_or_group();
         }
-        Err(self.p.unexpected("`EX`, `AX`, `E(`, `A(`, `!`, an atom `(p, v)` or `(`"))
+        Err(self
+            .p
+            .unexpected("`EX`, `AX`, `E(`, `A(`, `!`, an atom `(p, v)` or `(`"))
     }
 
     fn atom_or_group(&mut self) -> LangResult<Formula> {
@@ -294,17 +340,25 @@ impl FormulaParser<'_> {
                 Tok::Number => {
                     let t = self.p.bump();
                     let text = self.p.source().slice(t.span).to_string();
-                    let i: usize = text
-                        .parse()
-                        .ok()
-                        .filter(|i| *i <= 1_000_000)
-                        .ok_or_else(|| self.p.error(t.span, format!("`{text}` is not an agent number")))?;
+                    let i: usize =
+                        text.parse()
+                            .ok()
+                            .filter(|i| *i <= 1_000_000)
+                            .ok_or_else(|| {
+                                self.p
+                                    .error(t.span, format!("`{text}` is not an agent number"))
+                            })?;
                     AgentRef::Index(i)
                 }
                 _ => AgentRef::Var(self.p.ident()?.0),
             };
             let close = self.p.expect(Tok::RParen)?.span;
-            return Ok(Formula::Atom { label, agent, negated: false, span: open.to(close) });
+            return Ok(Formula::Atom {
+                label,
+                agent,
+                negated: false,
+                span: open.to(close),
+            });
         }
         self.enter()?;
         let inner = self.or()?;
@@ -331,7 +385,12 @@ impl std::fmt::Display for Formula {
             _ => write!(f, "({g})"),
         };
         match self {
-            Formula::Atom { label, agent, negated, .. } => {
+            Formula::Atom {
+                label,
+                agent,
+                negated,
+                ..
+            } => {
                 let a = match agent {
                     AgentRef::Var(v) => v.clone(),
                     AgentRef::Index(i) => i.to_string(),

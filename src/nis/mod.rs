@@ -53,7 +53,10 @@ pub struct LoadOptions {
 pub fn load_network(path: &Path) -> Result<Network, String> {
     // The ONNX reader is the neural core's (`nn::load`); until it is merged
     // this build can only take networks given in memory.
-    Err(format!("cannot read {}: this build has no ONNX reader yet", path.display()))
+    Err(format!(
+        "cannot read {}: this build has no ONNX reader yet",
+        path.display()
+    ))
 }
 
 /// Parses and checks a model text; relative network paths start at `base_dir`.
@@ -70,16 +73,31 @@ pub fn parse_model(source: &Source, base_dir: &Path, opts: &LoadOptions) -> Lang
 
 /// Reads, parses and checks a `.nis` file.
 pub fn load_model(path: &Path, opts: &LoadOptions) -> Result<Model, RunError> {
-    let source = Source::read(path).map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
+    let source = Source::read(path)
+        .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let model = parse_model(&source, &base, opts)?;
-    let unused: Vec<String> = opts.constants.keys().filter(|k| !model.constants.iter().any(|(n, _)| n == *k)).cloned().collect();
+    let unused: Vec<String> = opts
+        .constants
+        .keys()
+        .filter(|k| !model.constants.iter().any(|(n, _)| n == *k))
+        .cloned()
+        .collect();
     if !unused.is_empty() {
-        return Err(RunError::input(format!("--set names no constant of the model: {}", unused.join(", "))));
+        return Err(RunError::input(format!(
+            "--set names no constant of the model: {}",
+            unused.join(", ")
+        )));
     }
-    let unknown: Vec<&String> = opts.networks.keys().filter(|k| !model.networks.iter().any(|n| &n.name == *k)).collect();
+    let unknown: Vec<&String> = opts
+        .networks
+        .keys()
+        .filter(|k| !model.networks.iter().any(|n| &n.name == *k))
+        .collect();
     if let Some(k) = unknown.first() {
-        return Err(RunError::input(format!("--network {k}=...: the model declares no network `{k}`")));
+        return Err(RunError::input(format!(
+            "--network {k}=...: the model declares no network `{k}`"
+        )));
     }
     Ok(model)
 }

@@ -63,9 +63,10 @@ impl VarDecl {
         match &self.ty {
             DeclType::Bool => Some((0, 1)),
             DeclType::Enum { values, .. } => Some((0, values.len() as i64 - 1)),
-            DeclType::Int { lo: Some(lo), hi: Some(hi) } => {
-                Some((crate::lang::num::to_i64(lo)?, crate::lang::num::to_i64(hi)?))
-            }
+            DeclType::Int {
+                lo: Some(lo),
+                hi: Some(hi),
+            } => Some((crate::lang::num::to_i64(lo)?, crate::lang::num::to_i64(hi)?)),
             _ => None,
         }
     }
@@ -223,11 +224,15 @@ pub fn calls_network(e: &TExpr, ext: &[ExtFn]) -> bool {
         TKind::Const(_) | TKind::Var(_) => false,
         TKind::Unary(_, a) => calls_network(a, ext),
         TKind::Binary(_, a, b) => calls_network(a, ext) || calls_network(b, ext),
-        TKind::If(c, a, b) => calls_network(c, ext) || calls_network(a, ext) || calls_network(b, ext),
+        TKind::If(c, a, b) => {
+            calls_network(c, ext) || calls_network(a, ext) || calls_network(b, ext)
+        }
         TKind::Builtin(_, args) => args.iter().any(|a| calls_network(a, ext)),
         TKind::Ext(id, args) => {
-            matches!(ext[*id], ExtFn::NetVector { .. } | ExtFn::NetOutput { .. } | ExtFn::Argmax { .. })
-                || args.iter().any(|a| calls_network(a, ext))
+            matches!(
+                ext[*id],
+                ExtFn::NetVector { .. } | ExtFn::NetOutput { .. } | ExtFn::Argmax { .. }
+            ) || args.iter().any(|a| calls_network(a, ext))
         }
     }
 }

@@ -44,16 +44,25 @@ fn timed_out(ctx: &RunContext) -> bool {
 }
 
 /// Runs the corollary that fits the sentence's kind.
-pub fn verify(model: &Model, sentence: &Sentence, opts: &VerifyOptions, ctx: &RunContext) -> Result<VerifyOutcome, RunError> {
+pub fn verify(
+    model: &Model,
+    sentence: &Sentence,
+    opts: &VerifyOptions,
+    ctx: &RunContext,
+) -> Result<VerifyOutcome, RunError> {
     let start = Instant::now();
     let m = sentence.agents();
     if m == 0 {
-        return Err(RunError::input("the sentence names no agent: write `forall v1: ...` with atoms `(p, v1)`"));
+        return Err(RunError::input(
+            "the sentence names no agent: write `forall v1: ...` with atoms `(p, v1)`",
+        ));
     }
     let depth = sentence.depth();
     let cap = match opts.cap {
         Some(c) => c,
-        None => default_cap(model, m).map_err(|why| RunError::input(format!("the simulation search needs a finite model: {why}")))?,
+        None => default_cap(model, m).map_err(|why| {
+            RunError::input(format!("the simulation search needs a finite model: {why}"))
+        })?,
     };
     let mut out = VerifyOutcome {
         spec: sentence.to_string(),
@@ -74,27 +83,49 @@ pub fn verify(model: &Model, sentence: &Sentence, opts: &VerifyOptions, ctx: &Ru
     out.abstract_holds = Some(abs.holds);
     out.checks.push(abs);
     match out.kind {
-        Kind::Universal | Kind::Propositional => universal(model, sentence, opts, ctx, cap, &mut out)?,
+        Kind::Universal | Kind::Propositional => {
+            universal(model, sentence, opts, ctx, cap, &mut out)?
+        }
         Kind::Existential => existential(model, sentence, opts, ctx, cap, &mut out)?,
     }
     out.time_s = start.elapsed().as_secs_f64();
     Ok(out)
 }
 
-fn search_n(model: &Model, m: usize, b: u32, cap: usize, ctx: &RunContext) -> Result<MinimalN, RunError> {
+fn search_n(
+    model: &Model,
+    m: usize,
+    b: u32,
+    cap: usize,
+    ctx: &RunContext,
+) -> Result<MinimalN, RunError> {
     match minimal_simulating_n(model, m, b, cap, || timed_out(ctx))? {
         Ok(r) => Ok(r),
-        Err(why) => Err(RunError::input(format!("the simulation search needs a finite model: {why}"))),
+        Err(why) => Err(RunError::input(format!(
+            "the simulation search needs a finite model: {why}"
+        ))),
     }
 }
 
-fn check_n(model: &Model, sentence: &Sentence, opts: &VerifyOptions, n: usize) -> Result<CheckRecord, RunError> {
+fn check_n(
+    model: &Model,
+    sentence: &Sentence,
+    opts: &VerifyOptions,
+    n: usize,
+) -> Result<CheckRecord, RunError> {
     decide(opts.engine, model, sentence, Target::Concrete { agents: n })
 }
 
 /// Corollary 1: M_ab(m) |= phi[m] and M(m) |= phi[m] iff S |= forall phi;
 /// M_ab(m) |= phi[m] makes m+1 an emergence threshold, otherwise there is none.
-fn universal(model: &Model, s: &Sentence, opts: &VerifyOptions, ctx: &RunContext, cap: usize, out: &mut VerifyOutcome) -> Result<(), RunError> {
+fn universal(
+    model: &Model,
+    s: &Sentence,
+    opts: &VerifyOptions,
+    ctx: &RunContext,
+    cap: usize,
+    out: &mut VerifyOutcome,
+) -> Result<(), RunError> {
     out.corollary = "Corollary 1 (universal)";
     let m = out.m;
     let abstract_holds = out.checks[0].holds;
@@ -115,7 +146,9 @@ fn universal(model: &Model, s: &Sentence, opts: &VerifyOptions, ctx: &RunContext
     out.emergence_threshold = None;
     // Where the abstract counterexample becomes concrete: the least n that b-simulates M_ab(m).
     if timed_out(ctx) {
-        out.conclusion = format!("M_ab({m}) has a counterexample: fails for some n >= {m}; no emergence threshold");
+        out.conclusion = format!(
+            "M_ab({m}) has a counterexample: fails for some n >= {m}; no emergence threshold"
+        );
         return Ok(());
     }
     let sim = search_n(model, m, out.depth, cap, ctx)?;
@@ -129,7 +162,9 @@ fn universal(model: &Model, s: &Sentence, opts: &VerifyOptions, ctx: &RunContext
             out.depth
         );
     } else {
-        out.conclusion = format!("M_ab({m}) has a counterexample: fails for some n >= {m}; no emergence threshold");
+        out.conclusion = format!(
+            "M_ab({m}) has a counterexample: fails for some n >= {m}; no emergence threshold"
+        );
     }
     out.simulation = Some(sim);
     Ok(())
@@ -139,7 +174,14 @@ fn universal(model: &Model, s: &Sentence, opts: &VerifyOptions, ctx: &RunContext
 /// M(i) |= phi[m] for all i in m..n; M(n) |= phi[m] makes n an emergence
 /// threshold (the least one is the start of the final run of holding i's),
 /// otherwise there is none.
-fn existential(model: &Model, s: &Sentence, opts: &VerifyOptions, ctx: &RunContext, cap: usize, out: &mut VerifyOutcome) -> Result<(), RunError> {
+fn existential(
+    model: &Model,
+    s: &Sentence,
+    opts: &VerifyOptions,
+    ctx: &RunContext,
+    cap: usize,
+    out: &mut VerifyOutcome,
+) -> Result<(), RunError> {
     out.corollary = "Corollary 2 (existential)";
     let m = out.m;
     let abstract_holds = out.checks[0].holds;
@@ -152,7 +194,10 @@ fn existential(model: &Model, s: &Sentence, opts: &VerifyOptions, ctx: &RunConte
             out.holds_for_all_n = Some(false);
             out.conclusion = format!("M_ab({m}) does not satisfy phi[{m}]: fails for every n >= {}; no emergence threshold", m + 1);
         } else {
-            let reason = format!("no M(i) with i <= {} simulates M_ab({m}) up to depth {}", sim.cap, out.depth);
+            let reason = format!(
+                "no M(i) with i <= {} simulates M_ab({m}) up to depth {}",
+                sim.cap, out.depth
+            );
             out.conclusion = format!("undetermined: {reason}");
             out.undetermined_reason = Some(reason);
         }
@@ -191,7 +236,10 @@ fn existential(model: &Model, s: &Sentence, opts: &VerifyOptions, ctx: &RunConte
         );
     } else {
         out.emergence_threshold = None;
-        out.conclusion = format!("M({n0}) {}-simulates M_ab({m}) and does not satisfy phi[{m}]: no emergence threshold", out.depth);
+        out.conclusion = format!(
+            "M({n0}) {}-simulates M_ab({m}) and does not satisfy phi[{m}]: no emergence threshold",
+            out.depth
+        );
     }
     Ok(())
 }

@@ -34,13 +34,30 @@ fn expand(s: &CState) -> Vec<LocalId> {
 }
 
 /// Replays a concrete witness tree; `Err(reason)` in the inner result when it does not replay.
-pub fn replay_concrete(sem: &mut Semantics, tree: &WitnessTree<CState, CMove>) -> SemResult<Result<ConcreteTrace, String>> {
-    let root = ConcreteStep { locals: expand(&tree.state), actions: None, env: tree.state.env };
-    if tree.state.indexed.iter().chain(tree.state.others.iter().map(|(l, _)| l)).any(|&l| l != sem.initial_local()) {
-        return Ok(Err("the trace does not start at the initial local state".into()));
+pub fn replay_concrete(
+    sem: &mut Semantics,
+    tree: &WitnessTree<CState, CMove>,
+) -> SemResult<Result<ConcreteTrace, String>> {
+    let root = ConcreteStep {
+        locals: expand(&tree.state),
+        actions: None,
+        env: tree.state.env,
+    };
+    if tree
+        .state
+        .indexed
+        .iter()
+        .chain(tree.state.others.iter().map(|(l, _)| l))
+        .any(|&l| l != sem.initial_local())
+    {
+        return Ok(Err(
+            "the trace does not start at the initial local state".into()
+        ));
     }
     if !sem.initial_envs()?.contains(&tree.state.env) {
-        return Ok(Err("the trace does not start at an initial environment state".into()));
+        return Ok(Err(
+            "the trace does not start at an initial environment state".into(),
+        ));
     }
     let mut out = Vec::new();
     let mut prefix = vec![root];
@@ -60,7 +77,11 @@ fn replay_node(
     for &(label, agent, negated) in &node.obligations {
         let holds = sem.labels(here.locals[agent])? >> label & 1 == 1;
         if holds == negated {
-            return Ok(Err(format!("literal {}(label #{label}, agent {}) fails on the replayed state", if negated { "!" } else { "" }, agent + 1)));
+            return Ok(Err(format!(
+                "literal {}(label #{label}, agent {}) fails on the replayed state",
+                if negated { "!" } else { "" },
+                agent + 1
+            )));
         }
     }
     if node.children.is_empty() {
@@ -82,7 +103,12 @@ fn replay_node(
 }
 
 /// Assigns the counter move to named agents and runs one step of Definition 5.
-fn concrete_step(sem: &mut Semantics, from: &ConcreteStep, mv: &CMove, to: &CState) -> SemResult<Result<ConcreteStep, String>> {
+fn concrete_step(
+    sem: &mut Semantics,
+    from: &ConcreteStep,
+    mv: &CMove,
+    to: &CState,
+) -> SemResult<Result<ConcreteStep, String>> {
     let m = mv.indexed.len();
     let n = from.locals.len();
     let mut actions = mv.indexed.clone();
@@ -105,7 +131,10 @@ fn concrete_step(sem: &mut Semantics, from: &ConcreteStep, mv: &CMove, to: &CSta
     let mut performed = 0u64;
     for (j, &a) in actions.iter().enumerate() {
         if sem.protocol(from.locals[j])? >> a & 1 == 0 {
-            return Ok(Err(format!("agent {} takes an action its protocol does not allow", j + 1)));
+            return Ok(Err(format!(
+                "agent {} takes an action its protocol does not allow",
+                j + 1
+            )));
         }
         performed |= 1 << a;
     }
@@ -118,7 +147,11 @@ fn concrete_step(sem: &mut Semantics, from: &ConcreteStep, mv: &CMove, to: &CSta
         let inter = sem.with_percept(&prv, sem.percept_of(from.locals[j]));
         let ps = sem.observe(inter, env)?;
         if !bits(ps).any(|p| sem.with_percept(&prv, p) == targets[j]) {
-            return Ok(Err(format!("agent {} cannot reach {}", j + 1, sem.describe_local(targets[j]))));
+            return Ok(Err(format!(
+                "agent {} cannot reach {}",
+                j + 1,
+                sem.describe_local(targets[j])
+            )));
         }
     }
     let mut others = Vec::new();
@@ -126,28 +159,49 @@ fn concrete_step(sem: &mut Semantics, from: &ConcreteStep, mv: &CMove, to: &CSta
         add_count(&mut others, t, 1);
     }
     if others != to.others {
-        return Ok(Err("the replayed agents do not form the reported state".into()));
+        return Ok(Err(
+            "the replayed agents do not form the reported state".into()
+        ));
     }
-    Ok(Ok(ConcreteStep { locals: targets, actions: Some((actions, mv.env_action)), env }))
+    Ok(Ok(ConcreteStep {
+        locals: targets,
+        actions: Some((actions, mv.env_action)),
+        env,
+    }))
 }
 
 /// Replays an abstract witness tree; the branches as (move, state) lists.
-pub fn replay_abstract(sem: &mut Semantics, tree: &WitnessTree<AState, AMove>) -> SemResult<Result<(), String>> {
+pub fn replay_abstract(
+    sem: &mut Semantics,
+    tree: &WitnessTree<AState, AMove>,
+) -> SemResult<Result<(), String>> {
     let iota = sem.initial_local();
-    if tree.state.indexed.iter().any(|&l| l != iota) || tree.state.zo.iter().collect::<Vec<_>>() != vec![iota] {
-        return Ok(Err("the abstract trace does not start at the initial abstract state".into()));
+    if tree.state.indexed.iter().any(|&l| l != iota)
+        || tree.state.zo.iter().collect::<Vec<_>>() != vec![iota]
+    {
+        return Ok(Err(
+            "the abstract trace does not start at the initial abstract state".into(),
+        ));
     }
     if !sem.initial_envs()?.contains(&tree.state.env) {
-        return Ok(Err("the trace does not start at an initial environment state".into()));
+        return Ok(Err(
+            "the trace does not start at an initial environment state".into(),
+        ));
     }
     abstract_node(sem, tree)
 }
 
-fn abstract_node(sem: &mut Semantics, node: &WitnessTree<AState, AMove>) -> SemResult<Result<(), String>> {
+fn abstract_node(
+    sem: &mut Semantics,
+    node: &WitnessTree<AState, AMove>,
+) -> SemResult<Result<(), String>> {
     for &(label, agent, negated) in &node.obligations {
         let holds = sem.labels(node.state.indexed[agent])? >> label & 1 == 1;
         if holds == negated {
-            return Ok(Err(format!("a literal on agent {} fails on the replayed abstract state", agent + 1)));
+            return Ok(Err(format!(
+                "a literal on agent {} fails on the replayed abstract state",
+                agent + 1
+            )));
         }
     }
     for (mv, child) in &node.children {

@@ -1,7 +1,9 @@
 //! The `mavis nis` verbs as functions from parsed arguments to a [`Report`].
 //! JSON `results` keys are documented in README.md (engine nis).
 
-use super::engine::{abstract_state_counts, decide, state_counts, CheckRecord, EngineChoice, Target};
+use super::engine::{
+    abstract_state_counts, decide, state_counts, CheckRecord, EngineChoice, Target,
+};
 use super::formula::{Kind, Sentence};
 use super::model::Model;
 use super::procedures::{verify, VerifyOptions, VerifyOutcome};
@@ -38,15 +40,29 @@ pub fn check(
     let target = if abstract_system {
         Target::Abstract
     } else {
-        let n = agents.ok_or_else(|| RunError::input("give the number of agents: --agents N (or --abstract)"))?;
+        let n = agents.ok_or_else(|| {
+            RunError::input("give the number of agents: --agents N (or --abstract)")
+        })?;
         Target::Concrete { agents: n }
     };
     let rec = decide(engine, model, sentence, target)?;
     let mut r = Report::new("nis", "check");
     r.model = model_ref(path);
     r.verdict = Some(Verdict::from_bool(rec.holds));
-    r.line(format!("{}: {} {} phi[{m}] = {}", yes_no(rec.holds).to_uppercase(), rec.model, if rec.holds { "|=" } else { "|/=" }, sentence));
-    r.line(format!("{} sentence, temporal depth {}, {} agents indexed; engine {}", sentence.kind().word(), sentence.depth(), m, rec.engine));
+    r.line(format!(
+        "{}: {} {} phi[{m}] = {}",
+        yes_no(rec.holds).to_uppercase(),
+        rec.model,
+        if rec.holds { "|=" } else { "|/=" },
+        sentence
+    ));
+    r.line(format!(
+        "{} sentence, temporal depth {}, {} agents indexed; engine {}",
+        sentence.kind().word(),
+        sentence.depth(),
+        m,
+        rec.engine
+    ));
     if let Some(t) = &rec.witness_text {
         r.line("");
         r.text.push_str(t);
@@ -82,7 +98,13 @@ pub fn check(
     Ok(r)
 }
 
-fn counts_table(model: &Model, target: Target, m: usize, k: u32, results: &mut serde_json::Map<String, Value>) -> Result<Table, RunError> {
+fn counts_table(
+    model: &Model,
+    target: Target,
+    m: usize,
+    k: u32,
+    results: &mut serde_json::Map<String, Value>,
+) -> Result<Table, RunError> {
     match target {
         Target::Concrete { agents } => {
             let c = state_counts(model, agents, m, k)?;
@@ -90,8 +112,17 @@ fn counts_table(model: &Model, target: Target, m: usize, k: u32, results: &mut s
             for (j, (a, b)) in c.iter().enumerate() {
                 t.row([j.to_string(), a.to_string(), b.to_string()]);
             }
-            results.insert("states_per_depth".into(), c.iter().map(|x| x.1.to_string().parse::<u64>().unwrap_or(u64::MAX)).collect::<Vec<_>>().into());
-            results.insert("counter_states_per_depth".into(), c.iter().map(|x| x.0).collect::<Vec<_>>().into());
+            results.insert(
+                "states_per_depth".into(),
+                c.iter()
+                    .map(|x| x.1.to_string().parse::<u64>().unwrap_or(u64::MAX))
+                    .collect::<Vec<_>>()
+                    .into(),
+            );
+            results.insert(
+                "counter_states_per_depth".into(),
+                c.iter().map(|x| x.0).collect::<Vec<_>>().into(),
+            );
             Ok(t)
         }
         Target::Abstract => {
@@ -128,13 +159,21 @@ pub fn table(
     let mut r = Report::new("nis", "table");
     r.model = model_ref(path);
     let mut cells = Vec::new();
-    let mut header = vec![if abstract_system { "spec \\ k".to_string() } else { "n \\ k".to_string() }];
+    let mut header = vec![if abstract_system {
+        "spec \\ k".to_string()
+    } else {
+        "n \\ k".to_string()
+    }];
     header.extend(ks.iter().map(|k| k.to_string()));
     let mut rendered = String::new();
     let mut incomplete = false;
     for spec in specs {
         let mut t = Table::new(header.clone());
-        let rows: Vec<Option<usize>> = if abstract_system { vec![None] } else { agents.iter().map(|&n| Some(n)).collect() };
+        let rows: Vec<Option<usize>> = if abstract_system {
+            vec![None]
+        } else {
+            agents.iter().map(|&n| Some(n)).collect()
+        };
         for row in rows {
             let mut line = vec![match row {
                 Some(n) => n.to_string(),
@@ -162,7 +201,11 @@ pub fn table(
                     }
                 }
                 let rec = decide(engine, model, &s, target)?;
-                line.push(format!("{} {:.3}s", if rec.holds { "T" } else { "F" }, rec.time_s));
+                line.push(format!(
+                    "{} {:.3}s",
+                    if rec.holds { "T" } else { "F" },
+                    rec.time_s
+                ));
                 cells.push(json!({
                     "spec": s.to_string(), "k": k, "system": rec.model,
                     "agents": match target { Target::Concrete { agents } => Value::from(agents), Target::Abstract => Value::Null },
@@ -178,12 +221,19 @@ pub fn table(
     }
     let total = start.elapsed().as_secs_f64();
     let holds = cells.iter().filter(|c| c["holds"] == true).count();
-    r.line(format!("{} queries: {} hold, {} violated ({:.3} s)", cells.len(), holds, cells.len() - holds, total));
+    r.line(format!(
+        "{} queries: {} hold, {} violated ({:.3} s)",
+        cells.len(),
+        holds,
+        cells.len() - holds,
+        total
+    ));
     r.line("");
     r.text.push_str(&rendered);
     if incomplete {
         r.verdict = Some(Verdict::Unknown);
-        r.warnings.push("the time-out was reached before every query ran".into());
+        r.warnings
+            .push("the time-out was reached before every query ran".into());
     }
     r.results = json!({ "cells": cells, "table": rendered });
     r.stat("queries", cells.len());
@@ -194,26 +244,49 @@ pub fn table(
 /// `mavis nis simulates`: does M(N) b-simulate M_ab(m) (or, reversed, M_ab(m) simulate M(N));
 /// without N, the least such N.
 #[allow(clippy::too_many_arguments)]
-pub fn simulates(path: &Path, model: &Model, m: usize, b: u32, agents: Option<usize>, reverse: bool, cap: Option<usize>, ctx: &RunContext) -> Result<Report, RunError> {
+pub fn simulates(
+    path: &Path,
+    model: &Model,
+    m: usize,
+    b: u32,
+    agents: Option<usize>,
+    reverse: bool,
+    cap: Option<usize>,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
     let start = Instant::now();
     let mut r = Report::new("nis", "simulates");
     r.model = model_ref(path);
-    let sem = || Semantics::new(model).map_err(|why| RunError::input(format!("simulation needs a finite model: {why}")));
+    let sem = || {
+        Semantics::new(model)
+            .map_err(|why| RunError::input(format!("simulation needs a finite model: {why}")))
+    };
     match agents {
         Some(n) => {
             if n < m {
-                return Err(RunError::input(format!("--agents {n} is smaller than --indexed {m}")));
+                return Err(RunError::input(format!(
+                    "--agents {n} is smaller than --indexed {m}"
+                )));
             }
             let mut ga = Graph::new(Abstract::new(sem()?, m))?;
             let mut gc = Graph::new(Concrete::new(sem()?, n, m))?;
             let mut sim = Simulation::new();
             let (ok, claim) = if reverse {
-                (sim.holds(&mut gc, &mut ga, b)?, format!("M_ab({m}) {b}-simulates M({n})"))
+                (
+                    sim.holds(&mut gc, &mut ga, b)?,
+                    format!("M_ab({m}) {b}-simulates M({n})"),
+                )
             } else {
-                (sim.holds(&mut ga, &mut gc, b)?, format!("M({n}) {b}-simulates M_ab({m})"))
+                (
+                    sim.holds(&mut ga, &mut gc, b)?,
+                    format!("M({n}) {b}-simulates M_ab({m})"),
+                )
             };
             r.verdict = Some(Verdict::from_bool(ok));
-            r.line(format!("{}: {claim}", if ok { "HOLDS" } else { "VIOLATED" }));
+            r.line(format!(
+                "{}: {claim}",
+                if ok { "HOLDS" } else { "VIOLATED" }
+            ));
             r.results = json!({ "indexed": m, "depth": b, "agents": n, "reverse": reverse, "simulates": ok });
             r.stat("pairs_visited", sim.pairs_visited);
             r.stat("abstract_states", ga.states.len());
@@ -227,11 +300,14 @@ pub fn simulates(path: &Path, model: &Model, m: usize, b: u32, agents: Option<us
                 Some(c) => c,
                 None => default_cap(model, m).map_err(RunError::input)?,
             };
-            let found = minimal_simulating_n(model, m, b, cap, || ctx.timed_out())?.map_err(RunError::input)?;
+            let found = minimal_simulating_n(model, m, b, cap, || ctx.timed_out())?
+                .map_err(RunError::input)?;
             match found.n {
                 Some(n) => {
                     r.verdict = Some(Verdict::Holds);
-                    r.line(format!("n = {n}: the least n >= {m} such that M(n) {b}-simulates M_ab({m})"));
+                    r.line(format!(
+                        "n = {n}: the least n >= {m} such that M(n) {b}-simulates M_ab({m})"
+                    ));
                 }
                 None => {
                     r.verdict = Some(Verdict::Unknown);
@@ -277,18 +353,37 @@ fn verify_results(o: &VerifyOutcome) -> Value {
 fn checks_table(o: &VerifyOutcome) -> Table {
     let mut t = Table::new(["check", "engine", "verdict", "time"]);
     for c in &o.checks {
-        t.row([c.model.clone(), c.engine.to_string(), yes_no(c.holds).to_string(), format!("{:.3} s", c.time_s)]);
+        t.row([
+            c.model.clone(),
+            c.engine.to_string(),
+            yes_no(c.holds).to_string(),
+            format!("{:.3} s", c.time_s),
+        ]);
     }
     t
 }
 
 /// `mavis nis verify` (Corollaries 1 and 2).
-pub fn verify_report(path: &Path, model: &Model, sentence: &Sentence, opts: &VerifyOptions, ctx: &RunContext, threshold_only: bool) -> Result<Report, RunError> {
+pub fn verify_report(
+    path: &Path,
+    model: &Model,
+    sentence: &Sentence,
+    opts: &VerifyOptions,
+    ctx: &RunContext,
+    threshold_only: bool,
+) -> Result<Report, RunError> {
     if sentence.kind() == Kind::Propositional && sentence.agents() == 0 {
         return Err(RunError::input("the sentence names no agent"));
     }
     let o = verify(model, sentence, opts, ctx)?;
-    let mut r = Report::new("nis", if threshold_only { "emergence" } else { "verify" });
+    let mut r = Report::new(
+        "nis",
+        if threshold_only {
+            "emergence"
+        } else {
+            "verify"
+        },
+    );
     r.model = model_ref(path);
     let verdict = match o.holds_for_all_n {
         Some(b) => Verdict::from_bool(b),
@@ -300,7 +395,11 @@ pub fn verify_report(path: &Path, model: &Model, sentence: &Sentence, opts: &Ver
         None => "none".into(),
     };
     if threshold_only {
-        r.verdict = Some(if o.holds_for_all_n.is_none() { Verdict::Unknown } else { Verdict::from_bool(o.emergence_threshold.is_some()) });
+        r.verdict = Some(if o.holds_for_all_n.is_none() {
+            Verdict::Unknown
+        } else {
+            Verdict::from_bool(o.emergence_threshold.is_some())
+        });
         r.line(format!("emergence threshold: {threshold}  ({})", o.spec));
     } else {
         r.verdict = Some(verdict);
@@ -309,19 +408,38 @@ pub fn verify_report(path: &Path, model: &Model, sentence: &Sentence, opts: &Ver
             Some(false) => "VIOLATED for some n".to_string(),
             None => "UNKNOWN".to_string(),
         };
-        r.line(format!("{head}: {}; emergence threshold: {threshold}", o.spec));
+        r.line(format!(
+            "{head}: {}; emergence threshold: {threshold}",
+            o.spec
+        ));
     }
-    r.line(format!("{}, {} sentence, m = {}, temporal depth b = {}", o.corollary, o.kind.word(), o.m, o.depth));
+    r.line(format!(
+        "{}, {} sentence, m = {}, temporal depth b = {}",
+        o.corollary,
+        o.kind.word(),
+        o.m,
+        o.depth
+    ));
     if let Some(s) = &o.simulation {
         match s.n {
-            Some(n) => r.line(format!("least n with M_ab({}) <=_{} M(n): {n}", o.m, o.depth)),
-            None => r.line(format!("no n <= {} with M_ab({}) <=_{} M(n)", s.cap, o.m, o.depth)),
+            Some(n) => r.line(format!(
+                "least n with M_ab({}) <=_{} M(n): {n}",
+                o.m, o.depth
+            )),
+            None => r.line(format!(
+                "no n <= {} with M_ab({}) <=_{} M(n)",
+                s.cap, o.m, o.depth
+            )),
         }
     }
     r.line(o.conclusion.clone());
     r.line("");
     r.text.push_str(&checks_table(&o).render(TableFormat::Text));
-    let first_witness = o.checks.iter().find_map(|c| c.witness_text.as_ref().map(|t| (c.model.clone(), t.clone())));
+    let first_witness = o.checks.iter().find_map(|c| {
+        c.witness_text
+            .as_ref()
+            .map(|t| (c.model.clone(), t.clone()))
+    });
     if let Some((model_name, t)) = first_witness {
         r.line("");
         r.line(format!("{model_name}:"));

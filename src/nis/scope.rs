@@ -49,7 +49,10 @@ impl NisScope<'_> {
     fn net_call(&self, net: usize, args: &[TExpr]) -> Result<(), String> {
         let shape = &self.nets[net];
         if !self.allow.networks {
-            return Err(format!("network `{}` can only be called in `observe`", shape.name));
+            return Err(format!(
+                "network `{}` can only be called in `observe`",
+                shape.name
+            ));
         }
         if args.len() != shape.inputs {
             return Err(format!(
@@ -61,7 +64,10 @@ impl NisScope<'_> {
         }
         if let Some(a) = args.iter().find(|a| !a.ty.is_numeric()) {
             let _ = a;
-            return Err(format!("the inputs of network `{}` must be numbers", shape.name));
+            return Err(format!(
+                "the inputs of network `{}` must be numbers",
+                shape.name
+            ));
         }
         Ok(())
     }
@@ -87,7 +93,9 @@ impl Scope for NisScope<'_> {
                 && matches!(&args[0].kind, TKind::Const(Value::Enum(id, _))
                     if Some(*id) == self.agent_actions || Some(*id) == self.env_actions);
             if !ok {
-                return Some(Err("`performed` takes one action name: `performed(guard)`".into()));
+                return Some(Err(
+                    "`performed` takes one action name: `performed(guard)`".into()
+                ));
             }
             let id = self.ext_id(ExtFn::Performed);
             return Some(Ok(ExtCall { id, ty: Ty::Bool }));

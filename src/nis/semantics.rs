@@ -35,7 +35,9 @@ impl LocalSpace {
     pub fn new(model: &Model) -> Result<Self, String> {
         let mut digits = Vec::new();
         for v in &model.template.vars {
-            let (lo, hi) = v.finite_domain().ok_or_else(|| format!("`{}` has no finite domain", v.name))?;
+            let (lo, hi) = v
+                .finite_domain()
+                .ok_or_else(|| format!("`{}` has no finite domain", v.name))?;
             digits.push((lo, (hi - lo + 1) as u64));
         }
         digits.push((0, model.template.percepts.len() as u64));
@@ -159,7 +161,10 @@ impl<'m> Semantics<'m> {
         if let Some(why) = model.explicit_obstacle() {
             return Err(why);
         }
-        if model.template.actions.len() > 64 || model.env.actions.len() > 64 || model.template.percepts.len() > 64 {
+        if model.template.actions.len() > 64
+            || model.env.actions.len() > 64
+            || model.template.percepts.len() > 64
+        {
             return Err("explicit search supports at most 64 actions and 64 percepts".into());
         }
         if model.labels.len() > 64 {
@@ -213,7 +218,10 @@ impl<'m> Semantics<'m> {
                 InitSpec::Point(v) => vec![value_code(v).unwrap_or(0)],
                 InitSpec::List(vs) => vs.iter().map(|v| value_code(v).unwrap_or(0)).collect(),
                 InitSpec::Range(lo, hi) => {
-                    let (lo, hi) = (num::to_i64(&lo.ceil()).unwrap_or(0), num::to_i64(&hi.floor()).unwrap_or(0));
+                    let (lo, hi) = (
+                        num::to_i64(&lo.ceil()).unwrap_or(0),
+                        num::to_i64(&hi.floor()).unwrap_or(0),
+                    );
                     (lo..=hi).collect()
                 }
             };
@@ -242,22 +250,40 @@ impl<'m> Semantics<'m> {
             }
         }
         if out.is_empty() {
-            return Err(error_at(&self.model.source, crate::lang::Span::default(), "the environment has no initial state"));
+            return Err(error_at(
+                &self.model.source,
+                crate::lang::Span::default(),
+                "the environment has no initial state",
+            ));
         }
         Ok(out)
     }
 
     fn env_slots(&self, codes: &[i64], action: usize) -> Vec<Value> {
         let env = &self.model.env;
-        let mut slots: Vec<Value> = codes.iter().zip(&env.vars).map(|(&c, v)| code_value(&v.ty, c)).collect();
+        let mut slots: Vec<Value> = codes
+            .iter()
+            .zip(&env.vars)
+            .map(|(&c, v)| code_value(&v.ty, c))
+            .collect();
         slots.push(Value::Enum(env.action_enum, action));
         slots
     }
 
     /// Slots of an agent expression: private state, percept, action, env action, env variables.
-    fn agent_slots(&self, local: &[i64], action: usize, env_action: usize, env: Option<&[i64]>) -> Vec<Value> {
+    fn agent_slots(
+        &self,
+        local: &[i64],
+        action: usize,
+        env_action: usize,
+        env: Option<&[i64]>,
+    ) -> Vec<Value> {
         let t = &self.model.template;
-        let mut slots: Vec<Value> = local.iter().zip(&t.vars).map(|(&c, v)| code_value(&v.ty, c)).collect();
+        let mut slots: Vec<Value> = local
+            .iter()
+            .zip(&t.vars)
+            .map(|(&c, v)| code_value(&v.ty, c))
+            .collect();
         slots.push(Value::Enum(t.percept_enum, local[t.vars.len()] as usize));
         slots.push(Value::Enum(t.action_enum, action));
         slots.push(Value::Enum(self.model.env.action_enum, env_action));
@@ -269,16 +295,41 @@ impl<'m> Semantics<'m> {
         slots
     }
 
-    fn eval_value(&mut self, e: &TExpr, slots: Vec<Value>, performed: ActionMask, env_action: usize) -> SemResult<Value> {
-        let ctx = Ctx { model: self.model, slots, performed, env_action, net_cache: &mut self.net_cache };
+    fn eval_value(
+        &mut self,
+        e: &TExpr,
+        slots: Vec<Value>,
+        performed: ActionMask,
+        env_action: usize,
+    ) -> SemResult<Value> {
+        let ctx = Ctx {
+            model: self.model,
+            slots,
+            performed,
+            env_action,
+            net_cache: &mut self.net_cache,
+        };
         eval(e, &ctx).map_err(|err| error_at(&self.model.source, err.span, err.message))
     }
 
-    fn eval_bool(&mut self, e: &TExpr, slots: Vec<Value>, performed: ActionMask, env_action: usize) -> SemResult<bool> {
-        Ok(self.eval_value(e, slots, performed, env_action)?.as_bool().unwrap_or(false))
+    fn eval_bool(
+        &mut self,
+        e: &TExpr,
+        slots: Vec<Value>,
+        performed: ActionMask,
+        env_action: usize,
+    ) -> SemResult<bool> {
+        Ok(self
+            .eval_value(e, slots, performed, env_action)?
+            .as_bool()
+            .unwrap_or(false))
     }
 
-    fn protocol_mask(&mut self, cases: &[ProtocolCase], slots: Vec<Value>) -> SemResult<ActionMask> {
+    fn protocol_mask(
+        &mut self,
+        cases: &[ProtocolCase],
+        slots: Vec<Value>,
+    ) -> SemResult<ActionMask> {
         let mut mask = 0;
         for c in cases {
             if self.eval_bool(&c.guard, slots.clone(), 0, 0)? {
@@ -302,8 +353,15 @@ impl<'m> Semantics<'m> {
         if mask == 0 {
             return Err(error_at(
                 &model.source,
-                model.template.protocol.first().map_or(crate::lang::Span::default(), |c| c.span),
-                format!("the protocol enables no action at the local state {}", self.describe_local(l)),
+                model
+                    .template
+                    .protocol
+                    .first()
+                    .map_or(crate::lang::Span::default(), |c| c.span),
+                format!(
+                    "the protocol enables no action at the local state {}",
+                    self.describe_local(l)
+                ),
             ));
         }
         self.protocol_cache.insert(l, mask);
@@ -321,8 +379,15 @@ impl<'m> Semantics<'m> {
         if mask == 0 {
             return Err(error_at(
                 &model.source,
-                model.env.protocol.first().map_or(crate::lang::Span::default(), |c| c.span),
-                format!("the environment protocol enables no action at {}", self.describe_env(e)),
+                model
+                    .env
+                    .protocol
+                    .first()
+                    .map_or(crate::lang::Span::default(), |c| c.span),
+                format!(
+                    "the environment protocol enables no action at {}",
+                    self.describe_env(e)
+                ),
             ));
         }
         self.env_protocol_cache.insert(e, mask);
@@ -351,7 +416,11 @@ impl<'m> Semantics<'m> {
                     return Err(error_at(
                         &self.model.source,
                         e.span,
-                        format!("this update leaves the declared range {} of `{}`: value {v}", var.ty.describe(), var.name),
+                        format!(
+                            "this update leaves the declared range {} of `{}`: value {v}",
+                            var.ty.describe(),
+                            var.name
+                        ),
                     ));
                 }
                 next[*slot] = value_code(&v).unwrap_or(0);
@@ -362,7 +431,13 @@ impl<'m> Semantics<'m> {
     }
 
     /// tr_t(l, a, A, a_e): the next private state (Definition 1).
-    pub fn transition(&mut self, l: LocalId, a: usize, performed: ActionMask, env_action: usize) -> SemResult<Vec<i64>> {
+    pub fn transition(
+        &mut self,
+        l: LocalId,
+        a: usize,
+        performed: ActionMask,
+        env_action: usize,
+    ) -> SemResult<Vec<i64>> {
         let key = (l, a as u8, performed, env_action as u8);
         if let Some(p) = self.tr_cache.get(&key) {
             return Ok(p.clone());
@@ -370,13 +445,25 @@ impl<'m> Semantics<'m> {
         let codes = self.space.decode(l);
         let slots = self.agent_slots(&codes, a, env_action, None);
         let model = self.model;
-        let next = self.run_update(&model.template.update, &model.template.vars, &codes, slots, performed, env_action)?;
+        let next = self.run_update(
+            &model.template.update,
+            &model.template.vars,
+            &codes,
+            slots,
+            performed,
+            env_action,
+        )?;
         self.tr_cache.insert(key, next.clone());
         Ok(next)
     }
 
     /// tr_e(l_e, a_e, A).
-    pub fn env_transition(&mut self, e: EnvId, env_action: usize, performed: ActionMask) -> SemResult<EnvId> {
+    pub fn env_transition(
+        &mut self,
+        e: EnvId,
+        env_action: usize,
+        performed: ActionMask,
+    ) -> SemResult<EnvId> {
         let key = (e, env_action as u8, performed);
         if let Some(&n) = self.env_tr_cache.get(&key) {
             return Ok(n);
@@ -384,7 +471,14 @@ impl<'m> Semantics<'m> {
         let codes = self.env_codes(e).to_vec();
         let slots = self.env_slots(&codes, env_action);
         let model = self.model;
-        let next = self.run_update(&model.env.update, &model.env.vars, &codes, slots, performed, env_action)?;
+        let next = self.run_update(
+            &model.env.update,
+            &model.env.vars,
+            &codes,
+            slots,
+            performed,
+            env_action,
+        )?;
         let id = self.env_id(next);
         self.env_tr_cache.insert(key, id);
         Ok(id)
@@ -415,29 +509,53 @@ impl<'m> Semantics<'m> {
                 }
             }
             TKind::Ext(id, args) if matches!(self.model.ext[*id], ExtFn::Argmax { .. }) => {
-                let ExtFn::Argmax { percepts } = self.model.ext[*id].clone() else { unreachable!("matched") };
+                let ExtFn::Argmax { percepts } = self.model.ext[*id].clone() else {
+                    unreachable!("matched")
+                };
                 let TKind::Ext(net_id, inputs) = &args[0].kind else {
-                    return Err(error_at(&self.model.source, e.span, "`argmax` needs a network call"));
+                    return Err(error_at(
+                        &self.model.source,
+                        e.span,
+                        "`argmax` needs a network call",
+                    ));
                 };
                 let ExtFn::NetVector { net } = self.model.ext[*net_id] else {
-                    return Err(error_at(&self.model.source, e.span, "`argmax` needs a network call"));
+                    return Err(error_at(
+                        &self.model.source,
+                        e.span,
+                        "`argmax` needs a network call",
+                    ));
                 };
                 let mut values = Vec::new();
                 for i in inputs {
                     values.push(self.eval_value(i, slots.to_vec(), 0, 0)?);
                 }
                 let before = self.net_cache.len();
-                let mut ctx = Ctx { model: self.model, slots: Vec::new(), performed: 0, env_action: 0, net_cache: &mut self.net_cache };
+                let mut ctx = Ctx {
+                    model: self.model,
+                    slots: Vec::new(),
+                    performed: 0,
+                    env_action: 0,
+                    net_cache: &mut self.net_cache,
+                };
                 let out = ctx.network(net, &values);
                 self.network_evaluations += self.net_cache.len() - before;
                 if out.iter().any(|x| !x.is_finite()) {
-                    return Err(error_at(&self.model.source, e.span, "the network gives a NaN or infinite output"));
+                    return Err(error_at(
+                        &self.model.source,
+                        e.span,
+                        "the network gives a NaN or infinite output",
+                    ));
                 }
                 Ok(argmax_mask(&out, &percepts))
             }
             _ => match self.eval_value(e, slots.to_vec(), 0, 0)? {
                 Value::Enum(_, i) => Ok(1 << i),
-                other => Err(error_at(&self.model.source, e.span, format!("`observe` gave {other}, not a percept"))),
+                other => Err(error_at(
+                    &self.model.source,
+                    e.span,
+                    format!("`observe` gave {other}, not a percept"),
+                )),
             },
         }
     }
@@ -518,7 +636,10 @@ pub fn argmax_mask(outputs: &[f64], percepts: &[usize]) -> u64 {
 pub fn show_code(ty: &DeclType, code: i64) -> String {
     match ty {
         DeclType::Bool => (code != 0).to_string(),
-        DeclType::Enum { values, .. } => values.get(code as usize).cloned().unwrap_or_else(|| code.to_string()),
+        DeclType::Enum { values, .. } => values
+            .get(code as usize)
+            .cloned()
+            .unwrap_or_else(|| code.to_string()),
         _ => BigInt::from(code).to_string(),
     }
 }

@@ -29,11 +29,19 @@ impl Default for Simulation {
 
 impl Simulation {
     pub fn new() -> Self {
-        Simulation { memo: HashMap::new(), pairs_visited: 0 }
+        Simulation {
+            memo: HashMap::new(),
+            pairs_visited: 0,
+        }
     }
 
     /// Every initial state of A is matched by some initial state of B in ~_b.
-    pub fn holds<'m, A: System<'m>, B: System<'m>>(&mut self, ga: &mut Graph<'m, A>, gb: &mut Graph<'m, B>, b: u32) -> SemResult<bool> {
+    pub fn holds<'m, A: System<'m>, B: System<'m>>(
+        &mut self,
+        ga: &mut Graph<'m, A>,
+        gb: &mut Graph<'m, B>,
+        b: u32,
+    ) -> SemResult<bool> {
         for ia in ga.initial.clone() {
             let mut matched = false;
             for ib in gb.initial.clone() {
@@ -49,7 +57,12 @@ impl Simulation {
         Ok(true)
     }
 
-    fn labels_agree<'m, A: System<'m>, B: System<'m>>(ga: &mut Graph<'m, A>, gb: &mut Graph<'m, B>, a: u32, b: u32) -> SemResult<bool> {
+    fn labels_agree<'m, A: System<'m>, B: System<'m>>(
+        ga: &mut Graph<'m, A>,
+        gb: &mut Graph<'m, B>,
+        a: u32,
+        b: u32,
+    ) -> SemResult<bool> {
         let m = ga.sys.indexed(&ga.states[a as usize]).len();
         for agent in 0..m {
             if ga.labels(a, agent)? != gb.labels(b, agent)? {
@@ -136,15 +149,28 @@ pub fn minimal_simulating_n(
     let mut tried = Vec::new();
     for i in m.max(1)..=cap {
         if give_up() {
-            return Ok(Ok(MinimalN { n: None, cap: i.saturating_sub(1), tried }));
+            return Ok(Ok(MinimalN {
+                n: None,
+                cap: i.saturating_sub(1),
+                tried,
+            }));
         }
-        let sem = Semantics::new(model).map_err(|e| crate::lang::error_at(&model.source, Default::default(), e))?;
+        let sem = Semantics::new(model)
+            .map_err(|e| crate::lang::error_at(&model.source, Default::default(), e))?;
         let mut gc = Graph::new(Concrete::new(sem, i, m))?;
         let ok = Simulation::new().holds(&mut ga, &mut gc, b)?;
         tried.push((i, ok));
         if ok {
-            return Ok(Ok(MinimalN { n: Some(i), cap, tried }));
+            return Ok(Ok(MinimalN {
+                n: Some(i),
+                cap,
+                tried,
+            }));
         }
     }
-    Ok(Ok(MinimalN { n: None, cap, tried }))
+    Ok(Ok(MinimalN {
+        n: None,
+        cap,
+        tried,
+    }))
 }

@@ -15,8 +15,8 @@
 //! label alive = h > 0 & percept != expired;
 //! ```
 
-use crate::lang::{Constants, Expr, LangResult, Parser, Source, Span, TypeSyntax};
 use crate::lang::lexer::Tok;
+use crate::lang::{Constants, Expr, LangResult, Parser, Source, Span, TypeSyntax};
 
 /// A variable declaration as written.
 #[derive(Clone, Debug)]
@@ -97,7 +97,10 @@ pub fn parse(source: &Source, constants: Constants) -> LangResult<RawModel> {
         } else if p.at_keyword("agent") {
             let kw = p.bump().span;
             if m.agent.is_some() {
-                return Err(p.error(kw, "a model has exactly one agent template; this is a second one"));
+                return Err(p.error(
+                    kw,
+                    "a model has exactly one agent template; this is a second one",
+                ));
             }
             let (name, span) = p.ident()?;
             let block = parse_block(&mut p, false)?;
@@ -105,7 +108,10 @@ pub fn parse(source: &Source, constants: Constants) -> LangResult<RawModel> {
         } else if p.at_keyword("environment") {
             let kw = p.bump().span;
             if m.env.is_some() {
-                return Err(p.error(kw, "a model has at most one environment; this is a second one"));
+                return Err(p.error(
+                    kw,
+                    "a model has at most one environment; this is a second one",
+                ));
             }
             let block = parse_block(&mut p, true)?;
             m.env = Some((kw, block));
@@ -262,7 +268,11 @@ fn parse_protocol(p: &mut Parser) -> LangResult<Vec<RawProtocolCase>> {
         let actions = ident_list(p, Tok::RBrace)?;
         p.expect(Tok::Semi)?;
         let span = guard.span.to(p.prev_span());
-        cases.push(RawProtocolCase { guard, actions, span });
+        cases.push(RawProtocolCase {
+            guard,
+            actions,
+            span,
+        });
     }
     Ok(cases)
 }
@@ -286,7 +296,11 @@ fn parse_update(p: &mut Parser) -> LangResult<Vec<RawUpdateCase>> {
         }
         p.expect(Tok::Semi)?;
         let span = guard.span.to(p.prev_span());
-        cases.push(RawUpdateCase { guard, assigns, span });
+        cases.push(RawUpdateCase {
+            guard,
+            assigns,
+            span,
+        });
     }
     Ok(cases)
 }

@@ -34,7 +34,10 @@ pub trait System<'m> {
 }
 
 /// Calls `f` with every index vector of the product `0..sizes[0] x 0..sizes[1] x ...`.
-pub fn for_each_product<E>(sizes: &[usize], mut f: impl FnMut(&[usize]) -> Result<(), E>) -> Result<(), E> {
+pub fn for_each_product<E>(
+    sizes: &[usize],
+    mut f: impl FnMut(&[usize]) -> Result<(), E>,
+) -> Result<(), E> {
     if sizes.contains(&0) {
         return Ok(());
     }
@@ -59,7 +62,11 @@ pub fn for_each_product<E>(sizes: &[usize], mut f: impl FnMut(&[usize]) -> Resul
 /// Every way to split `total` agents into `parts` ordered groups (weak compositions).
 pub fn compositions(total: u32, parts: usize) -> Vec<Vec<u32>> {
     if parts == 0 {
-        return if total == 0 { vec![Vec::new()] } else { Vec::new() };
+        return if total == 0 {
+            vec![Vec::new()]
+        } else {
+            Vec::new()
+        };
     }
     if parts == 1 {
         return vec![vec![total]];

@@ -28,16 +28,34 @@ pub fn fixture_policy(rest_level: f64) -> Network {
     let mut w3 = Array2::zeros((2, 4));
     w3[[1, 0]] = 1.0;
     Network::from_layers(vec![
-        Layer { weights: w1, bias: Array1::zeros(4), activation: Activation::Relu },
-        Layer { weights: w2, bias: Array1::zeros(4), activation: Activation::Relu },
-        Layer { weights: w3, bias: array![rest_level, 0.0], activation: Activation::Identity },
+        Layer {
+            weights: w1,
+            bias: Array1::zeros(4),
+            activation: Activation::Relu,
+        },
+        Layer {
+            weights: w2,
+            bias: Array1::zeros(4),
+            activation: Activation::Relu,
+        },
+        Layer {
+            weights: w3,
+            bias: array![rest_level, 0.0],
+            activation: Activation::Identity,
+        },
     ])
     .unwrap()
 }
 
-pub fn model_with(text: &str, nets: &[(&str, Network)]) -> Result<Model, Box<crate::lang::SourceError>> {
+pub fn model_with(
+    text: &str,
+    nets: &[(&str, Network)],
+) -> Result<Model, Box<crate::lang::SourceError>> {
     let opts = LoadOptions {
-        in_memory: nets.iter().map(|(n, net)| (n.to_string(), net.clone())).collect(),
+        in_memory: nets
+            .iter()
+            .map(|(n, net)| (n.to_string(), net.clone()))
+            .collect(),
         ..Default::default()
     };
     parse_model(&Source::new("test.nis", text), Path::new("."), &opts)
@@ -50,13 +68,28 @@ pub fn guarding() -> Model {
 /// The guarding game written out by hand, on ordered tuples of (health, percept):
 /// percept 0 volunteer, 1 rest_only, 2 expired; volunteer iff h >= 3.
 fn guarding_oracle_layers(n: usize, k: usize) -> Vec<HashSet<Vec<(i64, u8)>>> {
-    let observe = |h: i64| if h == 0 { 2 } else if h >= 3 { 0 } else { 1 };
+    let observe = |h: i64| {
+        if h == 0 {
+            2
+        } else if h >= 3 {
+            0
+        } else {
+            1
+        }
+    };
     let mut layers = vec![HashSet::from([vec![(3i64, 0u8); n]])];
     for _ in 0..k {
         let mut next = HashSet::new();
         for s in layers.last().unwrap() {
             // Each agent: 0 guard, 1 rest, 2 expire.
-            let options: Vec<Vec<u8>> = s.iter().map(|&(_, p)| match p { 0 => vec![0, 1], 1 => vec![1], _ => vec![2] }).collect();
+            let options: Vec<Vec<u8>> = s
+                .iter()
+                .map(|&(_, p)| match p {
+                    0 => vec![0, 1],
+                    1 => vec![1],
+                    _ => vec![2],
+                })
+                .collect();
             let mut idx = vec![0usize; n];
             loop {
                 let acts: Vec<u8> = (0..n).map(|i| options[i][idx[i]]).collect();
@@ -113,7 +146,14 @@ fn guarding_state_counts_match_a_hand_written_oracle() {
     // By hand: from (3,3) the four joint actions give four distinct states.
     assert_eq!(state_counts(&model, 2, 2, 1).unwrap()[1], (4, 4));
     // n = 1: guard -> (1, rest_only), rest alone -> (0, expired).
-    assert_eq!(state_counts(&model, 1, 1, 2).unwrap().iter().map(|c| c.1).collect::<Vec<_>>(), vec![1, 2, 1]);
+    assert_eq!(
+        state_counts(&model, 1, 1, 2)
+            .unwrap()
+            .iter()
+            .map(|c| c.1)
+            .collect::<Vec<_>>(),
+        vec![1, 2, 1]
+    );
 }
 
 #[test]
@@ -123,12 +163,30 @@ fn guarding_verdicts_match_the_oracle() {
         let oracle = guarding_oracle_layers(n, 5);
         for k in 1..=5u32 {
             let alive = |t: &Vec<(i64, u8)>, i: usize| t[i].0 > 0 && t[i].1 != 2;
-            let ex = oracle[k as usize].iter().any(|t| alive(t, 0) && alive(t, 1));
-            let ax = oracle[k as usize].iter().all(|t| alive(t, 0) && alive(t, 1));
-            let sx = parse_sentence(&format!("forall v1, v2: EX^{k} (alive, v1) & (alive, v2)")).unwrap();
-            let sa = parse_sentence(&format!("forall v1, v2: AX^{k} (alive, v1) & (alive, v2)")).unwrap();
-            let rx = decide(EngineChoice::Explicit, &model, &sx, Target::Concrete { agents: n }).unwrap();
-            let ra = decide(EngineChoice::Explicit, &model, &sa, Target::Concrete { agents: n }).unwrap();
+            let ex = oracle[k as usize]
+                .iter()
+                .any(|t| alive(t, 0) && alive(t, 1));
+            let ax = oracle[k as usize]
+                .iter()
+                .all(|t| alive(t, 0) && alive(t, 1));
+            let sx = parse_sentence(&format!("forall v1, v2: EX^{k} (alive, v1) & (alive, v2)"))
+                .unwrap();
+            let sa = parse_sentence(&format!("forall v1, v2: AX^{k} (alive, v1) & (alive, v2)"))
+                .unwrap();
+            let rx = decide(
+                EngineChoice::Explicit,
+                &model,
+                &sx,
+                Target::Concrete { agents: n },
+            )
+            .unwrap();
+            let ra = decide(
+                EngineChoice::Explicit,
+                &model,
+                &sa,
+                Target::Concrete { agents: n },
+            )
+            .unwrap();
             assert_eq!(rx.holds, ex, "EX^{k} on M({n})");
             assert_eq!(ra.holds, ax, "AX^{k} on M({n})");
             assert_eq!(rx.witness.is_some(), ex);
@@ -140,7 +198,10 @@ fn guarding_verdicts_match_the_oracle() {
 #[test]
 fn bictl_parse_print_classify_depth() {
     let s = parse_sentence("forall v1, v2: EX^3 (alive, v1) & (alive, v2)").unwrap();
-    assert_eq!(s.to_string(), "forall v1, v2: EX^3 ((alive, v1) & (alive, v2))");
+    assert_eq!(
+        s.to_string(),
+        "forall v1, v2: EX^3 ((alive, v1) & (alive, v2))"
+    );
     assert_eq!((s.kind(), s.depth(), s.agents()), (Kind::Existential, 3, 2));
     let again = parse_sentence(&s.to_string()).unwrap();
     assert_eq!(again.to_string(), s.to_string());
@@ -168,8 +229,20 @@ fn until_is_its_expansion() {
                 expansion = format!("(dead, v1) | ((alive, v1) & EX ({expansion}))");
             }
             let b = parse_sentence(&format!("forall v1: {expansion}")).unwrap();
-            let ra = decide(EngineChoice::Explicit, &model, &a, Target::Concrete { agents: n }).unwrap();
-            let rb = decide(EngineChoice::Explicit, &model, &b, Target::Concrete { agents: n }).unwrap();
+            let ra = decide(
+                EngineChoice::Explicit,
+                &model,
+                &a,
+                Target::Concrete { agents: n },
+            )
+            .unwrap();
+            let rb = decide(
+                EngineChoice::Explicit,
+                &model,
+                &b,
+                Target::Concrete { agents: n },
+            )
+            .unwrap();
             assert_eq!(ra.holds, rb.holds);
         }
     }
@@ -205,13 +278,27 @@ fn zero_one_abstraction_by_hand() {
     one.sort();
     assert_eq!(
         one,
-        vec![(0, vec![0]), (0, vec![0, 1]), (0, vec![1]), (1, vec![0]), (1, vec![0, 1]), (1, vec![1])]
+        vec![
+            (0, vec![0]),
+            (0, vec![0, 1]),
+            (0, vec![1]),
+            (1, vec![0]),
+            (1, vec![0, 1]),
+            (1, vec![1])
+        ]
     );
     // From (0 | {0, 1}) the zero-one action pairs both states with a non-empty set each: 3 x 3 = 9 actions.
-    let from = g.states.iter().position(|s| s.indexed == vec![0] && s.zo.len() == 2).unwrap() as u32;
+    let from = g
+        .states
+        .iter()
+        .position(|s| s.indexed == vec![0] && s.zo.len() == 2)
+        .unwrap() as u32;
     let succ = g.successors(from).unwrap().to_vec();
     // Images: {0,1} in every combination that keeps both or swaps; all three non-empty sets reachable.
-    let mut zos: Vec<Vec<u32>> = succ.iter().map(|(_, t)| g.states[*t as usize].zo.iter().collect()).collect();
+    let mut zos: Vec<Vec<u32>> = succ
+        .iter()
+        .map(|(_, t)| g.states[*t as usize].zo.iter().collect())
+        .collect();
     zos.sort();
     zos.dedup();
     assert_eq!(zos, vec![vec![0], vec![0, 1], vec![1]]);
@@ -225,10 +312,19 @@ fn zero_one_abstraction_by_hand() {
 fn guarding_corollaries() {
     let model = guarding();
     let ctx = RunContext::default();
-    let opts = VerifyOptions { engine: EngineChoice::Explicit, cap: Some(10) };
+    let opts = VerifyOptions {
+        engine: EngineChoice::Explicit,
+        cap: Some(10),
+    };
     // k = 2: M(2) already satisfies it, holds for all n; k = 3: M(2) fails, M(3) holds: threshold 3.
-    for (k, all, th) in [(1u32, true, Some(2usize)), (2, true, Some(2)), (3, false, Some(3)), (4, false, Some(3))] {
-        let s = parse_sentence(&format!("forall v1, v2: EX^{k} (alive, v1) & (alive, v2)")).unwrap();
+    for (k, all, th) in [
+        (1u32, true, Some(2usize)),
+        (2, true, Some(2)),
+        (3, false, Some(3)),
+        (4, false, Some(3)),
+    ] {
+        let s =
+            parse_sentence(&format!("forall v1, v2: EX^{k} (alive, v1) & (alive, v2)")).unwrap();
         let o = verify(&model, &s, &opts, &ctx).unwrap();
         assert_eq!(o.holds_for_all_n, Some(all), "k = {k}");
         assert_eq!(o.emergence_threshold, th, "k = {k}");
@@ -237,11 +333,20 @@ fn guarding_corollaries() {
     // Universal: paths on which nobody guards kill everybody at k = 1.
     let s = parse_sentence("forall v1, v2: AX^1 (alive, v1) & (alive, v2)").unwrap();
     let o = verify(&model, &s, &opts, &ctx).unwrap();
-    assert_eq!((o.holds_for_all_n, o.emergence_threshold, o.abstract_holds), (Some(false), None, Some(false)));
+    assert_eq!(
+        (o.holds_for_all_n, o.emergence_threshold, o.abstract_holds),
+        (Some(false), None, Some(false))
+    );
     // Direct checks agree for every n the corollary speaks about.
     for n in 2..=5 {
         let s3 = parse_sentence("forall v1, v2: EX^3 (alive, v1) & (alive, v2)").unwrap();
-        let r = decide(EngineChoice::Explicit, &model, &s3, Target::Concrete { agents: n }).unwrap();
+        let r = decide(
+            EngineChoice::Explicit,
+            &model,
+            &s3,
+            Target::Concrete { agents: n },
+        )
+        .unwrap();
         assert_eq!(r.holds, n >= 3, "n = {n}");
     }
 }
@@ -251,19 +356,34 @@ fn simulation_is_monotone_and_the_minimal_n_is_found() {
     let model = guarding();
     let never = || false;
     for b in 1..=3u32 {
-        let found = minimal_simulating_n(&model, 2, b, 8, never).unwrap().unwrap();
+        let found = minimal_simulating_n(&model, 2, b, 8, never)
+            .unwrap()
+            .unwrap();
         let n = found.n.expect("some M(n) simulates M_ab(2)");
         assert!(n >= 2);
         // Theorem 4: every larger concrete model simulates as well.
         let sem = Semantics::new(&model).unwrap();
         let mut ga = Graph::new(Abstract::new(sem, 2)).unwrap();
         for i in n..=n + 1 {
-            let mut gc = Graph::new(super::concrete::Concrete::new(Semantics::new(&model).unwrap(), i, 2)).unwrap();
-            assert!(Simulation::new().holds(&mut ga, &mut gc, b).unwrap(), "b = {b}, i = {i}");
+            let mut gc = Graph::new(super::concrete::Concrete::new(
+                Semantics::new(&model).unwrap(),
+                i,
+                2,
+            ))
+            .unwrap();
+            assert!(
+                Simulation::new().holds(&mut ga, &mut gc, b).unwrap(),
+                "b = {b}, i = {i}"
+            );
         }
         // Theorem 2: the abstract model simulates every M(i), i > m.
         for i in 3..=4 {
-            let mut gc = Graph::new(super::concrete::Concrete::new(Semantics::new(&model).unwrap(), i, 2)).unwrap();
+            let mut gc = Graph::new(super::concrete::Concrete::new(
+                Semantics::new(&model).unwrap(),
+                i,
+                2,
+            ))
+            .unwrap();
             assert!(Simulation::new().holds(&mut gc, &mut ga, b).unwrap());
         }
     }
@@ -272,12 +392,30 @@ fn simulation_is_monotone_and_the_minimal_n_is_found() {
 #[test]
 fn model_errors_are_located() {
     let cases: Vec<(String, &str)> = vec![
-        (GUARDING.replace("h := clamp(h + Gr, 0, Mh)", "h := h + 9"), ""),
-        (GUARDING.replace("rest_only -> {rest};", "rest_only -> {};"), "empty protocol case"),
+        (
+            GUARDING.replace("h := clamp(h + Gr, 0, Mh)", "h := h + 9"),
+            "",
+        ),
+        (
+            GUARDING.replace("rest_only -> {rest};", "rest_only -> {};"),
+            "empty protocol case",
+        ),
         (GUARDING.replace("label alive", "label alive2"), ""),
-        (GUARDING.replace("policy(h / Mh)", "policy(h, h)"), "takes 1 input"),
-        (GUARDING.replace("rest_only, volunteer)", "rest_only)"), "names 1 percept"),
-        (GUARDING.replace("var h : [0..Mh] = 3;", "var h : [0..Mh] = 3; var r : real = 0;"), "bounds"),
+        (
+            GUARDING.replace("policy(h / Mh)", "policy(h, h)"),
+            "takes 1 input",
+        ),
+        (
+            GUARDING.replace("rest_only, volunteer)", "rest_only)"),
+            "names 1 percept",
+        ),
+        (
+            GUARDING.replace(
+                "var h : [0..Mh] = 3;",
+                "var h : [0..Mh] = 3; var r : real = 0;",
+            ),
+            "bounds",
+        ),
         (GUARDING.replace("= 3;", "= 7;"), "outside the type"),
     ];
     for (text, needle) in cases {
@@ -286,21 +424,37 @@ fn model_errors_are_located() {
                 // Run-time errors: the update leaving its range.
                 if needle.is_empty() && text.contains("h + 9") {
                     let s = parse_sentence("forall v: EX^2 (alive, v)").unwrap();
-                    let e = decide(EngineChoice::Explicit, &m, &s, Target::Concrete { agents: 2 }).unwrap_err();
+                    let e = decide(
+                        EngineChoice::Explicit,
+                        &m,
+                        &s,
+                        Target::Concrete { agents: 2 },
+                    )
+                    .unwrap_err();
                     let msg = format!("{e:?}");
                     assert!(msg.contains("leaves the declared range"), "{msg}");
                 }
             }
             Err(e) => {
                 assert!(e.line > 0 && e.column > 0);
-                assert!(e.message.contains(needle), "`{}` lacks `{needle}`", e.message);
+                assert!(
+                    e.message.contains(needle),
+                    "`{}` lacks `{needle}`",
+                    e.message
+                );
             }
         }
     }
     // An unknown label in the formula is an input error.
     let m = guarding();
     let s = parse_sentence("forall v: EX (happy, v)").unwrap();
-    assert!(decide(EngineChoice::Explicit, &m, &s, Target::Concrete { agents: 1 }).is_err());
+    assert!(decide(
+        EngineChoice::Explicit,
+        &m,
+        &s,
+        Target::Concrete { agents: 1 }
+    )
+    .is_err());
     // The MILP decider refuses honestly.
     let s = parse_sentence("forall v: EX (alive, v)").unwrap();
     assert!(matches!(

@@ -7,7 +7,10 @@ use crate::report::Table;
 use serde_json::{json, Value};
 
 fn action_names(sem: &Semantics, mask: u64) -> String {
-    bits(mask).map(|a| sem.model.template.actions[a].clone()).collect::<Vec<_>>().join(",")
+    bits(mask)
+        .map(|a| sem.model.template.actions[a].clone())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// One row per step: every agent's local state and the action it takes next; the environment.
@@ -88,7 +91,13 @@ fn json_code(ty: &crate::lang::DeclType, code: i64) -> Value {
 }
 
 fn zo_set(sem: &Semantics, s: &AState) -> String {
-    format!("{{{}}}", s.zo.iter().map(|l| sem.describe_local(l)).collect::<Vec<_>>().join("; "))
+    format!(
+        "{{{}}}",
+        s.zo.iter()
+            .map(|l| sem.describe_local(l))
+            .collect::<Vec<_>>()
+            .join("; ")
+    )
 }
 
 fn zo_move(sem: &Semantics, mv: &AMove) -> String {
@@ -113,7 +122,10 @@ pub fn abstract_table(sem: &Semantics, branch: &[(Option<AMove>, AState)]) -> Ta
         for (i, &l) in s.indexed.iter().enumerate() {
             let mut cell = sem.describe_local(l);
             if let Some(mv) = next {
-                cell.push_str(&format!(" -> {}", sem.model.template.actions[mv.indexed[i]]));
+                cell.push_str(&format!(
+                    " -> {}",
+                    sem.model.template.actions[mv.indexed[i]]
+                ));
             }
             row.push(cell);
         }
