@@ -177,10 +177,10 @@ proptest! {
             prop_assert_eq!(counts[j].1, oracle[j].len() as u128);
         }
         // EX^k (q, 1) & (r, m) and AX^k on the brute force layers.
-        for k in 1..=depth {
+        for (k, layer) in oracle.iter().enumerate().skip(1) {
             let lab = |sem: &mut Semantics, t: &Vec<LocalId>, label: usize, i: usize| sem.labels(t[i]).unwrap() >> label & 1 == 1;
-            let ex = oracle[k].iter().any(|t| lab(&mut sem, t, 0, 0) && lab(&mut sem, t, 1, m - 1));
-            let ax = oracle[k].iter().all(|t| lab(&mut sem, t, 0, 0) || !lab(&mut sem, t, 1, m - 1));
+            let ex = layer.iter().any(|t| lab(&mut sem, t, 0, 0) && lab(&mut sem, t, 1, m - 1));
+            let ax = layer.iter().all(|t| lab(&mut sem, t, 0, 0) || !lab(&mut sem, t, 1, m - 1));
             let (v1, v2) = if m == 1 { ("v1", "v1") } else { ("v1", "v2") };
             let vars = if m == 1 { "v1" } else { "v1, v2" };
             let fx = parse_sentence(&format!("forall {vars}: EX^{k} (q, {v1}) & (r, {v2})")).unwrap();

@@ -150,12 +150,15 @@ fn lower_rec(s: &Sentence, model: &Model, f: &Formula, core: &mut Core) -> LangR
     })
 }
 
+/// Successors of one state: the move and the successor's number.
+type Successors<M> = Vec<(M, u32)>;
+
 /// The reachable part of a system, explored on demand and numbered.
 pub struct Graph<'m, S: System<'m>> {
     pub sys: S,
     pub states: Vec<S::State>,
     index: HashMap<S::State, u32>,
-    succ: Vec<Option<Vec<(S::Move, u32)>>>,
+    succ: Vec<Option<Successors<S::Move>>>,
     pub initial: Vec<u32>,
     _m: std::marker::PhantomData<&'m ()>,
 }

@@ -28,7 +28,7 @@ pub type ConcreteTrace = Vec<Vec<ConcreteStep>>;
 fn expand(s: &CState) -> Vec<LocalId> {
     let mut v = s.indexed.clone();
     for &(l, c) in &s.others {
-        v.extend(std::iter::repeat(l).take(c as usize));
+        v.extend(std::iter::repeat_n(l, c as usize));
     }
     v
 }

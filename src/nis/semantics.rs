@@ -373,7 +373,7 @@ impl<'m> Semantics<'m> {
         if let Some(&m) = self.env_protocol_cache.get(&e) {
             return Ok(m);
         }
-        let slots = self.env_slots(&self.env_codes(e).to_vec(), 0);
+        let slots = self.env_slots(self.env_codes(e), 0);
         let model = self.model;
         let mask = self.protocol_mask(&model.env.protocol, slots)?;
         if mask == 0 {
