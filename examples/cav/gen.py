@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Writes the platoon models platoon2..6.mapt and platoon2..6_delay.mapt.
 
-A platoon of N vehicles on a line, car1 leading. Every task has period 10.
+A platoon of N vehicles on a line, car1 leading. Time is in milliseconds;
+every task has period 100 ms.
 `road` moves every vehicle by its speed at the end of each period. The
 leader may brake, keep or accelerate. Each follower senses the distance to
-the vehicle ahead (latency [1, 3]) and then decides (in [4, 8]) on the
+the vehicle ahead (latency [10, 30]) and then decides (in [40, 80]) on the
 distance it sensed: brake below SAFE, accelerate above 2*SAFE, keep between.
 In the delay variant a follower also needs the speed of the vehicle ahead,
 received over a V2V link with communication delay [DLO, DHI]; it predicts
@@ -21,8 +22,8 @@ def model(n, delay):
     w("const VMAX = 3;      // speed limit (distance per period)")
     w("const STEP = 1/2;    // speed change of one decision")
     if delay:
-        w("const DLO = 2;       // communication delay, lower bound")
-        w("const DHI = 6;       // communication delay, upper bound")
+        w("const DLO = 20;      // communication delay (ms), lower bound")
+        w("const DHI = 60;      // communication delay (ms), upper bound")
     for i in range(1, n + 1):
         w(f"var x{i}: real = {8 * (n - i)};")
         w(f"var v{i}: real = 2;")
@@ -33,34 +34,34 @@ def model(n, delay):
             w(f"var h{i}: real = 2;   // speed of car{i - 1} as received by car{i}")
     w("")
     moves = ", ".join(f"x{i} := x{i} + v{i}" for i in range(1, n + 1))
-    w("agent road period 10 {")
-    w(f"  wait -> moved in [10, 10] do {moves};")
+    w("agent road period 100 {")
+    w(f"  wait -> moved in [100, 100] do {moves};")
     w("}")
     w("")
-    w("agent car1 period 10 {")
-    w("  cruise -> done in [2, 6] do v1 := max(v1 - 1, 0);")
-    w("  cruise -> done in [2, 6];")
-    w("  cruise -> done in [2, 6] do v1 := min(v1 + STEP, VMAX);")
+    w("agent car1 period 100 {")
+    w("  cruise -> done in [20, 60] do v1 := max(v1 - 1, 0);")
+    w("  cruise -> done in [20, 60];")
+    w("  cruise -> done in [20, 60] do v1 := min(v1 + STEP, VMAX);")
     w("}")
     for i in range(2, n + 1):
         if delay:
             w("")
-            w(f"agent link{i} period 10 {{")
+            w(f"agent link{i} period 100 {{")
             w(f"  idle -> sent in [DLO, DHI] do h{i} := v{i - 1};")
             w("}")
         gap = f"d{i} + h{i} - v{i}" if delay else f"d{i}"
         w("")
-        w(f"agent car{i} period 10 {{")
-        w(f"  idle -> sensed in [1, 3] do d{i} := x{i - 1} - x{i};")
-        w(f"  sensed -> done in [4, 8] when {gap} < SAFE do v{i} := max(v{i} - 1, 0), brake{i} := true;")
-        w(f"  sensed -> done in [4, 8] when {gap} >= SAFE & {gap} <= 2 * SAFE do brake{i} := false;")
-        w(f"  sensed -> done in [4, 8] when {gap} > 2 * SAFE do v{i} := min(v{i} + STEP, VMAX), brake{i} := false;")
+        w(f"agent car{i} period 100 {{")
+        w(f"  idle -> sensed in [10, 30] do d{i} := x{i - 1} - x{i};")
+        w(f"  sensed -> done in [40, 80] when {gap} < SAFE do v{i} := max(v{i} - 1, 0), brake{i} := true;")
+        w(f"  sensed -> done in [40, 80] when {gap} >= SAFE & {gap} <= 2 * SAFE do brake{i} := false;")
+        w(f"  sensed -> done in [40, 80] when {gap} > 2 * SAFE do v{i} := min(v{i} + STEP, VMAX), brake{i} := false;")
         w("}")
     w("")
     gaps = [f"x{i - 1} - x{i}" for i in range(2, n + 1)]
     w("query collision: EF " + " | ".join(f"{g} <= 0" for g in gaps) + ";")
     w("query min_gap: min " + (f"min({', '.join(gaps)})" if len(gaps) > 1 else gaps[0]) + ";")
-    w(f"query recovery: AG(brake2 & time <= 30 => EF x1 - x2 >= SAFE);")
+    w(f"query recovery: AG(brake2 & time <= 300 => EF x1 - x2 >= SAFE);")
     return "\n".join(out) + "\n"
 
 

@@ -130,7 +130,7 @@ pub fn run_query(
                 transitions: g.transitions,
                 peak_stored: g.states.len(),
                 complete: g.complete,
-                deadlocks: g.succ.iter().filter(|s| s.is_empty()).count(),
+                deadlocks: g.succ.iter().enumerate().filter(|(i, s)| sem.is_deadlock(&g.states[*i], s.len())).count(),
                 ..Stats::default()
             };
             if !g.complete {

@@ -1,7 +1,8 @@
 //! Exploration strategies over a [`Semantics`]: breadth-first, depth-first,
 //! best-first, and the layered search of the seed (Section 5, as adopted in
-//! the notes): a layer border is the instant right after a reset of the
-//! pacemaker agent; inside a layer the search is breadth-first and merges
+//! the notes): a layer ends at the instant of a reset of the pacemaker agent,
+//! and its border states are those right after the first time step from that
+//! instant (every simultaneous reset done); inside a layer the search is breadth-first and merges
 //! identical states (the diamonds of interleaved independent actions); across
 //! layers it goes depth-first (or best-first) from border state to border
 //! state, remembering only border states and the current layer by default.
@@ -199,7 +200,7 @@ fn flat(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<Stats, R
             return Ok(stats);
         }
         sem.successors(&state, &mut succ)?;
-        if succ.is_empty() {
+        if sem.is_deadlock(&state, succ.len()) {
             stats.deadlocks += 1;
         }
         stats.transitions += succ.len();
@@ -318,12 +319,15 @@ fn layered(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<Stats
                 return Ok(stats);
             }
             sem.successors(&state, &mut succ)?;
-            if succ.is_empty() {
+            if sem.is_deadlock(&state, succ.len()) {
                 stats.deadlocks += 1;
             }
             stats.transitions += succ.len();
             for (step, s) in succ.drain(..) {
-                if step == (Step::Reset { agent: pace }) {
+                // The border: the first time step after the pacemaker's reset (its
+                // clock is 0 only from its reset until time passes), so that the
+                // diamonds of simultaneous resets are merged inside the layer.
+                if matches!(step, Step::Delay(_)) && state.clocks[pace] == 0 {
                     if opts.memory != Memory::Layer && !seen_borders.insert(s.clone()) {
                         continue;
                     }

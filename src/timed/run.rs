@@ -280,10 +280,10 @@ fn render(
     }
     r.line(t.render(TableFormat::Text).trim_end());
     r.line(format!(
-        "semantics {:?}, search {:?}, memory {:?}, horizon {}",
-        opts.semantics,
-        opts.explore.search,
-        opts.explore.memory,
+        "semantics {}, search {}, memory {}, horizon {}",
+        format!("{:?}", opts.semantics).to_lowercase(),
+        format!("{:?}", opts.explore.search).to_lowercase(),
+        format!("{:?}", opts.explore.memory).to_lowercase(),
         opts.horizon.map_or("none".to_string(), |h| h.to_string())
     ));
     r.results = json!({"queries": json_results});

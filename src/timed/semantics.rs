@@ -173,6 +173,12 @@ impl<'m> Semantics<'m> {
         Ok(())
     }
 
+    /// A state with no successor before the horizon: time is blocked (a guard
+    /// is false at a deadline). States at the horizon are not deadlocks.
+    pub fn is_deadlock(&self, s: &State, successors: usize) -> bool {
+        successors == 0 && self.horizon.is_none_or(|h| s.time < h)
+    }
+
     /// `B`: how long time may pass before some agent must act.
     pub fn budget(&self, s: &State) -> u64 {
         self.model
