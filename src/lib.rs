@@ -8,3 +8,4 @@ pub mod lang;
 pub mod nis;
 pub mod nn;
 pub mod report;
+pub mod timed;
