@@ -4,6 +4,7 @@
 mod lang;
 mod nis;
 mod timed;
+pub mod robust;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -82,6 +83,9 @@ pub enum Command {
     /// Agents with timed periodic tasks (.mapt): accelerated semantics, layered search, nested queries.
     #[command(subcommand)]
     Timed(timed::TimedCmd),
+    /// Robust strategies for metric automata (reach, Buchi, parity) and parity games.
+    #[command(subcommand)]
+    Robust(robust::RobustCmd),
 }
 
 impl GlobalArgs {
@@ -109,6 +113,7 @@ fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
         Command::Lang(cmd) => lang::run(cmd, ctx),
         Command::Nis(cmd) => nis::run(cmd, ctx),
         Command::Timed(cmd) => timed::run(cmd, ctx),
+        Command::Robust(cmd) => robust::run(cmd, ctx),
     }
 }
 
