@@ -10,7 +10,8 @@ use std::collections::BinaryHeap;
 /// The outcome of checking a rank function as a control Lyapunov function with linear f.
 #[derive(Clone, Debug)]
 pub struct ClfCheck {
-    /// The largest c for which inequality (2) holds with f(x) = c x (0: not a CLF).
+    /// The largest c for which inequality (2) holds with f(x) = c x (0: not a CLF;
+    /// infinite when every reachable state is in F).
     pub c: f64,
     /// The Lipschitz constant of R (over all pairs of considered states, or over the
     /// pairs (q^{a,eps}, q^{a,x}) the proof uses when |Q| is large).
@@ -77,11 +78,17 @@ pub fn check(a: &Automaton, f: &[u32], rank: &[f64]) -> ClfCheck {
     let mut c = f64::INFINITY;
     for &q in &states {
         if !rank[q].is_finite() || rank[q] < 0.0 {
-            failure.get_or_insert(format!("R({}) is not a finite non-negative number (F not nominally coreachable?)", a.states[q]));
+            failure.get_or_insert(format!(
+                "R({}) is not a finite non-negative number (F not nominally coreachable?)",
+                a.states[q]
+            ));
             continue;
         }
         if in_f[q] != (rank[q] == 0.0) {
-            failure.get_or_insert(format!("R({}) = {} but R must be 0 exactly on F", a.states[q], rank[q]));
+            failure.get_or_insert(format!(
+                "R({}) = {} but R must be 0 exactly on F",
+                a.states[q], rank[q]
+            ));
         }
         if in_f[q] {
             continue;
@@ -96,9 +103,7 @@ pub fn check(a: &Automaton, f: &[u32], rank: &[f64]) -> ClfCheck {
         failure.get_or_insert("some state outside F has no input that decreases R (c <= 0)".into());
         c = c.max(0.0);
     }
-    if !c.is_finite() {
-        c = 0.0; // every reachable state is in F: no decrease is required
-    }
+    // c stays infinite when every reachable state is in F: no decrease is required.
     let all_pairs = states.len() <= 3000;
     let mut k = 0.0f64;
     let mut see = |p: usize, q: usize| {
@@ -122,6 +127,18 @@ pub fn check(a: &Automaton, f: &[u32], rank: &[f64]) -> ClfCheck {
             }
         }
     }
-    let sigma = if failure.is_some() || c == 0.0 { f64::INFINITY } else { k / c };
-    ClfCheck { c, lipschitz: k, lipschitz_all_pairs: all_pairs, sigma, failure }
+    let sigma = if failure.is_some() || c == 0.0 {
+        f64::INFINITY
+    } else if c.is_infinite() {
+        0.0
+    } else {
+        k / c
+    };
+    ClfCheck {
+        c,
+        lipschitz: k,
+        lipschitz_all_pairs: all_pairs,
+        sigma,
+        failure,
+    }
 }
