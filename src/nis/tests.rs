@@ -503,9 +503,31 @@ fn environments_and_scalar_outputs() {
     // Two moves in a row from h = 3 need the percept `go` at h = 2, that is t = 3
     // (0.5 < 0.6 otherwise): t counts rounds with a move, so h = 1 comes at step 4, not 3.
     let s = parse_sentence("forall v: EX^4 (low, v)").unwrap();
-    assert!(decide(EngineChoice::Explicit, &model, &s, Target::Concrete { agents: 2 }).unwrap().holds);
+    assert!(
+        decide(
+            EngineChoice::Explicit,
+            &model,
+            &s,
+            Target::Concrete { agents: 2 }
+        )
+        .unwrap()
+        .holds
+    );
     let s = parse_sentence("forall v: EX^3 (low, v)").unwrap();
-    assert!(!decide(EngineChoice::Explicit, &model, &s, Target::Concrete { agents: 2 }).unwrap().holds);
+    assert!(
+        !decide(
+            EngineChoice::Explicit,
+            &model,
+            &s,
+            Target::Concrete { agents: 2 }
+        )
+        .unwrap()
+        .holds
+    );
     let s = parse_sentence("forall v: AX^3 !(low, v)").unwrap();
-    assert!(decide(EngineChoice::Explicit, &model, &s, Target::Abstract).unwrap().holds);
+    assert!(
+        decide(EngineChoice::Explicit, &model, &s, Target::Abstract)
+            .unwrap()
+            .holds
+    );
 }
