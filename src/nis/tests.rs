@@ -474,3 +474,60 @@ fn argmax_ties_make_every_maximal_percept_possible() {
     assert_eq!(mask, 0b011, "volunteer and rest_only");
     let _ = HashMap::<u8, u8>::new();
 }
+
+/// An environment with two initial states and named scalar network outputs.
+const WITH_ENV: &str = "
+net policy = \"unused.onnx\" outputs (q_rest, q_guard);
+agent a {
+  var h : [0..4] = 3;
+  percept : {go, stay} = go;
+  actions : {move, wait};
+  observe = if q_guard(h / 4) > q_rest(h / 4) | t = 3 then go else stay;
+  protocol { go -> {move, wait}; stay -> {wait}; }
+  update { move -> h := max(h - 1, 0); wait & env_action = idle -> skip; wait -> h := min(h + 1, 4); }
+}
+environment {
+  var t : [0..3] in {0, 1};
+  actions : {tick, idle};
+  protocol { t < 3 -> {tick}; t = 3 -> {idle}; }
+  update { tick & performed(move) -> t := t + 1; }
+}
+label low = h <= 1;
+";
+
+#[test]
+fn environments_and_scalar_outputs() {
+    let model = model_with(WITH_ENV, &[("policy", fixture_policy(0.6))]).unwrap();
+    let mut sem = Semantics::new(&model).unwrap();
+    assert_eq!(sem.initial_envs().unwrap().len(), 2);
+    // Two moves in a row from h = 3 need the percept `go` at h = 2, that is t = 3
+    // (0.5 < 0.6 otherwise): t counts rounds with a move, so h = 1 comes at step 4, not 3.
+    let s = parse_sentence("forall v: EX^4 (low, v)").unwrap();
+    assert!(
+        decide(
+            EngineChoice::Explicit,
+            &model,
+            &s,
+            Target::Concrete { agents: 2 }
+        )
+        .unwrap()
+        .holds
+    );
+    let s = parse_sentence("forall v: EX^3 (low, v)").unwrap();
+    assert!(
+        !decide(
+            EngineChoice::Explicit,
+            &model,
+            &s,
+            Target::Concrete { agents: 2 }
+        )
+        .unwrap()
+        .holds
+    );
+    let s = parse_sentence("forall v: AX^3 !(low, v)").unwrap();
+    assert!(
+        decide(EngineChoice::Explicit, &model, &s, Target::Abstract)
+            .unwrap()
+            .holds
+    );
+}
