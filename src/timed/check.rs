@@ -130,7 +130,12 @@ pub fn run_query(
                 transitions: g.transitions,
                 peak_stored: g.states.len(),
                 complete: g.complete,
-                deadlocks: g.succ.iter().enumerate().filter(|(i, s)| sem.is_deadlock(&g.states[*i], s.len())).count(),
+                deadlocks: g
+                    .succ
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, s)| sem.is_deadlock(&g.states[*i], s.len()))
+                    .count(),
                 ..Stats::default()
             };
             if !g.complete {

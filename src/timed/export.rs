@@ -36,7 +36,30 @@ pub struct Exported {
     pub warnings: Vec<String>,
 }
 
+/// The value of a subexpression without variables (`1/2` is a division of literals).
+fn closed_value(e: &TExpr) -> Option<num::Rat> {
+    fn closed(e: &TExpr) -> bool {
+        match &e.kind {
+            TKind::Const(_) => true,
+            TKind::Var(_) | TKind::Ext(..) => false,
+            TKind::Unary(_, a) => closed(a),
+            TKind::Binary(_, a, b) => closed(a) && closed(b),
+            TKind::If(c, a, b) => closed(c) && closed(a) && closed(b),
+            TKind::Builtin(_, args) => args.iter().all(closed),
+        }
+    }
+    if !closed(e) {
+        return None;
+    }
+    let env: &[Value] = &[];
+    crate::lang::eval(e, env).ok()?.as_num().cloned()
+}
+
 fn literals(e: &TExpr, out: &mut Vec<num::Rat>) {
+    if let Some(r) = closed_value(e) {
+        out.push(r);
+        return;
+    }
     match &e.kind {
         TKind::Const(Value::Num(r)) => out.push(r.clone()),
         TKind::Const(_) | TKind::Var(_) => {}
@@ -105,6 +128,14 @@ impl Printer<'_> {
     /// An integer expression worth `scale * value(e)`.
     fn num(&mut self, e: &TExpr) -> Result<String, RunError> {
         let s = self.scale.clone();
+        if let Some(r) = closed_value(e) {
+            let v = (r * num::Rat::from_integer(s)).to_integer();
+            return Ok(if v < BigInt::from(0) {
+                format!("({v})")
+            } else {
+                v.to_string()
+            });
+        }
         Ok(match &e.kind {
             TKind::Const(Value::Num(r)) => {
                 let v = (r * num::Rat::from_integer(s)).to_integer();
