@@ -7,3 +7,4 @@ pub mod cli;
 pub mod lang;
 pub mod nn;
 pub mod report;
+pub mod swarm;

@@ -2,6 +2,7 @@
 //! one engine function that returns a [`Report`], and [`main`] prints it.
 
 mod lang;
+pub mod swarm;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -74,6 +75,9 @@ pub enum Command {
     /// The shared expression language: evaluate expressions exactly.
     #[command(subcommand)]
     Lang(lang::LangCmd),
+    /// Probabilistic swarms with injected faults, for any number of agents.
+    #[command(subcommand)]
+    Swarm(swarm::SwarmCmd),
 }
 
 impl GlobalArgs {
@@ -99,6 +103,7 @@ impl GlobalArgs {
 fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
     match command {
         Command::Lang(cmd) => lang::run(cmd, ctx),
+        Command::Swarm(cmd) => swarm::run(cmd, ctx),
     }
 }
 
