@@ -44,6 +44,7 @@ pub struct Inputs {
 }
 
 /// A model with its local tables.
+#[derive(Debug)]
 pub struct Loaded {
     pub model: model::Model,
     pub sys: local::LocalSystem,

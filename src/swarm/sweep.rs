@@ -151,40 +151,44 @@ pub fn sweep(inputs: &Inputs, o: &SweepOptions, _ctx: &RunContext) -> Result<Rep
 /// The figure: one line per swept value, p against k. SVG has captions and
 /// axis labels; the PNG has none, as plotters needs a font file to draw text.
 fn plot(rows: &[Row], name: &str, opt: Opt, path: &std::path::Path, text: bool) -> Result<(), Box<dyn std::error::Error>> {
+    if text {
+        draw(SVGBackend::new(path, (800, 500)).into_drawing_area(), rows, name, opt, true)
+    } else {
+        draw(BitMapBackend::new(path, (800, 500)).into_drawing_area(), rows, name, opt, false)
+    }
+}
+
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, plotters::coord::Shift>, rows: &[Row], name: &str, opt: Opt, text: bool) -> Result<(), Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
     let kmin = rows.iter().map(|r| r.1).min().unwrap_or(0) as f64;
     let kmax = rows.iter().map(|r| r.1).max().unwrap_or(1) as f64;
     let mut values: Vec<Rat> = rows.iter().map(|r| r.0.clone()).collect();
     values.dedup();
-    let draw = |root: DrawingArea<_, _>| -> Result<(), Box<dyn std::error::Error>> {
-        root.fill(&WHITE)?;
-        let mut b = ChartBuilder::on(&root);
-        b.margin(20);
-        if text {
-            b.caption(format!("{} against k, one line per {name}", opt.word()), ("sans-serif", 20)).x_label_area_size(40).y_label_area_size(50);
-        }
-        let mut chart = b.build_cartesian_2d(kmin..kmax.max(kmin + 1.0), 0f64..1.05f64)?;
-        if text {
-            chart.configure_mesh().x_desc("k").y_desc(opt.word()).draw()?;
-        } else {
-            chart.configure_mesh().x_labels(0).y_labels(0).draw()?;
-        }
-        for (i, v) in values.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
-            let pts: Vec<(f64, f64)> = rows.iter().filter(|r| &r.0 == v).map(|r| (r.1 as f64, r.2)).collect();
-            let series = chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))?;
-            if text {
-                series.label(format!("{name}={}", num::to_f64(v))).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-            }
-        }
-        if text {
-            chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
-        }
-        root.present()?;
-        Ok(())
-    };
+    root.fill(&WHITE)?;
+    let mut b = ChartBuilder::on(&root);
+    b.margin(20);
     if text {
-        draw(SVGBackend::new(path, (800, 500)).into_drawing_area())
-    } else {
-        draw(BitMapBackend::new(path, (800, 500)).into_drawing_area())
+        b.caption(format!("{} against k, one line per {name}", opt.word()), ("sans-serif", 20)).x_label_area_size(40).y_label_area_size(50);
     }
+    let mut chart = b.build_cartesian_2d(kmin..kmax.max(kmin + 1.0), 0f64..1.05f64)?;
+    if text {
+        chart.configure_mesh().x_desc("k").y_desc(opt.word()).draw()?;
+    } else {
+        chart.configure_mesh().x_labels(0).y_labels(0).draw()?;
+    }
+    for (i, v) in values.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let pts: Vec<(f64, f64)> = rows.iter().filter(|r| &r.0 == v).map(|r| (r.1 as f64, r.2)).collect();
+        let series = chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))?;
+        if text {
+            series.label(format!("{name}={}", num::to_f64(v))).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+    }
+    if text {
+        chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
+    }
+    root.present()?;
+    Ok(())
 }
