@@ -10,3 +10,4 @@ pub mod nn;
 pub mod report;
 pub mod robust;
 pub mod timed;
+pub mod swarm;

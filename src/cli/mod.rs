@@ -5,6 +5,7 @@ mod lang;
 mod nis;
 mod timed;
 pub mod robust;
+pub mod swarm;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -86,6 +87,9 @@ pub enum Command {
     /// Robust strategies for metric automata (reach, Buchi, parity) and parity games.
     #[command(subcommand)]
     Robust(robust::RobustCmd),
+    /// Probabilistic swarms with injected faults, for any number of agents.
+    #[command(subcommand)]
+    Swarm(swarm::SwarmCmd),
 }
 
 impl GlobalArgs {
@@ -114,6 +118,7 @@ fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
         Command::Nis(cmd) => nis::run(cmd, ctx),
         Command::Timed(cmd) => timed::run(cmd, ctx),
         Command::Robust(cmd) => robust::run(cmd, ctx),
+        Command::Swarm(cmd) => swarm::run(cmd, ctx),
     }
 }
 

@@ -45,6 +45,11 @@ impl Parser {
         self.tokens[(self.pos + 1).min(self.tokens.len() - 1)].kind
     }
 
+    /// The token `offset` places ahead (0 is the next one); `Eof` past the end.
+    pub fn peek_at(&self, offset: usize) -> Tok {
+        self.tokens[(self.pos + offset).min(self.tokens.len() - 1)].kind
+    }
+
     pub fn peek_span(&self) -> Span {
         self.tokens[self.pos].span
     }

@@ -1,0 +1,40 @@
+//! Swarm engine benchmarks: build + check Pmax[F<20 "deposited2"] on the
+//! concrete foraging swarm (n = 3, 4) and on the abstraction (pf = 0.4).
+//! `scripts/swarm_storm_bench.sh` times Storm on the same exported models.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use mavis::lang::{Source, Value};
+use mavis::swarm::run::{check, CheckOptions};
+use mavis::swarm::Inputs;
+use std::path::PathBuf;
+
+fn inputs() -> Inputs {
+    let ex = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/foraging");
+    Inputs {
+        model: ex.join("foraging.swarm"),
+        faults: Some(ex.join("foraging.faults")),
+        props: None,
+        prop_texts: vec!["Pmax=? [ F<20 \"deposited2\" ]".into()],
+        sets: vec![("pf".into(), mavis::lang::parse_value_text("0.4").unwrap())],
+        faulty_fraction: None,
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let _ = (Source::new("", ""), Value::Bool(true));
+    let ctx = mavis::report::RunContext::default();
+    let mut g = c.benchmark_group("swarm");
+    g.sample_size(10);
+    for n in [3usize, 4] {
+        g.bench_function(format!("foraging_n{n}_build_check_F20"), |b| {
+            b.iter(|| check(&inputs(), &CheckOptions { agents: Some(vec![n]), ..Default::default() }, &ctx).unwrap())
+        });
+    }
+    g.bench_function("foraging_abstract_pf0.4_F20", |b| {
+        b.iter(|| check(&inputs(), &CheckOptions { threshold: Some(1), ..Default::default() }, &ctx).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

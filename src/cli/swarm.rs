@@ -1,0 +1,137 @@
+//! `mavis swarm`: probabilistic swarms with faults (argument mapping only).
+
+use crate::lang::{self, Rat, Value};
+use crate::report::{Report, RunContext, RunError};
+use crate::swarm::{self, run::CheckOptions, sweep::SweepOptions, Inputs};
+use clap::{Args, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct ModelArgs {
+    /// The swarm file.
+    pub model: PathBuf,
+    /// The faults file (fault profile, Definition 12).
+    #[arg(long, value_name = "FILE")]
+    pub faults: Option<PathBuf>,
+    /// Constants: NAME=VALUE (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
+    pub set: Vec<(String, Value)>,
+    /// Definition 15: each agent is faulty-prone with this probability; properties become P[G(starting -> X psi)].
+    #[arg(long, value_name = "P", value_parser = parse_probability)]
+    pub faulty_fraction: Option<Rat>,
+}
+
+fn parse_probability(s: &str) -> Result<Rat, String> {
+    match lang::parse_value_text(s)? {
+        Value::Num(r) if r >= Rat::default() && r <= Rat::from_integer(1.into()) => Ok(r),
+        _ => Err(format!("`{s}` is not a probability in [0, 1]")),
+    }
+}
+
+fn parse_agents(s: &str) -> Result<Vec<usize>, String> {
+    s.split(',').map(|x| x.trim().parse::<usize>().map_err(|_| format!("`{x}` is not a number of agents"))).collect()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Prism,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SwarmCmd {
+    /// Check properties on S(n) or, with --abstract, for every number of agents.
+    #[command(after_help = "Examples:\n  mavis swarm check examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --prop 'Pmax=? [ F<13 \"deposited2\" ]' --agents 2 --exact --witness\n  mavis swarm check examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --props examples/foraging/foraging.props --abstract")]
+    Check {
+        #[command(flatten)]
+        model: ModelArgs,
+        /// A properties file (PRISM syntax).
+        #[arg(long, value_name = "FILE")]
+        props: Option<PathBuf>,
+        /// A property on the command line (repeatable).
+        #[arg(long = "prop", value_name = "PROPERTY")]
+        prop: Vec<String>,
+        /// Agents per template (`3`, or `2,1` for two templates).
+        #[arg(long, value_name = "N[,N...]", value_parser = parse_agents, conflicts_with = "abstract_")]
+        agents: Option<Vec<usize>>,
+        /// For every number of agents (set abstraction; cutoff where it applies).
+        #[arg(long = "abstract")]
+        abstract_: bool,
+        /// Count agents per local state exactly below T (1 = the set abstraction).
+        #[arg(long, value_name = "T", requires = "abstract_")]
+        threshold: Option<u32>,
+        /// Exact rational arithmetic; prints fractions.
+        #[arg(long)]
+        exact: bool,
+        /// The optimal step-dependent scheduler's most likely witness path.
+        #[arg(long)]
+        witness: bool,
+        /// Give up (unknown) beyond this many states.
+        #[arg(long, value_name = "N", default_value_t = 30_000_000)]
+        max_states: usize,
+    },
+    /// Max p against k and a swept constant (the seed's Figure 2): table, CSV, SVG and PNG.
+    #[command(after_help = "Example:\n  mavis swarm sweep examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --prop 'Pmax=? [ F<k \"deposited2\" ]' --sweep pf=0:0.1:1 --k 8..20 --agents 2 --out sweep")]
+    Sweep {
+        #[command(flatten)]
+        model: ModelArgs,
+        /// The property; its step bound uses the constant `k`.
+        #[arg(long = "prop", value_name = "PROPERTY")]
+        prop: String,
+        /// The swept constant: NAME=START:STEP:END.
+        #[arg(long, value_name = "NAME=START:STEP:END", value_parser = swarm::sweep::parse_range)]
+        sweep: (String, Vec<Rat>),
+        /// The step bounds: LO..HI.
+        #[arg(long, value_name = "LO..HI", value_parser = swarm::sweep::parse_k)]
+        k: (usize, usize),
+        /// Agents per template (default: every size, by the abstraction).
+        #[arg(long, value_name = "N[,N...]", value_parser = parse_agents)]
+        agents: Option<Vec<usize>>,
+        /// Threshold of the abstraction.
+        #[arg(long, value_name = "T", default_value_t = 1)]
+        threshold: u32,
+        /// Write PREFIX.csv, PREFIX.svg and PREFIX.png.
+        #[arg(long, value_name = "PREFIX")]
+        out: Option<PathBuf>,
+        #[arg(long, value_name = "N", default_value_t = 30_000_000)]
+        max_states: usize,
+    },
+    /// Export S(n) (or the abstract model) in the PRISM language that PRISM and Storm read.
+    #[command(after_help = "Example:\n  mavis swarm export examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults --agents 3 --to prism -o foraging3.prism")]
+    Export {
+        #[command(flatten)]
+        model: ModelArgs,
+        #[arg(long, value_name = "N[,N...]", value_parser = parse_agents, required_unless_present = "abstract_")]
+        agents: Option<Vec<usize>>,
+        /// Export the explicit abstract model instead.
+        #[arg(long = "abstract", conflicts_with = "agents")]
+        abstract_: bool,
+        #[arg(long, value_name = "T", default_value_t = 1)]
+        threshold: u32,
+        #[arg(long, value_enum, default_value_t = ExportFormat::Prism)]
+        to: ExportFormat,
+        /// Output file (default: standard output).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+fn inputs(m: ModelArgs, props: Option<PathBuf>, prop: Vec<String>) -> Inputs {
+    Inputs { model: m.model, faults: m.faults, props, prop_texts: prop, sets: m.set, faulty_fraction: m.faulty_fraction }
+}
+
+pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
+    match cmd {
+        SwarmCmd::Check { model, props, prop, agents, abstract_, threshold, exact, witness, max_states } => {
+            let threshold = if abstract_ { Some(threshold.unwrap_or(1)) } else { None };
+            let opts = CheckOptions { agents, threshold, exact, witness, max_states };
+            swarm::run::check(&inputs(model, props, prop), &opts, ctx)
+        }
+        SwarmCmd::Sweep { model, prop, sweep, k, agents, threshold, out, max_states } => {
+            let o = SweepOptions { swept: sweep, ks: k, agents, threshold, out, max_states };
+            swarm::sweep::sweep(&inputs(model, None, vec![prop]), &o, ctx)
+        }
+        SwarmCmd::Export { model, agents, abstract_: _, threshold, to: ExportFormat::Prism, output } => {
+            swarm::export::export(&inputs(model, None, vec![]), agents.as_deref(), threshold, output.as_deref())
+        }
+    }
+}

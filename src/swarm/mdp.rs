@@ -1,0 +1,285 @@
+//! Our explicit MDP (Definition 2): states interned BY VALUE in an
+//! open-addressing table (the hash only picks the bucket; equality compares
+//! the packed words), transitions in compressed sparse rows
+//! (state -> choices -> entries).
+
+use crate::lang::Rat;
+use num_traits::Zero;
+
+/// A semantics the explorer can unfold: packed states and their choices.
+pub trait Semantics {
+    /// u64 words per packed state.
+    fn words(&self) -> usize;
+    fn initial_states(&self) -> Vec<Vec<u64>>;
+    /// Appends the choices of `state` to `out` (already cleared).
+    fn successors(&self, state: &[u64], exact: bool, out: &mut Successors);
+}
+
+/// The choices of one state as the semantics produce them.
+#[derive(Clone, Debug, Default)]
+pub struct Successors {
+    pub words: usize,
+    pub labels: Vec<u32>,
+    /// End (exclusive, in entries) of each choice.
+    pub ends: Vec<usize>,
+    pub targets: Vec<u64>,
+    pub probs: Vec<f64>,
+    pub exact: Vec<Rat>,
+}
+
+impl Successors {
+    pub fn new(words: usize) -> Self {
+        Successors { words, ..Default::default() }
+    }
+
+    pub fn clear(&mut self) {
+        self.labels.clear();
+        self.ends.clear();
+        self.targets.clear();
+        self.probs.clear();
+        self.exact.clear();
+    }
+
+    pub fn entry(&mut self, target: &[u64], p: f64, exact: Option<Rat>) {
+        self.targets.extend_from_slice(target);
+        self.probs.push(p);
+        if let Some(e) = exact {
+            self.exact.push(e);
+        }
+    }
+
+    pub fn end_choice(&mut self, label: u32) {
+        self.labels.push(label);
+        self.ends.push(self.probs.len());
+    }
+
+    pub fn choices(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Entries of choice `c`: (target words, f64 probability, index into `exact`).
+    pub fn choice(&self, c: usize) -> impl Iterator<Item = (&[u64], f64, usize)> + '_ {
+        let start = if c == 0 { 0 } else { self.ends[c - 1] };
+        (start..self.ends[c]).map(move |e| (&self.targets[e * self.words..(e + 1) * self.words], self.probs[e], e))
+    }
+}
+
+/// States keyed by value.
+#[derive(Clone, Debug)]
+pub struct StateTable {
+    words: usize,
+    data: Vec<u64>,
+    /// 0 = empty, else state index + 1.
+    slots: Vec<u32>,
+}
+
+fn hash_words(key: &[u64]) -> u64 {
+    let mut h: u64 = 0x243f_6a88_85a3_08d3;
+    for &w in key {
+        h = (h.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    h ^ (h >> 29)
+}
+
+impl StateTable {
+    pub fn new(words: usize) -> Self {
+        StateTable { words: words.max(1), data: Vec::new(), slots: vec![0; 1024] }
+    }
+
+    pub fn len(&self) -> usize {
+        self.data.len() / self.words
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    pub fn get(&self, i: u32) -> &[u64] {
+        let w = self.words;
+        &self.data[i as usize * w..(i as usize + 1) * w]
+    }
+
+    fn find(&self, key: &[u64]) -> Result<u32, usize> {
+        let mask = self.slots.len() - 1;
+        let mut b = hash_words(key) as usize & mask;
+        loop {
+            match self.slots[b] {
+                0 => return Err(b),
+                s if self.get(s - 1) == key => return Ok(s - 1),
+                _ => b = (b + 1) & mask,
+            }
+        }
+    }
+
+    pub fn lookup(&self, key: &[u64]) -> Option<u32> {
+        self.find(key).ok()
+    }
+
+    /// The index of `key`, inserting it if new; `true` when it was new.
+    pub fn insert(&mut self, key: &[u64]) -> (u32, bool) {
+        debug_assert_eq!(key.len(), self.words);
+        match self.find(key) {
+            Ok(i) => (i, false),
+            Err(b) => {
+                let i = self.len() as u32;
+                self.data.extend_from_slice(key);
+                self.slots[b] = i + 1;
+                if self.len() * 2 > self.slots.len() {
+                    self.grow();
+                }
+                (i, true)
+            }
+        }
+    }
+
+    fn grow(&mut self) {
+        let n = self.slots.len() * 2;
+        self.slots = vec![0; n];
+        let mask = n - 1;
+        for i in 0..self.len() {
+            let mut b = hash_words(self.get(i as u32)) as usize & mask;
+            while self.slots[b] != 0 {
+                b = (b + 1) & mask;
+            }
+            self.slots[b] = i as u32 + 1;
+        }
+    }
+}
+
+/// An explicit MDP in compressed sparse rows.
+#[derive(Clone, Debug)]
+pub struct Mdp {
+    pub states: StateTable,
+    pub initial: Vec<u32>,
+    /// Choices of state s: `row_start[s]..row_start[s+1]`.
+    pub row_start: Vec<usize>,
+    pub choice_label: Vec<u32>,
+    /// Entries of choice c: `choice_start[c]..choice_start[c+1]`.
+    pub choice_start: Vec<usize>,
+    pub targets: Vec<u32>,
+    pub probs: Vec<f64>,
+    /// Exact probabilities beside `probs` under `--exact`.
+    pub exact: Option<Vec<Rat>>,
+}
+
+impl Mdp {
+    pub fn num_states(&self) -> usize {
+        self.row_start.len() - 1
+    }
+
+    pub fn num_choices(&self) -> usize {
+        self.choice_label.len()
+    }
+
+    pub fn num_transitions(&self) -> usize {
+        self.targets.len()
+    }
+
+    pub fn choices(&self, s: usize) -> std::ops::Range<usize> {
+        self.row_start[s]..self.row_start[s + 1]
+    }
+
+    pub fn entries(&self, c: usize) -> std::ops::Range<usize> {
+        self.choice_start[c]..self.choice_start[c + 1]
+    }
+}
+
+/// Why exploration stopped early.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stop {
+    StateLimit(usize),
+    TimedOut,
+}
+
+/// Unfolds the reachable part of a semantics breadth-first.
+pub fn explore(sem: &dyn Semantics, exact: bool, max_states: usize, deadline: Option<std::time::Instant>) -> Result<Mdp, Stop> {
+    explore_to_depth(sem, exact, max_states, deadline, None)
+}
+
+/// As [`explore`], but states first reached at depth `max_depth` get a
+/// self-loop instead of their successors: exact for properties of at most
+/// `max_depth` steps, evaluated at the initial states.
+pub fn explore_to_depth(
+    sem: &dyn Semantics,
+    exact: bool,
+    max_states: usize,
+    deadline: Option<std::time::Instant>,
+    max_depth: Option<usize>,
+) -> Result<Mdp, Stop> {
+    let words = sem.words().max(1);
+    let mut table = StateTable::new(words);
+    let mut initial = Vec::new();
+    for s in sem.initial_states() {
+        let (i, _) = table.insert(&s);
+        if !initial.contains(&i) {
+            initial.push(i);
+        }
+    }
+    let mut mdp = Mdp {
+        states: StateTable::new(words),
+        initial,
+        row_start: vec![0],
+        choice_label: Vec::new(),
+        choice_start: vec![0],
+        targets: Vec::new(),
+        probs: Vec::new(),
+        exact: exact.then(Vec::new),
+    };
+    let mut succ = Successors::new(words);
+    let mut state = vec![0u64; words];
+    let mut merged: Vec<(u32, f64, usize)> = Vec::new();
+    let mut next = 0usize;
+    let (mut depth, mut layer_end) = (0usize, table.len());
+    while next < table.len() {
+        if next == layer_end {
+            depth += 1;
+            layer_end = table.len();
+        }
+        if next % 4096 == 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return Err(Stop::TimedOut);
+        }
+        state.copy_from_slice(table.get(next as u32));
+        succ.clear();
+        if max_depth.is_some_and(|d| depth >= d) {
+            succ.entry(&state, 1.0, exact.then(num_traits::One::one));
+            succ.end_choice(u32::MAX);
+        } else {
+            sem.successors(&state, exact, &mut succ);
+        }
+        for c in 0..succ.choices() {
+            merged.clear();
+            for (t, p, e) in succ.choice(c) {
+                let (i, _) = table.insert(t);
+                merged.push((i, p, e));
+            }
+            if table.len() > max_states {
+                return Err(Stop::StateLimit(max_states));
+            }
+            merged.sort_by_key(|m| m.0);
+            let mut k = 0;
+            while k < merged.len() {
+                let (t, mut p, e) = merged[k];
+                let mut q = if exact { succ.exact[e].clone() } else { Rat::zero() };
+                k += 1;
+                while k < merged.len() && merged[k].0 == t {
+                    p += merged[k].1;
+                    if exact {
+                        q += &succ.exact[merged[k].2];
+                    }
+                    k += 1;
+                }
+                mdp.targets.push(t);
+                mdp.probs.push(p);
+                if let Some(ex) = &mut mdp.exact {
+                    ex.push(q);
+                }
+            }
+            mdp.choice_label.push(succ.labels[c]);
+            mdp.choice_start.push(mdp.targets.len());
+        }
+        mdp.row_start.push(mdp.choice_label.len());
+        next += 1;
+    }
+    mdp.states = table;
+    Ok(mdp)
+}

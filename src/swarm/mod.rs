@@ -1,0 +1,100 @@
+//! The swarm engine: probabilistic swarms (PPIIS, Definitions 4-8) with
+//! injected faults (Definitions 12-15), checked on concrete sizes by our own
+//! explicit MDP model checker and for all sizes by a counting abstraction
+//! (the set abstraction at threshold 1) or, where it applies, a cutoff.
+//!
+//! Data flow: text ([`syntax`]) -> typed model ([`model`]) -> local tables
+//! ([`local`]) -> semantics ([`concrete`], [`counting`]) -> MDP ([`mdp`]) ->
+//! bounded value iteration ([`check`]) -> report ([`run`]).
+
+pub mod check;
+pub mod concrete;
+pub mod counting;
+pub mod engine;
+pub mod export;
+pub mod local;
+pub mod mdp;
+pub mod model;
+pub mod props;
+pub mod run;
+pub mod sweep;
+pub mod syntax;
+
+#[cfg(test)]
+mod tests;
+
+use crate::lang::{Constants, Rat, Source, Value};
+use crate::report::RunError;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// What a run reads.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    pub model: PathBuf,
+    pub faults: Option<PathBuf>,
+    /// A properties file.
+    pub props: Option<PathBuf>,
+    /// Properties given on the command line.
+    pub prop_texts: Vec<String>,
+    /// `--set NAME=VALUE` constant overrides.
+    pub sets: Vec<(String, Value)>,
+    /// Definition 15's faultiness probability (`--faulty-fraction p`).
+    pub faulty_fraction: Option<Rat>,
+}
+
+/// A model with its local tables.
+#[derive(Debug)]
+pub struct Loaded {
+    pub model: model::Model,
+    pub sys: local::LocalSystem,
+    pub source: Source,
+    pub faults_source: Option<Source>,
+}
+
+fn read(path: &Path) -> Result<Source, RunError> {
+    Source::read(path).map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))
+}
+
+/// Parses and resolves a swarm file (and faults file) from texts.
+pub fn load_sources(source: &Source, faults: Option<&Source>, sets: &[(String, Value)], faulty_fraction: Option<Rat>) -> Result<Loaded, RunError> {
+    let overrides: HashMap<String, Value> = sets.iter().cloned().collect();
+    let mut consts = Constants::with_overrides(overrides);
+    let syntax = syntax::parse_swarm(source, &mut consts)?;
+    let blocks = match faults {
+        Some(f) => Some(syntax::parse_faults(f, &mut consts)?),
+        None => None,
+    };
+    let unused = consts.unused_overrides();
+    if !unused.is_empty() {
+        return Err(RunError::input(format!("--set names no constant of the model: {}", unused.join(", "))));
+    }
+    let opts = model::BuildOptions { faulty_fraction };
+    let model = model::build_model(source, &syntax, faults.zip(blocks.as_deref()), consts, &opts)?;
+    let sys = local::build_system(&model, faults)?;
+    Ok(Loaded { model, sys, source: source.clone(), faults_source: faults.cloned() })
+}
+
+/// Reads the files of `inputs` and loads the model.
+pub fn load(inputs: &Inputs) -> Result<Loaded, RunError> {
+    let source = read(&inputs.model)?;
+    let faults = inputs.faults.as_deref().map(read).transpose()?;
+    load_sources(&source, faults.as_ref(), &inputs.sets, inputs.faulty_fraction.clone())
+}
+
+/// The properties of a run: the file's, then the command line's.
+pub fn load_props(inputs: &Inputs, model: &model::Model) -> Result<props::Properties, RunError> {
+    let mut text = String::new();
+    let name = match &inputs.props {
+        Some(p) => {
+            text = read(p)?.text().to_string();
+            p.display().to_string()
+        }
+        None => "<--prop>".to_string(),
+    };
+    for t in &inputs.prop_texts {
+        text.push('\n');
+        text.push_str(t);
+    }
+    Ok(props::parse_properties(&Source::new(name, text), model)?)
+}

@@ -1,0 +1,224 @@
+//! Properties in PRISM syntax: `Pmax=? [ F<k "l" ]`, `Pmin=? [...]`,
+//! `P<=p [...]`, `P>=p [...]` over step-bounded `F`, `G`, `U` and `X`.
+//! In discrete time `F<k` is `F<=k-1`, as PRISM and Storm read it.
+
+use super::model::{GlobalScope, GlobalVar, Model, LABEL_BASE};
+use crate::lang::lexer::Tok;
+use crate::lang::{check_as, error_at, eval_const, num, LangResult, Parser, Rat, Source, Span, TExpr, Ty, Value};
+use num_traits::{One, Zero};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opt {
+    Max,
+    Min,
+}
+
+impl Opt {
+    pub fn flip(self) -> Opt {
+        match self {
+            Opt::Max => Opt::Min,
+            Opt::Min => Opt::Max,
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Opt::Max => "Pmax",
+            Opt::Min => "Pmin",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Le,
+    Lt,
+    Ge,
+    Gt,
+}
+
+impl Cmp {
+    pub fn holds(self, value: &Rat, bound: &Rat) -> bool {
+        match self {
+            Cmp::Le => value <= bound,
+            Cmp::Lt => value < bound,
+            Cmp::Ge => value >= bound,
+            Cmp::Gt => value > bound,
+        }
+    }
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Cmp::Le => "<=",
+            Cmp::Lt => "<",
+            Cmp::Ge => ">=",
+            Cmp::Gt => ">",
+        }
+    }
+}
+
+/// A step-bounded path formula.
+#[derive(Clone, Debug)]
+pub enum Path {
+    /// `phi U<=steps psi`; `F<=steps psi` has `phi = None` (true).
+    Until { phi: Option<TExpr>, psi: TExpr, steps: usize },
+    /// `G<=steps phi`
+    Globally { phi: TExpr, steps: usize },
+    /// `X phi`
+    Next { phi: TExpr },
+}
+
+impl Path {
+    pub fn steps(&self) -> usize {
+        match self {
+            Path::Until { steps, .. } | Path::Globally { steps, .. } => *steps,
+            Path::Next { .. } => 1,
+        }
+    }
+}
+
+/// One property: which optimum to compute and, for `P~p`, the bound.
+#[derive(Clone, Debug)]
+pub struct Property {
+    pub text: String,
+    pub opt: Opt,
+    pub bound: Option<(Cmp, Rat)>,
+    pub path: Path,
+}
+
+/// Parsed properties with the variables they and the labels read.
+#[derive(Clone, Debug)]
+pub struct Properties {
+    pub props: Vec<Property>,
+    pub refs: Vec<GlobalVar>,
+}
+
+/// `"name"` becomes `_name_` (same length, so positions stay right).
+fn encode_labels(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut inside = false;
+    for c in text.chars() {
+        if c == '"' {
+            out.push('_');
+            inside = !inside;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn steps_of(p: &mut Parser, model: &Model) -> LangResult<usize> {
+    let strict = match p.peek() {
+        Tok::Le => false,
+        Tok::Lt => true,
+        _ => return Err(p.unexpected("a step bound `<=k` or `<k` (only step-bounded properties are supported)")),
+    };
+    p.bump();
+    let e = p.expr()?;
+    let v = eval_const(p.source(), &e, &model.consts)?;
+    let k = v.as_num().and_then(num::to_i64).filter(|k| *k >= 0 && *k <= 1_000_000);
+    match k {
+        Some(0) if strict => Err(p.error(e.span, "`<0` leaves no step")),
+        Some(k) => Ok(k as usize - usize::from(strict)),
+        None => Err(p.error(e.span, format!("a step bound must be a natural number, found {v}"))),
+    }
+}
+
+fn state_formula(p: &mut Parser, scope: &GlobalScope) -> LangResult<TExpr> {
+    let e = p.expr()?;
+    check_as(p.source(), &e, scope, Ty::Bool)
+}
+
+fn path(p: &mut Parser, scope: &GlobalScope) -> LangResult<Path> {
+    if p.peek2() != Tok::RBracket && p.eat_keyword("F") {
+        let steps = steps_of(p, scope.model)?;
+        return Ok(Path::Until { phi: None, psi: state_formula(p, scope)?, steps });
+    }
+    if p.peek2() != Tok::RBracket && p.eat_keyword("G") {
+        let steps = steps_of(p, scope.model)?;
+        return Ok(Path::Globally { phi: state_formula(p, scope)?, steps });
+    }
+    if p.peek2() != Tok::RBracket && p.eat_keyword("X") {
+        return Ok(Path::Next { phi: state_formula(p, scope)? });
+    }
+    let phi = state_formula(p, scope)?;
+    p.expect_keyword("U")?;
+    let steps = steps_of(p, scope.model)?;
+    Ok(Path::Until { phi: Some(phi), psi: state_formula(p, scope)?, steps })
+}
+
+fn property(p: &mut Parser, scope: &GlobalScope) -> LangResult<(Property, Span)> {
+    let start = p.peek_span();
+    let (word, wspan) = p.ident()?;
+    let (opt, bound) = match word.as_str() {
+        "Pmax" | "Pmin" => {
+            p.expect(Tok::Eq)?;
+            p.expect(Tok::Question)?;
+            (if word == "Pmax" { Opt::Max } else { Opt::Min }, None)
+        }
+        "P" => {
+            let cmp = match p.peek() {
+                Tok::Le => Cmp::Le,
+                Tok::Lt => Cmp::Lt,
+                Tok::Ge => Cmp::Ge,
+                Tok::Gt => Cmp::Gt,
+                _ => return Err(p.unexpected("`<=`, `<`, `>=` or `>`")),
+            };
+            p.bump();
+            let e = p.expr()?;
+            let v = eval_const(p.source(), &e, &scope.model.consts)?;
+            let b = match v {
+                Value::Num(r) if r >= Rat::zero() && r <= Rat::one() => r,
+                other => return Err(p.error(e.span, format!("a probability bound must lie in [0, 1], found {other}"))),
+            };
+            // P<=p is decided with Pmax, P>=p with Pmin.
+            let opt = if matches!(cmp, Cmp::Le | Cmp::Lt) { Opt::Max } else { Opt::Min };
+            (opt, Some((cmp, b)))
+        }
+        _ => return Err(p.error(wspan, format!("expected `Pmax=?`, `Pmin=?` or `P<=p`, found `{word}`"))),
+    };
+    p.expect(Tok::LBracket)?;
+    let path = path(p, scope)?;
+    p.expect(Tok::RBracket)?;
+    let span = start.to(p.prev_span());
+    Ok((Property { text: String::new(), opt, bound, path }, span))
+}
+
+/// Parses a properties text (one or more properties, `;` or newlines between).
+pub fn parse_properties(source: &Source, model: &Model) -> LangResult<Properties> {
+    // Same-length encoding, so spans in `encoded` are spans in `source`.
+    let encoded = Source::new(source.name(), encode_labels(source.text()));
+    let mut p = Parser::new(&encoded)?;
+    let scope = GlobalScope { model, refs: std::cell::RefCell::new(model.label_refs.clone()) };
+    let mut props = Vec::new();
+    while !p.at_eof() {
+        if p.eat(Tok::Semi) {
+            continue;
+        }
+        let (mut prop, span) = property(&mut p, &scope)?;
+        prop.text = source.slice(span).to_string();
+        props.push(prop);
+    }
+    if props.is_empty() {
+        return Err(error_at(source, Span::default(), "no property given"));
+    }
+    Ok(Properties { props, refs: scope.refs.into_inner() })
+}
+
+/// Reads slots `< LABEL_BASE` from the observed variables and the others from labels.
+pub struct ObsEnv<'a> {
+    pub vars: &'a [f64],
+    pub labels: &'a [f64],
+}
+
+impl crate::lang::EnvF64 for ObsEnv<'_> {
+    fn var(&self, slot: usize) -> f64 {
+        if slot >= LABEL_BASE {
+            self.labels[slot - LABEL_BASE]
+        } else {
+            self.vars[slot]
+        }
+    }
+}
+

@@ -1,0 +1,101 @@
+"""Cross-check of `mavis swarm` against Storm (stormpy): exported concrete
+foraging swarms (n = 1..3), a two-template swarm and the abstract model must
+have the same numbers of states, choices and transitions (built without
+properties) and the same Pmax/Pmin values (1e-9 in f64; equal fractions with
+`--exact` and Storm's rational mode)."""
+
+import json
+import os
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+stormpy = pytest.importorskip("stormpy")
+
+REPO = Path(__file__).resolve().parents[2]
+EX = REPO / "examples" / "foraging"
+
+
+def mavis_bin():
+    if os.environ.get("MAVIS_BIN"):
+        return os.environ["MAVIS_BIN"]
+    target = os.environ.get("CARGO_TARGET_DIR", str(REPO / "target"))
+    return str(Path(target) / "release" / "mavis")
+
+
+def mavis(*args, ok=(0, 1, 3)):
+    r = subprocess.run([mavis_bin(), "--format", "json", "swarm", *args], capture_output=True, text=True)
+    assert r.returncode in ok, r.stderr
+    return json.loads(r.stdout)
+
+
+CASES = [
+    ("foraging.swarm", "foraging.faults", "1", "pf=0.4"),
+    ("foraging.swarm", "foraging.faults", "2", "pf=0.4"),
+    ("foraging.swarm", "foraging.faults", "3", "pf=0.25"),
+    ("two_kinds.swarm", "two_kinds.faults", "2,1", "pf=0.4"),
+]
+PROPS = ['Pmax=? [ F<13 "deposited2" ]', 'Pmin=? [ F<=10 "deposited1" ]', 'Pmax=? [ G<=6 !"deposited1" ]']
+
+
+def export(tmp_path, model, faults, agents, setting, abstract=False):
+    out = tmp_path / (model + agents.replace(",", "_") + ("abs" if abstract else "") + ".prism")
+    where = ["--abstract"] if abstract else ["--agents", agents]
+    subprocess.run(
+        [mavis_bin(), "swarm", "export", str(EX / model), "--faults", str(EX / faults), "--set", setting, *where, "-o", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    return str(out)
+
+
+def storm_value(path, prop, exact=False):
+    program = stormpy.parse_prism_program(path)
+    props = stormpy.parse_properties(prop, program)
+    model = stormpy.build_model[stormpy.Rational](program, props) if exact else stormpy.build_model(program, props)
+    result = stormpy.model_checking(model, props[0])
+    values = [result.get_value(i) for i in model.initial_states]
+    if exact:
+        values = [Fraction(str(v)) for v in values]
+    return max(values) if prop.startswith("Pmax") else min(values)
+
+
+@pytest.mark.parametrize("model,faults,agents,setting", CASES)
+def test_concrete_sizes_and_values(tmp_path, model, faults, agents, setting):
+    path = export(tmp_path, model, faults, agents, setting)
+    built = stormpy.build_model(stormpy.parse_prism_program(path))
+    for prop in PROPS:
+        ours = mavis("check", str(EX / model), "--faults", str(EX / faults), "--set", setting, "--agents", agents, "--prop", prop)
+        assert (ours["stats"]["states"], ours["stats"]["choices"], ours["stats"]["transitions"]) == (
+            built.nr_states,
+            built.nr_choices,
+            built.nr_transitions,
+        )
+        value = ours["results"]["properties"][0]["value"]
+        assert abs(value - storm_value(path, prop)) <= 1e-9, prop
+
+
+@pytest.mark.parametrize("model,faults,agents,setting", CASES[:2] + CASES[3:])
+def test_exact_values(tmp_path, model, faults, agents, setting):
+    path = export(tmp_path, model, faults, agents, setting)
+    for prop in PROPS[:2]:
+        ours = mavis("check", str(EX / model), "--faults", str(EX / faults), "--set", setting, "--agents", agents, "--prop", prop, "--exact")
+        assert Fraction(ours["results"]["properties"][0]["exact"]) == storm_value(path, prop, exact=True), prop
+
+
+def test_abstract_model(tmp_path):
+    path = export(tmp_path, "foraging.swarm", "foraging.faults", "", "pf=0.4", abstract=True)
+    built = stormpy.build_model(stormpy.parse_prism_program(path))
+    prop = 'Pmax=? [ F<13 "deposited2" ]'
+    ours = mavis("check", str(EX / "foraging.swarm"), "--faults", str(EX / "foraging.faults"), "--set", "pf=0.4", "--abstract", "--prop", prop)
+    assert (ours["stats"]["states"], ours["stats"]["choices"], ours["stats"]["transitions"]) == (
+        built.nr_states,
+        built.nr_choices,
+        built.nr_transitions,
+    )
+    bound = ours["results"]["properties"][0]["abstract_bound"]
+    assert abs(bound - storm_value(path, prop)) <= 1e-9
+    exact = mavis("check", str(EX / "foraging.swarm"), "--faults", str(EX / "foraging.faults"), "--set", "pf=0.4", "--abstract", "--prop", prop, "--exact")
+    assert Fraction(exact["results"]["properties"][0]["abstract_bound_exact"]) == storm_value(path, prop, exact=True)
