@@ -51,8 +51,8 @@ pub enum SwarmCmd {
         #[arg(long = "prop", value_name = "PROPERTY")]
         prop: Vec<String>,
         /// Agents per template (`3`, or `2,1` for two templates).
-        #[arg(long, value_name = "N[,N...]", value_parser = parse_agents, conflicts_with = "abstract_")]
-        agents: Option<Vec<usize>>,
+        #[arg(long, value_name = "N[,N...]", conflicts_with = "abstract_")]
+        agents: Option<String>,
         /// For every number of agents (set abstraction; cutoff where it applies).
         #[arg(long = "abstract")]
         abstract_: bool,
@@ -84,8 +84,8 @@ pub enum SwarmCmd {
         #[arg(long, value_name = "LO..HI", value_parser = swarm::sweep::parse_k)]
         k: (usize, usize),
         /// Agents per template (default: every size, by the abstraction).
-        #[arg(long, value_name = "N[,N...]", value_parser = parse_agents)]
-        agents: Option<Vec<usize>>,
+        #[arg(long, value_name = "N[,N...]")]
+        agents: Option<String>,
         /// Threshold of the abstraction.
         #[arg(long, value_name = "T", default_value_t = 1)]
         threshold: u32,
@@ -100,8 +100,8 @@ pub enum SwarmCmd {
     Export {
         #[command(flatten)]
         model: ModelArgs,
-        #[arg(long, value_name = "N[,N...]", value_parser = parse_agents, required_unless_present = "abstract_")]
-        agents: Option<Vec<usize>>,
+        #[arg(long, value_name = "N[,N...]", required_unless_present = "abstract_")]
+        agents: Option<String>,
         /// Export the explicit abstract model instead.
         #[arg(long = "abstract", conflicts_with = "agents")]
         abstract_: bool,
@@ -119,18 +119,25 @@ fn inputs(m: ModelArgs, props: Option<PathBuf>, prop: Vec<String>) -> Inputs {
     Inputs { model: m.model, faults: m.faults, props, prop_texts: prop, sets: m.set, faulty_fraction: m.faulty_fraction }
 }
 
+fn agents_of(a: Option<String>) -> Result<Option<Vec<usize>>, RunError> {
+    a.map(|t| parse_agents(&t).map_err(RunError::input)).transpose()
+}
+
 pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
     match cmd {
         SwarmCmd::Check { model, props, prop, agents, abstract_, threshold, exact, witness, max_states } => {
             let threshold = if abstract_ { Some(threshold.unwrap_or(1)) } else { None };
+            let agents = agents_of(agents)?;
             let opts = CheckOptions { agents, threshold, exact, witness, max_states };
             swarm::run::check(&inputs(model, props, prop), &opts, ctx)
         }
         SwarmCmd::Sweep { model, prop, sweep, k, agents, threshold, out, max_states } => {
+            let agents = agents_of(agents)?;
             let o = SweepOptions { swept: sweep, ks: k, agents, threshold, out, max_states };
             swarm::sweep::sweep(&inputs(model, None, vec![prop]), &o, ctx)
         }
         SwarmCmd::Export { model, agents, abstract_: _, threshold, to: ExportFormat::Prism, output } => {
+            let agents = agents_of(agents)?;
             swarm::export::export(&inputs(model, None, vec![]), agents.as_deref(), threshold, output.as_deref())
         }
     }
