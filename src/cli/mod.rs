@@ -77,7 +77,7 @@ pub enum Command {
     Lang(lang::LangCmd),
     /// Probabilistic swarms with injected faults, for any number of agents.
     #[command(subcommand)]
-    Swarm(swarm::SwarmCmd),
+    Swarm(Box<swarm::SwarmCmd>),
 }
 
 impl GlobalArgs {
@@ -103,7 +103,7 @@ impl GlobalArgs {
 fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
     match command {
         Command::Lang(cmd) => lang::run(cmd, ctx),
-        Command::Swarm(cmd) => swarm::run(cmd, ctx),
+        Command::Swarm(cmd) => swarm::run(*cmd, ctx),
     }
 }
 

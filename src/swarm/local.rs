@@ -9,6 +9,9 @@ use crate::lang::{error_at, eval, num, LangResult, Rat, Source, Value};
 use num_traits::{One, Zero};
 use std::collections::HashMap;
 
+/// Weighted successor local states.
+type Outcomes = Vec<(Rat, Vec<i64>)>;
+
 /// More local states than this is refused (the tables are per local state).
 pub const MAX_LOCAL_STATES: usize = 1 << 20;
 
@@ -275,12 +278,7 @@ impl Builder<'_> {
     }
 
     /// The distribution of command `c` at `s`, faults multiplied in when `faulty`.
-    fn command(
-        &self,
-        c: &Command,
-        s: &[i64],
-        faulty: bool,
-    ) -> LangResult<Option<Vec<(Rat, Vec<i64>)>>> {
+    fn command(&self, c: &Command, s: &[i64], faulty: bool) -> LangResult<Option<Outcomes>> {
         let source = &self.model.source;
         let env = values(self.t, s);
         let enabled = eval(&c.guard, &env).map_err(|e| error_at(source, e.span, e.message))?;
@@ -338,7 +336,7 @@ impl Builder<'_> {
     }
 
     /// Moves of the initialisation phase of Definition 15 at `s`, if `s` is in it.
-    fn init_phase(&self, s: &[i64]) -> Option<Vec<(usize, Vec<(Rat, Vec<i64>)>)>> {
+    fn init_phase(&self, s: &[i64]) -> Option<Vec<(usize, Outcomes)>> {
         let p = self.model.faulty_fraction.as_ref()?;
         let m = self.slot("mode")?;
         let with = |mode: i64| {

@@ -50,7 +50,7 @@ pub fn counts_for(l: &Loaded, agents: &[usize]) -> Result<Vec<usize>, RunError> 
             )))
         }
     };
-    if counts.iter().any(|&c| c == 0) {
+    if counts.contains(&0) {
         return Err(RunError::input("every template needs at least one agent"));
     }
     Ok(counts)
