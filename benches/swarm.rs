@@ -27,11 +27,31 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     for n in [3usize, 4] {
         g.bench_function(format!("foraging_n{n}_build_check_F20"), |b| {
-            b.iter(|| check(&inputs(), &CheckOptions { agents: Some(vec![n]), ..Default::default() }, &ctx).unwrap())
+            b.iter(|| {
+                check(
+                    &inputs(),
+                    &CheckOptions {
+                        agents: Some(vec![n]),
+                        ..Default::default()
+                    },
+                    &ctx,
+                )
+                .unwrap()
+            })
         });
     }
     g.bench_function("foraging_abstract_pf0.4_F20", |b| {
-        b.iter(|| check(&inputs(), &CheckOptions { threshold: Some(1), ..Default::default() }, &ctx).unwrap())
+        b.iter(|| {
+            check(
+                &inputs(),
+                &CheckOptions {
+                    threshold: Some(1),
+                    ..Default::default()
+                },
+                &ctx,
+            )
+            .unwrap()
+        })
     });
     g.finish();
 }

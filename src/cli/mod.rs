@@ -89,7 +89,7 @@ pub enum Command {
     Robust(robust::RobustCmd),
     /// Probabilistic swarms with injected faults, for any number of agents.
     #[command(subcommand)]
-    Swarm(swarm::SwarmCmd),
+    Swarm(Box<swarm::SwarmCmd>),
 }
 
 impl GlobalArgs {
@@ -118,7 +118,7 @@ fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
         Command::Nis(cmd) => nis::run(cmd, ctx),
         Command::Timed(cmd) => timed::run(cmd, ctx),
         Command::Robust(cmd) => robust::run(cmd, ctx),
-        Command::Swarm(cmd) => swarm::run(cmd, ctx),
+        Command::Swarm(cmd) => swarm::run(*cmd, ctx),
     }
 }
 

@@ -29,7 +29,13 @@ fn parse_probability(s: &str) -> Result<Rat, String> {
 }
 
 fn parse_agents(s: &str) -> Result<Vec<usize>, String> {
-    s.split(',').map(|x| x.trim().parse::<usize>().map_err(|_| format!("`{x}` is not a number of agents"))).collect()
+    s.split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("`{x}` is not a number of agents"))
+        })
+        .collect()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -40,7 +46,9 @@ pub enum ExportFormat {
 #[derive(Subcommand, Debug)]
 pub enum SwarmCmd {
     /// Check properties on S(n) or, with --abstract, for every number of agents.
-    #[command(after_help = "Examples:\n  mavis swarm check examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --prop 'Pmax=? [ F<13 \"deposited2\" ]' --agents 2 --exact --witness\n  mavis swarm check examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --props examples/foraging/foraging.props --abstract")]
+    #[command(
+        after_help = "Examples:\n  mavis swarm check examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --prop 'Pmax=? [ F<13 \"deposited2\" ]' --agents 2 --exact --witness\n  mavis swarm check examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --props examples/foraging/foraging.props --abstract"
+    )]
     Check {
         #[command(flatten)]
         model: ModelArgs,
@@ -51,8 +59,8 @@ pub enum SwarmCmd {
         #[arg(long = "prop", value_name = "PROPERTY")]
         prop: Vec<String>,
         /// Agents per template (`3`, or `2,1` for two templates).
-        #[arg(long, value_name = "N[,N...]", value_parser = parse_agents, conflicts_with = "abstract_")]
-        agents: Option<Vec<usize>>,
+        #[arg(long, value_name = "N[,N...]", conflicts_with = "abstract_")]
+        agents: Option<String>,
         /// For every number of agents (set abstraction; cutoff where it applies).
         #[arg(long = "abstract")]
         abstract_: bool,
@@ -70,7 +78,9 @@ pub enum SwarmCmd {
         max_states: usize,
     },
     /// Max p against k and a swept constant (the seed's Figure 2): table, CSV, SVG and PNG.
-    #[command(after_help = "Example:\n  mavis swarm sweep examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --prop 'Pmax=? [ F<k \"deposited2\" ]' --sweep pf=0:0.1:1 --k 8..20 --agents 2 --out sweep")]
+    #[command(
+        after_help = "Example:\n  mavis swarm sweep examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --prop 'Pmax=? [ F<k \"deposited2\" ]' --sweep pf=0:0.1:1 --k 8..20 --agents 2 --out sweep"
+    )]
     Sweep {
         #[command(flatten)]
         model: ModelArgs,
@@ -84,8 +94,8 @@ pub enum SwarmCmd {
         #[arg(long, value_name = "LO..HI", value_parser = swarm::sweep::parse_k)]
         k: (usize, usize),
         /// Agents per template (default: every size, by the abstraction).
-        #[arg(long, value_name = "N[,N...]", value_parser = parse_agents)]
-        agents: Option<Vec<usize>>,
+        #[arg(long, value_name = "N[,N...]")]
+        agents: Option<String>,
         /// Threshold of the abstraction.
         #[arg(long, value_name = "T", default_value_t = 1)]
         threshold: u32,
@@ -96,12 +106,14 @@ pub enum SwarmCmd {
         max_states: usize,
     },
     /// Export S(n) (or the abstract model) in the PRISM language that PRISM and Storm read.
-    #[command(after_help = "Example:\n  mavis swarm export examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults --agents 3 --to prism -o foraging3.prism")]
+    #[command(
+        after_help = "Example:\n  mavis swarm export examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults --agents 3 --to prism -o foraging3.prism"
+    )]
     Export {
         #[command(flatten)]
         model: ModelArgs,
-        #[arg(long, value_name = "N[,N...]", value_parser = parse_agents, required_unless_present = "abstract_")]
-        agents: Option<Vec<usize>>,
+        #[arg(long, value_name = "N[,N...]", required_unless_present = "abstract_")]
+        agents: Option<String>,
         /// Export the explicit abstract model instead.
         #[arg(long = "abstract", conflicts_with = "agents")]
         abstract_: bool,
@@ -116,22 +128,85 @@ pub enum SwarmCmd {
 }
 
 fn inputs(m: ModelArgs, props: Option<PathBuf>, prop: Vec<String>) -> Inputs {
-    Inputs { model: m.model, faults: m.faults, props, prop_texts: prop, sets: m.set, faulty_fraction: m.faulty_fraction }
+    Inputs {
+        model: m.model,
+        faults: m.faults,
+        props,
+        prop_texts: prop,
+        sets: m.set,
+        faulty_fraction: m.faulty_fraction,
+    }
+}
+
+fn agents_of(a: Option<String>) -> Result<Option<Vec<usize>>, RunError> {
+    a.map(|t| parse_agents(&t).map_err(RunError::input))
+        .transpose()
 }
 
 pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
     match cmd {
-        SwarmCmd::Check { model, props, prop, agents, abstract_, threshold, exact, witness, max_states } => {
-            let threshold = if abstract_ { Some(threshold.unwrap_or(1)) } else { None };
-            let opts = CheckOptions { agents, threshold, exact, witness, max_states };
+        SwarmCmd::Check {
+            model,
+            props,
+            prop,
+            agents,
+            abstract_,
+            threshold,
+            exact,
+            witness,
+            max_states,
+        } => {
+            let threshold = if abstract_ {
+                Some(threshold.unwrap_or(1))
+            } else {
+                None
+            };
+            let agents = agents_of(agents)?;
+            let opts = CheckOptions {
+                agents,
+                threshold,
+                exact,
+                witness,
+                max_states,
+            };
             swarm::run::check(&inputs(model, props, prop), &opts, ctx)
         }
-        SwarmCmd::Sweep { model, prop, sweep, k, agents, threshold, out, max_states } => {
-            let o = SweepOptions { swept: sweep, ks: k, agents, threshold, out, max_states };
+        SwarmCmd::Sweep {
+            model,
+            prop,
+            sweep,
+            k,
+            agents,
+            threshold,
+            out,
+            max_states,
+        } => {
+            let agents = agents_of(agents)?;
+            let o = SweepOptions {
+                swept: sweep,
+                ks: k,
+                agents,
+                threshold,
+                out,
+                max_states,
+            };
             swarm::sweep::sweep(&inputs(model, None, vec![prop]), &o, ctx)
         }
-        SwarmCmd::Export { model, agents, abstract_: _, threshold, to: ExportFormat::Prism, output } => {
-            swarm::export::export(&inputs(model, None, vec![]), agents.as_deref(), threshold, output.as_deref())
+        SwarmCmd::Export {
+            model,
+            agents,
+            abstract_: _,
+            threshold,
+            to: ExportFormat::Prism,
+            output,
+        } => {
+            let agents = agents_of(agents)?;
+            swarm::export::export(
+                &inputs(model, None, vec![]),
+                agents.as_deref(),
+                threshold,
+                output.as_deref(),
+            )
         }
     }
 }

@@ -21,7 +21,10 @@ impl Prob for f64 {
 
 impl Prob for Rat {
     fn of(mdp: &Mdp, entry: usize) -> Self {
-        mdp.exact.as_ref().expect("explored with exact probabilities")[entry].clone()
+        mdp.exact
+            .as_ref()
+            .expect("explored with exact probabilities")[entry]
+            .clone()
     }
 }
 
@@ -78,18 +81,36 @@ pub struct Bounded<T> {
 }
 
 /// `P_opt[ allowed U<=steps target ]` for every state.
-pub fn bounded_until<T: Prob>(mdp: &Mdp, target: &[bool], allowed: &[bool], steps: usize, opt: Opt, record: bool) -> Bounded<T> {
+pub fn bounded_until<T: Prob>(
+    mdp: &Mdp,
+    target: &[bool],
+    allowed: &[bool],
+    steps: usize,
+    opt: Opt,
+    record: bool,
+) -> Bounded<T> {
     let n = mdp.num_states();
     let maybe = maybe_states(mdp, target, allowed);
     let active: Vec<usize> = (0..n).filter(|&s| maybe[s]).collect();
-    let mut cur: Vec<T> = target.iter().map(|&t| if t { T::one() } else { T::zero() }).collect();
+    let mut cur: Vec<T> = target
+        .iter()
+        .map(|&t| if t { T::one() } else { T::zero() })
+        .collect();
     let mut next = cur.clone();
-    let mut out = Bounded { values: Vec::new(), decisions: Vec::new(), history: Vec::new() };
+    let mut out = Bounded {
+        values: Vec::new(),
+        decisions: Vec::new(),
+        history: Vec::new(),
+    };
     if record {
         out.history.push(cur.clone());
     }
     for _ in 0..steps {
-        let mut decision = if record { vec![u32::MAX; n] } else { Vec::new() };
+        let mut decision = if record {
+            vec![u32::MAX; n]
+        } else {
+            Vec::new()
+        };
         for &s in &active {
             let mut best: Option<(T, usize)> = None;
             for c in mdp.choices(s) {
@@ -129,7 +150,10 @@ pub fn bounded_until<T: Prob>(mdp: &Mdp, target: &[bool], allowed: &[bool], step
 
 /// `P_opt[ X phi ]` for every state.
 pub fn next<T: Prob>(mdp: &Mdp, phi: &[bool], opt: Opt) -> Vec<T> {
-    let values: Vec<T> = phi.iter().map(|&t| if t { T::one() } else { T::zero() }).collect();
+    let values: Vec<T> = phi
+        .iter()
+        .map(|&t| if t { T::one() } else { T::zero() })
+        .collect();
     one_step(mdp, &values, opt)
 }
 
@@ -138,7 +162,9 @@ pub fn one_step<T: Prob>(mdp: &Mdp, values: &[T], opt: Opt) -> Vec<T> {
     (0..mdp.num_states())
         .map(|s| {
             let vals = mdp.choices(s).map(|c| {
-                mdp.entries(c).fold(T::zero(), |acc, e| acc + T::of(mdp, e) * values[mdp.targets[e] as usize].clone())
+                mdp.entries(c).fold(T::zero(), |acc, e| {
+                    acc + T::of(mdp, e) * values[mdp.targets[e] as usize].clone()
+                })
             });
             fold_opt(vals, opt)
         })
@@ -165,14 +191,26 @@ fn fold_opt<T: Prob>(vals: impl Iterator<Item = T>, opt: Opt) -> T {
 /// once, so the value is the optimal expected `x` at the first `starting`
 /// state (least fixed point: paths that never start count 0, which keeps
 /// both bounds of an abstraction sound). Iterates until nothing changes.
-pub fn until_starting(mdp: &Mdp, starting: &[bool], before: &[bool], x: &[f64], opt: Opt) -> Vec<f64> {
+pub fn until_starting(
+    mdp: &Mdp,
+    starting: &[bool],
+    before: &[bool],
+    x: &[f64],
+    opt: Opt,
+) -> Vec<f64> {
     let n = mdp.num_states();
-    let mut v: Vec<f64> = (0..n).map(|s| if starting[s] { x[s] } else { 0.0 }).collect();
+    let mut v: Vec<f64> = (0..n)
+        .map(|s| if starting[s] { x[s] } else { 0.0 })
+        .collect();
     for _ in 0..100_000 {
         let mut change: f64 = 0.0;
         let mut w = v.clone();
         for s in (0..n).filter(|&s| before[s] && !starting[s]) {
-            let vals = mdp.choices(s).map(|c| mdp.entries(c).map(|e| mdp.probs[e] * v[mdp.targets[e] as usize]).sum::<f64>());
+            let vals = mdp.choices(s).map(|c| {
+                mdp.entries(c)
+                    .map(|e| mdp.probs[e] * v[mdp.targets[e] as usize])
+                    .sum::<f64>()
+            });
             w[s] = fold_opt(vals, opt);
             change = change.max((w[s] - v[s]).abs());
         }
@@ -186,14 +224,31 @@ pub fn until_starting(mdp: &Mdp, starting: &[bool], before: &[bool], x: &[f64], 
 
 /// Exact variant for acyclic initialisation phases (concrete systems):
 /// `rounds` Bellman steps suffice.
-pub fn until_starting_exact(mdp: &Mdp, starting: &[bool], before: &[bool], x: &[Rat], opt: Opt, rounds: usize) -> Vec<Rat> {
+pub fn until_starting_exact(
+    mdp: &Mdp,
+    starting: &[bool],
+    before: &[bool],
+    x: &[Rat],
+    opt: Opt,
+    rounds: usize,
+) -> Vec<Rat> {
     let n = mdp.num_states();
-    let mut v: Vec<Rat> = (0..n).map(|s| if starting[s] { x[s].clone() } else { Rat::zero() }).collect();
+    let mut v: Vec<Rat> = (0..n)
+        .map(|s| {
+            if starting[s] {
+                x[s].clone()
+            } else {
+                Rat::zero()
+            }
+        })
+        .collect();
     for _ in 0..rounds {
         let mut w = v.clone();
         for s in (0..n).filter(|&s| before[s] && !starting[s]) {
             let vals = mdp.choices(s).map(|c| {
-                mdp.entries(c).fold(Rat::zero(), |acc, e| acc + Rat::of(mdp, e) * v[mdp.targets[e] as usize].clone())
+                mdp.entries(c).fold(Rat::zero(), |acc, e| {
+                    acc + Rat::of(mdp, e) * v[mdp.targets[e] as usize].clone()
+                })
             });
             w[s] = fold_opt(vals, opt);
         }
@@ -212,7 +267,13 @@ pub struct Step {
 
 /// The most likely path from `init` to a target within `steps` steps under
 /// the recorded step-dependent scheduler (Viterbi over the induced chain).
-pub fn witness_path(mdp: &Mdp, run: &Bounded<f64>, target: &[bool], init: u32, steps: usize) -> Option<Vec<Step>> {
+pub fn witness_path(
+    mdp: &Mdp,
+    run: &Bounded<f64>,
+    target: &[bool],
+    init: u32,
+    steps: usize,
+) -> Option<Vec<Step>> {
     let n = mdp.num_states();
     // best[r][s]: the largest probability of one path from s reaching a target within r steps.
     let mut best: Vec<Vec<f64>> = vec![target.iter().map(|&t| if t { 1.0 } else { 0.0 }).collect()];
@@ -227,7 +288,9 @@ pub fn witness_path(mdp: &Mdp, run: &Bounded<f64>, target: &[bool], init: u32, s
                 if dec[s] == u32::MAX {
                     return 0.0;
                 }
-                mdp.entries(dec[s] as usize).map(|e| mdp.probs[e] * prev[mdp.targets[e] as usize]).fold(0.0, f64::max)
+                mdp.entries(dec[s] as usize)
+                    .map(|e| mdp.probs[e] * prev[mdp.targets[e] as usize])
+                    .fold(0.0, f64::max)
             })
             .collect();
         best.push(layer);
@@ -245,7 +308,11 @@ pub fn witness_path(mdp: &Mdp, run: &Bounded<f64>, target: &[bool], init: u32, s
             .map(|e| (e, mdp.probs[e] * best[r - 1][mdp.targets[e] as usize]))
             .fold((usize::MAX, -1.0), |a, b| if b.1 > a.1 { b } else { a });
         let t = mdp.targets[e];
-        path.push(Step { choice: c, state: t, prob: mdp.probs[e] });
+        path.push(Step {
+            choice: c,
+            state: t,
+            prob: mdp.probs[e],
+        });
         s = t as usize;
         r -= 1;
     }

@@ -81,7 +81,13 @@ impl<'a> Concrete<'a> {
             }
         }
         packer.field(sys.env.states.len());
-        Concrete { model, sys, counts: counts.to_vec(), template_of, packer }
+        Concrete {
+            model,
+            sys,
+            counts: counts.to_vec(),
+            template_of,
+            packer,
+        }
     }
 
     pub fn agents(&self) -> usize {
@@ -133,10 +139,16 @@ impl<'a> Concrete<'a> {
         let mut out: Vec<String> = (0..self.agents())
             .map(|k| {
                 let t = self.template_of[k];
-                super::local::describe(&self.model.templates[t], &self.space(k).states[self.packer.get(state, k) as usize])
+                super::local::describe(
+                    &self.model.templates[t],
+                    &self.space(k).states[self.packer.get(state, k) as usize],
+                )
             })
             .collect();
-        out.push(super::local::describe(&self.model.env, &self.sys.env.states[self.env_local(state) as usize]));
+        out.push(super::local::describe(
+            &self.model.env,
+            &self.sys.env.states[self.env_local(state) as usize],
+        ));
         out
     }
 
@@ -206,7 +218,9 @@ impl Semantics for Concrete<'_> {
                 match self.model.actions[mv.action].ty {
                     ActionType::Asynchronous => self.product(state, &[(k, d)], exact, out),
                     ActionType::AgentEnvironment => match env.first(e, mv.action) {
-                        Some(de) => self.product(state, &[(k, d), (n, &env.dists[de as usize])], exact, out),
+                        Some(de) => {
+                            self.product(state, &[(k, d), (n, &env.dists[de as usize])], exact, out)
+                        }
                         None => continue,
                     },
                     ActionType::GlobalSynchronous => continue,
@@ -253,14 +267,30 @@ impl Concrete<'_> {
         out.clear();
         for r in refs {
             out.push(match *r {
-                GlobalVar::Agent { template, agent, var } => {
-                    let k = self.agent_index(template, agent).expect("checked before exploring");
+                GlobalVar::Agent {
+                    template,
+                    agent,
+                    var,
+                } => {
+                    let k = self
+                        .agent_index(template, agent)
+                        .expect("checked before exploring");
                     self.space(k).states[self.packer.get(state, k) as usize][var] as f64
                 }
-                GlobalVar::Env { var } => self.sys.env.states[self.env_local(state) as usize][var] as f64,
+                GlobalVar::Env { var } => {
+                    self.sys.env.states[self.env_local(state) as usize][var] as f64
+                }
                 GlobalVar::Starting => {
-                    let m = self.model.env.vars.iter().position(|v| v.name == "mode").expect("Definition 15 on");
-                    f64::from(u8::from(self.sys.env.states[self.env_local(state) as usize][m] == 1))
+                    let m = self
+                        .model
+                        .env
+                        .vars
+                        .iter()
+                        .position(|v| v.name == "mode")
+                        .expect("Definition 15 on");
+                    f64::from(u8::from(
+                        self.sys.env.states[self.env_local(state) as usize][m] == 1,
+                    ))
                 }
             });
         }

@@ -35,7 +35,13 @@ pub struct Counting<'a> {
 }
 
 impl<'a> Counting<'a> {
-    pub fn new(model: &'a Model, sys: &'a LocalSystem, concrete: &[usize], t: u32, init_counts: Vec<Vec<u32>>) -> Self {
+    pub fn new(
+        model: &'a Model,
+        sys: &'a LocalSystem,
+        concrete: &[usize],
+        t: u32,
+        init_counts: Vec<Vec<u32>>,
+    ) -> Self {
         let mut packer = Packer::default();
         let mut template_of = Vec::new();
         for (i, &n) in concrete.iter().enumerate() {
@@ -53,7 +59,17 @@ impl<'a> Counting<'a> {
             }
         }
         let max_local = sys.agents.iter().map(|a| a.states.len()).max().unwrap_or(1);
-        Counting { model, sys, concrete: concrete.to_vec(), t, init_counts, packer, template_of, count_field, max_local }
+        Counting {
+            model,
+            sys,
+            concrete: concrete.to_vec(),
+            t,
+            init_counts,
+            packer,
+            template_of,
+            count_field,
+            max_local,
+        }
     }
 
     fn n_conc(&self) -> usize {
@@ -78,12 +94,28 @@ impl<'a> Counting<'a> {
 
     /// Entries for: abstract agent of `template` leaving `s` (count already
     /// set in `base`) by `d`, optionally with the environment moving by `de`.
-    fn abstract_move(&self, base: &[u64], template: usize, d: &Dist, env: Option<&Dist>, exact: bool, out: &mut Successors) {
+    fn abstract_move(
+        &self,
+        base: &[u64],
+        template: usize,
+        d: &Dist,
+        env: Option<&Dist>,
+        exact: bool,
+        out: &mut Successors,
+    ) {
         let n = self.n_conc();
         let mut state = base.to_vec();
         let env_outcomes: Vec<(Option<u32>, f64, Option<Rat>)> = match env {
             None => vec![(None, 1.0, exact.then(Rat::one))],
-            Some(de) => (0..de.targets.len()).map(|j| (Some(de.targets[j]), de.probs[j], exact.then(|| de.exact[j].clone()))).collect(),
+            Some(de) => (0..de.targets.len())
+                .map(|j| {
+                    (
+                        Some(de.targets[j]),
+                        de.probs[j],
+                        exact.then(|| de.exact[j].clone()),
+                    )
+                })
+                .collect(),
         };
         for i in 0..d.targets.len() {
             let t = d.targets[i] as usize;
@@ -101,7 +133,10 @@ impl<'a> Counting<'a> {
     }
 
     fn describe_local(&self, template: usize, s: usize) -> String {
-        super::local::describe(&self.model.templates[template], &self.sys.agents[template].states[s])
+        super::local::describe(
+            &self.model.templates[template],
+            &self.sys.agents[template].states[s],
+        )
     }
 
     pub fn describe_label(&self, l: u32) -> String {
@@ -121,12 +156,25 @@ impl<'a> Counting<'a> {
             let rest = rest / 2;
             let template = rest as usize % self.model.templates.len();
             let s = rest as usize / self.model.templates.len();
-            let how = if variant == 0 { "others stay" } else { "it was the last" };
-            return format!("a {} in ({}), {how}: {}", self.model.templates[template].name, self.describe_local(template, s), name(action));
+            let how = if variant == 0 {
+                "others stay"
+            } else {
+                "it was the last"
+            };
+            return format!(
+                "a {} in ({}), {how}: {}",
+                self.model.templates[template].name,
+                self.describe_local(template, s),
+                name(action)
+            );
         }
         let (actor, action) = ((l / na) as usize, l % na);
         let who = if actor < self.n_conc() {
-            format!("{} {} (concrete)", self.model.templates[self.template_of[actor]].name, actor + 1)
+            format!(
+                "{} {} (concrete)",
+                self.model.templates[self.template_of[actor]].name,
+                actor + 1
+            )
         } else if actor == self.n_conc() {
             "environment".into()
         } else {
@@ -136,7 +184,15 @@ impl<'a> Counting<'a> {
     }
 
     pub fn columns(&self) -> Vec<String> {
-        let mut out: Vec<String> = (0..self.n_conc()).map(|k| format!("{} {}", self.model.templates[self.template_of[k]].name, k + 1)).collect();
+        let mut out: Vec<String> = (0..self.n_conc())
+            .map(|k| {
+                format!(
+                    "{} {}",
+                    self.model.templates[self.template_of[k]].name,
+                    k + 1
+                )
+            })
+            .collect();
         out.push(self.model.env.name.clone());
         for t in &self.model.templates {
             out.push(format!("{} (counted)", t.name));
@@ -148,13 +204,20 @@ impl<'a> Counting<'a> {
         let mut out: Vec<String> = (0..self.n_conc())
             .map(|k| self.describe_local(self.template_of[k], self.packer.get(state, k) as usize))
             .collect();
-        out.push(super::local::describe(&self.model.env, &self.sys.env.states[self.env_local(state) as usize]));
+        out.push(super::local::describe(
+            &self.model.env,
+            &self.sys.env.states[self.env_local(state) as usize],
+        ));
         for (i, sp) in self.sys.agents.iter().enumerate() {
             let parts: Vec<String> = (0..sp.states.len())
                 .filter_map(|s| {
                     let c = self.count(state, i, s);
                     (c > 0).then(|| {
-                        let n = if c == self.t { format!(">={c}") } else { c.to_string() };
+                        let n = if c == self.t {
+                            format!(">={c}")
+                        } else {
+                            c.to_string()
+                        };
                         format!("{n}x({})", self.describe_local(i, s))
                     })
                 })
@@ -169,14 +232,28 @@ impl<'a> Counting<'a> {
         out.clear();
         for r in refs {
             out.push(match *r {
-                GlobalVar::Agent { template, agent, var } => {
+                GlobalVar::Agent {
+                    template,
+                    agent,
+                    var,
+                } => {
                     let k = self.concrete[..template].iter().sum::<usize>() + agent;
                     self.sys.agents[template].states[self.packer.get(state, k) as usize][var] as f64
                 }
-                GlobalVar::Env { var } => self.sys.env.states[self.env_local(state) as usize][var] as f64,
+                GlobalVar::Env { var } => {
+                    self.sys.env.states[self.env_local(state) as usize][var] as f64
+                }
                 GlobalVar::Starting => {
-                    let m = self.model.env.vars.iter().position(|v| v.name == "mode").expect("Definition 15 on");
-                    f64::from(u8::from(self.sys.env.states[self.env_local(state) as usize][m] == 1))
+                    let m = self
+                        .model
+                        .env
+                        .vars
+                        .iter()
+                        .position(|v| v.name == "mode")
+                        .expect("Definition 15 on");
+                    f64::from(u8::from(
+                        self.sys.env.states[self.env_local(state) as usize][m] == 1,
+                    ))
                 }
             });
         }
@@ -190,7 +267,11 @@ impl<'a> Counting<'a> {
 
     /// Whether every abstract move can be labelled in 31 bits.
     pub fn labels_fit(&self) -> bool {
-        (self.max_local as u64) * (self.model.templates.len() as u64) * 2 * (self.model.actions.len() as u64) < (1u64 << 31)
+        (self.max_local as u64)
+            * (self.model.templates.len() as u64)
+            * 2
+            * (self.model.actions.len() as u64)
+            < (1u64 << 31)
     }
 }
 
@@ -244,7 +325,11 @@ impl Semantics for Counting<'_> {
                         Some(de) => {
                             for j in 0..de.targets.len() {
                                 self.packer.set(&mut st, n, de.targets[j]);
-                                out.entry(&st, d.probs[i] * de.probs[j], exact.then(|| &d.exact[i] * &de.exact[j]));
+                                out.entry(
+                                    &st,
+                                    d.probs[i] * de.probs[j],
+                                    exact.then(|| &d.exact[i] * &de.exact[j]),
+                                );
                             }
                         }
                     }
@@ -259,7 +344,11 @@ impl Semantics for Counting<'_> {
                 if c == 0 {
                     continue;
                 }
-                let variants: &[(u32, u32)] = if c == self.t { &[(self.t, 0), (self.t - 1, 1)] } else { &[(c - 1, 1)] };
+                let variants: &[(u32, u32)] = if c == self.t {
+                    &[(self.t, 0), (self.t - 1, 1)]
+                } else {
+                    &[(c - 1, 1)]
+                };
                 for mv in &sp.moves[s] {
                     let d = &sp.dists[mv.dist as usize];
                     let de = match ty(mv.action) {
@@ -318,7 +407,9 @@ impl Counting<'_> {
                     if c == 0 {
                         continue;
                     }
-                    let Some(d) = sp.first(s as u32, a) else { continue 'actions };
+                    let Some(d) = sp.first(s as u32, a) else {
+                        continue 'actions;
+                    };
                     let t = sp.dists[d as usize].targets[0] as usize;
                     let old = self.count(&base, i, t);
                     self.set_count(&mut base, i, t, self.inc(old, c));

@@ -59,16 +59,31 @@ pub struct Formulas {
 }
 
 /// Evaluates the formulas (slots index `refs`; labels from the model).
-pub fn evaluate_formulas(sem: &Sem, mdp: &Mdp, model: &Model, refs: &[GlobalVar], formulas: &[&TExpr]) -> Formulas {
+pub fn evaluate_formulas(
+    sem: &Sem,
+    mdp: &Mdp,
+    model: &Model,
+    refs: &[GlobalVar],
+    formulas: &[&TExpr],
+) -> Formulas {
     let mut truth = vec![Vec::with_capacity(mdp.num_states()); formulas.len()];
     let mut vars = Vec::new();
     let mut labels = vec![0.0; model.labels.len()];
     for s in 0..mdp.num_states() {
         sem.observe(mdp.states.get(s as u32), refs, &mut vars);
         for (i, (_, l)) in model.labels.iter().enumerate() {
-            labels[i] = eval_f64(l, &ObsEnv { vars: &vars, labels: &[] });
+            labels[i] = eval_f64(
+                l,
+                &ObsEnv {
+                    vars: &vars,
+                    labels: &[],
+                },
+            );
         }
-        let env = ObsEnv { vars: &vars, labels: &labels };
+        let env = ObsEnv {
+            vars: &vars,
+            labels: &labels,
+        };
         for (f, t) in formulas.iter().zip(truth.iter_mut()) {
             t.push(eval_f64(f, &env) != 0.0);
         }
@@ -79,7 +94,11 @@ pub fn evaluate_formulas(sem: &Sem, mdp: &Mdp, model: &Model, refs: &[GlobalVar]
 /// The state formulas a path formula needs, in the order `target_sets` reads them.
 pub fn path_formulas(path: &Path) -> Vec<&TExpr> {
     match path {
-        Path::Until { phi: Some(phi), psi, .. } => vec![psi, phi],
+        Path::Until {
+            phi: Some(phi),
+            psi,
+            ..
+        } => vec![psi, phi],
         Path::Until { psi, .. } => vec![psi],
         Path::Globally { phi, .. } | Path::Next { phi } => vec![phi],
     }
@@ -104,19 +123,40 @@ fn negate(v: Vec<bool>) -> Vec<bool> {
 }
 
 /// Computes a property's values at the initial states.
-pub fn compute(mdp: &Mdp, prop: &Property, truth: &[Vec<bool>], exact: bool, witness: bool, phases: Option<&Phases>, rounds: usize) -> Values {
+pub fn compute(
+    mdp: &Mdp,
+    prop: &Property,
+    truth: &[Vec<bool>],
+    exact: bool,
+    witness: bool,
+    phases: Option<&Phases>,
+    rounds: usize,
+) -> Values {
     let n = mdp.num_states();
     let all = vec![true; n];
     let steps = prop.path.steps();
     let record = witness && phases.is_none() && matches!(prop.path, Path::Until { .. });
     let (target, allowed, opt, complement) = match &prop.path {
-        Path::Until { phi, .. } => (truth[0].clone(), if phi.is_some() { truth[1].clone() } else { all.clone() }, prop.opt, false),
+        Path::Until { phi, .. } => (
+            truth[0].clone(),
+            if phi.is_some() {
+                truth[1].clone()
+            } else {
+                all.clone()
+            },
+            prop.opt,
+            false,
+        ),
         Path::Globally { .. } => (negate(truth[0].clone()), all.clone(), prop.opt.flip(), true),
         Path::Next { .. } => (truth[0].clone(), all.clone(), prop.opt, false),
     };
     let is_next = matches!(prop.path, Path::Next { .. });
     let run_f64: Bounded<f64> = if is_next {
-        Bounded { values: check::next(mdp, &target, opt), decisions: vec![], history: vec![] }
+        Bounded {
+            values: check::next(mdp, &target, opt),
+            decisions: vec![],
+            history: vec![],
+        }
     } else {
         check::bounded_until(mdp, &target, &allowed, steps, opt, record)
     };
@@ -125,7 +165,11 @@ pub fn compute(mdp: &Mdp, prop: &Property, truth: &[Vec<bool>], exact: bool, wit
         f.iter_mut().for_each(|x| *x = 1.0 - *x);
     }
     let mut ex: Option<Vec<Rat>> = exact.then(|| {
-        let mut v: Vec<Rat> = if is_next { check::next(mdp, &target, opt) } else { check::bounded_until::<Rat>(mdp, &target, &allowed, steps, opt, false).values };
+        let mut v: Vec<Rat> = if is_next {
+            check::next(mdp, &target, opt)
+        } else {
+            check::bounded_until::<Rat>(mdp, &target, &allowed, steps, opt, false).values
+        };
         if complement {
             v.iter_mut().for_each(|x| *x = Rat::one() - x.clone());
         }
@@ -141,7 +185,9 @@ pub fn compute(mdp: &Mdp, prop: &Property, truth: &[Vec<bool>], exact: bool, wit
         });
     }
     let witness = if record {
-        mdp.initial.first().and_then(|&i| check::witness_path(mdp, &run_f64, &target, i, steps))
+        mdp.initial
+            .first()
+            .and_then(|&i| check::witness_path(mdp, &run_f64, &target, i, steps))
     } else {
         None
     };
@@ -153,12 +199,23 @@ pub fn compute(mdp: &Mdp, prop: &Property, truth: &[Vec<bool>], exact: bool, wit
 }
 
 /// Explores with the run's limits.
-pub fn build(sem: &Sem, exact: bool, max_states: usize, deadline: Option<std::time::Instant>) -> Result<Mdp, Stop> {
+pub fn build(
+    sem: &Sem,
+    exact: bool,
+    max_states: usize,
+    deadline: Option<std::time::Instant>,
+) -> Result<Mdp, Stop> {
     explore(sem.semantics(), exact, max_states, deadline)
 }
 
 /// Explores only as deep as a property of `depth` steps can look.
-pub fn build_to_depth(sem: &Sem, exact: bool, max_states: usize, deadline: Option<std::time::Instant>, depth: usize) -> Result<Mdp, Stop> {
+pub fn build_to_depth(
+    sem: &Sem,
+    exact: bool,
+    max_states: usize,
+    deadline: Option<std::time::Instant>,
+    depth: usize,
+) -> Result<Mdp, Stop> {
     super::mdp::explore_to_depth(sem.semantics(), exact, max_states, deadline, Some(depth))
 }
 
@@ -166,13 +223,27 @@ pub fn build_to_depth(sem: &Sem, exact: bool, max_states: usize, deadline: Optio
 /// must be a choice the semantics offers, with the same label and the same
 /// probability of the next state; the last state must satisfy the target,
 /// the others the path condition. Returns the path probability.
-pub fn replay(sem: &Sem, mdp: &Mdp, path: &[Step], target: &[bool], allowed: &[bool], steps: usize) -> Result<f64, String> {
+pub fn replay(
+    sem: &Sem,
+    mdp: &Mdp,
+    path: &[Step],
+    target: &[bool],
+    allowed: &[bool],
+    steps: usize,
+) -> Result<f64, String> {
     if path.len() > steps {
-        return Err(format!("the witness has {} steps, more than the bound {steps}", path.len()));
+        return Err(format!(
+            "the witness has {} steps, more than the bound {steps}",
+            path.len()
+        ));
     }
     let s0 = *mdp.initial.first().ok_or("no initial state")?;
     let semantics = sem.semantics();
-    if semantics.initial_states().iter().all(|i| i.as_slice() != mdp.states.get(s0)) {
+    if semantics
+        .initial_states()
+        .iter()
+        .all(|i| i.as_slice() != mdp.states.get(s0))
+    {
         return Err("the witness does not start in an initial state".into());
     }
     let mut cur = mdp.states.get(s0).to_vec();
@@ -181,18 +252,31 @@ pub fn replay(sem: &Sem, mdp: &Mdp, path: &[Step], target: &[bool], allowed: &[b
     let mut succ = Successors::new(semantics.words());
     for (i, step) in path.iter().enumerate() {
         if target[cur_index] || !allowed[cur_index] {
-            return Err(format!("step {i} leaves a state that is a target or violates the path condition"));
+            return Err(format!(
+                "step {i} leaves a state that is a target or violates the path condition"
+            ));
         }
         succ.clear();
         semantics.successors(&cur, false, &mut succ);
         let label = mdp.choice_label[step.choice];
         let next = mdp.states.get(step.state).to_vec();
-        let found = (0..succ.choices()).filter(|&c| succ.labels[c] == label).any(|c| {
-            let p: f64 = succ.choice(c).filter(|(t, _, _)| *t == next.as_slice()).map(|(_, p, _)| p).sum();
-            (p - step.prob).abs() <= 1e-12 && p > 0.0
-        });
+        let found = (0..succ.choices())
+            .filter(|&c| succ.labels[c] == label)
+            .any(|c| {
+                let p: f64 = succ
+                    .choice(c)
+                    .filter(|(t, _, _)| *t == next.as_slice())
+                    .map(|(_, p, _)| p)
+                    .sum();
+                (p - step.prob).abs() <= 1e-12 && p > 0.0
+            });
         if !found {
-            return Err(format!("step {} ({}) is not a move of the semantics with probability {}", i + 1, sem.describe_label(label), step.prob));
+            return Err(format!(
+                "step {} ({}) is not a move of the semantics with probability {}",
+                i + 1,
+                sem.describe_label(label),
+                step.prob
+            ));
         }
         prob *= step.prob;
         cur = next;
@@ -230,5 +314,9 @@ pub fn over_initials(v: &Values, opt: Opt) -> (f64, Option<Rat>, usize) {
             best = i;
         }
     }
-    (v.f64s[best], v.exact.as_ref().map(|e| e[best].clone()), best)
+    (
+        v.f64s[best],
+        v.exact.as_ref().map(|e| e[best].clone()),
+        best,
+    )
 }

@@ -14,8 +14,8 @@ use super::mdp::Mdp;
 use super::model::{GlobalVar, Model, Template, LABEL_BASE};
 use super::syntax::ActionType;
 use super::Loaded;
-use crate::lang::{num, BinOp, Rat, TExpr, TKind, UnOp, Value};
 use crate::lang::types::Builtin;
+use crate::lang::{num, BinOp, Rat, TExpr, TKind, UnOp, Value};
 use std::fmt::Write;
 
 fn var_name(t: &Template, var: usize, suffix: &str) -> String {
@@ -35,7 +35,11 @@ fn guard(t: &Template, s: &[i64], suffix: &str) -> String {
         .map(|v| {
             let n = var_name(t, v, suffix);
             if t.vars[v].is_bool {
-                if s[v] != 0 { n } else { format!("!{n}") }
+                if s[v] != 0 {
+                    n
+                } else {
+                    format!("!{n}")
+                }
             } else {
                 format!("{n}={}", s[v])
             }
@@ -56,7 +60,11 @@ fn dist_text(t: &Template, sp: &LocalSpace, s: &[i64], d: &Dist, suffix: &str) -
                 .filter(|&v| n[v] != s[v])
                 .map(|v| format!("({}'={})", var_name(t, v, suffix), value_text(t, v, n[v])))
                 .collect();
-            let upd = if assigns.is_empty() { "true".to_string() } else { assigns.join("&") };
+            let upd = if assigns.is_empty() {
+                "true".to_string()
+            } else {
+                assigns.join("&")
+            };
             format!("{}:{upd}", prob_text(&d.exact[i]))
         })
         .collect::<Vec<_>>()
@@ -69,7 +77,11 @@ fn declare(out: &mut String, t: &Template, suffix: &str) {
         if info.is_bool {
             let _ = writeln!(out, "  {name} : bool init {};", info.init != 0);
         } else {
-            let _ = writeln!(out, "  {name} : [{}..{}] init {};", info.lo, info.hi, info.init);
+            let _ = writeln!(
+                out,
+                "  {name} : [{}..{}] init {};",
+                info.lo, info.hi, info.init
+            );
         }
     }
 }
@@ -86,7 +98,17 @@ fn action_label(model: &Model, a: usize, suffix: &str) -> String {
 pub fn prism_concrete(l: &Loaded, counts: &[usize]) -> String {
     let m = &l.model;
     let mut out = String::new();
-    let _ = writeln!(out, "// S({}) of {}, exported by mavis {}", counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", "), l.source.name(), env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(
+        out,
+        "// S({}) of {}, exported by mavis {}",
+        counts
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        l.source.name(),
+        env!("CARGO_PKG_VERSION")
+    );
     out.push_str("mdp\n\n");
     let mut ae_agents: Vec<String> = Vec::new();
     for (i, t) in m.templates.iter().enumerate() {
@@ -99,11 +121,19 @@ pub fn prism_concrete(l: &Loaded, counts: &[usize]) -> String {
                 let st = &sp.states[s];
                 for (k, mv) in moves.iter().enumerate() {
                     // Global-synchronous actions use the first enabled command.
-                    if m.actions[mv.action].ty == ActionType::GlobalSynchronous && moves[..k].iter().any(|x| x.action == mv.action) {
+                    if m.actions[mv.action].ty == ActionType::GlobalSynchronous
+                        && moves[..k].iter().any(|x| x.action == mv.action)
+                    {
                         continue;
                     }
                     let d = &sp.dists[mv.dist as usize];
-                    let _ = writeln!(out, "  [{}] {} -> {};", action_label(m, mv.action, &suffix), guard(t, st, &suffix), dist_text(t, sp, st, d, &suffix));
+                    let _ = writeln!(
+                        out,
+                        "  [{}] {} -> {};",
+                        action_label(m, mv.action, &suffix),
+                        guard(t, st, &suffix),
+                        dist_text(t, sp, st, d, &suffix)
+                    );
                 }
             }
             out.push_str("endmodule\n\n");
@@ -119,7 +149,11 @@ pub fn prism_concrete(l: &Loaded, counts: &[usize]) -> String {
         for (k, mv) in moves.iter().enumerate() {
             let ty = m.actions[mv.action].ty;
             let d = &sp.dists[mv.dist as usize];
-            let body = format!("{} -> {}", guard(env, st, "_E"), dist_text(env, sp, st, d, "_E"));
+            let body = format!(
+                "{} -> {}",
+                guard(env, st, "_E"),
+                dist_text(env, sp, st, d, "_E")
+            );
             if ty != ActionType::Asynchronous && moves[..k].iter().any(|x| x.action == mv.action) {
                 continue;
             }
@@ -140,14 +174,27 @@ pub fn prism_concrete(l: &Loaded, counts: &[usize]) -> String {
     }
     out.push_str("endmodule\n\n");
     for (name, t) in &m.labels {
-        let _ = writeln!(out, "label \"{name}\" = {};", expr_text(m, &m.label_refs, t));
+        let _ = writeln!(
+            out,
+            "label \"{name}\" = {};",
+            expr_text(m, &m.label_refs, t)
+        );
     }
     out
 }
 
 fn ref_name(m: &Model, r: GlobalVar) -> String {
     match r {
-        GlobalVar::Agent { template, agent, var } => format!("{}_{}_{}", m.templates[template].vars[var].name, template + 1, agent + 1),
+        GlobalVar::Agent {
+            template,
+            agent,
+            var,
+        } => format!(
+            "{}_{}_{}",
+            m.templates[template].vars[var].name,
+            template + 1,
+            agent + 1
+        ),
         GlobalVar::Env { var } => format!("{}_E", m.env.vars[var].name),
         GlobalVar::Starting => "(mode_E=1)".into(),
     }
@@ -188,7 +235,11 @@ pub fn expr_text(m: &Model, refs: &[GlobalVar], e: &TExpr) -> String {
 /// the abstract model. Several initial states become an `init` block.
 pub fn prism_explicit(mdp: &Mdp, labels: &[(String, Vec<bool>)], comment: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "// {comment}, exported by mavis {}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(
+        out,
+        "// {comment}, exported by mavis {}",
+        env!("CARGO_PKG_VERSION")
+    );
     out.push_str("mdp\n\nmodule M\n");
     let n = mdp.num_states();
     let _ = writeln!(out, "  s : [0..{}];", n.saturating_sub(1).max(1));
@@ -211,25 +262,50 @@ pub fn prism_explicit(mdp: &Mdp, labels: &[(String, Vec<bool>)], comment: &str) 
     let init: Vec<String> = mdp.initial.iter().map(|i| format!("s={i}")).collect();
     let _ = writeln!(out, "init {} endinit\n", init.join(" | "));
     for (name, truth) in labels {
-        let states: Vec<String> = (0..n).filter(|&s| truth[s]).map(|s| format!("s={s}")).collect();
-        let body = if states.is_empty() { "false".to_string() } else { states.join(" | ") };
+        let states: Vec<String> = (0..n)
+            .filter(|&s| truth[s])
+            .map(|s| format!("s={s}"))
+            .collect();
+        let body = if states.is_empty() {
+            "false".to_string()
+        } else {
+            states.join(" | ")
+        };
         let _ = writeln!(out, "label \"{name}\" = {body};");
     }
     out
 }
 
 /// `mavis swarm export`: writes the PRISM text to `output` (or returns it in the report).
-pub fn export(inputs: &super::Inputs, agents: Option<&[usize]>, threshold: u32, output: Option<&std::path::Path>) -> Result<crate::report::Report, crate::report::RunError> {
+pub fn export(
+    inputs: &super::Inputs,
+    agents: Option<&[usize]>,
+    threshold: u32,
+    output: Option<&std::path::Path>,
+) -> Result<crate::report::Report, crate::report::RunError> {
     use crate::report::{Report, RunError};
     let l = super::load(inputs)?;
     let (text, what) = match agents {
         Some(a) => {
             let counts = super::run::counts_for(&l, a)?;
-            (prism_concrete(&l, &counts), format!("S({})", counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")))
+            (
+                prism_concrete(&l, &counts),
+                format!(
+                    "S({})",
+                    counts
+                        .iter()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
         }
         None => {
             let (mdp, labels) = super::run::explore_model(&l, None, threshold, true, 5_000_000)?;
-            let what = format!("the abstract model (threshold {threshold}, {} states)", mdp.num_states());
+            let what = format!(
+                "the abstract model (threshold {threshold}, {} states)",
+                mdp.num_states()
+            );
             (prism_explicit(&mdp, &labels, &what), what)
         }
     };
@@ -237,7 +313,8 @@ pub fn export(inputs: &super::Inputs, agents: Option<&[usize]>, threshold: u32, 
     r.model = crate::report::ModelRef::from_path(&inputs.model).ok();
     match output {
         Some(path) => {
-            std::fs::write(path, &text).map_err(|e| RunError::input(format!("cannot write {}: {e}", path.display())))?;
+            std::fs::write(path, &text)
+                .map_err(|e| RunError::input(format!("cannot write {}: {e}", path.display())))?;
             r.text = format!("wrote {what} to {}\n", path.display());
         }
         None => r.text = text,

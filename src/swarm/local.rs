@@ -9,6 +9,9 @@ use crate::lang::{error_at, eval, num, LangResult, Rat, Source, Value};
 use num_traits::{One, Zero};
 use std::collections::HashMap;
 
+/// Weighted successor local states.
+type Outcomes = Vec<(Rat, Vec<i64>)>;
+
 /// More local states than this is refused (the tables are per local state).
 pub const MAX_LOCAL_STATES: usize = 1 << 20;
 
@@ -22,7 +25,11 @@ pub struct Dist {
 
 impl Dist {
     pub fn point(target: u32) -> Self {
-        Dist { targets: vec![target], probs: vec![1.0], exact: vec![Rat::one()] }
+        Dist {
+            targets: vec![target],
+            probs: vec![1.0],
+            exact: vec![Rat::one()],
+        }
     }
 
     pub fn is_deterministic(&self) -> bool {
@@ -50,7 +57,10 @@ impl LocalSpace {
     /// The first enabled command of `action` at `s` (how the environment and
     /// global-synchronous actions choose).
     pub fn first(&self, s: u32, action: usize) -> Option<u32> {
-        self.moves[s as usize].iter().find(|m| m.action == action).map(|m| m.dist)
+        self.moves[s as usize]
+            .iter()
+            .find(|m| m.action == action)
+            .map(|m| m.dist)
     }
 
     pub fn enables(&self, s: u32, action: usize) -> bool {
@@ -79,7 +89,13 @@ fn values(t: &Template, s: &[i64]) -> Vec<Value> {
     t.vars
         .iter()
         .zip(s)
-        .map(|(v, &x)| if v.is_bool { Value::Bool(x != 0) } else { Value::Num(num::int(x)) })
+        .map(|(v, &x)| {
+            if v.is_bool {
+                Value::Bool(x != 0)
+            } else {
+                Value::Num(num::int(x))
+            }
+        })
         .collect()
 }
 
@@ -88,7 +104,13 @@ pub fn describe(t: &Template, s: &[i64]) -> String {
     t.vars
         .iter()
         .zip(s)
-        .map(|(v, &x)| if v.is_bool { format!("{}={}", v.name, x != 0) } else { format!("{}={x}", v.name) })
+        .map(|(v, &x)| {
+            if v.is_bool {
+                format!("{}={}", v.name, x != 0)
+            } else {
+                format!("{}={x}", v.name)
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -103,7 +125,14 @@ impl Builder<'_> {
             return Ok(i);
         }
         if self.space.states.len() >= MAX_LOCAL_STATES {
-            return Err(error_at(&self.model.source, Default::default(), format!("module `{}` has more than {MAX_LOCAL_STATES} local states", self.t.name)));
+            return Err(error_at(
+                &self.model.source,
+                Default::default(),
+                format!(
+                    "module `{}` has more than {MAX_LOCAL_STATES} local states",
+                    self.t.name
+                ),
+            ));
         }
         let i = self.space.states.len() as u32;
         self.index.insert(s.clone(), i);
@@ -113,7 +142,11 @@ impl Builder<'_> {
         Ok(i)
     }
 
-    fn add_dist(&mut self, outcomes: Vec<(Rat, Vec<i64>)>, queue: &mut Vec<u32>) -> LangResult<u32> {
+    fn add_dist(
+        &mut self,
+        outcomes: Vec<(Rat, Vec<i64>)>,
+        queue: &mut Vec<u32>,
+    ) -> LangResult<u32> {
         let mut merged: Vec<(u32, Rat)> = Vec::new();
         for (p, s) in outcomes {
             if p.is_zero() {
@@ -139,26 +172,63 @@ impl Builder<'_> {
         Ok(d)
     }
 
-    fn range_error(&self, source: &Source, span: crate::lang::Span, s: &[i64], var: usize, value: i64) -> Box<crate::lang::SourceError> {
+    fn range_error(
+        &self,
+        source: &Source,
+        span: crate::lang::Span,
+        s: &[i64],
+        var: usize,
+        value: i64,
+    ) -> Box<crate::lang::SourceError> {
         let v = &self.t.vars[var];
         error_at(
             source,
             span,
-            format!("in state ({}) of `{}`, this update sets `{}` to {value}, outside [{}..{}]", describe(self.t, s), self.t.name, v.name, v.lo, v.hi),
+            format!(
+                "in state ({}) of `{}`, this update sets `{}` to {value}, outside [{}..{}]",
+                describe(self.t, s),
+                self.t.name,
+                v.name,
+                v.lo,
+                v.hi
+            ),
         )
     }
 
     /// Evaluates branches at pre-state `s`, applying them to `base`; returns
     /// (probability, new state, whether the branch changes anything).
-    fn branches(&self, source: &Source, branches: &[Branch], span: crate::lang::Span, s: &[i64], base: &[i64]) -> LangResult<Vec<(Rat, Vec<i64>, bool)>> {
+    fn branches(
+        &self,
+        source: &Source,
+        branches: &[Branch],
+        span: crate::lang::Span,
+        s: &[i64],
+        base: &[i64],
+    ) -> LangResult<Vec<(Rat, Vec<i64>, bool)>> {
         let env = values(self.t, s);
-        let ev = |e: &crate::lang::TExpr| eval(e, &env).map_err(|err| error_at(source, err.span, format!("{} (in state ({}))", err.message, describe(self.t, s))));
+        let ev = |e: &crate::lang::TExpr| {
+            eval(e, &env).map_err(|err| {
+                error_at(
+                    source,
+                    err.span,
+                    format!("{} (in state ({}))", err.message, describe(self.t, s)),
+                )
+            })
+        };
         let mut out = Vec::new();
         let mut sum = Rat::zero();
         for b in branches {
             let p = ev(&b.prob)?.as_num().cloned().unwrap_or_default();
             if p < Rat::zero() {
-                return Err(error_at(source, b.prob.span, format!("negative probability {} in state ({})", num::display(&p), describe(self.t, s))));
+                return Err(error_at(
+                    source,
+                    b.prob.span,
+                    format!(
+                        "negative probability {} in state ({})",
+                        num::display(&p),
+                        describe(self.t, s)
+                    ),
+                ));
             }
             sum += &p;
             let mut next = base.to_vec();
@@ -167,8 +237,20 @@ impl Builder<'_> {
                 let value = match &u.kind {
                     UpdateKind::Set(e) => match ev(e)? {
                         Value::Bool(x) => i64::from(x),
-                        Value::Num(r) => num::to_i64(&r).ok_or_else(|| error_at(source, e.span, format!("`{}` gets the non-integer {}", v.name, num::display(&r))))?,
-                        other => return Err(error_at(source, e.span, format!("`{}` gets {other}", v.name))),
+                        Value::Num(r) => num::to_i64(&r).ok_or_else(|| {
+                            error_at(
+                                source,
+                                e.span,
+                                format!("`{}` gets the non-integer {}", v.name, num::display(&r)),
+                            )
+                        })?,
+                        other => {
+                            return Err(error_at(
+                                source,
+                                e.span,
+                                format!("`{}` gets {other}", v.name),
+                            ))
+                        }
                     },
                     UpdateKind::Invert => 1 - s[u.slot],
                     UpdateKind::Up => s[u.slot] + 1,
@@ -182,34 +264,48 @@ impl Builder<'_> {
             out.push((p, next, !b.updates.is_empty()));
         }
         if !sum.is_one() {
-            return Err(error_at(source, span, format!("in state ({}) the probabilities sum to {}, not 1", describe(self.t, s), num::display(&sum))));
+            return Err(error_at(
+                source,
+                span,
+                format!(
+                    "in state ({}) the probabilities sum to {}, not 1",
+                    describe(self.t, s),
+                    num::display(&sum)
+                ),
+            ));
         }
         Ok(out)
     }
 
     /// The distribution of command `c` at `s`, faults multiplied in when `faulty`.
-    fn command(&self, c: &Command, s: &[i64], faulty: bool) -> LangResult<Option<Vec<(Rat, Vec<i64>)>>> {
+    fn command(&self, c: &Command, s: &[i64], faulty: bool) -> LangResult<Option<Outcomes>> {
         let source = &self.model.source;
         let env = values(self.t, s);
         let enabled = eval(&c.guard, &env).map_err(|e| error_at(source, e.span, e.message))?;
         if enabled != Value::Bool(true) {
             return Ok(None);
         }
-        let mut outcomes: Vec<(Rat, Vec<i64>, bool)> =
-            self.branches(source, &c.branches, c.span, s, s)?.into_iter().map(|(p, n, _)| (p, n, false)).collect();
+        let mut outcomes: Vec<(Rat, Vec<i64>, bool)> = self
+            .branches(source, &c.branches, c.span, s, s)?
+            .into_iter()
+            .map(|(p, n, _)| (p, n, false))
+            .collect();
         if faulty {
             let fsource = self.faults_source.unwrap_or(source);
             for rule in &self.t.faults {
                 if rule.action.is_some_and(|a| a != c.action) {
                     continue;
                 }
-                let on = eval(&rule.guard, &env).map_err(|e| error_at(fsource, e.span, e.message))?;
+                let on =
+                    eval(&rule.guard, &env).map_err(|e| error_at(fsource, e.span, e.message))?;
                 if on != Value::Bool(true) {
                     continue;
                 }
                 let mut next = Vec::new();
                 for (p, n, inj) in &outcomes {
-                    for (q, m, changes) in self.branches(fsource, &rule.branches, rule.span, s, n)? {
+                    for (q, m, changes) in
+                        self.branches(fsource, &rule.branches, rule.span, s, n)?
+                    {
                         next.push((p * &q, m, *inj || changes));
                     }
                 }
@@ -232,11 +328,15 @@ impl Builder<'_> {
     }
 
     fn action_id(&self, name: &str) -> usize {
-        self.model.actions.iter().position(|a| a.name == name).expect("construction action")
+        self.model
+            .actions
+            .iter()
+            .position(|a| a.name == name)
+            .expect("construction action")
     }
 
     /// Moves of the initialisation phase of Definition 15 at `s`, if `s` is in it.
-    fn init_phase(&self, s: &[i64]) -> Option<Vec<(usize, Vec<(Rat, Vec<i64>)>)>> {
+    fn init_phase(&self, s: &[i64]) -> Option<Vec<(usize, Outcomes)>> {
         let p = self.model.faulty_fraction.as_ref()?;
         let m = self.slot("mode")?;
         let with = |mode: i64| {
@@ -244,7 +344,11 @@ impl Builder<'_> {
             n[m] = mode;
             n
         };
-        let (init, g, g2) = (self.action_id("ff_init"), self.action_id("ff_g"), self.action_id("ff_g2"));
+        let (init, g, g2) = (
+            self.action_id("ff_init"),
+            self.action_id("ff_g"),
+            self.action_id("ff_g2"),
+        );
         let one = || Rat::one();
         Some(match (self.role, s[m]) {
             (Role::Agent, 0) => vec![(init, vec![(p.clone(), with(1)), (Rat::one() - p, with(2))])],
@@ -279,12 +383,17 @@ impl Builder<'_> {
                     && self.model.faulty
                     && self.slot("mode").is_none_or(|m| state[m] == 5);
                 for c in &self.t.commands {
-                    if self.role == Role::Environment && self.model.actions[c.action].ty == ActionType::AgentEnvironment {
+                    if self.role == Role::Environment
+                        && self.model.actions[c.action].ty == ActionType::AgentEnvironment
+                    {
                         // The environment's part of an agent-environment action.
                     }
                     if let Some(outcomes) = self.command(c, &state, faulty)? {
                         let dist = self.add_dist(outcomes, &mut queue)?;
-                        moves.push(Move { action: c.action, dist });
+                        moves.push(Move {
+                            action: c.action,
+                            dist,
+                        });
                     }
                 }
             }
@@ -295,7 +404,12 @@ impl Builder<'_> {
 }
 
 /// Enumerates the local states of template `t` reachable by its own commands.
-pub fn build_local(model: &Model, faults_source: Option<&Source>, t: &Template, role: Role) -> LangResult<LocalSpace> {
+pub fn build_local(
+    model: &Model,
+    faults_source: Option<&Source>,
+    t: &Template,
+    role: Role,
+) -> LangResult<LocalSpace> {
     Builder {
         model,
         faults_source,

@@ -29,7 +29,10 @@ pub struct Successors {
 
 impl Successors {
     pub fn new(words: usize) -> Self {
-        Successors { words, ..Default::default() }
+        Successors {
+            words,
+            ..Default::default()
+        }
     }
 
     pub fn clear(&mut self) {
@@ -60,7 +63,13 @@ impl Successors {
     /// Entries of choice `c`: (target words, f64 probability, index into `exact`).
     pub fn choice(&self, c: usize) -> impl Iterator<Item = (&[u64], f64, usize)> + '_ {
         let start = if c == 0 { 0 } else { self.ends[c - 1] };
-        (start..self.ends[c]).map(move |e| (&self.targets[e * self.words..(e + 1) * self.words], self.probs[e], e))
+        (start..self.ends[c]).map(move |e| {
+            (
+                &self.targets[e * self.words..(e + 1) * self.words],
+                self.probs[e],
+                e,
+            )
+        })
     }
 }
 
@@ -83,7 +92,11 @@ fn hash_words(key: &[u64]) -> u64 {
 
 impl StateTable {
     pub fn new(words: usize) -> Self {
-        StateTable { words: words.max(1), data: Vec::new(), slots: vec![0; 1024] }
+        StateTable {
+            words: words.max(1),
+            data: Vec::new(),
+            slots: vec![0; 1024],
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -192,7 +205,12 @@ pub enum Stop {
 }
 
 /// Unfolds the reachable part of a semantics breadth-first.
-pub fn explore(sem: &dyn Semantics, exact: bool, max_states: usize, deadline: Option<std::time::Instant>) -> Result<Mdp, Stop> {
+pub fn explore(
+    sem: &dyn Semantics,
+    exact: bool,
+    max_states: usize,
+    deadline: Option<std::time::Instant>,
+) -> Result<Mdp, Stop> {
     explore_to_depth(sem, exact, max_states, deadline, None)
 }
 
@@ -259,7 +277,11 @@ pub fn explore_to_depth(
             let mut k = 0;
             while k < merged.len() {
                 let (t, mut p, e) = merged[k];
-                let mut q = if exact { succ.exact[e].clone() } else { Rat::zero() };
+                let mut q = if exact {
+                    succ.exact[e].clone()
+                } else {
+                    Rat::zero()
+                };
                 k += 1;
                 while k < merged.len() && merged[k].0 == t {
                     p += merged[k].1;

@@ -57,7 +57,12 @@ fn read(path: &Path) -> Result<Source, RunError> {
 }
 
 /// Parses and resolves a swarm file (and faults file) from texts.
-pub fn load_sources(source: &Source, faults: Option<&Source>, sets: &[(String, Value)], faulty_fraction: Option<Rat>) -> Result<Loaded, RunError> {
+pub fn load_sources(
+    source: &Source,
+    faults: Option<&Source>,
+    sets: &[(String, Value)],
+    faulty_fraction: Option<Rat>,
+) -> Result<Loaded, RunError> {
     let overrides: HashMap<String, Value> = sets.iter().cloned().collect();
     let mut consts = Constants::with_overrides(overrides);
     let syntax = syntax::parse_swarm(source, &mut consts)?;
@@ -67,19 +72,38 @@ pub fn load_sources(source: &Source, faults: Option<&Source>, sets: &[(String, V
     };
     let unused = consts.unused_overrides();
     if !unused.is_empty() {
-        return Err(RunError::input(format!("--set names no constant of the model: {}", unused.join(", "))));
+        return Err(RunError::input(format!(
+            "--set names no constant of the model: {}",
+            unused.join(", ")
+        )));
     }
     let opts = model::BuildOptions { faulty_fraction };
-    let model = model::build_model(source, &syntax, faults.zip(blocks.as_deref()), consts, &opts)?;
+    let model = model::build_model(
+        source,
+        &syntax,
+        faults.zip(blocks.as_deref()),
+        consts,
+        &opts,
+    )?;
     let sys = local::build_system(&model, faults)?;
-    Ok(Loaded { model, sys, source: source.clone(), faults_source: faults.cloned() })
+    Ok(Loaded {
+        model,
+        sys,
+        source: source.clone(),
+        faults_source: faults.cloned(),
+    })
 }
 
 /// Reads the files of `inputs` and loads the model.
 pub fn load(inputs: &Inputs) -> Result<Loaded, RunError> {
     let source = read(&inputs.model)?;
     let faults = inputs.faults.as_deref().map(read).transpose()?;
-    load_sources(&source, faults.as_ref(), &inputs.sets, inputs.faulty_fraction.clone())
+    load_sources(
+        &source,
+        faults.as_ref(),
+        &inputs.sets,
+        inputs.faulty_fraction.clone(),
+    )
 }
 
 /// The properties of a run: the file's, then the command line's.

@@ -4,8 +4,8 @@
 
 use super::syntax::{ActionType, Alt, AssignKind, FaultBlock, ModuleSyntax, SwarmSyntax};
 use crate::lang::{
-    check, check_as, error_at, eval_const, resolve_type, Constants, DeclType, EnumTable, LangResult, Rat, Scope,
-    Source, Span, Symbol, TExpr, TKind, Ty, Value,
+    check, check_as, error_at, eval_const, resolve_type, Constants, DeclType, EnumTable,
+    LangResult, Rat, Scope, Source, Span, Symbol, TExpr, TKind, Ty, Value,
 };
 use num_traits::{One, Zero};
 use std::collections::HashMap;
@@ -100,8 +100,14 @@ pub struct Model {
 /// `agent` (0-based) of template `template`, or of the environment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GlobalVar {
-    Agent { template: usize, agent: usize, var: usize },
-    Env { var: usize },
+    Agent {
+        template: usize,
+        agent: usize,
+        var: usize,
+    },
+    Env {
+        var: usize,
+    },
     /// Definition 15's `starting`: the environment is in its state after `g`.
     Starting,
 }
@@ -148,20 +154,29 @@ impl Scope for GlobalScope<'_> {
             return Some(Symbol::Const(v.clone()));
         }
         if let Some(i) = m.labels.iter().position(|(l, _)| label_ident(l) == name) {
-            return Some(Symbol::Var { slot: LABEL_BASE + i, ty: Ty::Bool });
+            return Some(Symbol::Var {
+                slot: LABEL_BASE + i,
+                ty: Ty::Bool,
+            });
         }
         let atom = |n: &str| format!("{n}_1_1");
         match name {
             "faulty" | "injected" if m.faulty => return self.lookup(&atom(name)),
             "starting" if m.faulty_fraction.is_some() => {
-                return Some(Symbol::Var { slot: self.slot(GlobalVar::Starting), ty: Ty::Bool })
+                return Some(Symbol::Var {
+                    slot: self.slot(GlobalVar::Starting),
+                    ty: Ty::Bool,
+                })
             }
             _ => {}
         }
         if let Some(base) = name.strip_suffix("_E") {
             let var = m.env.vars.iter().position(|v| v.name == base)?;
             let ty = Self::var_ty(&m.env.vars[var]);
-            return Some(Symbol::Var { slot: self.slot(GlobalVar::Env { var }), ty });
+            return Some(Symbol::Var {
+                slot: self.slot(GlobalVar::Env { var }),
+                ty,
+            });
         }
         let mut parts = name.rsplitn(3, '_');
         let agent: usize = parts.next()?.parse().ok()?;
@@ -173,8 +188,15 @@ impl Scope for GlobalScope<'_> {
         let t = &m.templates[template - 1];
         let var = t.vars.iter().position(|v| v.name == base)?;
         let ty = Self::var_ty(&t.vars[var]);
-        let g = GlobalVar::Agent { template: template - 1, agent: agent - 1, var };
-        Some(Symbol::Var { slot: self.slot(g), ty })
+        let g = GlobalVar::Agent {
+            template: template - 1,
+            agent: agent - 1,
+            var,
+        };
+        Some(Symbol::Var {
+            slot: self.slot(g),
+            ty,
+        })
     }
 }
 
@@ -187,7 +209,10 @@ struct LocalScope<'a> {
 impl Scope for LocalScope<'_> {
     fn lookup(&self, name: &str) -> Option<Symbol> {
         if let Some(slot) = self.vars.iter().position(|v| v.name == name) {
-            return Some(Symbol::Var { slot, ty: GlobalScope::var_ty(&self.vars[slot]) });
+            return Some(Symbol::Var {
+                slot,
+                ty: GlobalScope::var_ty(&self.vars[slot]),
+            });
         }
         self.consts.lookup(name)
     }
@@ -201,9 +226,14 @@ pub struct BuildOptions {
 
 fn int_of(source: &Source, span: Span, v: &Value) -> LangResult<i64> {
     match v {
-        Value::Num(r) => crate::lang::num::to_i64(r).ok_or_else(|| error_at(source, span, format!("expected an integer, found {v}"))),
+        Value::Num(r) => crate::lang::num::to_i64(r)
+            .ok_or_else(|| error_at(source, span, format!("expected an integer, found {v}"))),
         Value::Bool(b) => Ok(i64::from(*b)),
-        _ => Err(error_at(source, span, format!("expected an integer or bool, found {v}"))),
+        _ => Err(error_at(
+            source,
+            span,
+            format!("expected an integer or bool, found {v}"),
+        )),
     }
 }
 
@@ -215,27 +245,44 @@ pub fn build_model(
     consts: Constants,
     opts: &BuildOptions,
 ) -> LangResult<Model> {
-    let mut actions = vec![Action { name: String::new(), ty: ActionType::Asynchronous }];
+    let mut actions = vec![Action {
+        name: String::new(),
+        ty: ActionType::Asynchronous,
+    }];
     let mut by_name: HashMap<String, usize> = HashMap::new();
     for (name, span, ty) in &syntax.actions {
         if let Some(&i) = by_name.get(name) {
             let msg = if actions[i].ty == *ty {
                 format!("action `{name}` is declared twice")
             } else {
-                format!("action `{name}` is declared with two types: {} and {}", actions[i].ty.keyword(), ty.keyword())
+                format!(
+                    "action `{name}` is declared with two types: {} and {}",
+                    actions[i].ty.keyword(),
+                    ty.keyword()
+                )
             };
             return Err(error_at(source, *span, msg));
         }
         by_name.insert(name.clone(), actions.len());
-        actions.push(Action { name: name.clone(), ty: *ty });
+        actions.push(Action {
+            name: name.clone(),
+            ty: *ty,
+        });
     }
     if syntax.agents.is_empty() {
-        return Err(error_at(source, Span::default(), "the swarm file declares no `agent module`"));
+        return Err(error_at(
+            source,
+            Span::default(),
+            "the swarm file declares no `agent module`",
+        ));
     }
-    let env_syntax = syntax
-        .env
-        .as_ref()
-        .ok_or_else(|| error_at(source, Span::default(), "the swarm file declares no `environment module`"))?;
+    let env_syntax = syntax.env.as_ref().ok_or_else(|| {
+        error_at(
+            source,
+            Span::default(),
+            "the swarm file declares no `environment module`",
+        )
+    })?;
     let has_faults = faults.is_some();
     let mut templates = Vec::new();
     for m in &syntax.agents {
@@ -244,44 +291,99 @@ pub fn build_model(
     let mut env = build_module(source, env_syntax, &by_name, &consts, true)?;
     if let Some((fsource, blocks)) = faults {
         if blocks.len() > templates.len() {
-            return Err(error_at(fsource, blocks[templates.len()].span, format!("the faults file has {} `agent` blocks but the swarm has {} templates", blocks.len(), templates.len())));
+            return Err(error_at(
+                fsource,
+                blocks[templates.len()].span,
+                format!(
+                    "the faults file has {} `agent` blocks but the swarm has {} templates",
+                    blocks.len(),
+                    templates.len()
+                ),
+            ));
         }
         for (i, b) in blocks.iter().enumerate() {
             if let Some((name, span)) = &b.template {
                 if *name != templates[i].name {
-                    return Err(error_at(fsource, *span, format!("block {} is for template `{}`, found `{name}`", i + 1, templates[i].name)));
+                    return Err(error_at(
+                        fsource,
+                        *span,
+                        format!(
+                            "block {} is for template `{}`, found `{name}`",
+                            i + 1,
+                            templates[i].name
+                        ),
+                    ));
                 }
             }
             let t = &mut templates[i];
             for line in &b.lines {
-                let scope = LocalScope { vars: &t.vars, consts: &consts };
+                let scope = LocalScope {
+                    vars: &t.vars,
+                    consts: &consts,
+                };
                 let action = match &line.action {
                     None => None,
-                    Some((name, span)) => Some(*by_name.get(name).ok_or_else(|| error_at(fsource, *span, format!("unknown action `{name}`")))?),
+                    Some((name, span)) => Some(*by_name.get(name).ok_or_else(|| {
+                        error_at(fsource, *span, format!("unknown action `{name}`"))
+                    })?),
                 };
                 let guard = check_as(fsource, &line.guard, &scope, Ty::Bool)?;
                 let branches = build_branches(fsource, &line.alts, &t.vars, &consts, line.span)?;
-                t.faults.push(FaultRule { action, guard, branches, span: line.span });
+                t.faults.push(FaultRule {
+                    action,
+                    guard,
+                    branches,
+                    span: line.span,
+                });
             }
         }
     }
-    let hidden_bool = |name: &str| VarInfo { name: name.into(), lo: 0, hi: 1, init: 0, is_bool: true };
+    let hidden_bool = |name: &str| VarInfo {
+        name: name.into(),
+        lo: 0,
+        hi: 1,
+        init: 0,
+        is_bool: true,
+    };
     for t in &mut templates {
         if has_faults {
             t.vars.push(hidden_bool("faulty"));
             t.vars.push(hidden_bool("injected"));
         }
         if opts.faulty_fraction.is_some() {
-            t.vars.push(VarInfo { name: "mode".into(), lo: 0, hi: 6, init: 0, is_bool: false });
+            t.vars.push(VarInfo {
+                name: "mode".into(),
+                lo: 0,
+                hi: 6,
+                init: 0,
+                is_bool: false,
+            });
         }
     }
     if let Some(p) = &opts.faulty_fraction {
         if p < &Rat::zero() || p > &Rat::one() {
-            return Err(error_at(source, Span::default(), "the faulty fraction must lie in [0, 1]"));
+            return Err(error_at(
+                source,
+                Span::default(),
+                "the faulty fraction must lie in [0, 1]",
+            ));
         }
-        env.vars.push(VarInfo { name: "mode".into(), lo: 0, hi: 2, init: 0, is_bool: false });
-        for (name, ty) in [("ff_init", ActionType::Asynchronous), ("ff_g", ActionType::GlobalSynchronous), ("ff_g2", ActionType::GlobalSynchronous)] {
-            actions.push(Action { name: name.into(), ty });
+        env.vars.push(VarInfo {
+            name: "mode".into(),
+            lo: 0,
+            hi: 2,
+            init: 0,
+            is_bool: false,
+        });
+        for (name, ty) in [
+            ("ff_init", ActionType::Asynchronous),
+            ("ff_g", ActionType::GlobalSynchronous),
+            ("ff_g2", ActionType::GlobalSynchronous),
+        ] {
+            actions.push(Action {
+                name: name.into(),
+                ty,
+            });
         }
     }
     let mut model = Model {
@@ -296,10 +398,17 @@ pub fn build_model(
         faulty_fraction: opts.faulty_fraction.clone(),
     };
     let mut labels: Vec<(String, TExpr)> = Vec::new();
-    let scope = GlobalScope { model: &model, refs: Default::default() };
+    let scope = GlobalScope {
+        model: &model,
+        refs: Default::default(),
+    };
     for (name, span, e) in &syntax.labels {
         if labels.iter().any(|(l, _)| l == name) {
-            return Err(error_at(source, *span, format!("label `{name}` is declared twice")));
+            return Err(error_at(
+                source,
+                *span,
+                format!("label `{name}` is declared twice"),
+            ));
         }
         labels.push((name.clone(), check_as(source, e, &scope, Ty::Bool)?));
     }
@@ -309,34 +418,85 @@ pub fn build_model(
     Ok(model)
 }
 
-fn build_module(source: &Source, m: &ModuleSyntax, actions: &HashMap<String, usize>, consts: &Constants, is_env: bool) -> LangResult<Template> {
+fn build_module(
+    source: &Source,
+    m: &ModuleSyntax,
+    actions: &HashMap<String, usize>,
+    consts: &Constants,
+    is_env: bool,
+) -> LangResult<Template> {
     let mut vars: Vec<VarInfo> = Vec::new();
     let mut enums = EnumTable::default();
     for v in &m.vars {
         if vars.iter().any(|w| w.name == v.name) {
-            return Err(error_at(source, v.span, format!("variable `{}` is declared twice in module `{}`", v.name, m.name)));
+            return Err(error_at(
+                source,
+                v.span,
+                format!(
+                    "variable `{}` is declared twice in module `{}`",
+                    v.name, m.name
+                ),
+            ));
         }
         let ty = resolve_type(source, &v.ty, v.ty_span, consts, &mut enums)?;
         let (lo, hi, is_bool) = match &ty {
             DeclType::Bool => (0, 1, true),
-            DeclType::Int { lo: Some(l), hi: Some(h) } => (int_of(source, v.ty_span, &Value::Num(l.clone()))?, int_of(source, v.ty_span, &Value::Num(h.clone()))?, false),
-            _ => return Err(error_at(source, v.ty_span, format!("variable `{}` needs a bounded integer type `[lo..hi]` or `bool`", v.name))),
+            DeclType::Int {
+                lo: Some(l),
+                hi: Some(h),
+            } => (
+                int_of(source, v.ty_span, &Value::Num(l.clone()))?,
+                int_of(source, v.ty_span, &Value::Num(h.clone()))?,
+                false,
+            ),
+            _ => {
+                return Err(error_at(
+                    source,
+                    v.ty_span,
+                    format!(
+                        "variable `{}` needs a bounded integer type `[lo..hi]` or `bool`",
+                        v.name
+                    ),
+                ))
+            }
         };
         let init = match &v.init {
             Some(e) => {
                 let val = eval_const(source, e, consts)?;
                 if is_bool != matches!(val, Value::Bool(_)) {
-                    return Err(error_at(source, e.span, format!("`{}` is {} but its initial value is {val}", v.name, ty.describe())));
+                    return Err(error_at(
+                        source,
+                        e.span,
+                        format!(
+                            "`{}` is {} but its initial value is {val}",
+                            v.name,
+                            ty.describe()
+                        ),
+                    ));
                 }
                 let i = int_of(source, e.span, &val)?;
                 if i < lo || i > hi {
-                    return Err(error_at(source, e.span, format!("initial value {val} of `{}` is outside {}", v.name, ty.describe())));
+                    return Err(error_at(
+                        source,
+                        e.span,
+                        format!(
+                            "initial value {val} of `{}` is outside {}",
+                            v.name,
+                            ty.describe()
+                        ),
+                    ));
                 }
                 i
             }
             None => lo,
         };
-        vars.push(VarInfo { name: v.name.clone(), lo, hi, init, is_bool });
+        vars.push(VarInfo {
+            name: v.name.clone(),
+            lo,
+            hi,
+            init,
+            is_bool,
+        });
     }
     let mut commands = Vec::new();
     for c in &m.commands {
@@ -347,12 +507,26 @@ fn build_module(source: &Source, m: &ModuleSyntax, actions: &HashMap<String, usi
             })?,
         };
         let _ = is_env;
-        let scope = LocalScope { vars: &vars, consts };
+        let scope = LocalScope {
+            vars: &vars,
+            consts,
+        };
         let guard = check_as(source, &c.guard, &scope, Ty::Bool)?;
         let branches = build_branches(source, &c.alts, &vars, consts, c.span)?;
-        commands.push(Command { action, guard, branches, span: c.span });
+        commands.push(Command {
+            action,
+            guard,
+            branches,
+            span: c.span,
+        });
     }
-    Ok(Template { name: m.name.clone(), user_vars: vars.len(), vars, commands, faults: Vec::new() })
+    Ok(Template {
+        name: m.name.clone(),
+        user_vars: vars.len(),
+        vars,
+        commands,
+        faults: Vec::new(),
+    })
 }
 
 fn is_constant(t: &TExpr) -> bool {
@@ -368,21 +542,45 @@ fn is_constant(t: &TExpr) -> bool {
 
 /// Checks the branches of a command or fault line; constant probabilities
 /// must be non-negative and sum to exactly 1.
-fn build_branches(source: &Source, alts: &[Alt], vars: &[VarInfo], consts: &Constants, span: Span) -> LangResult<Vec<Branch>> {
+fn build_branches(
+    source: &Source,
+    alts: &[Alt],
+    vars: &[VarInfo],
+    consts: &Constants,
+    span: Span,
+) -> LangResult<Vec<Branch>> {
     let scope = LocalScope { vars, consts };
     let mut out = Vec::new();
     let mut sum = Some(Rat::zero());
     for a in alts {
         let prob = match &a.prob {
             Some(e) => check_as(source, e, &scope, Ty::Real)?,
-            None if alts.len() == 1 => TExpr { kind: TKind::Const(Value::Num(Rat::one())), ty: Ty::Int, span: a.span },
-            None => return Err(error_at(source, a.span, "every branch of a probabilistic choice needs a probability `p : ...`")),
+            None if alts.len() == 1 => TExpr {
+                kind: TKind::Const(Value::Num(Rat::one())),
+                ty: Ty::Int,
+                span: a.span,
+            },
+            None => {
+                return Err(error_at(
+                    source,
+                    a.span,
+                    "every branch of a probabilistic choice needs a probability `p : ...`",
+                ))
+            }
         };
         if is_constant(&prob) {
-            let v = crate::lang::eval(&prob, &Vec::<Value>::new()).map_err(|e| error_at(source, e.span, e.message))?;
+            let v = crate::lang::eval(&prob, &Vec::<Value>::new())
+                .map_err(|e| error_at(source, e.span, e.message))?;
             let p = v.as_num().cloned().unwrap_or_default();
             if p < Rat::zero() || p > Rat::one() {
-                return Err(error_at(source, prob.span, format!("probability {} is outside [0, 1]", crate::lang::num::display(&p))));
+                return Err(error_at(
+                    source,
+                    prob.span,
+                    format!(
+                        "probability {} is outside [0, 1]",
+                        crate::lang::num::display(&p)
+                    ),
+                ));
             }
             sum = sum.map(|s| s + p);
         } else {
@@ -390,25 +588,57 @@ fn build_branches(source: &Source, alts: &[Alt], vars: &[VarInfo], consts: &Cons
         }
         let mut updates: Vec<Update> = Vec::new();
         for asg in &a.assigns {
-            let slot = vars.iter().position(|v| v.name == asg.var).ok_or_else(|| error_at(source, asg.span, format!("unknown variable `{}`", asg.var)))?;
+            let slot = vars.iter().position(|v| v.name == asg.var).ok_or_else(|| {
+                error_at(source, asg.span, format!("unknown variable `{}`", asg.var))
+            })?;
             if updates.iter().any(|u| u.slot == slot) {
-                return Err(error_at(source, asg.span, format!("`{}` is assigned twice in one update", asg.var)));
+                return Err(error_at(
+                    source,
+                    asg.span,
+                    format!("`{}` is assigned twice in one update", asg.var),
+                ));
             }
             let v = &vars[slot];
             let kind = match &asg.kind {
-                AssignKind::Set(e) => UpdateKind::Set(check_as(source, e, &scope, if v.is_bool { Ty::Bool } else { Ty::Int })?),
+                AssignKind::Set(e) => UpdateKind::Set(check_as(
+                    source,
+                    e,
+                    &scope,
+                    if v.is_bool { Ty::Bool } else { Ty::Int },
+                )?),
                 AssignKind::Invert if v.is_bool => UpdateKind::Invert,
                 AssignKind::Up if !v.is_bool => UpdateKind::Up,
                 AssignKind::Down if !v.is_bool => UpdateKind::Down,
-                _ => return Err(error_at(source, asg.span, format!("this fault does not apply to `{}` ({})", v.name, if v.is_bool { "bool" } else { "int" }))),
+                _ => {
+                    return Err(error_at(
+                        source,
+                        asg.span,
+                        format!(
+                            "this fault does not apply to `{}` ({})",
+                            v.name,
+                            if v.is_bool { "bool" } else { "int" }
+                        ),
+                    ))
+                }
             };
             updates.push(Update { slot, kind });
         }
-        out.push(Branch { prob, updates, span: a.span });
+        out.push(Branch {
+            prob,
+            updates,
+            span: a.span,
+        });
     }
     if let Some(s) = sum {
         if !s.is_one() {
-            return Err(error_at(source, span, format!("the probabilities sum to {}, not 1", crate::lang::num::display(&s))));
+            return Err(error_at(
+                source,
+                span,
+                format!(
+                    "the probabilities sum to {}, not 1",
+                    crate::lang::num::display(&s)
+                ),
+            ));
         }
     }
     let _ = check;

@@ -4,7 +4,9 @@
 
 use super::model::{GlobalScope, GlobalVar, Model, LABEL_BASE};
 use crate::lang::lexer::Tok;
-use crate::lang::{check_as, error_at, eval_const, num, LangResult, Parser, Rat, Source, Span, TExpr, Ty, Value};
+use crate::lang::{
+    check_as, error_at, eval_const, num, LangResult, Parser, Rat, Source, Span, TExpr, Ty, Value,
+};
 use num_traits::{One, Zero};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,7 +63,11 @@ impl Cmp {
 #[derive(Clone, Debug)]
 pub enum Path {
     /// `phi U<=steps psi`; `F<=steps psi` has `phi = None` (true).
-    Until { phi: Option<TExpr>, psi: TExpr, steps: usize },
+    Until {
+        phi: Option<TExpr>,
+        psi: TExpr,
+        steps: usize,
+    },
     /// `G<=steps phi`
     Globally { phi: TExpr, steps: usize },
     /// `X phi`
@@ -112,16 +118,26 @@ fn steps_of(p: &mut Parser, model: &Model) -> LangResult<usize> {
     let strict = match p.peek() {
         Tok::Le => false,
         Tok::Lt => true,
-        _ => return Err(p.unexpected("a step bound `<=k` or `<k` (only step-bounded properties are supported)")),
+        _ => {
+            return Err(p.unexpected(
+                "a step bound `<=k` or `<k` (only step-bounded properties are supported)",
+            ))
+        }
     };
     p.bump();
     let e = p.expr()?;
     let v = eval_const(p.source(), &e, &model.consts)?;
-    let k = v.as_num().and_then(num::to_i64).filter(|k| *k >= 0 && *k <= 1_000_000);
+    let k = v
+        .as_num()
+        .and_then(num::to_i64)
+        .filter(|k| *k >= 0 && *k <= 1_000_000);
     match k {
         Some(0) if strict => Err(p.error(e.span, "`<0` leaves no step")),
         Some(k) => Ok(k as usize - usize::from(strict)),
-        None => Err(p.error(e.span, format!("a step bound must be a natural number, found {v}"))),
+        None => Err(p.error(
+            e.span,
+            format!("a step bound must be a natural number, found {v}"),
+        )),
     }
 }
 
@@ -133,19 +149,32 @@ fn state_formula(p: &mut Parser, scope: &GlobalScope) -> LangResult<TExpr> {
 fn path(p: &mut Parser, scope: &GlobalScope) -> LangResult<Path> {
     if p.peek2() != Tok::RBracket && p.eat_keyword("F") {
         let steps = steps_of(p, scope.model)?;
-        return Ok(Path::Until { phi: None, psi: state_formula(p, scope)?, steps });
+        return Ok(Path::Until {
+            phi: None,
+            psi: state_formula(p, scope)?,
+            steps,
+        });
     }
     if p.peek2() != Tok::RBracket && p.eat_keyword("G") {
         let steps = steps_of(p, scope.model)?;
-        return Ok(Path::Globally { phi: state_formula(p, scope)?, steps });
+        return Ok(Path::Globally {
+            phi: state_formula(p, scope)?,
+            steps,
+        });
     }
     if p.peek2() != Tok::RBracket && p.eat_keyword("X") {
-        return Ok(Path::Next { phi: state_formula(p, scope)? });
+        return Ok(Path::Next {
+            phi: state_formula(p, scope)?,
+        });
     }
     let phi = state_formula(p, scope)?;
     p.expect_keyword("U")?;
     let steps = steps_of(p, scope.model)?;
-    Ok(Path::Until { phi: Some(phi), psi: state_formula(p, scope)?, steps })
+    Ok(Path::Until {
+        phi: Some(phi),
+        psi: state_formula(p, scope)?,
+        steps,
+    })
 }
 
 fn property(p: &mut Parser, scope: &GlobalScope) -> LangResult<(Property, Span)> {
@@ -170,19 +199,41 @@ fn property(p: &mut Parser, scope: &GlobalScope) -> LangResult<(Property, Span)>
             let v = eval_const(p.source(), &e, &scope.model.consts)?;
             let b = match v {
                 Value::Num(r) if r >= Rat::zero() && r <= Rat::one() => r,
-                other => return Err(p.error(e.span, format!("a probability bound must lie in [0, 1], found {other}"))),
+                other => {
+                    return Err(p.error(
+                        e.span,
+                        format!("a probability bound must lie in [0, 1], found {other}"),
+                    ))
+                }
             };
             // P<=p is decided with Pmax, P>=p with Pmin.
-            let opt = if matches!(cmp, Cmp::Le | Cmp::Lt) { Opt::Max } else { Opt::Min };
+            let opt = if matches!(cmp, Cmp::Le | Cmp::Lt) {
+                Opt::Max
+            } else {
+                Opt::Min
+            };
             (opt, Some((cmp, b)))
         }
-        _ => return Err(p.error(wspan, format!("expected `Pmax=?`, `Pmin=?` or `P<=p`, found `{word}`"))),
+        _ => {
+            return Err(p.error(
+                wspan,
+                format!("expected `Pmax=?`, `Pmin=?` or `P<=p`, found `{word}`"),
+            ))
+        }
     };
     p.expect(Tok::LBracket)?;
     let path = path(p, scope)?;
     p.expect(Tok::RBracket)?;
     let span = start.to(p.prev_span());
-    Ok((Property { text: String::new(), opt, bound, path }, span))
+    Ok((
+        Property {
+            text: String::new(),
+            opt,
+            bound,
+            path,
+        },
+        span,
+    ))
 }
 
 /// Parses a properties text (one or more properties, `;` or newlines between).
@@ -190,7 +241,10 @@ pub fn parse_properties(source: &Source, model: &Model) -> LangResult<Properties
     // Same-length encoding, so spans in `encoded` are spans in `source`.
     let encoded = Source::new(source.name(), encode_labels(source.text()));
     let mut p = Parser::new(&encoded)?;
-    let scope = GlobalScope { model, refs: std::cell::RefCell::new(model.label_refs.clone()) };
+    let scope = GlobalScope {
+        model,
+        refs: std::cell::RefCell::new(model.label_refs.clone()),
+    };
     let mut props = Vec::new();
     while !p.at_eof() {
         if p.eat(Tok::Semi) {
@@ -203,7 +257,10 @@ pub fn parse_properties(source: &Source, model: &Model) -> LangResult<Properties
     if props.is_empty() {
         return Err(error_at(source, Span::default(), "no property given"));
     }
-    Ok(Properties { props, refs: scope.refs.into_inner() })
+    Ok(Properties {
+        props,
+        refs: scope.refs.into_inner(),
+    })
 }
 
 /// Reads slots `< LABEL_BASE` from the observed variables and the others from labels.
@@ -221,4 +278,3 @@ impl crate::lang::EnvF64 for ObsEnv<'_> {
         }
     }
 }
-

@@ -28,7 +28,13 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { agents: None, threshold: None, exact: false, witness: false, max_states: 30_000_000 }
+        CheckOptions {
+            agents: None,
+            threshold: None,
+            exact: false,
+            witness: false,
+            max_states: 30_000_000,
+        }
     }
 }
 
@@ -38,9 +44,13 @@ pub fn counts_for(l: &Loaded, agents: &[usize]) -> Result<Vec<usize>, RunError> 
     let counts = match agents.len() {
         1 => vec![agents[0]; nt],
         n if n == nt => agents.to_vec(),
-        n => return Err(RunError::input(format!("--agents gives {n} numbers but the model has {nt} templates"))),
+        n => {
+            return Err(RunError::input(format!(
+                "--agents gives {n} numbers but the model has {nt} templates"
+            )))
+        }
     };
-    if counts.iter().any(|&c| c == 0) {
+    if counts.contains(&0) {
         return Err(RunError::input("every template needs at least one agent"));
     }
     Ok(counts)
@@ -50,7 +60,10 @@ pub fn counts_for(l: &Loaded, agents: &[usize]) -> Result<Vec<usize>, RunError> 
 fn named_agents(l: &Loaded, refs: &[GlobalVar]) -> Vec<usize> {
     let mut out = vec![0; l.model.templates.len()];
     for r in refs {
-        if let GlobalVar::Agent { template, agent, .. } = r {
+        if let GlobalVar::Agent {
+            template, agent, ..
+        } = r
+        {
             out[*template] = out[*template].max(agent + 1);
         }
     }
@@ -61,7 +74,13 @@ fn named_agents(l: &Loaded, refs: &[GlobalVar]) -> Vec<usize> {
 fn with_phase_refs(l: &Loaded, refs: &[GlobalVar]) -> Vec<GlobalVar> {
     let mut r = refs.to_vec();
     if l.model.faulty_fraction.is_some() {
-        let mode = l.model.env.vars.iter().position(|v| v.name == "mode").expect("added with Definition 15");
+        let mode = l
+            .model
+            .env
+            .vars
+            .iter()
+            .position(|v| v.name == "mode")
+            .expect("added with Definition 15");
         r.push(GlobalVar::Starting);
         r.push(GlobalVar::Env { var: mode });
     }
@@ -80,11 +99,26 @@ fn deadline(ctx: &RunContext) -> Option<Instant> {
     ctx.remaining().map(|r| Instant::now() + r)
 }
 
-fn explore_and_label(l: &Loaded, sem: &Sem, props: &Properties, exact: bool, max_states: usize, ctx: &RunContext) -> Result<Explored, Stop> {
+fn explore_and_label(
+    l: &Loaded,
+    sem: &Sem,
+    props: &Properties,
+    exact: bool,
+    max_states: usize,
+    ctx: &RunContext,
+) -> Result<Explored, Stop> {
     explore_and_label_to(l, sem, props, exact, max_states, ctx, None)
 }
 
-fn explore_and_label_to(l: &Loaded, sem: &Sem, props: &Properties, exact: bool, max_states: usize, ctx: &RunContext, depth: Option<usize>) -> Result<Explored, Stop> {
+fn explore_and_label_to(
+    l: &Loaded,
+    sem: &Sem,
+    props: &Properties,
+    exact: bool,
+    max_states: usize,
+    ctx: &RunContext,
+    depth: Option<usize>,
+) -> Result<Explored, Stop> {
     let t0 = Instant::now();
     let mdp = match depth {
         None => engine::build(sem, exact, max_states, deadline(ctx))?,
@@ -94,26 +128,47 @@ fn explore_and_label_to(l: &Loaded, sem: &Sem, props: &Properties, exact: bool, 
     let refs = with_phase_refs(l, &props.refs);
     let mut truth = Vec::new();
     for p in &props.props {
-        truth.push(engine::evaluate_formulas(sem, &mdp, &l.model, &refs, &engine::path_formulas(&p.path)).truth);
+        truth.push(
+            engine::evaluate_formulas(sem, &mdp, &l.model, &refs, &engine::path_formulas(&p.path))
+                .truth,
+        );
     }
     let phases = l.model.faulty_fraction.as_ref().map(|_| {
         let k = props.refs.len();
-        let starting_f = crate::lang::TExpr { kind: crate::lang::TKind::Var(k), ty: crate::lang::Ty::Bool, span: Default::default() };
+        let starting_f = crate::lang::TExpr {
+            kind: crate::lang::TKind::Var(k),
+            ty: crate::lang::Ty::Bool,
+            span: Default::default(),
+        };
         let mode0 = crate::lang::TExpr {
             kind: crate::lang::TKind::Binary(
                 crate::lang::BinOp::Eq,
-                Box::new(crate::lang::TExpr { kind: crate::lang::TKind::Var(k + 1), ty: crate::lang::Ty::Int, span: Default::default() }),
-                Box::new(crate::lang::TExpr { kind: crate::lang::TKind::Const(crate::lang::Value::Num(num::int(0))), ty: crate::lang::Ty::Int, span: Default::default() }),
+                Box::new(crate::lang::TExpr {
+                    kind: crate::lang::TKind::Var(k + 1),
+                    ty: crate::lang::Ty::Int,
+                    span: Default::default(),
+                }),
+                Box::new(crate::lang::TExpr {
+                    kind: crate::lang::TKind::Const(crate::lang::Value::Num(num::int(0))),
+                    ty: crate::lang::Ty::Int,
+                    span: Default::default(),
+                }),
             ),
             ty: crate::lang::Ty::Bool,
             span: Default::default(),
         };
-        let mut t = engine::evaluate_formulas(sem, &mdp, &l.model, &refs, &[&starting_f, &mode0]).truth;
+        let mut t =
+            engine::evaluate_formulas(sem, &mdp, &l.model, &refs, &[&starting_f, &mode0]).truth;
         let before = t.pop().expect("two formulas");
         let starting = t.pop().expect("two formulas");
         Phases { starting, before }
     });
-    Ok(Explored { mdp, truth, phases, build_s })
+    Ok(Explored {
+        mdp,
+        truth,
+        phases,
+        build_s,
+    })
 }
 
 fn stop_message(s: &Stop) -> String {
@@ -142,8 +197,16 @@ pub fn check(inputs: &Inputs, opts: &CheckOptions, ctx: &RunContext) -> Result<R
     let results = match (&opts.agents, opts.threshold) {
         (Some(a), None) => check_concrete(&l, &props, &counts_for(&l, a)?, opts, ctx, &mut report)?,
         (None, Some(t)) => check_abstract(&l, &props, t, opts, ctx, &mut report)?,
-        (Some(_), Some(_)) => return Err(RunError::input("give either --agents n or --abstract, not both")),
-        (None, None) => return Err(RunError::input("give --agents n (a concrete size) or --abstract (all sizes)")),
+        (Some(_), Some(_)) => {
+            return Err(RunError::input(
+                "give either --agents n or --abstract, not both",
+            ))
+        }
+        (None, None) => {
+            return Err(RunError::input(
+                "give --agents n (a concrete size) or --abstract (all sizes)",
+            ))
+        }
     };
     finish(&mut report, results);
     Ok(report)
@@ -181,20 +244,36 @@ fn finish(report: &mut Report, outcomes: Vec<Outcome>) {
     text.push('\n');
     text.push_str(&t.render(TableFormat::Text));
     report.text = text + &std::mem::take(&mut report.text);
-    report.results = json!({ "properties": outcomes.into_iter().map(|o| o.json).collect::<Vec<_>>() });
+    report.results =
+        json!({ "properties": outcomes.into_iter().map(|o| o.json).collect::<Vec<_>>() });
 }
 
 fn verdict_of(prop: &Property, f: f64, e: Option<&Rat>) -> Option<Verdict> {
     engine::meets(prop, f, e).map(Verdict::from_bool)
 }
 
-fn check_concrete(l: &Loaded, props: &Properties, counts: &[usize], opts: &CheckOptions, ctx: &RunContext, report: &mut Report) -> Result<Vec<Outcome>, RunError> {
+fn check_concrete(
+    l: &Loaded,
+    props: &Properties,
+    counts: &[usize],
+    opts: &CheckOptions,
+    ctx: &RunContext,
+    report: &mut Report,
+) -> Result<Vec<Outcome>, RunError> {
     let sem = Sem::Concrete(Concrete::new(&l.model, &l.sys, counts));
     if let Sem::Concrete(c) = &sem {
         for r in &props.refs {
-            if let GlobalVar::Agent { template, agent, .. } = r {
+            if let GlobalVar::Agent {
+                template, agent, ..
+            } = r
+            {
                 if c.agent_index(*template, *agent).is_none() {
-                    return Err(RunError::input(format!("a label or property names agent {} of template {} but --agents gives {}", agent + 1, template + 1, counts[*template])));
+                    return Err(RunError::input(format!(
+                        "a label or property names agent {} of template {} but --agents gives {}",
+                        agent + 1,
+                        template + 1,
+                        counts[*template]
+                    )));
                 }
             }
         }
@@ -210,7 +289,15 @@ fn check_concrete(l: &Loaded, props: &Properties, counts: &[usize], opts: &Check
     let rounds = counts.iter().sum::<usize>() + 2;
     let mut out = Vec::new();
     for (i, p) in props.props.iter().enumerate() {
-        let v = engine::compute(&ex.mdp, p, &ex.truth[i], opts.exact, opts.witness, ex.phases.as_ref(), rounds);
+        let v = engine::compute(
+            &ex.mdp,
+            p,
+            &ex.truth[i],
+            opts.exact,
+            opts.witness,
+            ex.phases.as_ref(),
+            rounds,
+        );
         let (f, e) = (v.f64s[0], v.exact.as_ref().map(|e| e[0].clone()));
         let verdict = verdict_of(p, f, e.as_ref());
         if opts.witness {
@@ -247,18 +334,33 @@ fn sizes(report: &mut Report, ex: &Explored, check_s: f64) {
     ));
 }
 
-fn witness(l: &Loaded, sem: &Sem, mdp: &Mdp, p: &Property, truth: &[Vec<bool>], v: &Values, report: &mut Report) -> Result<(), RunError> {
+fn witness(
+    l: &Loaded,
+    sem: &Sem,
+    mdp: &Mdp,
+    p: &Property,
+    truth: &[Vec<bool>],
+    v: &Values,
+    report: &mut Report,
+) -> Result<(), RunError> {
     let Path::Until { phi, steps, .. } = &p.path else {
-        report.warnings.push(format!("{}: witnesses are given for F and U properties", p.text));
+        report.warnings.push(format!(
+            "{}: witnesses are given for F and U properties",
+            p.text
+        ));
         return Ok(());
     };
     let Some(path) = &v.witness else {
-        report.text.push_str(&format!("\nno witness for {}: the target is unreachable within {steps} steps\n", p.text));
+        report.text.push_str(&format!(
+            "\nno witness for {}: the target is unreachable within {steps} steps\n",
+            p.text
+        ));
         return Ok(());
     };
     let all = vec![true; mdp.num_states()];
     let allowed = if phi.is_some() { &truth[1] } else { &all };
-    let prob = engine::replay(sem, mdp, path, &truth[0], allowed, *steps).map_err(|e| RunError::Internal(format!("the witness does not replay: {e}")))?;
+    let prob = engine::replay(sem, mdp, path, &truth[0], allowed, *steps)
+        .map_err(|e| RunError::Internal(format!("the witness does not replay: {e}")))?;
     let mut cols = vec!["step".to_string(), "action".into(), "p".into()];
     cols.extend(sem.columns());
     let mut t = Table::new(cols);
@@ -272,7 +374,8 @@ fn witness(l: &Loaded, sem: &Sem, mdp: &Mdp, p: &Property, truth: &[Vec<bool>], 
         let mut row = vec![(i + 1).to_string(), action.clone(), format!("{}", s.prob)];
         row.extend(state.clone());
         t.row(row);
-        steps_json.push(json!({"step": i + 1, "action": action, "probability": s.prob, "state": state}));
+        steps_json
+            .push(json!({"step": i + 1, "action": action, "probability": s.prob, "state": state}));
     }
     // The step-dependent scheduler: the optimal choice at each step along the path.
     report.text.push_str(&format!(
@@ -282,42 +385,88 @@ fn witness(l: &Loaded, sem: &Sem, mdp: &Mdp, p: &Property, truth: &[Vec<bool>], 
     ));
     report.text.push_str(&t.render(TableFormat::Text));
     let _ = l;
-    report.witness = Some(json!({"property": p.text, "probability": prob, "columns": sem.columns(), "steps": steps_json}));
+    report.witness = Some(
+        json!({"property": p.text, "probability": prob, "columns": sem.columns(), "steps": steps_json}),
+    );
     Ok(())
 }
 
 /// Whether the cutoff argument applies: no global-synchronous actions.
 pub fn cutoff_applies(l: &Loaded) -> bool {
-    !l.model.actions.iter().any(|a| a.ty == ActionType::GlobalSynchronous)
+    !l.model
+        .actions
+        .iter()
+        .any(|a| a.ty == ActionType::GlobalSynchronous)
 }
 
 /// Initial counts per template: `1..=top` (and 0 when agents stay concrete).
 fn init_counts(named: &[usize], top: u32) -> Vec<Vec<u32>> {
-    named.iter().map(|&m| ((if m > 0 { 0 } else { 1 })..=top).collect()).collect()
+    named
+        .iter()
+        .map(|&m| ((if m > 0 { 0 } else { 1 })..=top).collect())
+        .collect()
 }
 
-fn check_abstract(l: &Loaded, props: &Properties, t: u32, opts: &CheckOptions, ctx: &RunContext, report: &mut Report) -> Result<Vec<Outcome>, RunError> {
+fn check_abstract(
+    l: &Loaded,
+    props: &Properties,
+    t: u32,
+    opts: &CheckOptions,
+    ctx: &RunContext,
+    report: &mut Report,
+) -> Result<Vec<Outcome>, RunError> {
     if t == 0 {
-        return Err(RunError::input("--threshold must be at least 1 (1 is the set abstraction)"));
+        return Err(RunError::input(
+            "--threshold must be at least 1 (1 is the set abstraction)",
+        ));
     }
     check_deterministic(&l.model, &l.sys).map_err(RunError::input)?;
     let named = named_agents(l, &props.refs);
-    let sem = Sem::Counting(Counting::new(&l.model, &l.sys, &named, t, init_counts(&named, t)));
-    let ex = explore_and_label(l, &sem, props, opts.exact, opts.max_states, ctx).map_err(|s| RunError::input(format!("the abstraction has {}", stop_message(&s))))?;
+    let sem = Sem::Counting(Counting::new(
+        &l.model,
+        &l.sys,
+        &named,
+        t,
+        init_counts(&named, t),
+    ));
+    let ex = explore_and_label(l, &sem, props, opts.exact, opts.max_states, ctx)
+        .map_err(|s| RunError::input(format!("the abstraction has {}", stop_message(&s))))?;
     let t1 = Instant::now();
     let mut out = Vec::new();
     for (i, p) in props.props.iter().enumerate() {
-        let v = engine::compute(&ex.mdp, p, &ex.truth[i], opts.exact, opts.witness, ex.phases.as_ref(), 0);
+        let v = engine::compute(
+            &ex.mdp,
+            p,
+            &ex.truth[i],
+            opts.exact,
+            opts.witness,
+            ex.phases.as_ref(),
+            0,
+        );
         let (f, e, _) = engine::over_initials(&v, p.opt);
         if opts.witness && ex.mdp.initial.len() == 1 {
             witness(l, &sem, &ex.mdp, p, &ex.truth[i], &v, report)?;
         }
-        let side = if p.opt == Opt::Max { "sup over n <=" } else { "inf over n >=" };
+        let side = if p.opt == Opt::Max {
+            "sup over n <="
+        } else {
+            "inf over n >="
+        };
         let mut j = json!({"property": p.text, "mode": "abstract", "threshold": t, "abstract_bound": f, "abstract_bound_exact": e.as_ref().map(num::display)});
         let proven = engine::meets(p, f, e.as_ref());
         let (verdict, result) = match proven {
-            None => (None, format!("{} {side} {}", p.opt.word(), show(f, e.as_ref()))),
-            Some(true) => (Some(Verdict::Holds), format!("HOLDS for every size ({} {side} {})", p.opt.word(), show(f, e.as_ref()))),
+            None => (
+                None,
+                format!("{} {side} {}", p.opt.word(), show(f, e.as_ref())),
+            ),
+            Some(true) => (
+                Some(Verdict::Holds),
+                format!(
+                    "HOLDS for every size ({} {side} {})",
+                    p.opt.word(),
+                    show(f, e.as_ref())
+                ),
+            ),
             Some(false) => match cutoff(l, props, p, i, opts, ctx, &named) {
                 Some((cf, ce, per_n)) => {
                     j["cutoff"] = json!({"value": cf, "exact": ce.as_ref().map(num::display), "per_n": per_n});
@@ -326,14 +475,31 @@ fn check_abstract(l: &Loaded, props: &Properties, t: u32, opts: &CheckOptions, c
                 }
                 None => {
                     let conc = concrete_values(l, props, i, p, opts, ctx);
-                    j["concrete"] = json!(conc.iter().map(|(n, v)| json!({"agents": n, "value": v})).collect::<Vec<_>>());
-                    let shown: Vec<String> = conc.iter().map(|(n, v)| format!("n={n}: {v}")).collect();
-                    (Some(Verdict::Unknown), format!("UNKNOWN: abstract {} {side} {} does not prove it; concrete {}", p.opt.word(), show(f, e.as_ref()), shown.join(", ")))
+                    j["concrete"] = json!(conc
+                        .iter()
+                        .map(|(n, v)| json!({"agents": n, "value": v}))
+                        .collect::<Vec<_>>());
+                    let shown: Vec<String> =
+                        conc.iter().map(|(n, v)| format!("n={n}: {v}")).collect();
+                    (
+                        Some(Verdict::Unknown),
+                        format!(
+                            "UNKNOWN: abstract {} {side} {} does not prove it; concrete {}",
+                            p.opt.word(),
+                            show(f, e.as_ref()),
+                            shown.join(", ")
+                        ),
+                    )
                 }
             },
         };
         j["verdict"] = json!(verdict);
-        out.push(Outcome { text: p.text.clone(), verdict, result, json: j });
+        out.push(Outcome {
+            text: p.text.clone(),
+            verdict,
+            result,
+            json: j,
+        });
     }
     sizes(report, &ex, t1.elapsed().as_secs_f64());
     Ok(out)
@@ -343,15 +509,35 @@ fn check_abstract(l: &Loaded, props: &Properties, t: u32, opts: &CheckOptions, c
 /// actions, h steps move at most h counted agents, so S(m + h) and every
 /// larger size agree on an h-step property, and the exact symmetric
 /// quotients of S(m+1..m+h) give the supremum and infimum over all n.
-fn cutoff(l: &Loaded, props: &Properties, p: &Property, i: usize, opts: &CheckOptions, ctx: &RunContext, named: &[usize]) -> Option<(f64, Option<Rat>, Vec<Json>)> {
+fn cutoff(
+    l: &Loaded,
+    props: &Properties,
+    p: &Property,
+    i: usize,
+    opts: &CheckOptions,
+    ctx: &RunContext,
+    named: &[usize],
+) -> Option<(f64, Option<Rat>, Vec<Json>)> {
     if !cutoff_applies(l) || l.model.faulty_fraction.is_some() {
         return None;
     }
     let h = p.path.steps() as u32;
-    let one = Properties { props: vec![p.clone()], refs: props.refs.clone() };
+    let one = Properties {
+        props: vec![p.clone()],
+        refs: props.refs.clone(),
+    };
     let counts: Vec<Vec<u32>> = init_counts(named, h.max(1));
     let sem = Sem::Counting(Counting::new(&l.model, &l.sys, named, h.max(1) + 1, counts));
-    let ex = explore_and_label_to(l, &sem, &one, opts.exact, opts.max_states / 4, ctx, Some(h as usize)).ok()?;
+    let ex = explore_and_label_to(
+        l,
+        &sem,
+        &one,
+        opts.exact,
+        opts.max_states / 4,
+        ctx,
+        Some(h as usize),
+    )
+    .ok()?;
     let _ = i;
     let v = engine::compute(&ex.mdp, p, &ex.truth[0], opts.exact, false, None, 0);
     let (f, e, _) = engine::over_initials(&v, p.opt);
@@ -360,7 +546,14 @@ fn cutoff(l: &Loaded, props: &Properties, p: &Property, i: usize, opts: &CheckOp
 }
 
 /// Pmax/Pmin on S(n) for n = 1, 2, 3 agents per template, as far as they fit.
-fn concrete_values(l: &Loaded, props: &Properties, i: usize, p: &Property, opts: &CheckOptions, ctx: &RunContext) -> Vec<(usize, f64)> {
+fn concrete_values(
+    l: &Loaded,
+    props: &Properties,
+    i: usize,
+    p: &Property,
+    opts: &CheckOptions,
+    ctx: &RunContext,
+) -> Vec<(usize, f64)> {
     let named = named_agents(l, &props.refs);
     let mut out = Vec::new();
     for n in 1..=3usize {
@@ -369,9 +562,22 @@ fn concrete_values(l: &Loaded, props: &Properties, i: usize, p: &Property, opts:
         }
         let counts = vec![n; l.model.templates.len()];
         let sem = Sem::Concrete(Concrete::new(&l.model, &l.sys, &counts));
-        let one = Properties { props: vec![p.clone()], refs: props.refs.clone() };
-        let Ok(ex) = explore_and_label(l, &sem, &one, false, opts.max_states / 10, ctx) else { break };
-        let v = engine::compute(&ex.mdp, p, &ex.truth[0], false, false, ex.phases.as_ref(), n * counts.len() + 2);
+        let one = Properties {
+            props: vec![p.clone()],
+            refs: props.refs.clone(),
+        };
+        let Ok(ex) = explore_and_label(l, &sem, &one, false, opts.max_states / 10, ctx) else {
+            break;
+        };
+        let v = engine::compute(
+            &ex.mdp,
+            p,
+            &ex.truth[0],
+            false,
+            false,
+            ex.phases.as_ref(),
+            n * counts.len() + 2,
+        );
         out.push((n, v.f64s[0]));
     }
     let _ = i;
@@ -382,17 +588,39 @@ fn concrete_values(l: &Loaded, props: &Properties, i: usize, p: &Property, opts:
 pub type LabelTruth = (String, Vec<bool>);
 
 /// Explores a concrete (`counts`) or abstract model with its labels (for `export`, tests and benches).
-pub fn explore_model(l: &Loaded, counts: Option<&[usize]>, threshold: u32, exact: bool, max_states: usize) -> Result<(Mdp, Vec<LabelTruth>), RunError> {
+pub fn explore_model(
+    l: &Loaded,
+    counts: Option<&[usize]>,
+    threshold: u32,
+    exact: bool,
+    max_states: usize,
+) -> Result<(Mdp, Vec<LabelTruth>), RunError> {
     let sem = match counts {
         Some(c) => Sem::Concrete(Concrete::new(&l.model, &l.sys, c)),
         None => {
             check_deterministic(&l.model, &l.sys).map_err(RunError::input)?;
             let named = named_agents(l, &l.model.label_refs);
-            Sem::Counting(Counting::new(&l.model, &l.sys, &named, threshold, init_counts(&named, threshold)))
+            Sem::Counting(Counting::new(
+                &l.model,
+                &l.sys,
+                &named,
+                threshold,
+                init_counts(&named, threshold),
+            ))
         }
     };
-    let mdp = engine::build(&sem, exact, max_states, None).map_err(|s| RunError::input(stop_message(&s)))?;
+    let mdp = engine::build(&sem, exact, max_states, None)
+        .map_err(|s| RunError::input(stop_message(&s)))?;
     let formulas: Vec<&crate::lang::TExpr> = l.model.labels.iter().map(|(_, t)| t).collect();
-    let truth = engine::evaluate_formulas(&sem, &mdp, &l.model, &l.model.label_refs, &formulas).truth;
-    Ok((mdp, l.model.labels.iter().map(|(n, _)| n.clone()).zip(truth).collect()))
+    let truth =
+        engine::evaluate_formulas(&sem, &mdp, &l.model, &l.model.label_refs, &formulas).truth;
+    Ok((
+        mdp,
+        l.model
+            .labels
+            .iter()
+            .map(|(n, _)| n.clone())
+            .zip(truth)
+            .collect(),
+    ))
 }

@@ -3,8 +3,8 @@
 //! One bounded value iteration per constant value gives every k at once.
 
 use super::check::bounded_until;
-use super::counting::{check_deterministic, Counting};
 use super::concrete::Concrete;
+use super::counting::{check_deterministic, Counting};
 use super::engine::{self, Sem};
 use super::props::{Opt, Path, Properties};
 use super::{load, load_props, Inputs};
@@ -46,7 +46,10 @@ pub fn parse_range(text: &str) -> Result<(String, Vec<Rat>), String> {
 /// `8..20`
 pub fn parse_k(text: &str) -> Result<(usize, usize), String> {
     let (a, b) = text.split_once("..").ok_or("expected LO..HI")?;
-    let (a, b): (usize, usize) = (a.trim().parse().map_err(|_| "bad LO")?, b.trim().parse().map_err(|_| "bad HI")?);
+    let (a, b): (usize, usize) = (
+        a.trim().parse().map_err(|_| "bad LO")?,
+        b.trim().parse().map_err(|_| "bad HI")?,
+    );
     if a == 0 || a > b || b > 100_000 {
         return Err("expected 1 <= LO <= HI".into());
     }
@@ -78,27 +81,45 @@ pub fn sweep_rows(inputs: &Inputs, o: &SweepOptions) -> Result<(Vec<Row>, Opt, S
         inp.sets.push((name.clone(), Value::Num(v.clone())));
         let mut l = load(&inp)?;
         let src = l.source.clone();
-        l.model.consts.define(&src, "k", Span::default(), Value::Num(num::int(o.ks.1 as i64)))?;
+        l.model.consts.define(
+            &src,
+            "k",
+            Span::default(),
+            Value::Num(num::int(o.ks.1 as i64)),
+        )?;
         let props: Properties = load_props(&inp, &l.model)?;
         let p = props.props.first().expect("parser requires one");
         text = p.text.clone();
         opt = p.opt;
         let Path::Until { phi, steps, .. } = &p.path else {
-            return Err(RunError::input("sweep needs an F or U property whose bound is the constant `k`"));
+            return Err(RunError::input(
+                "sweep needs an F or U property whose bound is the constant `k`",
+            ));
         };
         let sem = match &o.agents {
-            Some(a) => Sem::Concrete(Concrete::new(&l.model, &l.sys, &super::run::counts_for(&l, a)?)),
+            Some(a) => Sem::Concrete(Concrete::new(
+                &l.model,
+                &l.sys,
+                &super::run::counts_for(&l, a)?,
+            )),
             None => {
                 check_deterministic(&l.model, &l.sys).map_err(RunError::input)?;
                 let named = vec![0; l.model.templates.len()];
-                if !props.refs.iter().all(|r| !matches!(r, super::model::GlobalVar::Agent { .. })) {
-                    return Err(RunError::input("sweep over all sizes needs a property over the environment only"));
+                if !props
+                    .refs
+                    .iter()
+                    .all(|r| !matches!(r, super::model::GlobalVar::Agent { .. }))
+                {
+                    return Err(RunError::input(
+                        "sweep over all sizes needs a property over the environment only",
+                    ));
                 }
                 let counts = named.iter().map(|_| (1..=o.threshold).collect()).collect();
                 Sem::Counting(Counting::new(&l.model, &l.sys, &named, o.threshold, counts))
             }
         };
-        let mdp = engine::build(&sem, false, o.max_states, None).map_err(|s| RunError::input(format!("{s:?}")))?;
+        let mdp = engine::build(&sem, false, o.max_states, None)
+            .map_err(|s| RunError::input(format!("{s:?}")))?;
         let f = engine::path_formulas(&p.path);
         let truth = engine::evaluate_formulas(&sem, &mdp, &l.model, &props.refs, &f).truth;
         let all = vec![true; mdp.num_states()];
@@ -110,7 +131,15 @@ pub fn sweep_rows(inputs: &Inputs, o: &SweepOptions) -> Result<(Vec<Row>, Opt, S
                 rows.push((v.clone(), k, 0.0));
                 continue;
             };
-            let vals = engine::Values { f64s: mdp.initial.iter().map(|&i| run.history[r][i as usize]).collect(), exact: None, witness: None };
+            let vals = engine::Values {
+                f64s: mdp
+                    .initial
+                    .iter()
+                    .map(|&i| run.history[r][i as usize])
+                    .collect(),
+                exact: None,
+                witness: None,
+            };
             rows.push((v.clone(), k, engine::over_initials(&vals, p.opt).0));
         }
     }
@@ -132,16 +161,29 @@ pub fn sweep(inputs: &Inputs, o: &SweepOptions, _ctx: &RunContext) -> Result<Rep
         Some(a) => format!("S({a:?})"),
         None => format!("every size (abstraction, threshold {})", o.threshold),
     };
-    r.text = format!("{prop} for {name} in {} values and k = {}..{}, {mode}\n\n", o.swept.1.len(), o.ks.0, o.ks.1);
+    r.text = format!(
+        "{prop} for {name} in {} values and k = {}..{}, {mode}\n\n",
+        o.swept.1.len(),
+        o.ks.0,
+        o.ks.1
+    );
     r.text.push_str(&table.render(TableFormat::Text));
     if let Some(prefix) = &o.out {
         let csv = prefix.with_extension("csv");
-        std::fs::write(&csv, table.render(TableFormat::Csv)).map_err(|e| RunError::input(format!("cannot write {}: {e}", csv.display())))?;
+        std::fs::write(&csv, table.render(TableFormat::Csv))
+            .map_err(|e| RunError::input(format!("cannot write {}: {e}", csv.display())))?;
         let svg = prefix.with_extension("svg");
         let png = prefix.with_extension("png");
-        plot(&rows, name, opt, &svg, true).map_err(|e| RunError::Internal(format!("plot {}: {e}", svg.display())))?;
-        plot(&rows, name, opt, &png, false).map_err(|e| RunError::Internal(format!("plot {}: {e}", png.display())))?;
-        r.text.push_str(&format!("\nwrote {}, {} and {} (the PNG has no text: no font is bundled)\n", csv.display(), svg.display(), png.display()));
+        plot(&rows, name, opt, &svg, true)
+            .map_err(|e| RunError::Internal(format!("plot {}: {e}", svg.display())))?;
+        plot(&rows, name, opt, &png, false)
+            .map_err(|e| RunError::Internal(format!("plot {}: {e}", png.display())))?;
+        r.text.push_str(&format!(
+            "\nwrote {}, {} and {} (the PNG has no text: no font is bundled)\n",
+            csv.display(),
+            svg.display(),
+            png.display()
+        ));
     }
     r.stat("time_s", t0.elapsed().as_secs_f64());
     r.results = json!({"property": prop, "constant": name, "rows": rows.iter().map(|(v, k, p)| json!({"value": num::to_f64(v), "k": k, "p": p})).collect::<Vec<_>>()});
@@ -150,15 +192,39 @@ pub fn sweep(inputs: &Inputs, o: &SweepOptions, _ctx: &RunContext) -> Result<Rep
 
 /// The figure: one line per swept value, p against k. SVG has captions and
 /// axis labels; the PNG has none, as plotters needs a font file to draw text.
-fn plot(rows: &[Row], name: &str, opt: Opt, path: &std::path::Path, text: bool) -> Result<(), Box<dyn std::error::Error>> {
+fn plot(
+    rows: &[Row],
+    name: &str,
+    opt: Opt,
+    path: &std::path::Path,
+    text: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
     if text {
-        draw(SVGBackend::new(path, (800, 500)).into_drawing_area(), rows, name, opt, true)
+        draw(
+            SVGBackend::new(path, (800, 500)).into_drawing_area(),
+            rows,
+            name,
+            opt,
+            true,
+        )
     } else {
-        draw(BitMapBackend::new(path, (800, 500)).into_drawing_area(), rows, name, opt, false)
+        draw(
+            BitMapBackend::new(path, (800, 500)).into_drawing_area(),
+            rows,
+            name,
+            opt,
+            false,
+        )
     }
 }
 
-fn draw<DB: DrawingBackend>(root: DrawingArea<DB, plotters::coord::Shift>, rows: &[Row], name: &str, opt: Opt, text: bool) -> Result<(), Box<dyn std::error::Error>>
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    rows: &[Row],
+    name: &str,
+    opt: Opt,
+    text: bool,
+) -> Result<(), Box<dyn std::error::Error>>
 where
     DB::ErrorType: 'static,
 {
@@ -170,24 +236,43 @@ where
     let mut b = ChartBuilder::on(&root);
     b.margin(20);
     if text {
-        b.caption(format!("{} against k, one line per {name}", opt.word()), ("sans-serif", 20)).x_label_area_size(40).y_label_area_size(50);
+        b.caption(
+            format!("{} against k, one line per {name}", opt.word()),
+            ("sans-serif", 20),
+        )
+        .x_label_area_size(40)
+        .y_label_area_size(50);
     }
     let mut chart = b.build_cartesian_2d(kmin..kmax.max(kmin + 1.0), 0f64..1.05f64)?;
     if text {
-        chart.configure_mesh().x_desc("k").y_desc(opt.word()).draw()?;
+        chart
+            .configure_mesh()
+            .x_desc("k")
+            .y_desc(opt.word())
+            .draw()?;
     } else {
         chart.configure_mesh().x_labels(0).y_labels(0).draw()?;
     }
     for (i, v) in values.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
-        let pts: Vec<(f64, f64)> = rows.iter().filter(|r| &r.0 == v).map(|r| (r.1 as f64, r.2)).collect();
+        let pts: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| &r.0 == v)
+            .map(|r| (r.1 as f64, r.2))
+            .collect();
         let series = chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))?;
         if text {
-            series.label(format!("{name}={}", num::to_f64(v))).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+            series
+                .label(format!("{name}={}", num::to_f64(v)))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
         }
     }
     if text {
-        chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
     }
     root.present()?;
     Ok(())

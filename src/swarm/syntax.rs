@@ -2,8 +2,8 @@
 //! PSV-style envelope of the seed's Section 5). Engine keywords (`agent`,
 //! `module`, `endmodule`, `label`, ...) are contextual identifiers.
 
-use crate::lang::{parse_type, Constants, Expr, LangResult, Parser, Source, Span, TypeSyntax};
 use crate::lang::lexer::Tok;
+use crate::lang::{parse_type, Constants, Expr, LangResult, Parser, Source, Span, TypeSyntax};
 
 /// The three communication patterns of Definition 4 / Definition 6.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -180,7 +180,11 @@ fn parse_module(p: &mut Parser) -> LangResult<ModuleSyntax> {
                 let (vname, vspan) = p.ident()?;
                 p.expect(Tok::Colon)?;
                 let (ty, ty_span) = parse_type(p)?;
-                let init = if p.eat_keyword("init") { Some(p.expr()?) } else { None };
+                let init = if p.eat_keyword("init") {
+                    Some(p.expr()?)
+                } else {
+                    None
+                };
                 p.expect(Tok::Semi)?;
                 m.vars.push(VarSyntax {
                     name: vname,
@@ -190,14 +194,22 @@ fn parse_module(p: &mut Parser) -> LangResult<ModuleSyntax> {
                     init,
                 });
             }
-            _ => return Err(p.unexpected("a variable declaration, a command `[action] guard -> ...;` or `endmodule`")),
+            _ => {
+                return Err(p.unexpected(
+                    "a variable declaration, a command `[action] guard -> ...;` or `endmodule`",
+                ))
+            }
         }
     }
 }
 
 fn parse_command(p: &mut Parser) -> LangResult<CommandSyntax> {
     let start = p.expect(Tok::LBracket)?.span;
-    let action = if p.peek() == Tok::Ident { Some(p.ident()?) } else { None };
+    let action = if p.peek() == Tok::Ident {
+        Some(p.ident()?)
+    } else {
+        None
+    };
     p.expect(Tok::RBracket)?;
     let guard = p.expr()?;
     p.expect(Tok::Arrow)?;
@@ -216,7 +228,9 @@ pub fn parse_alts(p: &mut Parser) -> LangResult<Vec<Alt>> {
     let mut alts = Vec::new();
     loop {
         let start = p.peek_span();
-        let prob = if starts_assigns(p) { None } else {
+        let prob = if starts_assigns(p) {
+            None
+        } else {
             let e = p.expr()?;
             p.expect(Tok::Colon)?;
             Some(e)
@@ -305,7 +319,11 @@ pub fn parse_faults(source: &Source, consts: &mut Constants) -> LangResult<Vec<F
             consts.parse_decl(&mut p)?;
         } else if p.at_keyword("agent") {
             let span = p.bump().span;
-            let template = if p.peek() == Tok::Ident { Some(p.ident()?) } else { None };
+            let template = if p.peek() == Tok::Ident {
+                Some(p.ident()?)
+            } else {
+                None
+            };
             blocks.push(FaultBlock {
                 template,
                 span,

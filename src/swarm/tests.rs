@@ -16,7 +16,10 @@ const FORAGING: &str = include_str!("../../examples/foraging/foraging.swarm");
 const FAULTS: &str = include_str!("../../examples/foraging/foraging.faults");
 
 fn load(model: &str, faults: Option<&str>, sets: &[(&str, &str)]) -> Result<Loaded, String> {
-    let sets: Vec<(String, Value)> = sets.iter().map(|(n, v)| (n.to_string(), crate::lang::parse_value_text(v).unwrap())).collect();
+    let sets: Vec<(String, Value)> = sets
+        .iter()
+        .map(|(n, v)| (n.to_string(), crate::lang::parse_value_text(v).unwrap()))
+        .collect();
     let f = faults.map(|t| Source::new("test.faults", t));
     load_sources(&Source::new("test.swarm", model), f.as_ref(), &sets, None).map_err(|e| match e {
         crate::report::RunError::Input(r) => r.to_string(),
@@ -33,14 +36,25 @@ fn value(l: &Loaded, sem: &Sem, prop: &str, exact: bool) -> (f64, Option<Rat>) {
     let props = parse_properties(&Source::new("p", prop), &l.model).expect("property parses");
     let p = &props.props[0];
     let mdp = engine::build(sem, exact, 10_000_000, None).expect("small");
-    let truth = engine::evaluate_formulas(sem, &mdp, &l.model, &props.refs, &engine::path_formulas(&p.path)).truth;
+    let truth = engine::evaluate_formulas(
+        sem,
+        &mdp,
+        &l.model,
+        &props.refs,
+        &engine::path_formulas(&p.path),
+    )
+    .truth;
     let v = engine::compute(&mdp, p, &truth, exact, false, None, 0);
     let (f, e, _) = engine::over_initials(&v, p.opt);
     (f, e)
 }
 
 fn concrete<'a>(l: &'a Loaded, n: usize) -> Sem<'a> {
-    Sem::Concrete(Concrete::new(&l.model, &l.sys, &vec![n; l.model.templates.len()]))
+    Sem::Concrete(Concrete::new(
+        &l.model,
+        &l.sys,
+        &vec![n; l.model.templates.len()],
+    ))
 }
 
 #[test]
@@ -53,7 +67,10 @@ fn one_robot_matches_the_hand_computation() {
     assert!((f - 0.09).abs() < 1e-15);
     // Length-5 paths add 1/2*9/100 (one failed start) and 1/2*7/10*3/10*3/5 (one failed search).
     let (_, e) = value(&l, &sem, "Pmax=? [ F<6 \"deposited1\" ]", true);
-    assert_eq!(e, Some(num::rat(9, 100) + num::rat(45, 1000) + num::rat(63, 1000)));
+    assert_eq!(
+        e,
+        Some(num::rat(9, 100) + num::rat(45, 1000) + num::rat(63, 1000))
+    );
     // One robot alone needs 8 steps for two units.
     let (f, _) = value(&l, &sem, "Pmax=? [ F<=7 \"deposited2\" ]", false);
     assert_eq!(f, 0.0);
@@ -67,10 +84,13 @@ fn one_robot_matches_the_hand_computation() {
 #[test]
 fn faults_change_the_value_and_pf_one_never_deposits() {
     let p = "Pmax=? [ F<13 \"deposited2\" ]";
-    let v: Vec<f64> = ["0", "0.4", "1"].iter().map(|pf| {
-        let l = foraging(pf);
-        value(&l, &concrete(&l, 2), p, false).0
-    }).collect();
+    let v: Vec<f64> = ["0", "0.4", "1"]
+        .iter()
+        .map(|pf| {
+            let l = foraging(pf);
+            value(&l, &concrete(&l, 2), p, false).0
+        })
+        .collect();
     assert!(v[0] > v[1] && v[1] > 0.0, "{v:?}");
     assert_eq!(v[2], 0.0);
     // Without a faults file the model equals pf = 0 (the fault never fires).
@@ -80,7 +100,14 @@ fn faults_change_the_value_and_pf_one_never_deposits() {
 
 /// A second decider: the recursive definition of bounded Pmax/Pmin, straight
 /// on the semantics (no CSR, no maybe-set pruning), memoised by (state, steps).
-fn oracle(sem: &dyn Semantics, target: &dyn Fn(&[u64]) -> bool, state: Vec<u64>, steps: usize, opt: Opt, memo: &mut HashMap<(Vec<u64>, usize), f64>) -> f64 {
+fn oracle(
+    sem: &dyn Semantics,
+    target: &dyn Fn(&[u64]) -> bool,
+    state: Vec<u64>,
+    steps: usize,
+    opt: Opt,
+    memo: &mut HashMap<(Vec<u64>, usize), f64>,
+) -> f64 {
     if target(&state) {
         return 1.0;
     }
@@ -94,8 +121,12 @@ fn oracle(sem: &dyn Semantics, target: &dyn Fn(&[u64]) -> bool, state: Vec<u64>,
     sem.successors(&state, false, &mut succ);
     let mut best: Option<f64> = None;
     for c in 0..succ.choices() {
-        let entries: Vec<(Vec<u64>, f64)> = succ.choice(c).map(|(t, p, _)| (t.to_vec(), p)).collect();
-        let v: f64 = entries.into_iter().map(|(t, p)| p * oracle(sem, target, t, steps - 1, opt, memo)).sum();
+        let entries: Vec<(Vec<u64>, f64)> =
+            succ.choice(c).map(|(t, p, _)| (t.to_vec(), p)).collect();
+        let v: f64 = entries
+            .into_iter()
+            .map(|(t, p)| p * oracle(sem, target, t, steps - 1, opt, memo))
+            .sum();
         best = Some(match (best, opt) {
             (None, _) => v,
             (Some(b), Opt::Max) => b.max(v),
@@ -109,14 +140,39 @@ fn oracle(sem: &dyn Semantics, target: &dyn Fn(&[u64]) -> bool, state: Vec<u64>,
 
 #[test]
 fn value_iteration_agrees_with_the_recursive_oracle() {
-    for (pf, n, k, opt) in [("0.4", 2, 9, Opt::Max), ("0.25", 2, 11, Opt::Min), ("0.1", 3, 9, Opt::Max), ("0.7", 3, 8, Opt::Min)] {
+    for (pf, n, k, opt) in [
+        ("0.4", 2, 9, Opt::Max),
+        ("0.25", 2, 11, Opt::Min),
+        ("0.1", 3, 9, Opt::Max),
+        ("0.7", 3, 8, Opt::Min),
+    ] {
         let l = foraging(pf);
-        let Sem::Concrete(c) = concrete(&l, n) else { unreachable!() };
-        let food = l.model.env.vars.iter().position(|v| v.name == "foodDeposited").unwrap();
+        let Sem::Concrete(c) = concrete(&l, n) else {
+            unreachable!()
+        };
+        let food = l
+            .model
+            .env
+            .vars
+            .iter()
+            .position(|v| v.name == "foodDeposited")
+            .unwrap();
         let target = |s: &[u64]| l.sys.env.states[c.env_local(s) as usize][food] > 1;
-        let o = oracle(&c, &target, c.initial_states()[0].clone(), k, opt, &mut HashMap::new());
+        let o = oracle(
+            &c,
+            &target,
+            c.initial_states()[0].clone(),
+            k,
+            opt,
+            &mut HashMap::new(),
+        );
         let word = if opt == Opt::Max { "Pmax" } else { "Pmin" };
-        let (f, e) = value(&l, &Sem::Concrete(Concrete::new(&l.model, &l.sys, &[n])), &format!("{word}=? [ F<={k} \"deposited2\" ]"), true);
+        let (f, e) = value(
+            &l,
+            &Sem::Concrete(Concrete::new(&l.model, &l.sys, &[n])),
+            &format!("{word}=? [ F<={k} \"deposited2\" ]"),
+            true,
+        );
         assert!((f - o).abs() < 1e-12, "pf={pf} n={n}: {f} vs oracle {o}");
         assert!((num::to_f64(&e.unwrap()) - f).abs() < 1e-12);
     }
@@ -150,7 +206,10 @@ fn exact_counts_are_the_symmetry_quotient_of_the_concrete_system() {
     let l = foraging("0.3");
     for n in 1..=3u32 {
         let q = Sem::Counting(Counting::new(&l.model, &l.sys, &[0], n + 1, vec![vec![n]]));
-        for prop in ["Pmax=? [ F<=9 \"deposited2\" ]", "Pmin=? [ F<=6 \"deposited1\" ]"] {
+        for prop in [
+            "Pmax=? [ F<=9 \"deposited2\" ]",
+            "Pmin=? [ F<=6 \"deposited1\" ]",
+        ] {
             let (a, ae) = value(&l, &q, prop, true);
             let (c, ce) = value(&l, &concrete(&l, n as usize), prop, true);
             assert_eq!(ae, ce, "n={n} {prop}");
@@ -163,7 +222,9 @@ fn exact_counts_are_the_symmetry_quotient_of_the_concrete_system() {
 fn states_are_keyed_by_value() {
     use super::mdp::StateTable;
     let mut t = StateTable::new(2);
-    let keys: Vec<[u64; 2]> = (0..5000u64).map(|i| [i.wrapping_mul(0x9e37_79b9_7f4a_7c15), i % 7]).collect();
+    let keys: Vec<[u64; 2]> = (0..5000u64)
+        .map(|i| [i.wrapping_mul(0x9e37_79b9_7f4a_7c15), i % 7])
+        .collect();
     for (i, k) in keys.iter().enumerate() {
         assert_eq!(t.insert(k), (i as u32, true));
     }
@@ -178,10 +239,21 @@ fn states_are_keyed_by_value() {
 fn a_witness_replays_and_is_at_most_the_value() {
     let l = foraging("0.4");
     let sem = concrete(&l, 2);
-    let props = parse_properties(&Source::new("p", "Pmax=? [ F<=9 \"deposited2\" ]"), &l.model).unwrap();
+    let props = parse_properties(
+        &Source::new("p", "Pmax=? [ F<=9 \"deposited2\" ]"),
+        &l.model,
+    )
+    .unwrap();
     let p = &props.props[0];
     let mdp = engine::build(&sem, false, 1_000_000, None).unwrap();
-    let truth = engine::evaluate_formulas(&sem, &mdp, &l.model, &props.refs, &engine::path_formulas(&p.path)).truth;
+    let truth = engine::evaluate_formulas(
+        &sem,
+        &mdp,
+        &l.model,
+        &props.refs,
+        &engine::path_formulas(&p.path),
+    )
+    .truth;
     let v = engine::compute(&mdp, p, &truth, false, true, None, 0);
     let path = v.witness.clone().expect("reachable");
     let all = vec![true; mdp.num_states()];
@@ -192,7 +264,9 @@ fn a_witness_replays_and_is_at_most_the_value() {
     let mut bad = path.clone();
     bad[0].prob /= 2.0;
     assert!(engine::replay(&sem, &mdp, &bad, &truth[0], &all, 9).is_err());
-    let Path::Until { steps, .. } = p.path else { unreachable!() };
+    let Path::Until { steps, .. } = p.path else {
+        unreachable!()
+    };
     assert_eq!(steps, 9);
 }
 
@@ -200,23 +274,44 @@ fn a_witness_replays_and_is_at_most_the_value() {
 fn errors_are_located() {
     let bad_sum = FORAGING.replace("0.5:(state'=1) + 0.5:true", "0.5:(state'=1) + 0.4:true");
     let e = load(&bad_sum, None, &[]).unwrap_err();
-    assert!(e.contains("test.swarm:15:") && e.contains("sum to 9/10"), "{e}");
+    assert!(
+        e.contains("test.swarm:15:") && e.contains("sum to 9/10"),
+        "{e}"
+    );
     // 0.1 + 0.2 + 0.7 is exactly 1 in rationals (not in f64).
-    let exact_sum = FORAGING.replace("0.5:(state'=1) + 0.5:true", "0.1:(state'=1) + 0.2:(state'=1) + 0.7:true");
+    let exact_sum = FORAGING.replace(
+        "0.5:(state'=1) + 0.5:true",
+        "0.1:(state'=1) + 0.2:(state'=1) + 0.7:true",
+    );
     assert!(load(&exact_sum, None, &[]).is_ok());
     let unknown = FORAGING.replace("(t'=1);", "(u'=1);");
-    assert!(load(&unknown, None, &[]).unwrap_err().contains("unknown variable `u`"));
+    assert!(load(&unknown, None, &[])
+        .unwrap_err()
+        .contains("unknown variable `u`"));
     let unknown_action = FORAGING.replace("[move]    state=2", "[walk]    state=2");
-    assert!(load(&unknown_action, None, &[]).unwrap_err().contains("unknown action `walk`"));
+    assert!(load(&unknown_action, None, &[])
+        .unwrap_err()
+        .contains("unknown action `walk`"));
     let two_types = FORAGING.replace("globalSynchronous = {};", "globalSynchronous = {move};");
-    assert!(load(&two_types, None, &[]).unwrap_err().contains("two types"));
+    assert!(load(&two_types, None, &[])
+        .unwrap_err()
+        .contains("two types"));
     let range = FORAGING.replace("(state'=3);", "(state'=5);");
     let e = load(&range, None, &[]).unwrap_err();
-    assert!(e.contains("outside [0..4]") && e.contains("state=2, t=0"), "{e}");
+    assert!(
+        e.contains("outside [0..4]") && e.contains("state=2, t=0"),
+        "{e}"
+    );
     let e = load(FORAGING, Some("agent robot\n(fly, true) -> 1:true;"), &[]).unwrap_err();
-    assert!(e.contains("test.faults:2:2") && e.contains("unknown action `fly`"), "{e}");
+    assert!(
+        e.contains("test.faults:2:2") && e.contains("unknown action `fly`"),
+        "{e}"
+    );
     let e = load(FORAGING, Some(FAULTS), &[("pf", "1.5")]).unwrap_err();
-    assert!(e.contains("negative probability") || e.contains("outside"), "{e}");
+    assert!(
+        e.contains("negative probability") || e.contains("outside"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -242,9 +337,17 @@ label \"done\" = c_E = 2 & x_1_1 = 2;";
     let (_, e) = value(&l, &concrete(&l, 1), "Pmax=? [ F<=3 \"done\" ]", true);
     assert_eq!(e, Some(num::int(1)));
     // x=1 with c=0 needs the flip: 1/2.
-    let (_, e) = value(&l, &concrete(&l, 1), "Pmax=? [ F<=1 x_1_1=1 & c_E=0 ]", true);
+    let (_, e) = value(
+        &l,
+        &concrete(&l, 1),
+        "Pmax=? [ F<=1 x_1_1=1 & c_E=0 ]",
+        true,
+    );
     assert_eq!(e, Some(num::rat(1, 2)));
-    let nondet = m.replace("[tick] x<2 -> (x'=x+1);", "[tick] x<2 -> 0.5:(x'=x+1) + 0.5:true;");
+    let nondet = m.replace(
+        "[tick] x<2 -> (x'=x+1);",
+        "[tick] x<2 -> 0.5:(x'=x+1) + 0.5:true;",
+    );
     let l = load(&nondet, None, &[]).unwrap();
     assert!(super::counting::check_deterministic(&l.model, &l.sys).is_err());
 }
@@ -283,7 +386,10 @@ mod no_panic {
 fn the_cutoff_sizes_agree_and_depth_bounded_exploration_is_exact() {
     // An h-step property moves at most h counted agents: S(h) = S(h+1) = S(h+2).
     let l = foraging("0.4");
-    for (prop, h) in [("Pmax=? [ F<=5 \"deposited1\" ]", 5u32), ("Pmin=? [ F<=6 \"deposited1\" ]", 6)] {
+    for (prop, h) in [
+        ("Pmax=? [ F<=5 \"deposited1\" ]", 5u32),
+        ("Pmin=? [ F<=6 \"deposited1\" ]", 6),
+    ] {
         let at = |n: u32| {
             let q = Sem::Counting(Counting::new(&l.model, &l.sys, &[0], n + 1, vec![vec![n]]));
             value(&l, &q, prop, true).1.unwrap()
@@ -291,15 +397,30 @@ fn the_cutoff_sizes_agree_and_depth_bounded_exploration_is_exact() {
         assert_eq!(at(h), at(h + 1), "{prop}");
         assert_eq!(at(h), at(h + 2), "{prop}");
         // Depth-bounded exploration gives the same values at the initial states.
-        let q = Sem::Counting(Counting::new(&l.model, &l.sys, &[0], h + 1, vec![(1..=h).collect()]));
+        let q = Sem::Counting(Counting::new(
+            &l.model,
+            &l.sys,
+            &[0],
+            h + 1,
+            vec![(1..=h).collect()],
+        ));
         let props = parse_properties(&Source::new("p", prop), &l.model).unwrap();
         let p = &props.props[0];
         let full = engine::build(&q, true, 1_000_000, None).unwrap();
         let cut = engine::build_to_depth(&q, true, 1_000_000, None, h as usize).unwrap();
         assert!(cut.num_states() <= full.num_states());
         let vals = |m: &super::mdp::Mdp| {
-            let t = engine::evaluate_formulas(&q, m, &l.model, &props.refs, &engine::path_formulas(&p.path)).truth;
-            engine::compute(m, p, &t, true, false, None, 0).exact.unwrap()
+            let t = engine::evaluate_formulas(
+                &q,
+                m,
+                &l.model,
+                &props.refs,
+                &engine::path_formulas(&p.path),
+            )
+            .truth;
+            engine::compute(m, p, &t, true, false, None, 0)
+                .exact
+                .unwrap()
         };
         assert_eq!(vals(&full), vals(&cut));
     }

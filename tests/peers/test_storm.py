@@ -37,7 +37,7 @@ CASES = [
     ("foraging.swarm", "foraging.faults", "3", "pf=0.25"),
     ("two_kinds.swarm", "two_kinds.faults", "2,1", "pf=0.4"),
 ]
-PROPS = ['Pmax=? [ F<13 "deposited2" ]', 'Pmin=? [ F<=10 "deposited1" ]', 'Pmax=? [ G<=6 !"deposited1" ]']
+PROPS = ['Pmax=? [ F<13 "deposited2" ]', 'Pmin=? [ F<=10 "deposited1" ]', 'Pmin=? [ !"deposited2" U<=10 "deposited1" ]']
 
 
 def export(tmp_path, model, faults, agents, setting, abstract=False):
