@@ -5,6 +5,8 @@
 
 pub mod cli;
 pub mod lang;
+pub mod nis;
 pub mod nn;
 pub mod report;
 pub mod robust;
+pub mod timed;

@@ -2,6 +2,8 @@
 //! one engine function that returns a [`Report`], and [`main`] prints it.
 
 mod lang;
+mod nis;
+mod timed;
 pub mod robust;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
@@ -75,6 +77,12 @@ pub enum Command {
     /// The shared expression language: evaluate expressions exactly.
     #[command(subcommand)]
     Lang(lang::LangCmd),
+    /// Neural-symbolic agents of unknown number: bICTL, zero-one abstraction, emergence (seed 001).
+    #[command(subcommand)]
+    Nis(nis::NisCmd),
+    /// Agents with timed periodic tasks (.mapt): accelerated semantics, layered search, nested queries.
+    #[command(subcommand)]
+    Timed(timed::TimedCmd),
     /// Robust strategies for metric automata (reach, Buchi, parity) and parity games.
     #[command(subcommand)]
     Robust(robust::RobustCmd),
@@ -103,6 +111,8 @@ impl GlobalArgs {
 fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
     match command {
         Command::Lang(cmd) => lang::run(cmd, ctx),
+        Command::Nis(cmd) => nis::run(cmd, ctx),
+        Command::Timed(cmd) => timed::run(cmd, ctx),
         Command::Robust(cmd) => robust::run(cmd, ctx),
     }
 }
