@@ -11,6 +11,7 @@ pub mod minmax;
 pub mod model;
 pub mod omega;
 pub mod pgsolver;
+pub mod plan;
 pub mod plot;
 pub mod raw;
 pub mod reach;

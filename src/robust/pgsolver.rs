@@ -102,8 +102,13 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
                 format!("node {id} exceeds the declared largest id"),
             ));
         }
-        if id > 50_000_000 {
-            return Err(error_at(src, Span::new(at, c.pos), "node id too large"));
+        // Ids 0..=N must all be present, each on its own line, so N is below the text length.
+        if id >= c.bytes.len() {
+            return Err(error_at(
+                src,
+                Span::new(at, c.pos),
+                format!("node id {id} is larger than the file can hold (ids must be 0..=N)"),
+            ));
         }
         let prio = c.number("a priority")? as u32;
         let owner_at = c.pos;
