@@ -8,3 +8,5 @@ pub mod lang;
 pub mod nis;
 pub mod nn;
 pub mod report;
+pub mod robust;
+pub mod timed;
