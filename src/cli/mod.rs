@@ -3,9 +3,9 @@
 
 mod lang;
 mod nis;
-mod timed;
 pub mod robust;
 pub mod swarm;
+mod timed;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, Parser, Subcommand, ValueEnum};
