@@ -12,15 +12,24 @@ use rand::{Rng, SeedableRng};
 /// nominal successor is a nearby index, and 2 disturbances landing near it; |F| = 10.
 pub fn random_automaton(n: usize, seed: u64) -> Automaton {
     let mut r = StdRng::seed_from_u64(seed);
-    let points = (0..n).map(|_| vec![r.gen_range(0.0..1000.0), r.gen_range(0.0..1000.0)]).collect();
-    let near = |r: &mut StdRng, q: usize| ((q as i64 + r.gen_range(-50..=50)).rem_euclid(n as i64)) as u32;
+    let points = (0..n)
+        .map(|_| vec![r.gen_range(0.0..1000.0), r.gen_range(0.0..1000.0)])
+        .collect();
+    let near =
+        |r: &mut StdRng, q: usize| ((q as i64 + r.gen_range(-50..=50)).rem_euclid(n as i64)) as u32;
     let moves = (0..n)
         .map(|q| {
             (0..2)
                 .map(|a| {
                     let nominal = near(&mut r, q);
-                    let disturbed = (1..=2).map(|x| (x as u32, near(&mut r, nominal as usize))).collect();
-                    Move { input: a, nominal, disturbed }
+                    let disturbed = (1..=2)
+                        .map(|x| (x as u32, near(&mut r, nominal as usize)))
+                        .collect();
+                    Move {
+                        input: a,
+                        nominal,
+                        disturbed,
+                    }
                 })
                 .collect()
         })
@@ -29,7 +38,10 @@ pub fn random_automaton(n: usize, seed: u64) -> Automaton {
     let mut a = Automaton {
         name: "bench".into(),
         states: (0..n).map(|i| format!("q{i}")).collect(),
-        metric: Metric::Coords { kind: MetricKind::Euclidean, points },
+        metric: Metric::Coords {
+            kind: MetricKind::Euclidean,
+            points,
+        },
         init: 0,
         inputs: vec!["a".into(), "b".into()],
         disturbances: vec!["eps".into(), "x".into(), "y".into()],
@@ -64,8 +76,12 @@ fn reachability(c: &mut Criterion) {
     group.sample_size(10);
     for n in [10_000usize, 100_000, 1_000_000] {
         let a = random_automaton(n, 1);
-        let Objective::Reach(f) = a.objective.clone() else { unreachable!() };
-        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| b.iter(|| reach::solve(&a, &f)));
+        let Objective::Reach(f) = a.objective.clone() else {
+            unreachable!()
+        };
+        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| reach::solve(&a, &f))
+        });
     }
     group.finish();
 }
@@ -75,7 +91,9 @@ fn parity(c: &mut Criterion) {
     group.sample_size(10);
     for n in [10_000usize, 100_000, 200_000] {
         let g = random_game(n, (n as u32 / 10).min(1000), 2);
-        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| b.iter(|| zielonka::solve(&g)));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| zielonka::solve(&g))
+        });
     }
     group.finish();
     // Progress measures are exponential in the number of priorities: 8 priorities here.
@@ -83,7 +101,9 @@ fn parity(c: &mut Criterion) {
     group.sample_size(10);
     for n in [10_000usize] {
         let g = random_game(n, 8, 2);
-        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| b.iter(|| spm::solve(&g)));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| spm::solve(&g))
+        });
     }
     group.finish();
 }

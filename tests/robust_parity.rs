@@ -75,7 +75,8 @@ fn pgsolver_round_trip() {
         assert_eq!(back, g);
         let sol = zielonka::solve(&g);
         let stext = pgsolver::write_solution(&g, &sol);
-        let sback = pgsolver::read_solution(&Source::new("g.sol", stext.as_str()), g.len()).unwrap();
+        let sback =
+            pgsolver::read_solution(&Source::new("g.sol", stext.as_str()), g.len()).unwrap();
         assert_eq!(sback, sol);
     }
 }
@@ -84,7 +85,10 @@ fn pgsolver_round_trip() {
 fn pgsolver_errors_are_located() {
     for (text, needle) in [
         ("parity 1;\n0 1 0 1;\n1 2 2 0;\n", "owner must be 0 or 1"),
-        ("parity 1;\n0 1 0 5;\n1 2 1 0;\n", "successor 5 is not a node"),
+        (
+            "parity 1;\n0 1 0 5;\n1 2 1 0;\n",
+            "successor 5 is not a node",
+        ),
         ("parity 1;\n0 1 0 1\n1 2 1 0;\n", "expected `;`"),
         ("parity 2;\n0 1 0 0;\n2 2 1 0;\n", "node 1 is missing"),
     ] {
@@ -94,7 +98,10 @@ fn pgsolver_errors_are_located() {
     }
 }
 
-fn with_objective(mut a: mavis::robust::model::Automaton, obj: Objective) -> mavis::robust::model::Automaton {
+fn with_objective(
+    mut a: mavis::robust::model::Automaton,
+    obj: Objective,
+) -> mavis::robust::model::Automaton {
     a.objective = obj;
     a.gamma = a.least_gamma();
     a
@@ -109,12 +116,25 @@ fn buchi_equals_parity_with_priorities_0_and_1() {
     let mut compared = 0;
     for case in 0..150 {
         let a = random_automaton(&mut r, 3 + case % 8, 2, 2);
-        let Objective::Reach(f) = a.objective.clone() else { unreachable!() };
+        let Objective::Reach(f) = a.objective.clone() else {
+            unreachable!()
+        };
         let b = with_objective(a.clone(), Objective::Buchi(f.clone()));
-        let p = with_objective(a, Objective::Parity((0..b.len() as u32).map(|q| if f.contains(&q) { 0 } else { 1 }).collect()));
+        let p = with_objective(
+            a,
+            Objective::Parity(
+                (0..b.len() as u32)
+                    .map(|q| if f.contains(&q) { 0 } else { 1 })
+                    .collect(),
+            ),
+        );
         let sb = omega::solve(&b).unwrap();
         let sp = omega::solve(&p).unwrap();
-        assert_eq!(sb.as_ref().map(|s| s.radius), sp.as_ref().map(|s| s.radius), "case {case}");
+        assert_eq!(
+            sb.as_ref().map(|s| s.radius),
+            sp.as_ref().map(|s| s.radius),
+            "case {case}"
+        );
         compared += sb.is_some() as usize;
     }
     assert!(compared > 20, "too few solvable cases ({compared})");
@@ -125,7 +145,9 @@ fn buchi_laws_no_disturbance_scaling_monotone() {
     let mut r = rng(37);
     for case in 0..120 {
         let a = random_automaton(&mut r, 3 + case % 8, 2, 1);
-        let Objective::Reach(f) = a.objective.clone() else { unreachable!() };
+        let Objective::Reach(f) = a.objective.clone() else {
+            unreachable!()
+        };
         let b = with_objective(a.clone(), Objective::Buchi(f.clone()));
         let base = omega::solve(&b).unwrap();
         // Without disturbances the radius is 0 exactly when F can be visited
@@ -141,10 +163,18 @@ fn buchi_laws_no_disturbance_scaling_monotone() {
         if let Some(c) = &c {
             assert_eq!(c.radius, 0.0, "case {case}");
         }
-        assert_eq!(c.is_some(), base.is_some(), "nominal winnability does not depend on disturbances");
+        assert_eq!(
+            c.is_some(),
+            base.is_some(),
+            "nominal winnability does not depend on disturbances"
+        );
         // Scaling.
         let s = omega::solve(&b.scaled(2.0)).unwrap();
-        assert_eq!(s.map(|s| s.radius), base.as_ref().map(|x| 2.0 * x.radius), "case {case}");
+        assert_eq!(
+            s.map(|s| s.radius),
+            base.as_ref().map(|x| 2.0 * x.radius),
+            "case {case}"
+        );
         // More disturbance never helps.
         if let Some(base) = &base {
             let mut more = b.clone();
@@ -155,7 +185,9 @@ fn buchi_laws_no_disturbance_scaling_monotone() {
                 let t = r.gen_range(0..more.len()) as u32;
                 more.moves[q][0].disturbed.push((x, t));
                 more.gamma = more.least_gamma();
-                let m = omega::solve(&more).unwrap().expect("still nominally winnable");
+                let m = omega::solve(&more)
+                    .unwrap()
+                    .expect("still nominally winnable");
                 assert!(m.radius >= base.radius, "case {case}");
             }
         }
@@ -178,12 +210,16 @@ fn generalised_buchi_needs_both_sets() {
         trans d go -> c;
         gen-buchi {a}, {c};
     "#;
-    let (a, _) = mavis::robust::load_source(&Source::new("g.ma", text), &mut Default::default()).unwrap();
+    let (a, _) =
+        mavis::robust::load_source(&Source::new("g.ma", text), &mut Default::default()).unwrap();
     let s = omega::solve(&a).unwrap().expect("winnable");
     // The only way to c is b -go->, where wind may push to d (distance 3 from c, 5 from a).
     // From d the system goes to c, then a: both sets are still visited infinitely often,
     // so the radius is 0.
     assert_eq!(s.radius, 0.0);
-    let cycle: Vec<&str> = s.plan[s.cycle_start..].iter().map(|&(q, _)| a.states[q as usize].as_str()).collect();
+    let cycle: Vec<&str> = s.plan[s.cycle_start..]
+        .iter()
+        .map(|&(q, _)| a.states[q as usize].as_str())
+        .collect();
     assert!(cycle.contains(&"a") && cycle.contains(&"c"), "{cycle:?}");
 }

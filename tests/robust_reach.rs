@@ -23,15 +23,36 @@ fn brute_force_small_automata() {
         let f = target(&a);
         let sol = reach::solve(&a, &f);
         let opt0 = sol.opt[a.init as usize];
-        let best = all_strategies(&a).iter().map(|s| bound_by_definition(&a, &f, s)).fold(f64::INFINITY, f64::min);
-        assert_eq!(opt0, best, "case {case}: opt*(q0) is not the best memoryless bound");
+        let best = all_strategies(&a)
+            .iter()
+            .map(|s| bound_by_definition(&a, &f, s))
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(
+            opt0, best,
+            "case {case}: opt*(q0) is not the best memoryless bound"
+        );
         let mine = bound_by_definition(&a, &f, &sol.strategy);
-        assert_eq!(mine, opt0, "case {case}: the recovered strategy does not attain opt*(q0)");
-        assert_eq!(reach::strategy_values(&a, &f, &sol.strategy)[a.init as usize], mine, "case {case}");
-        assert_eq!(sol.sigma, reach::sigma_of(mine, a.gamma_bar()), "case {case}: sigma is not the strategy's");
+        assert_eq!(
+            mine, opt0,
+            "case {case}: the recovered strategy does not attain opt*(q0)"
+        );
+        assert_eq!(
+            reach::strategy_values(&a, &f, &sol.strategy)[a.init as usize],
+            mine,
+            "case {case}"
+        );
+        assert_eq!(
+            sol.sigma,
+            reach::sigma_of(mine, a.gamma_bar()),
+            "case {case}: sigma is not the strategy's"
+        );
         // Every memoryless strategy's bound by the fixed point on A|_S equals the definition.
         for s in all_strategies(&a).iter().take(16) {
-            assert_eq!(reach::strategy_values(&a, &f, s)[a.init as usize], bound_by_definition(&a, &f, s), "case {case}");
+            assert_eq!(
+                reach::strategy_values(&a, &f, s)[a.init as usize],
+                bound_by_definition(&a, &f, s),
+                "case {case}"
+            );
         }
     }
 }
@@ -47,7 +68,10 @@ fn dijkstra_matches_plain_iteration() {
         let fast = minmax::solve(&g, &dist).value;
         let (slow, rounds) = minmax::iterate(&g, &dist);
         assert_eq!(fast, slow, "case {case}");
-        assert!(rounds < a.len().max(1), "at most |Q| - 1 improving rounds (seed Sec. 3.2)");
+        assert!(
+            rounds < a.len().max(1),
+            "at most |Q| - 1 improving rounds (seed Sec. 3.2)"
+        );
     }
 }
 
@@ -65,10 +89,17 @@ fn no_disturbance_is_the_classical_attractor() {
         let sol = reach::solve(&a, &f);
         let steps = reach::nominal_steps(&a, &f);
         for q in 0..a.len() {
-            assert_eq!(sol.opt[q] == 0.0, steps[q] != u32::MAX, "case {case} state {q}");
+            assert_eq!(
+                sol.opt[q] == 0.0,
+                steps[q] != u32::MAX,
+                "case {case} state {q}"
+            );
         }
         if sol.opt[a.init as usize] == 0.0 {
-            assert!(reach::nominally_winning(&a, &f, &sol.strategy), "case {case}: attractor strategy must reach F");
+            assert!(
+                reach::nominally_winning(&a, &f, &sol.strategy),
+                "case {case}: attractor strategy must reach F"
+            );
             assert_eq!(sol.sigma, 0.0);
         }
     }
@@ -86,7 +117,10 @@ fn scaling_the_metric_scales_every_bound() {
             for q in 0..a.len() {
                 assert!((s.opt[q] - c * base.opt[q]).abs() < 1e-9, "case {case}");
             }
-            assert!((s.sigma - base.sigma).abs() < 1e-9 || s.sigma == base.sigma, "sigma is scale-free");
+            assert!(
+                (s.sigma - base.sigma).abs() < 1e-9 || s.sigma == base.sigma,
+                "sigma is scale-free"
+            );
         }
     }
 }
@@ -112,7 +146,12 @@ fn adding_a_disturbance_never_lowers_the_bound() {
         a.gamma = a.least_gamma();
         let after = reach::solve(&a, &f).opt;
         for s in 0..a.len() {
-            assert!(after[s] >= before[s], "case {case}: state {s} improved from {} to {}", before[s], after[s]);
+            assert!(
+                after[s] >= before[s],
+                "case {case}: state {s} improved from {} to {}",
+                before[s],
+                after[s]
+            );
         }
     }
 }
@@ -130,10 +169,16 @@ fn lyapunov_sigma_bounds_the_optimum() {
         if chk.failure.is_some() {
             continue;
         }
-        assert!(chk.c >= 1.0 - 1e-9, "cost-to-go decreases by at least d(q, F): c >= 1");
+        assert!(
+            chk.c >= 1.0 - 1e-9,
+            "cost-to-go decreases by at least d(q, F): c >= 1"
+        );
         let gmax = a.gamma.iter().copied().fold(0.0, f64::max);
         let opt = reach::solve(&a, &f).opt[a.init as usize];
-        assert!(opt <= chk.lipschitz * gmax / chk.c + 1e-9, "case {case}: opt {opt} above K gamma / c");
+        assert!(
+            opt <= chk.lipschitz * gmax / chk.c + 1e-9,
+            "case {case}: opt {opt} above K gamma / c"
+        );
     }
 }
 
@@ -154,7 +199,8 @@ fn hand_computed_corridor() {
         reach q2;
     "#;
     let src = mavis::lang::Source::new("corridor.ma", text);
-    let (a, warnings) = mavis::robust::load_source(&src, &mut Default::default()).expect("valid model");
+    let (a, warnings) =
+        mavis::robust::load_source(&src, &mut Default::default()).expect("valid model");
     assert!(warnings.is_empty());
     let f = target(&a);
     let sol = reach::solve(&a, &f);

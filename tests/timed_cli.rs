@@ -191,7 +191,10 @@ fn the_file_queries_run_by_default() {
         .map(|q| q["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["collision", "min_gap", "recovery"]);
-    assert_eq!(v["results"]["queries"][0]["verdict"], "violated", "no collision within 5 periods");
+    assert_eq!(
+        v["results"]["queries"][0]["verdict"], "violated",
+        "no collision within 5 periods"
+    );
     assert_eq!(v["results"]["queries"][2]["verdict"], "holds");
     assert_eq!(code, 1);
 }

@@ -3,8 +3,8 @@
 
 mod lang;
 mod nis;
-mod timed;
 pub mod robust;
+mod timed;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, Parser, Subcommand, ValueEnum};

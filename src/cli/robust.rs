@@ -15,8 +15,14 @@ pub enum SolverArg {
 
 fn parse_periods(s: &str) -> Result<(usize, usize), String> {
     let (a, b) = s.split_once("..").unwrap_or((s, s));
-    let lo: usize = a.trim().parse().map_err(|_| format!("`{s}` is not a period range like 1..20"))?;
-    let hi: usize = b.trim().parse().map_err(|_| format!("`{s}` is not a period range like 1..20"))?;
+    let lo: usize = a
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a period range like 1..20"))?;
+    let hi: usize = b
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a period range like 1..20"))?;
     if lo == 0 || hi < lo || hi > 1000 {
         return Err("periods must satisfy 1 <= LO <= HI <= 1000".into());
     }
@@ -26,7 +32,9 @@ fn parse_periods(s: &str) -> Result<(usize, usize), String> {
 #[derive(Subcommand, Debug)]
 pub enum RobustCmd {
     /// Synthesise an optimally robust strategy: sigma, the strategy, the bound per state.
-    #[command(after_help = "Examples:\n  mavis robust solve examples/robust/grid_reach.ma\n  mavis robust solve examples/robust/grid_patrol.ma --format json\n  mavis robust solve examples/robust/grid_reach.ma --strategy-out best.strat")]
+    #[command(
+        after_help = "Examples:\n  mavis robust solve examples/robust/grid_reach.ma\n  mavis robust solve examples/robust/grid_patrol.ma --format json\n  mavis robust solve examples/robust/grid_reach.ma --strategy-out best.strat"
+    )]
     Solve {
         /// The metric automaton (.ma text or JSON).
         model: PathBuf,
@@ -41,7 +49,9 @@ pub enum RobustCmd {
         strategy_out: Option<PathBuf>,
     },
     /// The robustness bound of a given memoryless reachability strategy (on A restricted to S).
-    #[command(after_help = "Example:\n  mavis robust check examples/robust/grid_reach.ma --strategy examples/robust/naive.strat")]
+    #[command(
+        after_help = "Example:\n  mavis robust check examples/robust/grid_reach.ma --strategy examples/robust/naive.strat"
+    )]
     Check {
         model: PathBuf,
         /// Strategy file: `STATE -> INPUT[, INPUT];` per line.
@@ -54,7 +64,9 @@ pub enum RobustCmd {
         max_sigma: Option<f64>,
     },
     /// Solve a parity game in PGSolver format, with strategies for both players.
-    #[command(after_help = "Examples:\n  mavis robust parity examples/robust/game.pg\n  mavis robust parity examples/robust/game.pg --solver spm --solution game.sol")]
+    #[command(
+        after_help = "Examples:\n  mavis robust parity examples/robust/game.pg\n  mavis robust parity examples/robust/game.pg --solver spm --solution game.sol"
+    )]
     Parity {
         game: PathBuf,
         #[arg(long, value_enum, default_value_t = SolverArg::Zielonka)]
@@ -64,7 +76,9 @@ pub enum RobustCmd {
         solution: Option<PathBuf>,
     },
     /// Transient faults at most once every T steps: the bound against T, as a table and plot.
-    #[command(after_help = "Example:\n  mavis robust faults examples/robust/faulty_reach.ma --period 1..8 --plot tradeoff.svg")]
+    #[command(
+        after_help = "Example:\n  mavis robust faults examples/robust/faulty_reach.ma --period 1..8 --plot tradeoff.svg"
+    )]
     Faults {
         model: PathBuf,
         /// Range of periods LO..HI.
@@ -80,15 +94,34 @@ pub enum RobustCmd {
 
 pub fn run(cmd: RobustCmd, ctx: &RunContext) -> Result<Report, RunError> {
     match cmd {
-        RobustCmd::Solve { model, set, max_sigma, strategy_out } => solve_report(&model, set, max_sigma, strategy_out.as_deref(), ctx),
-        RobustCmd::Check { model, strategy, set, max_sigma } => check_report(&model, set, &strategy, max_sigma, ctx),
-        RobustCmd::Parity { game, solver, solution } => {
+        RobustCmd::Solve {
+            model,
+            set,
+            max_sigma,
+            strategy_out,
+        } => solve_report(&model, set, max_sigma, strategy_out.as_deref(), ctx),
+        RobustCmd::Check {
+            model,
+            strategy,
+            set,
+            max_sigma,
+        } => check_report(&model, set, &strategy, max_sigma, ctx),
+        RobustCmd::Parity {
+            game,
+            solver,
+            solution,
+        } => {
             let solver = match solver {
                 SolverArg::Zielonka => Solver::Zielonka,
                 SolverArg::Spm => Solver::ProgressMeasures,
             };
             parity_report(&game, solver, solution.as_deref(), ctx)
         }
-        RobustCmd::Faults { model, period, plot, set } => faults_report(&model, set, period, plot.as_deref(), ctx),
+        RobustCmd::Faults {
+            model,
+            period,
+            plot,
+            set,
+        } => faults_report(&model, set, period, plot.as_deref(), ctx),
     }
 }

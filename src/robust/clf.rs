@@ -77,11 +77,17 @@ pub fn check(a: &Automaton, f: &[u32], rank: &[f64]) -> ClfCheck {
     let mut c = f64::INFINITY;
     for &q in &states {
         if !rank[q].is_finite() || rank[q] < 0.0 {
-            failure.get_or_insert(format!("R({}) is not a finite non-negative number (F not nominally coreachable?)", a.states[q]));
+            failure.get_or_insert(format!(
+                "R({}) is not a finite non-negative number (F not nominally coreachable?)",
+                a.states[q]
+            ));
             continue;
         }
         if in_f[q] != (rank[q] == 0.0) {
-            failure.get_or_insert(format!("R({}) = {} but R must be 0 exactly on F", a.states[q], rank[q]));
+            failure.get_or_insert(format!(
+                "R({}) = {} but R must be 0 exactly on F",
+                a.states[q], rank[q]
+            ));
         }
         if in_f[q] {
             continue;
@@ -122,6 +128,16 @@ pub fn check(a: &Automaton, f: &[u32], rank: &[f64]) -> ClfCheck {
             }
         }
     }
-    let sigma = if failure.is_some() || c == 0.0 { f64::INFINITY } else { k / c };
-    ClfCheck { c, lipschitz: k, lipschitz_all_pairs: all_pairs, sigma, failure }
+    let sigma = if failure.is_some() || c == 0.0 {
+        f64::INFINITY
+    } else {
+        k / c
+    };
+    ClfCheck {
+        c,
+        lipschitz: k,
+        lipschitz_all_pairs: all_pairs,
+        sigma,
+        failure,
+    }
 }

@@ -16,7 +16,11 @@ pub fn with_period(a: &Automaton, period: usize) -> Automaton {
     let mut gamma = Vec::with_capacity(n * t);
     for q in 0..n {
         for c in 0..t {
-            states.push(if t == 1 { a.states[q].clone() } else { format!("{}@{c}", a.states[q]) });
+            states.push(if t == 1 {
+                a.states[q].clone()
+            } else {
+                format!("{}@{c}", a.states[q])
+            });
             gamma.push(a.gamma[q]);
             moves.push(
                 a.moves[q]
@@ -24,13 +28,24 @@ pub fn with_period(a: &Automaton, period: usize) -> Automaton {
                     .map(|m| Move {
                         input: m.input,
                         nominal: node(m.nominal, c.saturating_sub(1)),
-                        disturbed: if c == 0 { m.disturbed.iter().map(|&(x, s)| (x, node(s, t - 1))).collect() } else { Vec::new() },
+                        disturbed: if c == 0 {
+                            m.disturbed
+                                .iter()
+                                .map(|&(x, s)| (x, node(s, t - 1)))
+                                .collect()
+                        } else {
+                            Vec::new()
+                        },
                     })
                     .collect(),
             );
         }
     }
-    let lift = |f: &[u32]| -> Vec<u32> { f.iter().flat_map(|&q| (0..t).map(move |c| node(q, c))).collect() };
+    let lift = |f: &[u32]| -> Vec<u32> {
+        f.iter()
+            .flat_map(|&q| (0..t).map(move |c| node(q, c)))
+            .collect()
+    };
     let objective = match &a.objective {
         Objective::Reach(f) => Objective::Reach(lift(f)),
         Objective::Buchi(f) => Objective::Buchi(lift(f)),
@@ -40,7 +55,10 @@ pub fn with_period(a: &Automaton, period: usize) -> Automaton {
     Automaton {
         name: a.name.clone(),
         states,
-        metric: Metric::Lifted { base: Box::new(a.metric.clone()), k: t },
+        metric: Metric::Lifted {
+            base: Box::new(a.metric.clone()),
+            k: t,
+        },
         init: node(a.init, 0),
         inputs: a.inputs.clone(),
         disturbances: a.disturbances.clone(),
@@ -62,7 +80,10 @@ pub struct FaultRow {
 }
 
 /// The bound for every period in `periods`.
-pub fn tradeoff(a: &Automaton, periods: impl IntoIterator<Item = usize>) -> Result<Vec<FaultRow>, String> {
+pub fn tradeoff(
+    a: &Automaton,
+    periods: impl IntoIterator<Item = usize>,
+) -> Result<Vec<FaultRow>, String> {
     let mut rows = Vec::new();
     for t in periods {
         let p = with_period(a, t);
@@ -76,7 +97,12 @@ pub fn tradeoff(a: &Automaton, periods: impl IntoIterator<Item = usize>) -> Resu
                 None => (None, None),
             },
         };
-        rows.push(FaultRow { period: t, bound, sigma, states: p.len() });
+        rows.push(FaultRow {
+            period: t,
+            bound,
+            sigma,
+            states: p.len(),
+        });
     }
     Ok(rows)
 }

@@ -15,7 +15,11 @@ pub struct Game {
 
 impl Game {
     /// Builds a game from successor lists; fails if some node has no successor.
-    pub fn from_lists(priority: Vec<u32>, owner: Vec<u8>, succs: Vec<Vec<u32>>) -> Result<Game, String> {
+    pub fn from_lists(
+        priority: Vec<u32>,
+        owner: Vec<u8>,
+        succs: Vec<Vec<u32>>,
+    ) -> Result<Game, String> {
         let n = priority.len();
         let mut start = vec![0u32];
         let mut succ = Vec::new();
@@ -31,7 +35,13 @@ impl Game {
             }
             start.push(succ.len() as u32);
         }
-        Ok(Game { priority, owner, start, succ, names: vec![None; n] })
+        Ok(Game {
+            priority,
+            owner,
+            start,
+            succ,
+            names: vec![None; n],
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -92,7 +102,12 @@ pub fn verify(g: &Game, sol: &Solution) -> Result<(), String> {
 }
 
 /// Checks that `player` wins every play from `region` with `strategy` (see [`verify`]).
-pub fn verify_region(g: &Game, region: &[bool], strategy: &[Option<u32>], player: u8) -> Result<(), String> {
+pub fn verify_region(
+    g: &Game,
+    region: &[bool],
+    strategy: &[Option<u32>],
+    player: u8,
+) -> Result<(), String> {
     let n = g.len();
     // Edges of the region under the strategy: the winner's chosen edge, all opponent edges.
     let mut edges: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -103,7 +118,9 @@ pub fn verify_region(g: &Game, region: &[bool], strategy: &[Option<u32>], player
                 return Err(format!("node {v}: strategy {t} is not a successor"));
             }
             if !region[t as usize] {
-                return Err(format!("node {v}: strategy leaves the winning region of player {player}"));
+                return Err(format!(
+                    "node {v}: strategy leaves the winning region of player {player}"
+                ));
             }
             edges[v].push(t);
         } else {
@@ -117,16 +134,23 @@ pub fn verify_region(g: &Game, region: &[bool], strategy: &[Option<u32>], player
     }
     // A losing cycle exists iff for some priority p of the loser's parity, the
     // subgraph of nodes with priority <= p has a cycle through a node of priority p.
-    let mut prios: Vec<u32> = (0..n).filter(|&v| region[v]).map(|v| g.priority[v]).collect();
+    let mut prios: Vec<u32> = (0..n)
+        .filter(|&v| region[v])
+        .map(|v| g.priority[v])
+        .collect();
     prios.sort_unstable();
     prios.dedup();
     for &p in prios.iter().filter(|&&p| (p % 2) as u8 != player) {
         let keep: Vec<bool> = (0..n).map(|v| region[v] && g.priority[v] <= p).collect();
         let comp = super::scc::components(n, &keep, &edges);
         for v in (0..n).filter(|&v| keep[v] && g.priority[v] == p) {
-            let cyclic = edges[v].iter().any(|&t| keep[t as usize] && comp[t as usize] == comp[v]);
+            let cyclic = edges[v]
+                .iter()
+                .any(|&t| keep[t as usize] && comp[t as usize] == comp[v]);
             if cyclic {
-                return Err(format!("player {player} loses the cycle through node {v} (priority {p})"));
+                return Err(format!(
+                    "player {player} loses the cycle through node {v} (priority {p})"
+                ));
             }
         }
     }
@@ -142,7 +166,10 @@ pub struct Scratch {
 
 impl Scratch {
     pub fn new(n: usize) -> Self {
-        Scratch { mark: vec![false; n], count: vec![0; n] }
+        Scratch {
+            mark: vec![false; n],
+            count: vec![0; n],
+        }
     }
 }
 
@@ -161,7 +188,11 @@ pub fn attractor(
 ) -> Vec<u32> {
     let Scratch { mark, count } = scratch;
     for &v in members {
-        count[v as usize] = g.succs(v as usize).iter().filter(|&&t| inside[t as usize]).count() as u32;
+        count[v as usize] = g
+            .succs(v as usize)
+            .iter()
+            .filter(|&&t| inside[t as usize])
+            .count() as u32;
     }
     let mut out: Vec<u32> = Vec::new();
     for &t in target {

@@ -67,7 +67,13 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
             .states
             .into_iter()
             .enumerate()
-            .map(|(i, s)| RawState { name: s.name, at: s.at, gamma: s.gamma, priority: s.priority, loc: Loc::Path(format!("states[{i}]")) })
+            .map(|(i, s)| RawState {
+                name: s.name,
+                at: s.at,
+                gamma: s.gamma,
+                priority: s.priority,
+                loc: Loc::Path(format!("states[{i}]")),
+            })
             .collect(),
         distances: j
             .distances
@@ -82,7 +88,13 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
             .transitions
             .into_iter()
             .enumerate()
-            .map(|(i, t)| RawTrans { from: t.from, input: t.input, to: t.to, disturbed: t.disturbed.into_iter().collect(), loc: Loc::Path(format!("transitions[{i}]")) })
+            .map(|(i, t)| RawTrans {
+                from: t.from,
+                input: t.input,
+                to: t.to,
+                disturbed: t.disturbed.into_iter().collect(),
+                loc: Loc::Path(format!("transitions[{i}]")),
+            })
             .collect(),
         objective: Some((
             match j.objective {
@@ -98,7 +110,11 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
 
 /// The JSON form of a built automaton (gamma written only when it was declared).
 pub fn write(a: &Automaton) -> JsonModel {
-    let names = |v: &[u32]| v.iter().map(|&q| a.states[q as usize].clone()).collect::<Vec<_>>();
+    let names = |v: &[u32]| {
+        v.iter()
+            .map(|&q| a.states[q as usize].clone())
+            .collect::<Vec<_>>()
+    };
     let (metric, points) = match &a.metric {
         Metric::Coords { kind, points } => (kind.clone(), Some(points)),
         Metric::Table { .. } | Metric::Lifted { .. } => (MetricKind::Table, None),
@@ -138,14 +154,25 @@ pub fn write(a: &Automaton) -> JsonModel {
                     from: a.states[q].clone(),
                     input: a.inputs[m.input as usize].clone(),
                     to: a.states[m.nominal as usize].clone(),
-                    disturbed: m.disturbed.iter().map(|&(x, t)| (a.disturbances[x as usize].clone(), a.states[t as usize].clone())).collect(),
+                    disturbed: m
+                        .disturbed
+                        .iter()
+                        .map(|&(x, t)| {
+                            (
+                                a.disturbances[x as usize].clone(),
+                                a.states[t as usize].clone(),
+                            )
+                        })
+                        .collect(),
                 })
             })
             .collect(),
         objective: match &a.objective {
             Objective::Reach(f) => JsonObjective::Reach(names(f)),
             Objective::Buchi(f) => JsonObjective::Buchi(names(f)),
-            Objective::GenBuchi(fs) => JsonObjective::GenBuchi(fs.iter().map(|f| names(f)).collect()),
+            Objective::GenBuchi(fs) => {
+                JsonObjective::GenBuchi(fs.iter().map(|f| names(f)).collect())
+            }
             Objective::Parity(_) => JsonObjective::Parity,
         },
     }

@@ -20,7 +20,12 @@ pub struct MoveGraph {
 
 impl MoveGraph {
     pub fn new(n: usize) -> Self {
-        MoveGraph { n, owner: Vec::new(), start: vec![0], succ: Vec::new() }
+        MoveGraph {
+            n,
+            owner: Vec::new(),
+            start: vec![0],
+            succ: Vec::new(),
+        }
     }
 
     /// Adds a move of `owner`; repeated successors are merged.
@@ -113,7 +118,11 @@ pub fn solve(g: &MoveGraph, base: &[f64]) -> MinMax {
             }
         }
     }
-    MinMax { value: key, witness, order }
+    MinMax {
+        value: key,
+        witness,
+        order,
+    }
 }
 
 /// The plain iteration opt^{i+1} = g(opt^i) from opt^0 = base (the seed's Bellman-Ford form).
@@ -124,7 +133,11 @@ pub fn iterate(g: &MoveGraph, base: &[f64]) -> (Vec<f64>, usize) {
     loop {
         let mut next = v.clone();
         for m in 0..g.moves() {
-            let worst = g.succs(m).iter().map(|&s| v[s as usize]).fold(f64::NEG_INFINITY, f64::max);
+            let worst = g
+                .succs(m)
+                .iter()
+                .map(|&s| v[s as usize])
+                .fold(f64::NEG_INFINITY, f64::max);
             let p = g.owner[m] as usize;
             if worst < next[p] {
                 next[p] = worst;

@@ -14,11 +14,11 @@ pub mod pgsolver;
 pub mod plot;
 pub mod raw;
 pub mod reach;
+pub mod run;
+pub mod run_games;
 pub mod scc;
 pub mod spm;
 pub mod strategy;
-pub mod run;
-pub mod run_games;
 pub mod text;
 pub mod zielonka;
 
@@ -27,7 +27,10 @@ use crate::report::RunError;
 use model::Automaton;
 
 /// Reads a model: JSON if the text starts with `{`, `.ma` otherwise.
-pub fn load_source(source: &Source, consts: &mut Constants) -> Result<(Automaton, Vec<String>), RunError> {
+pub fn load_source(
+    source: &Source,
+    consts: &mut Constants,
+) -> Result<(Automaton, Vec<String>), RunError> {
     let raw = if source.text().trim_start().starts_with('{') {
         json::parse(source.name(), source.text()).map_err(RunError::input)?
     } else {
@@ -37,7 +40,11 @@ pub fn load_source(source: &Source, consts: &mut Constants) -> Result<(Automaton
 }
 
 /// Reads a model file.
-pub fn load(path: &std::path::Path, consts: &mut Constants) -> Result<(Automaton, Vec<String>), RunError> {
-    let source = Source::read(path).map_err(|e| RunError::input(format!("{}: {e}", path.display())))?;
+pub fn load(
+    path: &std::path::Path,
+    consts: &mut Constants,
+) -> Result<(Automaton, Vec<String>), RunError> {
+    let source =
+        Source::read(path).map_err(|e| RunError::input(format!("{}: {e}", path.display())))?;
     load_source(&source, consts)
 }

@@ -17,7 +17,10 @@ pub enum MetricKind {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Metric {
     /// Every state has a point; d is the chosen norm of the difference.
-    Coords { kind: MetricKind, points: Vec<Vec<f64>> },
+    Coords {
+        kind: MetricKind,
+        points: Vec<Vec<f64>>,
+    },
     /// An explicit |Q| x |Q| table, row-major.
     Table { n: usize, table: Vec<f64> },
     /// The pseudometric of a product with `k` copies of each state: state q*k+i
@@ -48,13 +51,19 @@ impl Metric {
         match self {
             Metric::Coords { kind, points } => Metric::Coords {
                 kind: kind.clone(),
-                points: points.iter().map(|p| p.iter().map(|x| x * c).collect()).collect(),
+                points: points
+                    .iter()
+                    .map(|p| p.iter().map(|x| x * c).collect())
+                    .collect(),
             },
             Metric::Table { n, table } => Metric::Table {
                 n: *n,
                 table: table.iter().map(|x| x * c).collect(),
             },
-            Metric::Lifted { base, k } => Metric::Lifted { base: Box::new(base.scaled(c)), k: *k },
+            Metric::Lifted { base, k } => Metric::Lifted {
+                base: Box::new(base.scaled(c)),
+                k: *k,
+            },
         }
     }
 }
@@ -138,7 +147,9 @@ impl Automaton {
             Objective::GenBuchi(fs) => fs.clone(),
             Objective::Parity(p) => {
                 let min = p.iter().copied().min().unwrap_or(0);
-                vec![(0..p.len() as u32).filter(|&q| p[q as usize] == min).collect()]
+                vec![(0..p.len() as u32)
+                    .filter(|&q| p[q as usize] == min)
+                    .collect()]
             }
         }
     }

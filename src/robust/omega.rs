@@ -76,13 +76,23 @@ fn product(a: &Automaton, sets: &[Vec<bool>]) -> Product {
         for i in 0..k {
             let next = if sets[i][q] { (i + 1) % k } else { i };
             for (j, m) in a.moves[q].iter().enumerate() {
-                graph.push((q * k + i) as u32, Automaton::post(m).map(|t| t * k as u32 + next as u32));
+                graph.push(
+                    (q * k + i) as u32,
+                    Automaton::post(m).map(|t| t * k as u32 + next as u32),
+                );
                 index.push(j);
             }
         }
     }
-    let accept = (0..a.len() * k).map(|v| v % k == k - 1 && sets[k - 1][v / k]).collect();
-    Product { k, graph, index, accept }
+    let accept = (0..a.len() * k)
+        .map(|v| v % k == k - 1 && sets[k - 1][v / k])
+        .collect();
+    Product {
+        k,
+        graph,
+        index,
+        accept,
+    }
 }
 
 /// Buchi game by the classical nested fixed point nu Z. mu Y. (F & Cpre Z) | Cpre Y,
@@ -106,7 +116,9 @@ fn buchi_game(g: &MoveGraph, accept: &[bool]) -> (Vec<bool>, Vec<Option<u32>>) {
         let mut y = vec![false; n];
         let mut queue = Vec::new();
         for v in (0..n).filter(|&v| accept[v] && z[v]) {
-            let stay = by_owner[v].iter().find(|&&m| g.succs(m as usize).iter().all(|&s| z[s as usize]));
+            let stay = by_owner[v]
+                .iter()
+                .find(|&&m| g.succs(m as usize).iter().all(|&s| z[s as usize]));
             if let Some(&m) = stay {
                 y[v] = true;
                 strat[v] = Some(m);
@@ -149,7 +161,13 @@ fn arena(a: &Automaton, prio: &[u32]) -> (Game, Vec<usize>) {
     let mut p = prio.to_vec();
     let mut owner = vec![0u8; n];
     let mut succs: Vec<Vec<u32>> = (0..n)
-        .map(|q| if a.moves[q].is_empty() { vec![sink] } else { (first[q]..first[q + 1]).map(|m| (n + m) as u32).collect() })
+        .map(|q| {
+            if a.moves[q].is_empty() {
+                vec![sink]
+            } else {
+                (first[q]..first[q + 1]).map(|m| (n + m) as u32).collect()
+            }
+        })
         .collect();
     for ms in &a.moves {
         for m in ms {
@@ -164,11 +182,19 @@ fn arena(a: &Automaton, prio: &[u32]) -> (Game, Vec<usize>) {
     succs.push(vec![sink]);
     p.push(top_odd);
     owner.push(1);
-    (Game::from_lists(p, owner, succs).expect("arena nodes all have successors"), first)
+    (
+        Game::from_lists(p, owner, succs).expect("arena nodes all have successors"),
+        first,
+    )
 }
 
 /// Checks the recovery strategy on the arena: it wins the inflated objective from its region.
-fn verify_arena(a: &Automaton, prio: &[u32], region: &[bool], choice: &[Option<usize>]) -> Result<(), String> {
+fn verify_arena(
+    a: &Automaton,
+    prio: &[u32],
+    region: &[bool],
+    choice: &[Option<usize>],
+) -> Result<(), String> {
     let (g, first) = arena(a, prio);
     let n = a.len();
     let mut reg = vec![false; g.len()];
@@ -203,7 +229,13 @@ fn safe_edges(a: &Automaton, w: &[bool]) -> Vec<Vec<(u32, usize)>> {
 }
 
 /// Shortest path of steps from `src` to `dst` inside `allowed` (at least one step if `nonempty`).
-fn path(edges: &[Vec<(u32, usize)>], allowed: &[bool], src: u32, dst: u32, nonempty: bool) -> Option<Vec<Step>> {
+fn path(
+    edges: &[Vec<(u32, usize)>],
+    allowed: &[bool],
+    src: u32,
+    dst: u32,
+    nonempty: bool,
+) -> Option<Vec<Step>> {
     if src == dst && !nonempty {
         return Some(Vec::new());
     }
@@ -239,7 +271,12 @@ fn path(edges: &[Vec<(u32, usize)>], allowed: &[bool], src: u32, dst: u32, nonem
 
 /// A lasso from q0 whose cycle lies in a strongly connected part of `restrict` and
 /// meets every set in `required`; the prefix may use any safe edge.
-fn lasso(a: &Automaton, edges: &[Vec<(u32, usize)>], restrict: &[bool], required: &[Vec<bool>]) -> Option<(Vec<Step>, usize)> {
+fn lasso(
+    a: &Automaton,
+    edges: &[Vec<(u32, usize)>],
+    restrict: &[bool],
+    required: &[Vec<bool>],
+) -> Option<(Vec<Step>, usize)> {
     let n = a.len();
     let everywhere = vec![true; n];
     // States reachable from q0 by safe edges.
@@ -255,7 +292,10 @@ fn lasso(a: &Automaton, edges: &[Vec<(u32, usize)>], restrict: &[bool], required
         }
     }
     let keep: Vec<bool> = (0..n).map(|q| reach[q] && restrict[q]).collect();
-    let plain: Vec<Vec<u32>> = edges.iter().map(|es| es.iter().map(|e| e.0).collect()).collect();
+    let plain: Vec<Vec<u32>> = edges
+        .iter()
+        .map(|es| es.iter().map(|e| e.0).collect())
+        .collect();
     let comp = scc::components(n, &keep, &plain);
     let mut members: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
     for q in (0..n).filter(|&q| keep[q]) {
@@ -266,11 +306,16 @@ fn lasso(a: &Automaton, edges: &[Vec<(u32, usize)>], restrict: &[bool], required
     for c in ids {
         let nodes = &members[&c];
         let inside: Vec<bool> = (0..n).map(|q| keep[q] && comp[q] == c).collect();
-        let nontrivial = nodes.iter().any(|&q| edges[q as usize].iter().any(|e| inside[e.0 as usize]));
+        let nontrivial = nodes
+            .iter()
+            .any(|&q| edges[q as usize].iter().any(|e| inside[e.0 as usize]));
         if !nontrivial {
             continue;
         }
-        let picks: Option<Vec<u32>> = required.iter().map(|set| nodes.iter().copied().find(|&q| set[q as usize])).collect();
+        let picks: Option<Vec<u32>> = required
+            .iter()
+            .map(|set| nodes.iter().copied().find(|&q| set[q as usize]))
+            .collect();
         let Some(picks) = picks else { continue };
         let x = picks.first().copied().unwrap_or(nodes[0]);
         let mut plan = path(edges, &everywhere, a.init, x, false)?;
@@ -299,10 +344,19 @@ pub fn replay_plan(a: &Automaton, plan: &[Step], cycle_start: usize) -> Result<V
         return Err("plan does not start in q0".into());
     }
     for (i, &(q, j)) in plan.iter().enumerate() {
-        let m = a.moves[q as usize].get(j).ok_or("plan uses an unavailable input")?;
-        let next = if i + 1 < plan.len() { plan[i + 1].0 } else { plan[cycle_start].0 };
+        let m = a.moves[q as usize]
+            .get(j)
+            .ok_or("plan uses an unavailable input")?;
+        let next = if i + 1 < plan.len() {
+            plan[i + 1].0
+        } else {
+            plan[cycle_start].0
+        };
         if m.nominal != next {
-            return Err(format!("plan step at {} does not lead to {}", a.states[q as usize], a.states[next as usize]));
+            return Err(format!(
+                "plan step at {} does not lead to {}",
+                a.states[q as usize], a.states[next as usize]
+            ));
         }
     }
     Ok(plan[cycle_start..].iter().map(|s| s.0).collect())
@@ -325,7 +379,10 @@ fn buchi(a: &Automaton, fs: &[Vec<u32>], gamma_bar: f64) -> Result<Option<OmegaS
     let mut solved = 0;
     let mut attempt = |r: f64| -> Option<Attempt> {
         solved += 1;
-        let sets: Vec<Vec<bool>> = dists.iter().map(|d| d.iter().map(|&x| x <= r).collect()).collect();
+        let sets: Vec<Vec<bool>> = dists
+            .iter()
+            .map(|d| d.iter().map(|&x| x <= r).collect())
+            .collect();
         let prod = product(a, &sets);
         let (win, strat) = buchi_game(&prod.graph, &prod.accept);
         let region: Vec<bool> = (0..n).map(|q| win[q * prod.k]).collect();
@@ -334,8 +391,17 @@ fn buchi(a: &Automaton, fs: &[Vec<u32>], gamma_bar: f64) -> Result<Option<OmegaS
         }
         let edges = safe_edges(a, &region);
         let (plan, cycle_start) = lasso(a, &edges, &vec![true; n], &original)?;
-        let recovery = strat.iter().map(|m| m.map(|m| prod.index[m as usize])).collect();
-        Some(Attempt { plan, cycle_start, recovery, region, win })
+        let recovery = strat
+            .iter()
+            .map(|m| m.map(|m| prod.index[m as usize]))
+            .collect();
+        Some(Attempt {
+            plan,
+            cycle_start,
+            recovery,
+            region,
+            win,
+        })
     };
     // Binary search for the least feasible candidate (feasibility is monotone in r).
     let (mut lo, mut hi) = (0usize, candidates.len());
@@ -350,7 +416,9 @@ fn buchi(a: &Automaton, fs: &[Vec<u32>], gamma_bar: f64) -> Result<Option<OmegaS
             None => lo = mid + 1,
         }
     }
-    let Some((idx, at)) = best else { return Ok(None) };
+    let Some((idx, at)) = best else {
+        return Ok(None);
+    };
     let r = candidates[idx];
     let k = fs.len();
     // Independent checks: the plan replays and meets every original set on its cycle;
@@ -361,7 +429,10 @@ fn buchi(a: &Automaton, fs: &[Vec<u32>], gamma_bar: f64) -> Result<Option<OmegaS
             return Err(format!("internal: plan cycle misses accepting set {i}"));
         }
     }
-    let sets: Vec<Vec<bool>> = dists.iter().map(|d| d.iter().map(|&x| x <= r).collect()).collect();
+    let sets: Vec<Vec<bool>> = dists
+        .iter()
+        .map(|d| d.iter().map(|&x| x <= r).collect())
+        .collect();
     verify_product(a, &sets, &at)?;
     Ok(Some(OmegaSolution {
         radius: r,
@@ -428,7 +499,8 @@ fn verify_product(a: &Automaton, sets: &[Vec<bool>], at: &Attempt) -> Result<(),
             }
         }
     }
-    verify_region(&game, &reg, &strat, 0).map_err(|e| format!("internal: recovery strategy fails: {e}"))?;
+    verify_region(&game, &reg, &strat, 0)
+        .map_err(|e| format!("internal: recovery strategy fails: {e}"))?;
     for &(q, j) in &at.plan {
         if !Automaton::post(&a.moves[q as usize][j]).all(|t| at.region[t as usize]) {
             return Err("internal: plan input can leave the recovery region".into());
@@ -442,7 +514,10 @@ fn parity(a: &Automaton, p: &[u32], gamma_bar: f64) -> Result<Option<OmegaSoluti
     let mut levels: Vec<u32> = p.to_vec();
     levels.sort_unstable();
     levels.dedup();
-    let by_level: Vec<Vec<u32>> = levels.iter().map(|&l| (0..n as u32).filter(|&q| p[q as usize] == l).collect()).collect();
+    let by_level: Vec<Vec<u32>> = levels
+        .iter()
+        .map(|&l| (0..n as u32).filter(|&q| p[q as usize] == l).collect())
+        .collect();
     let dists: Vec<Vec<f64>> = by_level.iter().map(|s| a.dist_to_set(s)).collect();
     let candidates = sorted_distinct(dists.iter().flatten().copied().collect());
     let top = levels.last().copied().unwrap_or(0);
@@ -452,7 +527,14 @@ fn parity(a: &Automaton, p: &[u32], gamma_bar: f64) -> Result<Option<OmegaSoluti
         solved += 1;
         // r-inflated priority: the least priority within distance r (seed's min-parity).
         let pr: Vec<u32> = (0..n)
-            .map(|q| levels.iter().zip(&dists).find(|(_, d)| d[q] <= r).map(|(&l, _)| l).unwrap_or(p[q]))
+            .map(|q| {
+                levels
+                    .iter()
+                    .zip(&dists)
+                    .find(|(_, d)| d[q] <= r)
+                    .map(|(&l, _)| l)
+                    .unwrap_or(p[q])
+            })
             .collect();
         let max_prio: Vec<u32> = pr.iter().map(|&x| even_top - x).collect();
         let (g, first) = arena(a, &max_prio);
@@ -462,21 +544,32 @@ fn parity(a: &Automaton, p: &[u32], gamma_bar: f64) -> Result<Option<OmegaSoluti
             continue;
         }
         let recovery: Vec<Option<usize>> = (0..n)
-            .map(|q| if region[q] { sol.strategy[q].map(|e| e as usize - n - first[q]) } else { None })
+            .map(|q| {
+                if region[q] {
+                    sol.strategy[q].map(|e| e as usize - n - first[q])
+                } else {
+                    None
+                }
+            })
             .collect();
         let edges = safe_edges(a, &region);
         let mut found = None;
         'pairs: for e1 in levels.iter().copied().filter(|l| l % 2 == 0) {
             for e2 in levels.iter().copied().filter(|l| l % 2 == 0) {
                 let restrict: Vec<bool> = (0..n).map(|q| p[q] >= e1 && pr[q] >= e2).collect();
-                let req = vec![(0..n).map(|q| p[q] == e1).collect(), (0..n).map(|q| pr[q] == e2).collect()];
+                let req = vec![
+                    (0..n).map(|q| p[q] == e1).collect(),
+                    (0..n).map(|q| pr[q] == e2).collect(),
+                ];
                 if let Some(l) = lasso(a, &edges, &restrict, &req) {
                     found = Some(l);
                     break 'pairs;
                 }
             }
         }
-        let Some((plan, cycle_start)) = found else { continue };
+        let Some((plan, cycle_start)) = found else {
+            continue;
+        };
         let cycle = replay_plan(a, &plan, cycle_start)?;
         let min_p = cycle.iter().map(|&q| p[q as usize]).min().unwrap_or(1);
         let min_r = cycle.iter().map(|&q| pr[q as usize]).min().unwrap_or(1);

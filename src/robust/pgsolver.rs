@@ -36,9 +36,16 @@ impl<'a> Cursor<'a> {
         self.skip_ws();
         let s = self.pos;
         let w = self.word();
-        w.parse::<u64>().ok().filter(|&v| v <= u32::MAX as u64 / 2).ok_or_else(|| {
-            error_at(self.src, Span::new(s, self.pos.max(s + 1).min(self.bytes.len().max(s))), format!("expected {what}, found `{w}`"))
-        })
+        w.parse::<u64>()
+            .ok()
+            .filter(|&v| v <= u32::MAX as u64 / 2)
+            .ok_or_else(|| {
+                error_at(
+                    self.src,
+                    Span::new(s, self.pos.max(s + 1).min(self.bytes.len().max(s))),
+                    format!("expected {what}, found `{w}`"),
+                )
+            })
     }
     fn eat(&mut self, c: u8) -> bool {
         self.skip_ws();
@@ -60,7 +67,11 @@ impl<'a> Cursor<'a> {
 
 /// Reads a game; node ids must be 0..=N without gaps, every node needs a successor.
 pub fn read_game(src: &Source) -> LangResult<Game> {
-    let mut c = Cursor { src, bytes: src.text().as_bytes(), pos: 0 };
+    let mut c = Cursor {
+        src,
+        bytes: src.text().as_bytes(),
+        pos: 0,
+    };
     let mut declared = None;
     c.skip_ws();
     let save = c.pos;
@@ -82,7 +93,11 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
         c.pos = save;
         let id = c.number("a node id")? as usize;
         if declared.is_some_and(|n| id as u64 > n) {
-            return Err(error_at(src, Span::new(at, c.pos), format!("node {id} exceeds the declared largest id")));
+            return Err(error_at(
+                src,
+                Span::new(at, c.pos),
+                format!("node {id} exceeds the declared largest id"),
+            ));
         }
         if id > 50_000_000 {
             return Err(error_at(src, Span::new(at, c.pos), "node id too large"));
@@ -91,7 +106,11 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
         let owner_at = c.pos;
         let owner = c.number("an owner (0 or 1)")?;
         if owner > 1 {
-            return Err(error_at(src, Span::new(owner_at, c.pos), "owner must be 0 or 1"));
+            return Err(error_at(
+                src,
+                Span::new(owner_at, c.pos),
+                "owner must be 0 or 1",
+            ));
         }
         let mut succ = vec![c.number("a successor")? as u32];
         while c.eat(b',') {
@@ -114,23 +133,39 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
             rows.resize(id + 1, None);
         }
         if rows[id].is_some() {
-            return Err(error_at(src, Span::new(at, c.pos), format!("node {id} is defined twice")));
+            return Err(error_at(
+                src,
+                Span::new(at, c.pos),
+                format!("node {id} is defined twice"),
+            ));
         }
         rows[id] = Some((prio, owner as u8, succ, name, at));
     }
     let n = rows.len();
-    let (mut prio, mut owner, mut succs, mut names) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut prio, mut owner, mut succs, mut names) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (id, row) in rows.into_iter().enumerate() {
-        let (p, o, s, name, at) = row.ok_or_else(|| error_at(src, Span::new(0, 0), format!("node {id} is missing (ids must be 0..=N)")))?;
+        let (p, o, s, name, at) = row.ok_or_else(|| {
+            error_at(
+                src,
+                Span::new(0, 0),
+                format!("node {id} is missing (ids must be 0..=N)"),
+            )
+        })?;
         if let Some(&bad) = s.iter().find(|&&t| t as usize >= n) {
-            return Err(error_at(src, Span::new(at, at + 1), format!("node {id}: successor {bad} is not a node")));
+            return Err(error_at(
+                src,
+                Span::new(at, at + 1),
+                format!("node {id}: successor {bad} is not a node"),
+            ));
         }
         prio.push(p);
         owner.push(o);
         succs.push(s);
         names.push(name);
     }
-    let mut g = Game::from_lists(prio, owner, succs).map_err(|e| error_at(src, Span::new(0, 0), e))?;
+    let mut g =
+        Game::from_lists(prio, owner, succs).map_err(|e| error_at(src, Span::new(0, 0), e))?;
     g.names = names;
     Ok(g)
 }
@@ -140,7 +175,13 @@ pub fn write_game(g: &Game) -> String {
     let mut out = format!("parity {};\n", g.len().saturating_sub(1));
     for v in 0..g.len() {
         let succ: Vec<String> = g.succs(v).iter().map(|t| t.to_string()).collect();
-        out.push_str(&format!("{} {} {} {}", v, g.priority[v], g.owner[v], succ.join(",")));
+        out.push_str(&format!(
+            "{} {} {} {}",
+            v,
+            g.priority[v],
+            g.owner[v],
+            succ.join(",")
+        ));
         if let Some(name) = &g.names[v] {
             out.push_str(&format!(" \"{name}\""));
         }
@@ -154,7 +195,9 @@ pub fn write_solution(g: &Game, sol: &Solution) -> String {
     let mut out = format!("paritysol {};\n", g.len().saturating_sub(1));
     for v in 0..g.len() {
         match sol.strategy[v] {
-            Some(t) if sol.winner[v] == g.owner[v] => out.push_str(&format!("{v} {} {t};\n", sol.winner[v])),
+            Some(t) if sol.winner[v] == g.owner[v] => {
+                out.push_str(&format!("{v} {} {t};\n", sol.winner[v]))
+            }
             _ => out.push_str(&format!("{v} {};\n", sol.winner[v])),
         }
     }
@@ -163,18 +206,29 @@ pub fn write_solution(g: &Game, sol: &Solution) -> String {
 
 /// Reads a solution for `g` (node count must match).
 pub fn read_solution(src: &Source, n: usize) -> LangResult<Solution> {
-    let mut c = Cursor { src, bytes: src.text().as_bytes(), pos: 0 };
+    let mut c = Cursor {
+        src,
+        bytes: src.text().as_bytes(),
+        pos: 0,
+    };
     if c.word() != "paritysol" {
         return Err(c.err("expected `paritysol N;`"));
     }
     c.number("the largest node id")?;
     c.expect(b';')?;
-    let mut sol = Solution { winner: vec![2; n], strategy: vec![None; n] };
+    let mut sol = Solution {
+        winner: vec![2; n],
+        strategy: vec![None; n],
+    };
     while !c.at_end() {
         let at = c.pos;
         let id = c.number("a node id")? as usize;
         if id >= n {
-            return Err(error_at(src, Span::new(at, c.pos), format!("node {id} is not in the game")));
+            return Err(error_at(
+                src,
+                Span::new(at, c.pos),
+                format!("node {id} is not in the game"),
+            ));
         }
         let w = c.number("a winner (0 or 1)")?;
         if w > 1 {

@@ -9,7 +9,10 @@ pub fn tradeoff_svg(rows: &[FaultRow], title: &str) -> Result<String, String> {
     {
         let root = SVGBackend::with_string(&mut svg, (640, 400)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let points: Vec<(f64, f64)> = rows.iter().filter_map(|r| r.bound.map(|b| (r.period as f64, b))).collect();
+        let points: Vec<(f64, f64)> = rows
+            .iter()
+            .filter_map(|r| r.bound.map(|b| (r.period as f64, b)))
+            .collect();
         let xmax = rows.iter().map(|r| r.period).max().unwrap_or(1) as f64 + 0.5;
         let ymax = points.iter().map(|p| p.1).fold(0.0, f64::max) * 1.1 + 1e-9;
         let mut chart = ChartBuilder::on(&root)
@@ -25,7 +28,9 @@ pub fn tradeoff_svg(rows: &[FaultRow], title: &str) -> Result<String, String> {
             .y_desc("guaranteed distance to target")
             .draw()
             .map_err(|e| e.to_string())?;
-        chart.draw_series(LineSeries::new(points.clone(), &BLUE)).map_err(|e| e.to_string())?;
+        chart
+            .draw_series(LineSeries::new(points.clone(), &BLUE))
+            .map_err(|e| e.to_string())?;
         chart
             .draw_series(points.iter().map(|&p| Circle::new(p, 4, BLUE.filled())))
             .map_err(|e| e.to_string())?;

@@ -72,7 +72,11 @@ impl Locator<'_> {
 }
 
 fn index(names: &[String]) -> HashMap<&str, u32> {
-    names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect()
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i as u32))
+        .collect()
 }
 
 /// Builds and validates the automaton; returns it with warnings (unreachable states).
@@ -91,7 +95,9 @@ pub fn build(raw: &RawModel, source: &Source) -> Result<(Automaton, Vec<String>)
     }
     let n = names.len();
     let state = |name: &str, loc: &Loc| -> Result<u32, RunError> {
-        sidx.get(name).copied().ok_or_else(|| at.err(loc, format!("unknown state `{name}`")))
+        sidx.get(name)
+            .copied()
+            .ok_or_else(|| at.err(loc, format!("unknown state `{name}`")))
     };
     let metric = build_metric(raw, &at, &state)?;
     let mut dists = vec!["eps".to_string()];
@@ -112,14 +118,21 @@ pub fn build(raw: &RawModel, source: &Source) -> Result<(Automaton, Vec<String>)
     let mut trans_loc: HashMap<(u32, u32), Loc> = HashMap::new();
     for t in &raw.transitions {
         let q = state(&t.from, &t.loc)?;
-        let a = *iidx.get(t.input.as_str()).ok_or_else(|| at.err(&t.loc, format!("unknown input `{}`", t.input)))?;
+        let a = *iidx
+            .get(t.input.as_str())
+            .ok_or_else(|| at.err(&t.loc, format!("unknown input `{}`", t.input)))?;
         if trans_loc.insert((q, a), t.loc.clone()).is_some() {
-            return Err(at.err(&t.loc, format!("delta({}, {}, ..) is given twice", t.from, t.input)));
+            return Err(at.err(
+                &t.loc,
+                format!("delta({}, {}, ..) is given twice", t.from, t.input),
+            ));
         }
         let nominal = state(&t.to, &t.loc)?;
         let mut disturbed = Vec::new();
         for (x, target) in &t.disturbed {
-            let xi = *didx.get(x.as_str()).ok_or_else(|| at.err(&t.loc, format!("unknown disturbance `{x}`")))?;
+            let xi = *didx
+                .get(x.as_str())
+                .ok_or_else(|| at.err(&t.loc, format!("unknown disturbance `{x}`")))?;
             if xi == 0 {
                 return Err(at.err(&t.loc, "the nominal successor (eps) is the one after `->`"));
             }
@@ -128,15 +141,27 @@ pub fn build(raw: &RawModel, source: &Source) -> Result<(Automaton, Vec<String>)
             }
             disturbed.push((xi, state(target, &t.loc)?));
         }
-        moves[q as usize].push(Move { input: a, nominal, disturbed });
+        moves[q as usize].push(Move {
+            input: a,
+            nominal,
+            disturbed,
+        });
     }
     let init = match &raw.init {
         Some((name, loc)) => state(name, loc)?,
         None => return Err(at.err(&whole, "no initial state (`init NAME;`)")),
     };
-    let (obj, obj_loc) = raw.objective.clone().ok_or_else(|| at.err(&whole, "no objective (`reach`, `buchi`, `gen-buchi` or `parity`)"))?;
+    let (obj, obj_loc) = raw.objective.clone().ok_or_else(|| {
+        at.err(
+            &whole,
+            "no objective (`reach`, `buchi`, `gen-buchi` or `parity`)",
+        )
+    })?;
     let set = |names: &[String]| -> Result<Vec<u32>, RunError> {
-        let mut v = names.iter().map(|s| state(s, &obj_loc)).collect::<Result<Vec<_>, _>>()?;
+        let mut v = names
+            .iter()
+            .map(|s| state(s, &obj_loc))
+            .collect::<Result<Vec<_>, _>>()?;
         v.sort_unstable();
         v.dedup();
         if v.is_empty() {
@@ -147,11 +172,18 @@ pub fn build(raw: &RawModel, source: &Source) -> Result<(Automaton, Vec<String>)
     let objective = match &obj {
         RawObjective::Reach(f) => Objective::Reach(set(f)?),
         RawObjective::Buchi(f) => Objective::Buchi(set(f)?),
-        RawObjective::GenBuchi(fs) => Objective::GenBuchi(fs.iter().map(|f| set(f)).collect::<Result<_, _>>()?),
+        RawObjective::GenBuchi(fs) => {
+            Objective::GenBuchi(fs.iter().map(|f| set(f)).collect::<Result<_, _>>()?)
+        }
         RawObjective::Parity => {
             let mut p = Vec::with_capacity(n);
             for s in &raw.states {
-                p.push(s.priority.ok_or_else(|| at.err(&s.loc, format!("state `{}` has no priority (needed by `parity`)", s.name)))?);
+                p.push(s.priority.ok_or_else(|| {
+                    at.err(
+                        &s.loc,
+                        format!("state `{}` has no priority (needed by `parity`)", s.name),
+                    )
+                })?);
             }
             Objective::Parity(p)
         }
@@ -171,7 +203,12 @@ pub fn build(raw: &RawModel, source: &Source) -> Result<(Automaton, Vec<String>)
     // gamma: declared values are checked against every disturbed transition; the
     // others are the least valid bound.
     let least = a.least_gamma();
-    a.gamma = raw.states.iter().zip(&least).map(|(s, &l)| s.gamma.unwrap_or(l)).collect();
+    a.gamma = raw
+        .states
+        .iter()
+        .zip(&least)
+        .map(|(s, &l)| s.gamma.unwrap_or(l))
+        .collect();
     for (q, ms) in a.moves.iter().enumerate() {
         for m in ms {
             for &(x, t) in &m.disturbed {
@@ -189,7 +226,10 @@ pub fn build(raw: &RawModel, source: &Source) -> Result<(Automaton, Vec<String>)
         }
     }
     let reach = a.reachable();
-    let unreachable: Vec<&str> = (0..n).filter(|&q| !reach[q]).map(|q| a.states[q].as_str()).collect();
+    let unreachable: Vec<&str> = (0..n)
+        .filter(|&q| !reach[q])
+        .map(|q| a.states[q].as_str())
+        .collect();
     let mut warnings = Vec::new();
     if !unreachable.is_empty() {
         let shown: Vec<&str> = unreachable.iter().take(10).copied().collect();
@@ -212,9 +252,25 @@ fn build_metric(raw: &RawModel, at: &Locator, state: &StateLookup) -> Result<Met
         let mut points = Vec::with_capacity(n);
         let mut seen: HashMap<Vec<u64>, usize> = HashMap::new();
         for (i, s) in raw.states.iter().enumerate() {
-            let p = s.at.clone().ok_or_else(|| at.err(&s.loc, format!("state `{}` needs coordinates (`at (x, y)`) for this metric", s.name)))?;
+            let p = s.at.clone().ok_or_else(|| {
+                at.err(
+                    &s.loc,
+                    format!(
+                        "state `{}` needs coordinates (`at (x, y)`) for this metric",
+                        s.name
+                    ),
+                )
+            })?;
             if *dim.get_or_insert(p.len()) != p.len() {
-                return Err(at.err(&s.loc, format!("state `{}` has {} coordinates, others have {}", s.name, p.len(), dim.unwrap_or(0))));
+                return Err(at.err(
+                    &s.loc,
+                    format!(
+                        "state `{}` has {} coordinates, others have {}",
+                        s.name,
+                        p.len(),
+                        dim.unwrap_or(0)
+                    ),
+                ));
             }
             if p.iter().any(|x| !x.is_finite()) {
                 return Err(at.err(&s.loc, "coordinates must be finite"));
@@ -230,18 +286,30 @@ fn build_metric(raw: &RawModel, at: &Locator, state: &StateLookup) -> Result<Met
             points.push(p);
         }
         if !raw.distances.is_empty() {
-            return Err(at.err(&raw.distances[0].3, "`distance` entries need `metric table;`"));
+            return Err(at.err(
+                &raw.distances[0].3,
+                "`distance` entries need `metric table;`",
+            ));
         }
-        return Ok(Metric::Coords { kind: raw.metric.clone(), points });
+        return Ok(Metric::Coords {
+            kind: raw.metric.clone(),
+            points,
+        });
     }
     if n > MAX_TABLE_STATES {
-        return Err(at.err(&raw.states[0].loc, format!("distance tables are limited to {MAX_TABLE_STATES} states; use coordinates")));
+        return Err(at.err(
+            &raw.states[0].loc,
+            format!("distance tables are limited to {MAX_TABLE_STATES} states; use coordinates"),
+        ));
     }
     let mut table: Vec<Option<(f64, bool)>> = vec![None; n * n];
     for (p, q, d, loc) in &raw.distances {
         let (pi, qi) = (state(p, loc)? as usize, state(q, loc)? as usize);
         if !(d.is_finite() && *d >= 0.0) {
-            return Err(at.err(loc, format!("d({p}, {q}) = {d} is not a non-negative number")));
+            return Err(at.err(
+                loc,
+                format!("d({p}, {q}) = {d} is not a non-negative number"),
+            ));
         }
         if let Some((_, true)) = table[pi * n + qi] {
             return Err(at.err(loc, format!("d({p}, {q}) is given twice")));
@@ -249,24 +317,43 @@ fn build_metric(raw: &RawModel, at: &Locator, state: &StateLookup) -> Result<Met
         table[pi * n + qi] = Some((*d, true));
         match table[qi * n + pi] {
             Some((e, true)) if e != *d && pi != qi => {
-                return Err(at.err(loc, format!("symmetry fails: d({p}, {q}) = {d} but d({q}, {p}) = {e}")));
+                return Err(at.err(
+                    loc,
+                    format!("symmetry fails: d({p}, {q}) = {d} but d({q}, {p}) = {e}"),
+                ));
             }
             Some((_, true)) => {}
             _ => table[qi * n + pi] = Some((*d, false)),
         }
     }
     let name = |i: usize| raw.states[i].name.as_str();
-    let first = raw.distances.first().map(|d| d.3.clone()).unwrap_or(Loc::Span(Span::new(0, 0)));
+    let first = raw
+        .distances
+        .first()
+        .map(|d| d.3.clone())
+        .unwrap_or(Loc::Span(Span::new(0, 0)));
     let mut flat = vec![0.0; n * n];
     for p in 0..n {
         for q in 0..n {
             let d = match table[p * n + q] {
                 Some((d, _)) => d,
                 None if p == q => 0.0,
-                None => return Err(at.err(&first, format!("no distance between `{}` and `{}`", name(p), name(q)))),
+                None => {
+                    return Err(at.err(
+                        &first,
+                        format!("no distance between `{}` and `{}`", name(p), name(q)),
+                    ))
+                }
             };
             if (p == q) != (d == 0.0) {
-                return Err(at.err(&first, format!("identity of indiscernibles fails: d({}, {}) = {d}", name(p), name(q))));
+                return Err(at.err(
+                    &first,
+                    format!(
+                        "identity of indiscernibles fails: d({}, {}) = {d}",
+                        name(p),
+                        name(q)
+                    ),
+                ));
             }
             flat[p * n + q] = d;
         }

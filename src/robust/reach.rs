@@ -116,7 +116,13 @@ pub fn solve(a: &Automaton, f: &[u32]) -> ReachSolution {
         .collect();
     let gamma_bar = a.gamma_bar();
     let sigma = sigma_of(mm.value[a.init as usize], gamma_bar);
-    ReachSolution { dist, opt: mm.value, strategy, sigma, gamma_bar }
+    ReachSolution {
+        dist,
+        opt: mm.value,
+        strategy,
+        sigma,
+        gamma_bar,
+    }
 }
 
 pub fn membership(n: usize, set: &[u32]) -> Vec<bool> {
@@ -216,7 +222,10 @@ pub fn replay_trace(
         let (q, step) = (w[0].0 as usize, w[0].1);
         let (i, x) = step.ok_or("step without input inside trace")?;
         if !s[q].contains(&i) {
-            return Err(format!("input at {} not allowed by the strategy", a.states[q]));
+            return Err(format!(
+                "input at {} not allowed by the strategy",
+                a.states[q]
+            ));
         }
         let m = &a.moves[q][i];
         let t = if x == 0 {
@@ -225,9 +234,15 @@ pub fn replay_trace(
             m.disturbed.iter().find(|d| d.0 == x).map(|d| d.1)
         };
         if t != Some(w[1].0) {
-            return Err(format!("delta({}, .., ..) does not lead to {}", a.states[q], a.states[w[1].0 as usize]));
+            return Err(format!(
+                "delta({}, .., ..) does not lead to {}",
+                a.states[q], a.states[w[1].0 as usize]
+            ));
         }
     }
     let dist = a.dist_to_set(f);
-    Ok(trace.iter().map(|t| dist[t.0 as usize]).fold(f64::INFINITY, f64::min))
+    Ok(trace
+        .iter()
+        .map(|t| dist[t.0 as usize])
+        .fold(f64::INFINITY, f64::min))
 }

@@ -34,11 +34,17 @@ fn jnum(x: f64) -> serde_json::Value {
 }
 
 /// Loads a model with `--set` overrides; warnings go into the report.
-pub fn load_model(path: &Path, set: Vec<(String, Value)>, report: &mut Report) -> Result<Automaton, RunError> {
+pub fn load_model(
+    path: &Path,
+    set: Vec<(String, Value)>,
+    report: &mut Report,
+) -> Result<Automaton, RunError> {
     let mut consts = Constants::with_overrides(set.into_iter().collect());
     let (a, warnings) = super::load(path, &mut consts)?;
     for w in consts.unused_overrides() {
-        report.warnings.push(format!("--set {w}: the model declares no such constant"));
+        report
+            .warnings
+            .push(format!("--set {w}: the model declares no such constant"));
     }
     report.warnings.extend(warnings);
     report.model = ModelRef::from_path(path).ok();
@@ -58,19 +64,31 @@ fn push_table(r: &mut Report, title: &str, t: &Table, total: usize, ctx: &RunCon
     r.line(format!("\n{title}:"));
     r.text.push_str(&t.render(TableFormat::Text));
     if total > SHOWN && !ctx.verbose() {
-        r.line(format!("({} more rows; -v shows all, --format json has everything)", total - SHOWN));
+        r.line(format!(
+            "({} more rows; -v shows all, --format json has everything)",
+            total - SHOWN
+        ));
     }
 }
 
 /// `mavis robust solve`: sigma, the strategy, opt*(q) per state (reachability), or the
 /// inflation radius with the two-mode strategy (Buchi, generalised Buchi, parity).
-pub fn solve_report(path: &Path, set: Vec<(String, Value)>, max_sigma: Option<f64>, strategy_out: Option<&Path>, ctx: &RunContext) -> Result<Report, RunError> {
+pub fn solve_report(
+    path: &Path,
+    set: Vec<(String, Value)>,
+    max_sigma: Option<f64>,
+    strategy_out: Option<&Path>,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
     let mut r = Report::new("robust", "solve");
     let t0 = Instant::now();
     let a = load_model(path, set, &mut r)?;
     r.stat("parse_s", t0.elapsed().as_secs_f64());
     r.stat("states", a.len() as u64);
-    r.stat("transitions", a.moves.iter().map(Vec::len).sum::<usize>() as u64);
+    r.stat(
+        "transitions",
+        a.moves.iter().map(Vec::len).sum::<usize>() as u64,
+    );
     let t1 = Instant::now();
     let mut results = Map::new();
     results.insert("objective".into(), objective_word(&a).into());
@@ -83,12 +101,17 @@ pub fn solve_report(path: &Path, set: Vec<(String, Value)>, max_sigma: Option<f6
             let bound = sol.opt[a.init as usize];
             let achieved = values[a.init as usize];
             if (achieved - bound).abs() > 1e-9 * (1.0 + bound.abs()) {
-                return Err(RunError::Internal(format!("recovered strategy achieves {achieved}, not opt*(q0) = {bound}")));
+                return Err(RunError::Internal(format!(
+                    "recovered strategy achieves {achieved}, not opt*(q0) = {bound}"
+                )));
             }
             let trace = reach::worst_trace(&a, &sol.strategy, &values);
-            let closest = reach::replay_trace(&a, f, &sol.strategy, &trace).map_err(RunError::Internal)?;
+            let closest =
+                reach::replay_trace(&a, f, &sol.strategy, &trace).map_err(RunError::Internal)?;
             if closest + 1e-9 < bound {
-                return Err(RunError::Internal("worst-case trace gets closer than the bound".into()));
+                return Err(RunError::Internal(
+                    "worst-case trace gets closer than the bound".into(),
+                ));
             }
             let nominal = reach::nominally_winning(&a, f, &sol.strategy);
             let ok = nominal && max_sigma.map_or(true, |m| sol.sigma <= m);
@@ -108,28 +131,53 @@ pub fn solve_report(path: &Path, set: Vec<(String, Value)>, max_sigma: Option<f6
             let mut strat = Map::new();
             let mut opt = Map::new();
             for q in 0..a.len() {
-                let inputs: Vec<&str> = sol.strategy[q].iter().map(|&i| a.input_name(&a.moves[q][i])).collect();
+                let inputs: Vec<&str> = sol.strategy[q]
+                    .iter()
+                    .map(|&i| a.input_name(&a.moves[q][i]))
+                    .collect();
                 strat.insert(a.states[q].clone(), json!(inputs));
                 opt.insert(a.states[q].clone(), jnum(sol.opt[q]));
                 if q < limit {
-                    t.row([a.states[q].clone(), if inputs.is_empty() { "-".into() } else { inputs.join(",") }, num(sol.opt[q]), num(sol.dist[q])]);
+                    t.row([
+                        a.states[q].clone(),
+                        if inputs.is_empty() {
+                            "-".into()
+                        } else {
+                            inputs.join(",")
+                        },
+                        num(sol.opt[q]),
+                        num(sol.dist[q]),
+                    ]);
                 }
             }
             push_table(&mut r, "strategy and bounds", &t, a.len(), ctx);
-            r.line(format!("\nworst-case outcome of the strategy (closest approach {}):", num(closest)));
+            r.line(format!(
+                "\nworst-case outcome of the strategy (closest approach {}):",
+                num(closest)
+            ));
             let mut w = Table::new(["step", "state", "d(q,F)", "input", "disturbance"]);
             let dist = &sol.dist;
             let mut wj = Vec::new();
             for (i, (q, step)) in trace.iter().enumerate() {
                 let (inp, dis) = match step {
-                    Some((m, x)) => (a.input_name(&a.moves[*q as usize][*m]).to_string(), a.disturbances[*x as usize].clone()),
+                    Some((m, x)) => (
+                        a.input_name(&a.moves[*q as usize][*m]).to_string(),
+                        a.disturbances[*x as usize].clone(),
+                    ),
                     None => ("-".into(), "-".into()),
                 };
-                w.row([i.to_string(), a.states[*q as usize].clone(), num(dist[*q as usize]), inp.clone(), dis.clone()]);
+                w.row([
+                    i.to_string(),
+                    a.states[*q as usize].clone(),
+                    num(dist[*q as usize]),
+                    inp.clone(),
+                    dis.clone(),
+                ]);
                 wj.push(json!({"state": a.states[*q as usize], "distance": dist[*q as usize], "input": inp, "disturbance": dis}));
             }
             r.text.push_str(&w.render(TableFormat::Text));
-            r.witness = Some(json!({"kind": "worst-case outcome", "closest": closest, "steps": wj}));
+            r.witness =
+                Some(json!({"kind": "worst-case outcome", "closest": closest, "steps": wj}));
             let rank = clf::cost_to_go(&a, f);
             let chk = clf::check(&a, f, &rank);
             r.line(format!(
@@ -148,7 +196,8 @@ pub fn solve_report(path: &Path, set: Vec<(String, Value)>, max_sigma: Option<f6
             results.insert("opt".into(), opt.into());
             results.insert("lyapunov".into(), json!({"c": jnum(chk.c), "K": jnum(chk.lipschitz), "sigma": jnum(chk.sigma), "all_pairs": chk.lipschitz_all_pairs, "failure": chk.failure}));
             if let Some(out) = strategy_out {
-                std::fs::write(out, strategy::write(&a, &sol.strategy)).map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
+                std::fs::write(out, strategy::write(&a, &sol.strategy))
+                    .map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
             }
         }
         _ => {
@@ -175,14 +224,27 @@ pub fn solve_report(path: &Path, set: Vec<(String, Value)>, max_sigma: Option<f6
             let mut t = Table::new(["step", "state", "input", "part"]);
             let mut plan = Vec::new();
             for (i, &(q, j)) in sol.plan.iter().enumerate() {
-                let part = if i < sol.cycle_start { "prefix" } else { "cycle" };
+                let part = if i < sol.cycle_start {
+                    "prefix"
+                } else {
+                    "cycle"
+                };
                 let input = a.input_name(&a.moves[q as usize][j]);
-                t.row([i.to_string(), a.states[q as usize].clone(), input.to_string(), part.to_string()]);
+                t.row([
+                    i.to_string(),
+                    a.states[q as usize].clone(),
+                    input.to_string(),
+                    part.to_string(),
+                ]);
                 plan.push(json!({"state": a.states[q as usize], "input": input, "part": part}));
             }
             r.line("\nnominal mode (followed until a disturbance is observed):");
             r.text.push_str(&t.render(TableFormat::Text));
-            let mut rec = Table::new(if sol.counters > 1 { vec!["state", "waiting for", "input"] } else { vec!["state", "input"] });
+            let mut rec = Table::new(if sol.counters > 1 {
+                vec!["state", "waiting for", "input"]
+            } else {
+                vec!["state", "input"]
+            });
             let mut recj = Vec::new();
             let mut rows = 0;
             for (v, choice) in sol.recovery.iter().enumerate() {
@@ -199,29 +261,52 @@ pub fn solve_report(path: &Path, set: Vec<(String, Value)>, max_sigma: Option<f6
                 rows += 1;
                 recj.push(json!({"state": a.states[q], "counter": c, "input": input}));
             }
-            push_table(&mut r, "recovery mode (after a disturbance; wins the inflated objective)", &rec, rows, ctx);
+            push_table(
+                &mut r,
+                "recovery mode (after a disturbance; wins the inflated objective)",
+                &rec,
+                rows,
+                ctx,
+            );
             results.insert("sigma".into(), jnum(sol.sigma));
             results.insert("radius".into(), jnum(sol.radius));
             results.insert("gamma_bar".into(), jnum(sol.gamma_bar));
             results.insert("plan".into(), plan.into());
             results.insert("cycle_start".into(), sol.cycle_start.into());
             results.insert("recovery".into(), recj.into());
-            results.insert("region_size".into(), sol.region.iter().filter(|&&b| b).count().into());
+            results.insert(
+                "region_size".into(),
+                sol.region.iter().filter(|&&b| b).count().into(),
+            );
         }
     }
     r.results = results.into();
-    r.line(format!("\n{} states, {} inputs, {} disturbances", a.len(), a.inputs.len(), a.disturbances.len() - 1));
+    r.line(format!(
+        "\n{} states, {} inputs, {} disturbances",
+        a.len(),
+        a.inputs.len(),
+        a.disturbances.len() - 1
+    ));
     Ok(r)
 }
 
 /// `mavis robust check`: the robustness bound of a given memoryless strategy on A|_S.
-pub fn check_report(path: &Path, set: Vec<(String, Value)>, strategy_file: &Path, max_sigma: Option<f64>, _ctx: &RunContext) -> Result<Report, RunError> {
+pub fn check_report(
+    path: &Path,
+    set: Vec<(String, Value)>,
+    strategy_file: &Path,
+    max_sigma: Option<f64>,
+    _ctx: &RunContext,
+) -> Result<Report, RunError> {
     let mut r = Report::new("robust", "check");
     let a = load_model(path, set, &mut r)?;
     let Objective::Reach(f) = &a.objective else {
-        return Err(RunError::input("`check` computes reachability bounds; the model's objective is not `reach`"));
+        return Err(RunError::input(
+            "`check` computes reachability bounds; the model's objective is not `reach`",
+        ));
     };
-    let src = Source::read(strategy_file).map_err(|e| RunError::input(format!("{}: {e}", strategy_file.display())))?;
+    let src = Source::read(strategy_file)
+        .map_err(|e| RunError::input(format!("{}: {e}", strategy_file.display())))?;
     let s = strategy::parse(&src, &a)?;
     let t = Instant::now();
     let in_f = reach::membership(a.len(), f);
@@ -242,8 +327,13 @@ pub fn check_report(path: &Path, set: Vec<(String, Value)>, strategy_file: &Path
         }
         seen
     };
-    if let Some(q) = (0..a.len()).find(|&q| reach_s[q] && s[q].is_empty() && !in_f[q] && !a.moves[q].is_empty()) {
-        r.warnings.push(format!("the strategy allows no input at reachable state `{}`: outcomes stop there", a.states[q]));
+    if let Some(q) =
+        (0..a.len()).find(|&q| reach_s[q] && s[q].is_empty() && !in_f[q] && !a.moves[q].is_empty())
+    {
+        r.warnings.push(format!(
+            "the strategy allows no input at reachable state `{}`: outcomes stop there",
+            a.states[q]
+        ));
     }
     let values = reach::strategy_values(&a, f, &s);
     let bound = values[a.init as usize];
@@ -252,7 +342,9 @@ pub fn check_report(path: &Path, set: Vec<(String, Value)>, strategy_file: &Path
     let trace = reach::worst_trace(&a, &s, &values);
     let closest = reach::replay_trace(&a, f, &s, &trace).map_err(RunError::Internal)?;
     if closest + 1e-9 < bound {
-        return Err(RunError::Internal("worst-case trace gets closer than the bound".into()));
+        return Err(RunError::Internal(
+            "worst-case trace gets closer than the bound".into(),
+        ));
     }
     r.stat("check_s", t.elapsed().as_secs_f64());
     let opt = reach::solve(&a, f).opt[a.init as usize];
@@ -272,13 +364,25 @@ pub fn check_report(path: &Path, set: Vec<(String, Value)>, strategy_file: &Path
     let mut wj = Vec::new();
     for (i, (q, step)) in trace.iter().enumerate() {
         let (inp, dis) = match step {
-            Some((m, x)) => (a.input_name(&a.moves[*q as usize][*m]).to_string(), a.disturbances[*x as usize].clone()),
+            Some((m, x)) => (
+                a.input_name(&a.moves[*q as usize][*m]).to_string(),
+                a.disturbances[*x as usize].clone(),
+            ),
             None => ("-".into(), "-".into()),
         };
-        w.row([i.to_string(), a.states[*q as usize].clone(), num(dist[*q as usize]), inp.clone(), dis.clone()]);
+        w.row([
+            i.to_string(),
+            a.states[*q as usize].clone(),
+            num(dist[*q as usize]),
+            inp.clone(),
+            dis.clone(),
+        ]);
         wj.push(json!({"state": a.states[*q as usize], "distance": dist[*q as usize], "input": inp, "disturbance": dis}));
     }
-    r.line(format!("\nworst-case outcome (closest approach {}):", num(closest)));
+    r.line(format!(
+        "\nworst-case outcome (closest approach {}):",
+        num(closest)
+    ));
     r.text.push_str(&w.render(TableFormat::Text));
     r.witness = Some(json!({"kind": "worst-case outcome", "closest": closest, "steps": wj}));
     r.results = json!({"sigma": jnum(sigma), "bound": jnum(bound), "optimal_bound": jnum(opt), "gamma_bar": jnum(a.gamma_bar()), "nominally_winning": nominal});

@@ -18,9 +18,15 @@ pub enum Solver {
 }
 
 /// `mavis robust parity`: solves a PGSolver game, verifies the solution, writes it.
-pub fn parity_report(path: &Path, solver: Solver, solution_out: Option<&Path>, ctx: &RunContext) -> Result<Report, RunError> {
+pub fn parity_report(
+    path: &Path,
+    solver: Solver,
+    solution_out: Option<&Path>,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
     let mut r = Report::new("robust", "parity");
-    let src = Source::read(path).map_err(|e| RunError::input(format!("{}: {e}", path.display())))?;
+    let src =
+        Source::read(path).map_err(|e| RunError::input(format!("{}: {e}", path.display())))?;
     r.model = ModelRef::from_path(path).ok();
     let t0 = Instant::now();
     let g = pgsolver::read_game(&src)?;
@@ -32,7 +38,8 @@ pub fn parity_report(path: &Path, solver: Solver, solution_out: Option<&Path>, c
     };
     r.stat("solve_s", t1.elapsed().as_secs_f64());
     let t2 = Instant::now();
-    verify(&g, &sol).map_err(|e| RunError::Internal(format!("the computed solution does not verify: {e}")))?;
+    verify(&g, &sol)
+        .map_err(|e| RunError::Internal(format!("the computed solution does not verify: {e}")))?;
     r.stat("verify_s", t2.elapsed().as_secs_f64());
     let won0 = sol.winner.iter().filter(|&&w| w == 0).count();
     r.line(format!(
@@ -43,7 +50,11 @@ pub fn parity_report(path: &Path, solver: Solver, solution_out: Option<&Path>, c
         g.len() - won0
     ));
     let mut t = Table::new(["node", "name", "priority", "owner", "winner", "strategy"]);
-    let shown = if ctx.verbose() { g.len() } else { g.len().min(40) };
+    let shown = if ctx.verbose() {
+        g.len()
+    } else {
+        g.len().min(40)
+    };
     for v in 0..shown {
         t.row([
             v.to_string(),
@@ -51,7 +62,9 @@ pub fn parity_report(path: &Path, solver: Solver, solution_out: Option<&Path>, c
             g.priority[v].to_string(),
             g.owner[v].to_string(),
             sol.winner[v].to_string(),
-            sol.strategy[v].map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+            sol.strategy[v]
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "-".into()),
         ]);
     }
     r.line("");
@@ -60,7 +73,8 @@ pub fn parity_report(path: &Path, solver: Solver, solution_out: Option<&Path>, c
         r.line(format!("({} more nodes; -v shows all)", g.len() - shown));
     }
     if let Some(out) = solution_out {
-        std::fs::write(out, pgsolver::write_solution(&g, &sol)).map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
+        std::fs::write(out, pgsolver::write_solution(&g, &sol))
+            .map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
         r.line(format!("solution written to {}", out.display()));
     }
     r.stat("nodes", g.len() as u64);
@@ -75,14 +89,23 @@ pub fn parity_report(path: &Path, solver: Solver, solution_out: Option<&Path>, c
 }
 
 /// `mavis robust faults`: the achieved bound against the fault period T.
-pub fn faults_report(path: &Path, set: Vec<(String, Value)>, periods: (usize, usize), plot_out: Option<&Path>, _ctx: &RunContext) -> Result<Report, RunError> {
+pub fn faults_report(
+    path: &Path,
+    set: Vec<(String, Value)>,
+    periods: (usize, usize),
+    plot_out: Option<&Path>,
+    _ctx: &RunContext,
+) -> Result<Report, RunError> {
     let mut r = Report::new("robust", "faults");
     let a = load_model(path, set, &mut r)?;
     let (lo, hi) = periods;
     let t = Instant::now();
     let rows = faults::tradeoff(&a, lo..=hi).map_err(RunError::Internal)?;
     r.stat("solve_s", t.elapsed().as_secs_f64());
-    let best = rows.iter().filter_map(|x| x.bound).fold(f64::INFINITY, f64::min);
+    let best = rows
+        .iter()
+        .filter_map(|x| x.bound)
+        .fold(f64::INFINITY, f64::min);
     r.line(format!(
         "trade-off computed for T = {lo}..{hi}: bound {} at T = {lo}, {} at T = {hi} (the least is {})",
         rows.first().and_then(|x| x.bound).map(num).unwrap_or_else(|| "none".into()),
@@ -101,7 +124,8 @@ pub fn faults_report(path: &Path, set: Vec<(String, Value)>, periods: (usize, us
     r.line("");
     r.text.push_str(&table.render(TableFormat::Text));
     if let Some(out) = plot_out {
-        let svg = plot::tradeoff_svg(&rows, &format!("{}: bound against fault period", a.name)).map_err(RunError::Internal)?;
+        let svg = plot::tradeoff_svg(&rows, &format!("{}: bound against fault period", a.name))
+            .map_err(RunError::Internal)?;
         std::fs::write(out, svg).map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
         r.line(format!("plot written to {}", out.display()));
     }

@@ -43,7 +43,11 @@ fn even_measure(g: &Game) -> (Vec<bool>, Vec<Option<u32>>) {
         }
         level.push(cur);
     }
-    let prio: Vec<u32> = g.priority.iter().map(|p| level[distinct.binary_search(p).unwrap_or(0)]).collect();
+    let prio: Vec<u32> = g
+        .priority
+        .iter()
+        .map(|p| level[distinct.binary_search(p).unwrap_or(0)])
+        .collect();
     let max_p = prio.iter().copied().max().unwrap_or(0);
     let k = (max_p as usize + 1) / 2; // odd priorities 1, 3, .., component (p - 1) / 2
     let mut bound = vec![0u32; k];
@@ -147,7 +151,9 @@ fn even_measure(g: &Game) -> (Vec<bool>, Vec<Option<u32>>) {
             let mut choice: Option<(Vec<u32>, u32)> = None;
             for &w in g.succs(v) {
                 let mut out = vec![0u32; k];
-                if prog(&rho, &top, v, w as usize, &mut out) && choice.as_ref().map_or(true, |c| less(&out, &c.0)) {
+                if prog(&rho, &top, v, w as usize, &mut out)
+                    && choice.as_ref().map_or(true, |c| less(&out, &c.0))
+                {
                     choice = Some((out, w));
                 }
             }

@@ -13,7 +13,11 @@ pub fn parse(source: &Source, a: &Automaton) -> LangResult<Strategy> {
     let mut given = vec![false; a.len()];
     while !p.at_eof() {
         let (q, span) = p.ident()?;
-        let qi = a.states.iter().position(|n| *n == q).ok_or_else(|| p.error(span, format!("unknown state `{q}`")))?;
+        let qi = a
+            .states
+            .iter()
+            .position(|n| *n == q)
+            .ok_or_else(|| p.error(span, format!("unknown state `{q}`")))?;
         if given[qi] {
             return Err(p.error(span, format!("state `{q}` is given twice")));
         }
@@ -24,7 +28,9 @@ pub fn parse(source: &Source, a: &Automaton) -> LangResult<Strategy> {
             let i = a.moves[qi]
                 .iter()
                 .position(|m| a.inputs[m.input as usize] == input)
-                .ok_or_else(|| p.error(span, format!("input `{input}` is not available at `{q}`")))?;
+                .ok_or_else(|| {
+                    p.error(span, format!("input `{input}` is not available at `{q}`"))
+                })?;
             if !s[qi].contains(&i) {
                 s[qi].push(i);
             }

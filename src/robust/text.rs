@@ -16,8 +16,8 @@
 
 use super::model::MetricKind;
 use super::raw::{Loc, RawModel, RawObjective, RawState, RawTrans};
-use crate::lang::{eval_const, Constants, LangResult, Parser, Source, Span};
 use crate::lang::lexer::Tok;
+use crate::lang::{eval_const, Constants, LangResult, Parser, Source, Span};
 
 /// Parses `.ma` text into the raw model (names are resolved later by `raw::build`).
 pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
@@ -43,13 +43,19 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
             continue;
         } else if p.eat_keyword("metric") {
             let (word, span) = p.ident()?;
-            m.metric = match word.as_str() {
-                "euclidean" => MetricKind::Euclidean,
-                "manhattan" => MetricKind::Manhattan,
-                "max" => MetricKind::Max,
-                "table" => MetricKind::Table,
-                _ => return Err(p.error(span, format!("unknown metric `{word}`: expected euclidean, manhattan, max or table"))),
-            };
+            m.metric =
+                match word.as_str() {
+                    "euclidean" => MetricKind::Euclidean,
+                    "manhattan" => MetricKind::Manhattan,
+                    "max" => MetricKind::Max,
+                    "table" => MetricKind::Table,
+                    _ => return Err(p.error(
+                        span,
+                        format!(
+                            "unknown metric `{word}`: expected euclidean, manhattan, max or table"
+                        ),
+                    )),
+                };
             if metric_seen {
                 return Err(p.error(span, "the metric is declared twice"));
             }
@@ -65,7 +71,8 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
             let (b, _) = p.ident()?;
             p.expect(Tok::Eq)?;
             let d = number(&mut p, consts)?;
-            m.distances.push((a, b, d, Loc::Span(start.to(p.prev_span()))));
+            m.distances
+                .push((a, b, d, Loc::Span(start.to(p.prev_span()))));
         } else if p.eat_keyword("init") {
             let (q, span) = p.ident()?;
             if m.init.is_some() {
@@ -90,7 +97,13 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
                 }
             }
             let loc = Loc::Span(start.to(p.prev_span()));
-            m.transitions.push(RawTrans { from, input, to, disturbed, loc });
+            m.transitions.push(RawTrans {
+                from,
+                input,
+                to,
+                disturbed,
+                loc,
+            });
         } else if at_objective(&p) {
             let obj = objective(&mut p)?;
             if m.objective.is_some() {
@@ -106,7 +119,9 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
 }
 
 fn at_objective(p: &Parser) -> bool {
-    ["reach", "buchi", "gen", "parity"].iter().any(|k| p.at_keyword(k))
+    ["reach", "buchi", "gen", "parity"]
+        .iter()
+        .any(|k| p.at_keyword(k))
 }
 
 fn objective(p: &mut Parser) -> LangResult<RawObjective> {
@@ -153,7 +168,13 @@ fn number(p: &mut Parser, consts: &Constants) -> LangResult<f64> {
 
 fn state(p: &mut Parser, consts: &Constants, start: Span) -> LangResult<RawState> {
     let (name, _) = p.ident()?;
-    let mut s = RawState { name, at: None, gamma: None, priority: None, loc: Loc::Span(start) };
+    let mut s = RawState {
+        name,
+        at: None,
+        gamma: None,
+        priority: None,
+        loc: Loc::Span(start),
+    };
     loop {
         if p.eat_keyword("at") {
             p.expect(Tok::LParen)?;

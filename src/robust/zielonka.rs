@@ -38,7 +38,15 @@ fn solve_here(g: &Game) -> Solution {
     for v in w0 {
         winner[v as usize] = 0;
     }
-    let strategy = (0..n).map(|v| if winner[v] == g.owner[v] { ctx.strategy[v] } else { None }).collect();
+    let strategy = (0..n)
+        .map(|v| {
+            if winner[v] == g.owner[v] {
+                ctx.strategy[v]
+            } else {
+                None
+            }
+        })
+        .collect();
     Solution { winner, strategy }
 }
 
@@ -48,25 +56,59 @@ fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> (Vec<u32>, Vec<u32>) {
         return (Vec::new(), Vec::new());
     }
     let g = ctx.g;
-    let d = nodes.iter().map(|&v| g.priority[v as usize]).max().unwrap_or(0);
+    let d = nodes
+        .iter()
+        .map(|&v| g.priority[v as usize])
+        .max()
+        .unwrap_or(0);
     let p = (d % 2) as u8;
-    let top: Vec<u32> = nodes.iter().copied().filter(|&v| g.priority[v as usize] == d).collect();
+    let top: Vec<u32> = nodes
+        .iter()
+        .copied()
+        .filter(|&v| g.priority[v as usize] == d)
+        .collect();
     for &v in &top {
         if g.owner[v as usize] == p {
             let vi = v as usize;
-            ctx.strategy[vi] = g.succs(vi).iter().copied().find(|&t| ctx.inside[t as usize]);
+            ctx.strategy[vi] = g
+                .succs(vi)
+                .iter()
+                .copied()
+                .find(|&t| ctx.inside[t as usize]);
         }
     }
-    let attr = attractor(g, &ctx.pred, &ctx.inside, &nodes, &top, p, &mut ctx.strategy, &mut ctx.scratch);
+    let attr = attractor(
+        g,
+        &ctx.pred,
+        &ctx.inside,
+        &nodes,
+        &top,
+        p,
+        &mut ctx.strategy,
+        &mut ctx.scratch,
+    );
     let rest = without(ctx, &nodes, &attr);
     let (sub0, sub1) = recurse(ctx, rest);
     restore(ctx, &attr);
     let (sub_p, sub_o) = if p == 0 { (sub0, sub1) } else { (sub1, sub0) };
     if sub_o.is_empty() {
         let _ = sub_p;
-        return if p == 0 { (nodes, Vec::new()) } else { (Vec::new(), nodes) };
+        return if p == 0 {
+            (nodes, Vec::new())
+        } else {
+            (Vec::new(), nodes)
+        };
     }
-    let b = attractor(g, &ctx.pred, &ctx.inside, &nodes, &sub_o, 1 - p, &mut ctx.strategy, &mut ctx.scratch);
+    let b = attractor(
+        g,
+        &ctx.pred,
+        &ctx.inside,
+        &nodes,
+        &sub_o,
+        1 - p,
+        &mut ctx.strategy,
+        &mut ctx.scratch,
+    );
     let rest = without(ctx, &nodes, &b);
     let (r0, r1) = recurse(ctx, rest);
     restore(ctx, &b);
@@ -84,7 +126,11 @@ fn without(ctx: &mut Ctx, nodes: &[u32], cut: &[u32]) -> Vec<u32> {
     for &v in cut {
         ctx.inside[v as usize] = false;
     }
-    nodes.iter().copied().filter(|&v| ctx.inside[v as usize]).collect()
+    nodes
+        .iter()
+        .copied()
+        .filter(|&v| ctx.inside[v as usize])
+        .collect()
 }
 
 fn restore(ctx: &mut Ctx, cut: &[u32]) {

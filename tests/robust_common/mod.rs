@@ -25,8 +25,15 @@ pub fn random_automaton(r: &mut StdRng, n: usize, inputs: usize, dists: usize) -
         for a in 0..inputs {
             if r.gen_bool(0.8) {
                 let nominal = r.gen_range(0..n) as u32;
-                let disturbed = (1..=dists).filter(|_| r.gen_bool(0.5)).map(|x| (x as u32, r.gen_range(0..n) as u32)).collect();
-                ms.push(Move { input: a as u32, nominal, disturbed });
+                let disturbed = (1..=dists)
+                    .filter(|_| r.gen_bool(0.5))
+                    .map(|x| (x as u32, r.gen_range(0..n) as u32))
+                    .collect();
+                ms.push(Move {
+                    input: a as u32,
+                    nominal,
+                    disturbed,
+                });
             }
         }
         moves.push(ms);
@@ -38,10 +45,15 @@ pub fn random_automaton(r: &mut StdRng, n: usize, inputs: usize, dists: usize) -
     let mut a = Automaton {
         name: "random".into(),
         states: (0..n).map(|i| format!("q{i}")).collect(),
-        metric: Metric::Coords { kind: MetricKind::Manhattan, points },
+        metric: Metric::Coords {
+            kind: MetricKind::Manhattan,
+            points,
+        },
         init: 0,
         inputs: (0..inputs).map(|i| format!("a{i}")).collect(),
-        disturbances: std::iter::once("eps".to_string()).chain((1..=dists).map(|i| format!("x{i}"))).collect(),
+        disturbances: std::iter::once("eps".to_string())
+            .chain((1..=dists).map(|i| format!("x{i}")))
+            .collect(),
         moves,
         gamma: Vec::new(),
         gamma_declared: false,
@@ -89,7 +101,10 @@ pub fn bound_by_definition(a: &Automaton, f: &[u32], s: &[Vec<usize>]) -> f64 {
             continue;
         }
         let succ = |q: usize| -> Vec<usize> {
-            s[q].iter().flat_map(|&i| Automaton::post(&a.moves[q][i]).map(|t| t as usize)).filter(|&t| ok[t]).collect()
+            s[q].iter()
+                .flat_map(|&i| Automaton::post(&a.moves[q][i]).map(|t| t as usize))
+                .filter(|&t| ok[t])
+                .collect()
         };
         // States of the theta-subgraph reachable from q0; is there a dead end or a cycle?
         let mut seen = vec![false; a.len()];
