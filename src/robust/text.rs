@@ -43,19 +43,20 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
             continue;
         } else if p.eat_keyword("metric") {
             let (word, span) = p.ident()?;
-            m.metric =
-                match word.as_str() {
-                    "euclidean" => MetricKind::Euclidean,
-                    "manhattan" => MetricKind::Manhattan,
-                    "max" => MetricKind::Max,
-                    "table" => MetricKind::Table,
-                    _ => return Err(p.error(
+            m.metric = match word.as_str() {
+                "euclidean" => MetricKind::Euclidean,
+                "manhattan" => MetricKind::Manhattan,
+                "max" => MetricKind::Max,
+                "table" => MetricKind::Table,
+                _ => {
+                    return Err(p.error(
                         span,
                         format!(
                             "unknown metric `{word}`: expected euclidean, manhattan, max or table"
                         ),
-                    )),
-                };
+                    ))
+                }
+            };
             if metric_seen {
                 return Err(p.error(span, "the metric is declared twice"));
             }
