@@ -192,10 +192,10 @@ fn the_file_queries_run_by_default() {
         .collect();
     assert_eq!(names, ["collision", "min_gap", "recovery"]);
     assert_eq!(
-        v["results"]["queries"][0]["verdict"], "violated",
+        v["results"]["queries"][0]["verdict"], "VIOLATED",
         "no collision within 5 periods"
     );
-    assert_eq!(v["results"]["queries"][2]["verdict"], "holds");
+    assert_eq!(v["results"]["queries"][2]["verdict"], "HOLDS");
     assert_eq!(code, 1);
 }
 
