@@ -191,8 +191,11 @@ fn the_file_queries_run_by_default() {
         .map(|q| q["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["collision", "min_gap", "recovery"]);
-    assert_eq!(v["results"]["queries"][0]["verdict"], "violated", "no collision within 5 periods");
-    assert_eq!(v["results"]["queries"][2]["verdict"], "holds");
+    assert_eq!(
+        v["results"]["queries"][0]["verdict"], "VIOLATED",
+        "no collision within 5 periods"
+    );
+    assert_eq!(v["results"]["queries"][2]["verdict"], "HOLDS");
     assert_eq!(code, 1);
 }
 

@@ -304,10 +304,7 @@ fn random_model() -> impl Strategy<Value = String> {
 type ResetPoint = (usize, Vec<u32>, Vec<Value>);
 
 /// The set of (agent, localities, V) right after each reset of each agent.
-fn reset_points(
-    m: &Model,
-    kind: SemanticsKind,
-) -> (BTreeSet<ResetPoint>, usize) {
+fn reset_points(m: &Model, kind: SemanticsKind) -> (BTreeSet<ResetPoint>, usize) {
     let sem = Semantics::new(m, kind, None);
     let g = Graph::build(&sem, 2_000_000, None).unwrap();
     assert!(g.complete);
