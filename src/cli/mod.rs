@@ -2,6 +2,7 @@
 //! one engine function that returns a [`Report`], and [`main`] prints it.
 
 mod lang;
+mod nn;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -74,6 +75,9 @@ pub enum Command {
     /// The shared expression language: evaluate expressions exactly.
     #[command(subcommand)]
     Lang(lang::LangCmd),
+    /// ONNX networks: information, evaluation, output bounds over a box.
+    #[command(subcommand)]
+    Nn(nn::NnCmd),
 }
 
 impl GlobalArgs {
@@ -99,6 +103,7 @@ impl GlobalArgs {
 fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
     match command {
         Command::Lang(cmd) => lang::run(cmd, ctx),
+        Command::Nn(cmd) => nn::run(cmd, ctx),
     }
 }
 
