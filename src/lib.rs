@@ -5,5 +5,6 @@
 
 pub mod cli;
 pub mod lang;
+pub mod milp;
 pub mod nn;
 pub mod report;
