@@ -6,5 +6,8 @@
 pub mod cli;
 pub mod lang;
 pub mod milp;
+pub mod nis;
 pub mod nn;
 pub mod report;
+pub mod robust;
+pub mod timed;

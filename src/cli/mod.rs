@@ -3,6 +3,9 @@
 
 mod lang;
 mod nn;
+mod nis;
+mod timed;
+pub mod robust;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -78,6 +81,15 @@ pub enum Command {
     /// ONNX networks: information, evaluation, output bounds over a box.
     #[command(subcommand)]
     Nn(nn::NnCmd),
+    /// Neural-symbolic agents of unknown number: bICTL, zero-one abstraction, emergence (seed 001).
+    #[command(subcommand)]
+    Nis(nis::NisCmd),
+    /// Agents with timed periodic tasks (.mapt): accelerated semantics, layered search, nested queries.
+    #[command(subcommand)]
+    Timed(timed::TimedCmd),
+    /// Robust strategies for metric automata (reach, Buchi, parity) and parity games.
+    #[command(subcommand)]
+    Robust(robust::RobustCmd),
 }
 
 impl GlobalArgs {
@@ -104,6 +116,9 @@ fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
     match command {
         Command::Lang(cmd) => lang::run(cmd, ctx),
         Command::Nn(cmd) => nn::run(cmd, ctx),
+        Command::Nis(cmd) => nis::run(cmd, ctx),
+        Command::Timed(cmd) => timed::run(cmd, ctx),
+        Command::Robust(cmd) => robust::run(cmd, ctx),
     }
 }
 

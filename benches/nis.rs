@@ -1,0 +1,129 @@
+//! NIS explicit decider on the guarding game (seed Tables 1 and 2, and `verify`).
+//! The network is a fixture shaped like the guarding policy (1 -> 4 -> 4 -> 2)
+//! with the same argmax pattern (rest_only at h = 1, 2; volunteer at h = 3, 4).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use mavis::lang::Source;
+use mavis::nis::engine::{decide, EngineChoice, Target};
+use mavis::nis::procedures::{verify, VerifyOptions};
+use mavis::nis::{parse_model, parse_sentence, LoadOptions, Model};
+use mavis::nn::{Activation, Layer, Network};
+use mavis::report::RunContext;
+use ndarray::{array, Array1, Array2};
+use std::path::Path;
+
+fn guarding() -> Model {
+    let mut w1 = Array2::zeros((4, 1));
+    w1[[0, 0]] = 1.0;
+    let mut w3 = Array2::zeros((2, 4));
+    w3[[1, 0]] = 1.0;
+    let net = Network::from_layers(vec![
+        Layer {
+            weights: w1,
+            bias: Array1::zeros(4),
+            activation: Activation::Relu,
+        },
+        Layer {
+            weights: Array2::eye(4),
+            bias: Array1::zeros(4),
+            activation: Activation::Relu,
+        },
+        Layer {
+            weights: w3,
+            bias: array![0.6, 0.0],
+            activation: Activation::Identity,
+        },
+    ])
+    .unwrap();
+    let opts = LoadOptions {
+        in_memory: [("policy".to_string(), net)].into_iter().collect(),
+        ..Default::default()
+    };
+    let text = include_str!("../examples/guarding/guarding.nis");
+    parse_model(&Source::new("guarding.nis", text), Path::new("."), &opts).unwrap()
+}
+
+fn table1(c: &mut Criterion) {
+    let model = guarding();
+    let specs: Vec<_> = (1..=6)
+        .map(|k| {
+            parse_sentence(&format!("forall v1, v2: EX^{k} (alive, v1) & (alive, v2)")).unwrap()
+        })
+        .collect();
+    c.bench_function("nis/table1_grid_explicit (k=1..6, n=2..6)", |b| {
+        b.iter(|| {
+            for s in &specs {
+                for n in 2..=6 {
+                    decide(
+                        EngineChoice::Explicit,
+                        &model,
+                        s,
+                        Target::Concrete { agents: n },
+                    )
+                    .unwrap();
+                }
+            }
+        })
+    });
+    c.bench_function("nis/table1_hardest_query_explicit (k=6, n=6)", |b| {
+        b.iter(|| {
+            decide(
+                EngineChoice::Explicit,
+                &model,
+                &specs[5],
+                Target::Concrete { agents: 6 },
+            )
+            .unwrap()
+        })
+    });
+}
+
+fn table2(c: &mut Criterion) {
+    let model = guarding();
+    let mut specs = Vec::new();
+    for k in 1..=6 {
+        specs.push(
+            parse_sentence(&format!("forall v1, v2: AX^{k} (alive, v1) & (alive, v2)")).unwrap(),
+        );
+        specs.push(
+            parse_sentence(&format!(
+                "forall v1, v2, v3: AX^{k} (alive, v1) & (alive, v2) & (alive, v3)"
+            ))
+            .unwrap(),
+        );
+    }
+    c.bench_function("nis/table2_grid_explicit (m=2,3, k=1..6)", |b| {
+        b.iter(|| {
+            for s in &specs {
+                decide(EngineChoice::Explicit, &model, s, Target::Abstract).unwrap();
+            }
+        })
+    });
+}
+
+fn verify_all(c: &mut Criterion) {
+    let model = guarding();
+    let ctx = RunContext::default();
+    let opts = VerifyOptions {
+        engine: EngineChoice::Explicit,
+        cap: None,
+    };
+    let mut group = c.benchmark_group("nis/verify");
+    group.sample_size(10);
+    for k in [1u32, 3, 6] {
+        let s =
+            parse_sentence(&format!("forall v1, v2: EX^{k} (alive, v1) & (alive, v2)")).unwrap();
+        group.bench_function(format!("EX^{k} existential (Corollary 2)"), |b| {
+            b.iter(|| verify(&model, &s, &opts, &ctx).unwrap())
+        });
+        let u =
+            parse_sentence(&format!("forall v1, v2: AX^{k} (alive, v1) & (alive, v2)")).unwrap();
+        group.bench_function(format!("AX^{k} universal (Corollary 1)"), |b| {
+            b.iter(|| verify(&model, &u, &opts, &ctx).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, table1, table2, verify_all);
+criterion_main!(benches);

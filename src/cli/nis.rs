@@ -1,0 +1,297 @@
+//! `mavis nis`: neural interpreted systems of unknown size (seed 001).
+
+use crate::lang;
+use crate::nis::{self, procedures::VerifyOptions, reports, EngineChoice, LoadOptions};
+use crate::report::{Report, RunContext, RunError, TableFormat};
+use clap::{Args, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// The `.nis` model file.
+    pub model: PathBuf,
+    /// Use this network file instead of the model's: NAME=PATH (repeatable).
+    #[arg(long = "network", value_name = "NAME=PATH", value_parser = parse_network)]
+    pub network: Vec<(String, PathBuf)>,
+    /// Override a constant of the model: NAME=VALUE (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
+    pub set: Vec<(String, lang::Value)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    Explicit,
+    Milp,
+    Both,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TableFormatArg {
+    Text,
+    Csv,
+    Markdown,
+}
+
+fn parse_network(s: &str) -> Result<(String, PathBuf), String> {
+    let (name, path) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=PATH, found `{s}`"))?;
+    if name.trim().is_empty() || path.trim().is_empty() {
+        return Err(format!("expected NAME=PATH, found `{s}`"));
+    }
+    Ok((name.trim().to_string(), PathBuf::from(path.trim())))
+}
+
+/// A list of numbers given as `3`, `1..6` or `2,3,5`.
+#[derive(Clone, Debug)]
+pub struct Ints(pub Vec<usize>);
+
+fn parse_range(s: &str) -> Result<Ints, String> {
+    parse_list(s).map(Ints)
+}
+
+fn parse_list(s: &str) -> Result<Vec<usize>, String> {
+    let bad = || format!("expected N, LO..HI or a list N,M,..., found `{s}`");
+    if let Some((lo, hi)) = s.split_once("..") {
+        let lo: usize = lo.trim().parse().map_err(|_| bad())?;
+        let hi: usize = hi.trim().parse().map_err(|_| bad())?;
+        if lo > hi || hi - lo > 10_000 {
+            return Err(bad());
+        }
+        return Ok((lo..=hi).collect());
+    }
+    s.split(',')
+        .map(|x| x.trim().parse::<usize>().map_err(|_| bad()))
+        .collect()
+}
+
+const CHECK_HELP: &str = "Example:\n  mavis nis check examples/guarding/guarding.nis --agents 3 --spec 'forall v1, v2: EX^3 (alive, v1) & (alive, v2)'";
+const TABLE_HELP: &str = "Examples:\n  mavis nis table examples/guarding/guarding.nis --spec 'forall v1, v2: EX^{k} (alive, v1) & (alive, v2)' --k 1..6 --agents 2..6\n  mavis nis table examples/guarding/guarding.nis --abstract --k 1..6 --spec 'forall v1, v2: AX^{k} (alive, v1) & (alive, v2)' --spec 'forall v1, v2, v3: AX^{k} (alive, v1) & (alive, v2) & (alive, v3)'";
+const SIM_HELP: &str = "Examples:\n  mavis nis simulates examples/guarding/guarding.nis --indexed 2 --depth 3            # least n with M_ab(2) <=_3 M(n)\n  mavis nis simulates examples/guarding/guarding.nis --indexed 2 --depth 3 --agents 4 # does M(4) 3-simulate M_ab(2)?";
+const VERIFY_HELP: &str = "Example:\n  mavis nis verify examples/guarding/guarding.nis --spec 'forall v1, v2: EX^3 (alive, v1) & (alive, v2)'\n\nExit status: 0 holds for every n, 1 fails for some n, 2 bad input, 3 undetermined.";
+const EMERGENCE_HELP: &str = "Example:\n  mavis nis emergence examples/guarding/guarding.nis --spec 'forall v1, v2: EX^3 (alive, v1) & (alive, v2)'\n\nExit status: 0 a threshold exists, 1 there is none, 3 undetermined.";
+
+#[derive(Subcommand, Debug)]
+pub enum NisCmd {
+    /// Decide phi[m] on the concrete system M(N) (or on the abstract M_ab(m)).
+    #[command(after_help = CHECK_HELP)]
+    Check {
+        #[command(flatten)]
+        model: ModelArgs,
+        /// The bICTL sentence.
+        #[arg(long)]
+        spec: String,
+        /// Number of agents N.
+        #[arg(long, value_name = "N", required_unless_present = "abstract_system")]
+        agents: Option<usize>,
+        /// Check the zero-one abstraction M_ab(m) instead.
+        #[arg(long = "abstract")]
+        abstract_system: bool,
+        #[arg(long, value_enum)]
+        engine: Option<EngineArg>,
+        /// Also count the states reachable at each depth up to the formula's.
+        #[arg(long)]
+        counts: bool,
+    },
+    /// Verdicts and times over a grid of k and n (the seed's Tables 1 and 2).
+    #[command(after_help = TABLE_HELP)]
+    Table {
+        #[command(flatten)]
+        model: ModelArgs,
+        /// A sentence; `{k}` stands for the depth (repeatable).
+        #[arg(long, required = true)]
+        spec: Vec<String>,
+        /// Depths: N, LO..HI or N,M,...
+        #[arg(long, value_parser = parse_range, default_value = "1..6")]
+        k: Ints,
+        /// Agent counts: N, LO..HI or N,M,...
+        #[arg(long, value_parser = parse_range, default_value = "2..6")]
+        agents: Ints,
+        /// The abstract systems M_ab(m) instead (one row per spec).
+        #[arg(long = "abstract")]
+        abstract_system: bool,
+        #[arg(long, value_enum)]
+        engine: Option<EngineArg>,
+        /// How the table is drawn in the text output.
+        #[arg(long = "table-format", value_enum, default_value_t = TableFormatArg::Text)]
+        table_format: TableFormatArg,
+    },
+    /// Bounded simulation (Definition 14) between M_ab(m) and M(N); without N, the least N.
+    #[command(after_help = SIM_HELP)]
+    Simulates {
+        #[command(flatten)]
+        model: ModelArgs,
+        /// m, the number of indexed agents.
+        #[arg(long, value_name = "M")]
+        indexed: usize,
+        /// b, the depth of the simulation.
+        #[arg(long, value_name = "B")]
+        depth: u32,
+        /// N; without it, the least N >= m with M_ab(m) <=_b M(N).
+        #[arg(long, value_name = "N")]
+        agents: Option<usize>,
+        /// Decide M(N) <=_b M_ab(m) instead (Theorem 2).
+        #[arg(long)]
+        reverse: bool,
+        /// Largest N tried (default m + |L_t| * |Act_t|).
+        #[arg(long)]
+        cap: Option<usize>,
+    },
+    /// Verify a sentence for every number of agents (Corollaries 1 and 2).
+    #[command(after_help = VERIFY_HELP)]
+    Verify {
+        #[command(flatten)]
+        model: ModelArgs,
+        #[arg(long)]
+        spec: String,
+        #[arg(long, value_enum)]
+        engine: Option<EngineArg>,
+        /// Largest N tried in the search for the simulating system.
+        #[arg(long)]
+        cap: Option<usize>,
+    },
+    /// The emergence threshold of a sentence alone.
+    #[command(after_help = EMERGENCE_HELP)]
+    Emergence {
+        #[command(flatten)]
+        model: ModelArgs,
+        #[arg(long)]
+        spec: String,
+        #[arg(long, value_enum)]
+        engine: Option<EngineArg>,
+        #[arg(long)]
+        cap: Option<usize>,
+    },
+}
+
+fn engine(e: Option<EngineArg>) -> EngineChoice {
+    match e {
+        None => EngineChoice::Auto,
+        Some(EngineArg::Explicit) => EngineChoice::Explicit,
+        Some(EngineArg::Milp) => EngineChoice::Milp,
+        Some(EngineArg::Both) => EngineChoice::Both,
+    }
+}
+
+fn load(args: &ModelArgs) -> Result<nis::Model, RunError> {
+    let opts = LoadOptions {
+        networks: args.network.iter().cloned().collect(),
+        constants: args.set.iter().cloned().collect(),
+        in_memory: Default::default(),
+    };
+    nis::load_model(&args.model, &opts)
+}
+
+pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
+    match cmd {
+        NisCmd::Check {
+            model,
+            spec,
+            agents,
+            abstract_system,
+            engine: e,
+            counts,
+        } => {
+            let m = load(&model)?;
+            let s = nis::spec(&spec)?;
+            reports::check(
+                &model.model,
+                &m,
+                &s,
+                agents,
+                abstract_system,
+                engine(e),
+                counts,
+            )
+        }
+        NisCmd::Table {
+            model,
+            spec,
+            k,
+            agents,
+            abstract_system,
+            engine: e,
+            table_format,
+        } => {
+            let m = load(&model)?;
+            let ks: Vec<u32> =
+                k.0.iter()
+                    .map(|&x| x.min(u32::MAX as usize) as u32)
+                    .collect();
+            let ns: Vec<usize> = agents.0;
+            let fmt = match table_format {
+                TableFormatArg::Text => TableFormat::Text,
+                TableFormatArg::Csv => TableFormat::Csv,
+                TableFormatArg::Markdown => TableFormat::Markdown,
+            };
+            if ks.is_empty() || (ns.is_empty() && !abstract_system) {
+                return Err(RunError::input("--k and --agents need at least one value"));
+            }
+            reports::table(
+                &model.model,
+                &m,
+                &spec,
+                &ks,
+                &ns,
+                abstract_system,
+                engine(e),
+                fmt,
+                ctx,
+            )
+        }
+        NisCmd::Simulates {
+            model,
+            indexed,
+            depth,
+            agents,
+            reverse,
+            cap,
+        } => {
+            let m = load(&model)?;
+            if indexed == 0 {
+                return Err(RunError::input("--indexed must be at least 1"));
+            }
+            reports::simulates(&model.model, &m, indexed, depth, agents, reverse, cap, ctx)
+        }
+        NisCmd::Verify {
+            model,
+            spec,
+            engine: e,
+            cap,
+        } => {
+            let m = load(&model)?;
+            let s = nis::spec(&spec)?;
+            reports::verify_report(
+                &model.model,
+                &m,
+                &s,
+                &VerifyOptions {
+                    engine: engine(e),
+                    cap,
+                },
+                ctx,
+                false,
+            )
+        }
+        NisCmd::Emergence {
+            model,
+            spec,
+            engine: e,
+            cap,
+        } => {
+            let m = load(&model)?;
+            let s = nis::spec(&spec)?;
+            reports::verify_report(
+                &model.model,
+                &m,
+                &s,
+                &VerifyOptions {
+                    engine: engine(e),
+                    cap,
+                },
+                ctx,
+                true,
+            )
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! `mavis robust`: robust strategies for metric automata, and parity games.
+
+use crate::lang;
+use crate::report::{Report, RunContext, RunError};
+use crate::robust::run::{check_report, solve_report};
+use crate::robust::run_games::{faults_report, parity_report, Solver};
+use clap::{Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SolverArg {
+    Zielonka,
+    Spm,
+}
+
+fn parse_periods(s: &str) -> Result<(usize, usize), String> {
+    let (a, b) = s.split_once("..").unwrap_or((s, s));
+    let lo: usize = a
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a period range like 1..20"))?;
+    let hi: usize = b
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a period range like 1..20"))?;
+    if lo == 0 || hi < lo || hi > 1000 {
+        return Err("periods must satisfy 1 <= LO <= HI <= 1000".into());
+    }
+    Ok((lo, hi))
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RobustCmd {
+    /// Synthesise an optimally robust strategy: sigma, the strategy, the bound per state.
+    #[command(
+        after_help = "Examples:\n  mavis robust solve examples/robust/grid_reach.ma\n  mavis robust solve examples/robust/grid_patrol.ma --format json\n  mavis robust solve examples/robust/grid_reach.ma --strategy-out best.strat"
+    )]
+    Solve {
+        /// The metric automaton (.ma text or JSON).
+        model: PathBuf,
+        /// Constants: NAME=VALUE (repeatable).
+        #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
+        set: Vec<(String, lang::Value)>,
+        /// Verdict "violated" if sigma exceeds this.
+        #[arg(long, value_name = "SIGMA")]
+        max_sigma: Option<f64>,
+        /// Write the reachability strategy in the `check` format.
+        #[arg(long, value_name = "FILE")]
+        strategy_out: Option<PathBuf>,
+    },
+    /// The robustness bound of a given memoryless reachability strategy (on A restricted to S).
+    #[command(
+        after_help = "Example:\n  mavis robust check examples/robust/grid_reach.ma --strategy examples/robust/naive.strat"
+    )]
+    Check {
+        model: PathBuf,
+        /// Strategy file: `STATE -> INPUT[, INPUT];` per line.
+        #[arg(long, value_name = "FILE")]
+        strategy: PathBuf,
+        #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
+        set: Vec<(String, lang::Value)>,
+        /// Verdict "violated" if sigma exceeds this.
+        #[arg(long, value_name = "SIGMA")]
+        max_sigma: Option<f64>,
+    },
+    /// Solve a parity game in PGSolver format, with strategies for both players.
+    #[command(
+        after_help = "Examples:\n  mavis robust parity examples/robust/game.pg\n  mavis robust parity examples/robust/game.pg --solver spm --solution game.sol"
+    )]
+    Parity {
+        game: PathBuf,
+        #[arg(long, value_enum, default_value_t = SolverArg::Zielonka)]
+        solver: SolverArg,
+        /// Write the solution in PGSolver's `paritysol` format.
+        #[arg(long, value_name = "FILE")]
+        solution: Option<PathBuf>,
+    },
+    /// Transient faults at most once every T steps: the bound against T, as a table and plot.
+    #[command(
+        after_help = "Example:\n  mavis robust faults examples/robust/faulty_reach.ma --period 1..8 --plot tradeoff.svg"
+    )]
+    Faults {
+        model: PathBuf,
+        /// Range of periods LO..HI.
+        #[arg(long, value_parser = parse_periods, default_value = "1..10")]
+        period: (usize, usize),
+        /// Write the trade-off plot as SVG.
+        #[arg(long, value_name = "FILE")]
+        plot: Option<PathBuf>,
+        #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
+        set: Vec<(String, lang::Value)>,
+    },
+}
+
+pub fn run(cmd: RobustCmd, ctx: &RunContext) -> Result<Report, RunError> {
+    match cmd {
+        RobustCmd::Solve {
+            model,
+            set,
+            max_sigma,
+            strategy_out,
+        } => solve_report(&model, set, max_sigma, strategy_out.as_deref(), ctx),
+        RobustCmd::Check {
+            model,
+            strategy,
+            set,
+            max_sigma,
+        } => check_report(&model, set, &strategy, max_sigma, ctx),
+        RobustCmd::Parity {
+            game,
+            solver,
+            solution,
+        } => {
+            let solver = match solver {
+                SolverArg::Zielonka => Solver::Zielonka,
+                SolverArg::Spm => Solver::ProgressMeasures,
+            };
+            parity_report(&game, solver, solution.as_deref(), ctx)
+        }
+        RobustCmd::Faults {
+            model,
+            period,
+            plot,
+            set,
+        } => faults_report(&model, set, period, plot.as_deref(), ctx),
+    }
+}

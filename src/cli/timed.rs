@@ -1,0 +1,229 @@
+//! `mavis timed`: multi-agent systems with timed periodic tasks (`.mapt`).
+
+use crate::lang;
+use crate::report::{Report, RunContext, RunError};
+use crate::timed::check::RunOptions;
+use crate::timed::explore::{Heuristic, Memory, Options, Search};
+use crate::timed::export::Target;
+use crate::timed::run::{self, Horizon, QuerySelection};
+use crate::timed::semantics::SemanticsKind;
+use clap::{Args, Subcommand, ValueEnum};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+#[derive(Subcommand, Debug)]
+pub enum TimedCmd {
+    /// Check that a model is a MAPT (DAG, unique initial/final locality, a <= b <= E, liveness).
+    #[command(after_help = "Examples:\n  mavis timed validate examples/cav/platoon2.mapt")]
+    Validate {
+        model: PathBuf,
+        /// Constants: NAME=VALUE (repeatable).
+        #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
+        set: Vec<(String, lang::Value)>,
+    },
+    /// Answer EF/AG/nested/max/min queries (those of the file, or --query).
+    #[command(
+        after_help = "Examples:\n  mavis timed check examples/cav/platoon2.mapt --horizon 6p\n  mavis timed check examples/cav/platoon2.mapt --query 'EF x2 - x1 < 1' --search layered\n  mavis timed check examples/cav/platoon2.mapt --query 'min x2 - x1' --horizon 60\n  mavis timed check m.mapt --query 'AG(car1@brake => EF x2 - x1 >= 4)' --horizon 4p\n\nVerdicts: EF found = holds (exit 0), EF not found = violated (1); AG violated = violated (1, counterexample), AG never violated = holds (0); limit or time-out without an answer = unknown (3); max/min: no verdict (0)."
+    )]
+    Check {
+        model: PathBuf,
+        #[command(flatten)]
+        opts: ExploreArgs,
+        /// A query formula (instead of the file's queries).
+        #[arg(long, conflicts_with = "name")]
+        query: Option<String>,
+        /// Answer only the file's queries with these names (repeatable).
+        #[arg(long)]
+        name: Vec<String>,
+    },
+    /// Convert between the text form (.mapt) and the JSON form (.json).
+    #[command(
+        after_help = "Examples:\n  mavis timed convert examples/cav/platoon2.mapt -o platoon2.mapt.json\n  mavis timed convert platoon2.mapt.json -o back.mapt"
+    )]
+    Convert {
+        model: PathBuf,
+        /// Output file (default: stdout).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Export to Uppaal XML or TChecker, with V scaled to integers.
+    #[command(
+        after_help = "Examples:\n  mavis timed export examples/cav/platoon2.mapt --to uppaal -o platoon2.xml\n  mavis timed export examples/cav/platoon2.mapt --to tchecker"
+    )]
+    Export {
+        model: PathBuf,
+        #[arg(long, value_enum)]
+        to: TargetArg,
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
+        set: Vec<(String, lang::Value)>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TargetArg {
+    Uppaal,
+    Tchecker,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SemanticsArg {
+    Plain,
+    Accelerated,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SearchArg {
+    Bfs,
+    Dfs,
+    Layered,
+    BestFirst,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MemoryArg {
+    Border,
+    Layer,
+    Full,
+}
+
+/// Exploration options shared by the verbs that search.
+#[derive(Args, Debug)]
+pub struct ExploreArgs {
+    #[arg(long, value_enum, default_value_t = SemanticsArg::Accelerated)]
+    semantics: SemanticsArg,
+    #[arg(long, value_enum, default_value_t = SearchArg::Bfs)]
+    search: SearchArg,
+    /// What the layered search remembers.
+    #[arg(long, value_enum, default_value_t = MemoryArg::Border)]
+    memory: MemoryArg,
+    /// Bound runs: time units (`100`) or pacemaker periods (`5p`).
+    #[arg(long, value_parser = Horizon::parse)]
+    horizon: Option<Horizon>,
+    /// The agent whose resets delimit layers (default: shortest period).
+    #[arg(long)]
+    pacemaker: Option<String>,
+    /// Explore states minimising this expression first.
+    #[arg(long, value_name = "EXPR", conflicts_with_all = ["maximize", "random"])]
+    minimize: Option<String>,
+    /// Explore states maximising this expression first.
+    #[arg(long, value_name = "EXPR", conflicts_with = "random")]
+    maximize: Option<String>,
+    /// Explore successors in a random order.
+    #[arg(long)]
+    random: bool,
+    /// Seed of --random.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Stop (unknown) after expanding this many states.
+    #[arg(long, default_value_t = 5_000_000)]
+    max_states: usize,
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
+    set: Vec<(String, lang::Value)>,
+}
+
+fn overrides(set: Vec<(String, lang::Value)>) -> HashMap<String, lang::Value> {
+    set.into_iter().collect()
+}
+
+fn write_out(output: Option<PathBuf>, text: &str, mut r: Report) -> Result<Report, RunError> {
+    match output {
+        Some(p) => {
+            std::fs::write(&p, text)
+                .map_err(|e| RunError::input(format!("cannot write {}: {e}", p.display())))?;
+            r.line(format!("wrote {}", p.display()));
+        }
+        None => r.text.insert_str(0, text),
+    }
+    Ok(r)
+}
+
+pub fn run(cmd: TimedCmd, ctx: &RunContext) -> Result<Report, RunError> {
+    match cmd {
+        TimedCmd::Validate { model, set } => run::validate(&model, overrides(set)),
+        TimedCmd::Check {
+            model,
+            opts,
+            query,
+            name,
+        } => {
+            let (_, m, mref) = run::load(&model, overrides(opts.set))?;
+            let pacemaker = match &opts.pacemaker {
+                Some(n) => run::agent_named(&m, n)?,
+                None => run::default_pacemaker(&m),
+            };
+            let scope = crate::timed::model::StateScope { model: &m };
+            let heuristic_expr = |text: &str| -> Result<lang::TExpr, RunError> {
+                let src = lang::Source::new("<heuristic>", text);
+                let e = lang::parse_expr(&src)?;
+                let t = lang::check(&src, &e, &scope)?;
+                if !t.ty.is_numeric() {
+                    return Err(RunError::input(
+                        "a heuristic must be a numerical expression",
+                    ));
+                }
+                Ok(t)
+            };
+            let heuristic = match (&opts.minimize, &opts.maximize, opts.random) {
+                (Some(e), _, _) => Heuristic::Minimize(heuristic_expr(e)?),
+                (_, Some(e), _) => Heuristic::Maximize(heuristic_expr(e)?),
+                (_, _, true) => Heuristic::Random(opts.seed),
+                _ => Heuristic::None,
+            };
+            let horizon = opts.horizon.map(|h| h.units(&m, pacemaker));
+            let memory = match opts.memory {
+                MemoryArg::Border => Memory::Border,
+                MemoryArg::Layer => Memory::Layer,
+                MemoryArg::Full => Memory::Full,
+            };
+            if memory == Memory::Layer && horizon.is_none() {
+                return Err(RunError::input("--memory layer forgets border states: give a --horizon so that the search ends"));
+            }
+            let run_opts = RunOptions {
+                semantics: match opts.semantics {
+                    SemanticsArg::Plain => SemanticsKind::Plain,
+                    SemanticsArg::Accelerated => SemanticsKind::Accelerated,
+                },
+                horizon,
+                explore: Options {
+                    search: match opts.search {
+                        SearchArg::Bfs => Search::Bfs,
+                        SearchArg::Dfs => Search::Dfs,
+                        SearchArg::Layered => Search::Layered,
+                        SearchArg::BestFirst => Search::BestFirst,
+                    },
+                    memory,
+                    heuristic,
+                    pacemaker,
+                    max_states: opts.max_states,
+                    deadline: ctx.timeout.map(|t| std::time::Instant::now() + t),
+                },
+            };
+            let selection = match (query, name.is_empty()) {
+                (Some(q), _) => QuerySelection::Text(q),
+                (None, false) => QuerySelection::Named(name),
+                (None, true) => QuerySelection::All,
+            };
+            run::check(&m, Some(mref), selection, &run_opts)
+        }
+        TimedCmd::Convert { model, output } => {
+            let (text, r) = run::convert(&model)?;
+            write_out(output, &text, r)
+        }
+        TimedCmd::Export {
+            model,
+            to,
+            output,
+            set,
+        } => {
+            let (_, m, mref) = run::load(&model, overrides(set))?;
+            let target = match to {
+                TargetArg::Uppaal => Target::Uppaal,
+                TargetArg::Tchecker => Target::Tchecker,
+            };
+            let (text, r) = run::export(&m, Some(mref), target)?;
+            write_out(output, &text, r)
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! The zero-one abstraction (seed Definitions 12 and 13), built from the template.
+//!
+//! The zero-one agent's local state is a non-empty SET of template local
+//! states (a bitset over [`super::semantics::LocalSpace`] numbers), initially
+//! {iota_t}. An abstract action gives every present local state a non-empty
+//! SET of its enabled actions (prot_zo(l_zo) = product over l_t in l_zo of
+//! {(l_t, A) : A a non-empty subset of prot_t(l_t)}), so two agents in the
+//! same state may act differently. Every action of the zero-one agent is in
+//! the set of performed actions. The abstract private successor is the set of
+//! template successors of the chosen pairs, each observed through obs_t; when
+//! an observation ties, the represented agents may see any non-empty subset of
+//! the tied percepts. S_ab(m) is m concrete agents + the zero-one agent + the
+//! environment; labels are read on the m concrete agents only.
+
+use super::semantics::{bits, ActionMask, EnvId, LocalId, SemResult, Semantics};
+use super::system::{for_each_product, nonempty_submasks, System};
+use std::collections::{BTreeMap, HashSet};
+
+/// A set of template local states, compared and hashed by value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalSet(pub Box<[u64]>);
+
+impl LocalSet {
+    pub fn empty(size: u64) -> Self {
+        LocalSet(vec![0; size.div_ceil(64).max(1) as usize].into_boxed_slice())
+    }
+
+    pub fn insert(&mut self, l: LocalId) {
+        self.0[(l / 64) as usize] |= 1 << (l % 64);
+    }
+
+    pub fn contains(&self, l: LocalId) -> bool {
+        self.0
+            .get((l / 64) as usize)
+            .is_some_and(|w| w >> (l % 64) & 1 == 1)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = LocalId> + '_ {
+        self.0
+            .iter()
+            .enumerate()
+            .flat_map(|(w, &word)| bits(word).map(move |b| (w * 64 + b) as LocalId))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A global state of S_ab(m): the m concrete agents, the zero-one agent, the environment.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AState {
+    pub indexed: Vec<LocalId>,
+    pub zo: LocalSet,
+    pub env: EnvId,
+}
+
+/// An abstract joint move: environment action, the concrete agents' actions,
+/// and the zero-one agent's action as (local state, set of actions) pairs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AMove {
+    pub env_action: usize,
+    pub indexed: Vec<usize>,
+    pub zo: Vec<(LocalId, ActionMask)>,
+}
+
+pub struct Abstract<'m> {
+    pub sem: Semantics<'m>,
+    /// m, the number of concrete agents.
+    pub indexed: usize,
+}
+
+impl<'m> Abstract<'m> {
+    pub fn new(sem: Semantics<'m>, indexed: usize) -> Self {
+        Abstract { sem, indexed }
+    }
+}
+
+/// prot_zo(l_zo) of Definition 12: per present local state, every non-empty
+/// subset of its enabled actions.
+pub fn zero_one_protocol(
+    sem: &mut Semantics,
+    zo: &LocalSet,
+) -> SemResult<Vec<(LocalId, Vec<ActionMask>)>> {
+    let mut out = Vec::new();
+    for l in zo.iter() {
+        out.push((l, nonempty_submasks(sem.protocol(l)?)));
+    }
+    Ok(out)
+}
+
+/// The performed set: the concrete agents' actions and every action of the zero-one agent.
+pub fn performed_set(indexed: &[usize], zo: &[(LocalId, ActionMask)]) -> ActionMask {
+    indexed.iter().fold(0, |p, &a| p | 1 << a) | zo.iter().fold(0, |p, &(_, m)| p | m)
+}
+
+/// The intermediate states (prv', per) of the zero-one agent's pairs with
+/// their possible percepts: tr_zo of Definition 12 before observation.
+pub fn zero_one_images(
+    sem: &mut Semantics,
+    zo: &[(LocalId, ActionMask)],
+    performed: ActionMask,
+    env_action: usize,
+    env_next: EnvId,
+) -> SemResult<BTreeMap<LocalId, (Vec<i64>, u64)>> {
+    let mut images = BTreeMap::new();
+    for &(l, mask) in zo {
+        for a in bits(mask) {
+            let prv = sem.transition(l, a, performed, env_action)?;
+            let inter = sem.with_percept(&prv, sem.percept_of(l));
+            if let std::collections::btree_map::Entry::Vacant(e) = images.entry(inter) {
+                let ps = sem.observe(inter, env_next)?;
+                e.insert((prv, ps));
+            }
+        }
+    }
+    Ok(images)
+}
+
+impl<'m> System<'m> for Abstract<'m> {
+    type State = AState;
+    type Move = AMove;
+
+    fn initial(&mut self) -> SemResult<Vec<AState>> {
+        let iota = self.sem.initial_local();
+        let mut zo = LocalSet::empty(self.sem.space.size);
+        zo.insert(iota);
+        Ok(self
+            .sem
+            .initial_envs()?
+            .into_iter()
+            .map(|env| AState {
+                indexed: vec![iota; self.indexed],
+                zo: zo.clone(),
+                env,
+            })
+            .collect())
+    }
+
+    fn successors(&mut self, s: &AState) -> SemResult<Vec<(AMove, AState)>> {
+        let sem = &mut self.sem;
+        let env_actions: Vec<usize> = bits(sem.env_protocol(s.env)?).collect();
+        let mut indexed_options: Vec<Vec<usize>> = Vec::new();
+        for &l in &s.indexed {
+            indexed_options.push(bits(sem.protocol(l)?).collect());
+        }
+        let zo_options = zero_one_protocol(sem, &s.zo)?;
+        let m = s.indexed.len();
+        let mut sizes: Vec<usize> = vec![env_actions.len()];
+        sizes.extend(indexed_options.iter().map(Vec::len));
+        sizes.extend(zo_options.iter().map(|(_, o)| o.len()));
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        let size = sem.space.size;
+        for_each_product(&sizes, |choice| {
+            let env_action = env_actions[choice[0]];
+            let acts: Vec<usize> = (0..m).map(|i| indexed_options[i][choice[1 + i]]).collect();
+            let zo_move: Vec<(LocalId, ActionMask)> = zo_options
+                .iter()
+                .enumerate()
+                .map(|(j, (l, opts))| (*l, opts[choice[1 + m + j]]))
+                .collect();
+            let performed = performed_set(&acts, &zo_move);
+            let env_next = sem.env_transition(s.env, env_action, performed)?;
+            let mut ind_opts: Vec<Vec<LocalId>> = Vec::new();
+            for (i, &l) in s.indexed.iter().enumerate() {
+                let prv = sem.transition(l, acts[i], performed, env_action)?;
+                let inter = sem.with_percept(&prv, sem.percept_of(l));
+                let ps = sem.observe(inter, env_next)?;
+                ind_opts.push(bits(ps).map(|p| sem.with_percept(&prv, p)).collect());
+            }
+            let images = zero_one_images(sem, &zo_move, performed, env_action, env_next)?;
+            // Each intermediate state is seen with a non-empty subset of its tied percepts.
+            let image_opts: Vec<(Vec<i64>, Vec<u64>)> = images
+                .into_values()
+                .map(|(prv, ps)| (prv, nonempty_submasks(ps)))
+                .collect();
+            let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
+            inner.extend(image_opts.iter().map(|(_, o)| o.len()));
+            for_each_product(&inner, |pick| {
+                let indexed: Vec<LocalId> = (0..m).map(|i| ind_opts[i][pick[i]]).collect();
+                let mut zo = LocalSet::empty(size);
+                for (j, (prv, opts)) in image_opts.iter().enumerate() {
+                    for p in bits(opts[pick[m + j]]) {
+                        zo.insert(sem.with_percept(prv, p));
+                    }
+                }
+                let next = AState {
+                    indexed,
+                    zo,
+                    env: env_next,
+                };
+                if seen.insert(next.clone()) {
+                    out.push((
+                        AMove {
+                            env_action,
+                            indexed: acts.clone(),
+                            zo: zo_move.clone(),
+                        },
+                        next,
+                    ));
+                }
+                Ok::<(), Box<crate::lang::SourceError>>(())
+            })
+        })?;
+        Ok(out)
+    }
+
+    fn indexed<'a>(&self, s: &'a AState) -> &'a [LocalId] {
+        &s.indexed
+    }
+
+    fn semantics(&mut self) -> &mut Semantics<'m> {
+        &mut self.sem
+    }
+
+    fn semantics_ref(&self) -> &Semantics<'m> {
+        &self.sem
+    }
+}
+
+/// Checks one abstract step against Definitions 12 and 13 directly: protocol
+/// compliance of every component, the performed set, the concrete agents'
+/// successors, and that the zero-one successor is exactly the observed image.
+pub fn validate_step(
+    sem: &mut Semantics,
+    from: &AState,
+    mv: &AMove,
+    to: &AState,
+) -> SemResult<Result<(), String>> {
+    if sem.env_protocol(from.env)? >> mv.env_action & 1 == 0 {
+        return Ok(Err("the environment action is not enabled".into()));
+    }
+    for (i, (&l, &a)) in from.indexed.iter().zip(&mv.indexed).enumerate() {
+        if sem.protocol(l)? >> a & 1 == 0 {
+            return Ok(Err(format!("agent {} takes a disabled action", i + 1)));
+        }
+    }
+    let present: Vec<LocalId> = from.zo.iter().collect();
+    let paired: Vec<LocalId> = mv.zo.iter().map(|&(l, _)| l).collect();
+    if present != paired {
+        return Ok(Err(
+            "the zero-one action does not pair every present local state exactly once".into(),
+        ));
+    }
+    for &(l, mask) in &mv.zo {
+        let enabled = sem.protocol(l)?;
+        if mask == 0 || mask & !enabled != 0 {
+            return Ok(Err(format!(
+                "the zero-one action at {} is not a non-empty set of enabled actions",
+                sem.describe_local(l)
+            )));
+        }
+    }
+    let performed = performed_set(&mv.indexed, &mv.zo);
+    let env_next = sem.env_transition(from.env, mv.env_action, performed)?;
+    if env_next != to.env {
+        return Ok(Err("the environment successor differs".into()));
+    }
+    for (i, (&l, &a)) in from.indexed.iter().zip(&mv.indexed).enumerate() {
+        let prv = sem.transition(l, a, performed, mv.env_action)?;
+        let inter = sem.with_percept(&prv, sem.percept_of(l));
+        let ps = sem.observe(inter, env_next)?;
+        let target = to.indexed[i];
+        let ok = bits(ps).any(|p| sem.with_percept(&prv, p) == target);
+        if !ok {
+            return Ok(Err(format!(
+                "agent {} does not reach {}",
+                i + 1,
+                sem.describe_local(target)
+            )));
+        }
+    }
+    let images = zero_one_images(sem, &mv.zo, performed, mv.env_action, env_next)?;
+    let mut explained = LocalSet::empty(sem.space.size);
+    for (prv, ps) in images.values() {
+        let mut hit = false;
+        for p in bits(*ps) {
+            let l = sem.with_percept(prv, p);
+            explained.insert(l);
+            hit |= to.zo.contains(l);
+        }
+        if !hit {
+            return Ok(Err(
+                "a successor of a zero-one pair is missing from the abstract state".into(),
+            ));
+        }
+    }
+    if to.zo.iter().any(|l| !explained.contains(l)) || to.zo.is_empty() {
+        return Ok(Err(
+            "the abstract state holds a local state no pair leads to".into(),
+        ));
+    }
+    Ok(Ok(()))
+}

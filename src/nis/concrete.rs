@@ -1,0 +1,195 @@
+//! The concrete system S(n) of Definitions 4-6 in the counter representation:
+//! agents 1..m (the ones formulas name) are kept individually, agents m+1..n
+//! as a multiset of local states, so states do not multiply by permutations
+//! of interchangeable agents.
+
+use super::semantics::{bits, ActionMask, EnvId, LocalId, SemResult, Semantics};
+use super::system::{compositions, for_each_product, System};
+use std::collections::HashSet;
+
+/// A global state of S(n): the indexed agents, the others as (local state,
+/// count) sorted by local state with positive counts, and the environment.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CState {
+    pub indexed: Vec<LocalId>,
+    pub others: Vec<(LocalId, u32)>,
+    pub env: EnvId,
+}
+
+/// A joint move: the environment's action, each indexed agent's action, and
+/// for the other agents groups `(from, action, to, count)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CMove {
+    pub env_action: usize,
+    pub indexed: Vec<usize>,
+    pub others: Vec<(LocalId, usize, LocalId, u32)>,
+}
+
+pub struct Concrete<'m> {
+    pub sem: Semantics<'m>,
+    /// n, the number of agents.
+    pub agents: usize,
+    /// m, the number of indexed agents (m <= n).
+    pub indexed: usize,
+}
+
+impl<'m> Concrete<'m> {
+    pub fn new(sem: Semantics<'m>, agents: usize, indexed: usize) -> Self {
+        Concrete {
+            sem,
+            agents,
+            indexed: indexed.min(agents),
+        }
+    }
+}
+
+/// Adds `count` agents at `l` to a sorted counter list.
+pub fn add_count(list: &mut Vec<(LocalId, u32)>, l: LocalId, count: u32) {
+    if count == 0 {
+        return;
+    }
+    match list.binary_search_by_key(&l, |&(x, _)| x) {
+        Ok(i) => list[i].1 += count,
+        Err(i) => list.insert(i, (l, count)),
+    }
+}
+
+impl<'m> System<'m> for Concrete<'m> {
+    type State = CState;
+    type Move = CMove;
+
+    fn initial(&mut self) -> SemResult<Vec<CState>> {
+        let iota = self.sem.initial_local();
+        let rest = (self.agents - self.indexed) as u32;
+        let others = if rest > 0 {
+            vec![(iota, rest)]
+        } else {
+            Vec::new()
+        };
+        Ok(self
+            .sem
+            .initial_envs()?
+            .into_iter()
+            .map(|env| CState {
+                indexed: vec![iota; self.indexed],
+                others: others.clone(),
+                env,
+            })
+            .collect())
+    }
+
+    fn successors(&mut self, s: &CState) -> SemResult<Vec<(CMove, CState)>> {
+        let sem = &mut self.sem;
+        let env_actions: Vec<usize> = bits(sem.env_protocol(s.env)?).collect();
+        let mut indexed_options: Vec<Vec<usize>> = Vec::new();
+        for &l in &s.indexed {
+            indexed_options.push(bits(sem.protocol(l)?).collect());
+        }
+        // For each group of other agents: its enabled actions and the splits of its count.
+        let mut group_actions: Vec<Vec<usize>> = Vec::new();
+        let mut group_splits: Vec<Vec<Vec<u32>>> = Vec::new();
+        for &(l, c) in &s.others {
+            let acts: Vec<usize> = bits(sem.protocol(l)?).collect();
+            group_splits.push(compositions(c, acts.len()));
+            group_actions.push(acts);
+        }
+        let mut sizes: Vec<usize> = vec![env_actions.len()];
+        sizes.extend(indexed_options.iter().map(Vec::len));
+        sizes.extend(group_splits.iter().map(Vec::len));
+        let m = s.indexed.len();
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        for_each_product(&sizes, |choice| {
+            let env_action = env_actions[choice[0]];
+            let acts: Vec<usize> = (0..m).map(|i| indexed_options[i][choice[1 + i]]).collect();
+            let mut performed: ActionMask = acts.iter().fold(0, |p, &a| p | 1 << a);
+            // (from, action, count) of the other agents.
+            let mut groups: Vec<(LocalId, usize, u32)> = Vec::new();
+            for (g, &(l, _)) in s.others.iter().enumerate() {
+                let split = &group_splits[g][choice[1 + m + g]];
+                for (j, &k) in split.iter().enumerate() {
+                    if k > 0 {
+                        performed |= 1 << group_actions[g][j];
+                        groups.push((l, group_actions[g][j], k));
+                    }
+                }
+            }
+            let env_next = sem.env_transition(s.env, env_action, performed)?;
+            // Percept options of each indexed agent, and of each group.
+            let mut ind_opts: Vec<Vec<LocalId>> = Vec::new();
+            for (i, &l) in s.indexed.iter().enumerate() {
+                let prv = sem.transition(l, acts[i], performed, env_action)?;
+                let inter = sem.with_percept(&prv, sem.percept_of(l));
+                let ps = sem.observe(inter, env_next)?;
+                ind_opts.push(bits(ps).map(|p| sem.with_percept(&prv, p)).collect());
+            }
+            let mut grp_targets: Vec<Vec<LocalId>> = Vec::new();
+            let mut grp_splits: Vec<Vec<Vec<u32>>> = Vec::new();
+            for &(l, a, k) in &groups {
+                let prv = sem.transition(l, a, performed, env_action)?;
+                let inter = sem.with_percept(&prv, sem.percept_of(l));
+                let ps = sem.observe(inter, env_next)?;
+                let targets: Vec<LocalId> = bits(ps).map(|p| sem.with_percept(&prv, p)).collect();
+                grp_splits.push(compositions(k, targets.len()));
+                grp_targets.push(targets);
+            }
+            let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
+            inner.extend(grp_splits.iter().map(Vec::len));
+            for_each_product(&inner, |pick| {
+                let indexed: Vec<LocalId> = (0..m).map(|i| ind_opts[i][pick[i]]).collect();
+                let mut others = Vec::new();
+                let mut moves = Vec::new();
+                for (g, &(from, a, _)) in groups.iter().enumerate() {
+                    for (j, &k) in grp_splits[g][pick[m + g]].iter().enumerate() {
+                        if k > 0 {
+                            add_count(&mut others, grp_targets[g][j], k);
+                            moves.push((from, a, grp_targets[g][j], k));
+                        }
+                    }
+                }
+                let next = CState {
+                    indexed,
+                    others,
+                    env: env_next,
+                };
+                if seen.insert(next.clone()) {
+                    out.push((
+                        CMove {
+                            env_action,
+                            indexed: acts.clone(),
+                            others: moves,
+                        },
+                        next,
+                    ));
+                }
+                Ok::<(), Box<crate::lang::SourceError>>(())
+            })
+        })?;
+        Ok(out)
+    }
+
+    fn indexed<'a>(&self, s: &'a CState) -> &'a [LocalId] {
+        &s.indexed
+    }
+
+    fn semantics(&mut self) -> &mut Semantics<'m> {
+        &mut self.sem
+    }
+
+    fn semantics_ref(&self) -> &Semantics<'m> {
+        &self.sem
+    }
+
+    /// (n - m)! / prod(count!): the orderings of the non-indexed agents.
+    fn multiplicity(&self, s: &CState) -> u128 {
+        let mut result: u128 = 1;
+        let mut placed: u128 = 0;
+        for &(_, c) in &s.others {
+            for j in 1..=c as u128 {
+                placed += 1;
+                result = result * placed / j;
+            }
+        }
+        result
+    }
+}

@@ -1,0 +1,320 @@
+//! Deciders behind one interface: `--engine explicit|milp|both`. The explicit
+//! decider is here; the MILP decider plugs in through [`Decider`] once the
+//! MILP layer exists (until then it refuses with an input error, exit 2).
+
+use super::abstraction::{AMove, AState, Abstract};
+use super::checker::{check_system, lower, Graph, Outcome, WitnessTree};
+use super::concrete::{CMove, CState, Concrete};
+use super::formula::Sentence;
+use super::model::Model;
+use super::replay::{replay_abstract, replay_concrete, ConcreteTrace};
+use super::semantics::Semantics;
+use super::system::System;
+use super::trace;
+use crate::report::RunError;
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// Which system a check runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// M(n): n agents.
+    Concrete { agents: usize },
+    /// M_ab(m): m concrete agents and the zero-one agent.
+    Abstract,
+}
+
+impl Target {
+    pub fn describe(&self, m: usize) -> String {
+        match self {
+            Target::Concrete { agents } => format!("M({agents})"),
+            Target::Abstract => format!("M_ab({m})"),
+        }
+    }
+}
+
+/// `--engine`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineChoice {
+    /// Explicit when the model is finite, else MILP.
+    Auto,
+    Explicit,
+    Milp,
+    Both,
+}
+
+/// One decided check: which system, which engine, the verdict, the replayed witness.
+#[derive(Clone, Debug)]
+pub struct CheckRecord {
+    pub model: String,
+    pub engine: &'static str,
+    pub holds: bool,
+    /// Replayed witness (existential, holds) or counterexample (universal, violated), as JSON.
+    pub witness: Option<Value>,
+    /// The same as step tables for the text output.
+    pub witness_text: Option<String>,
+    pub time_s: f64,
+    /// Sizes: states explored, network evaluations, ...
+    pub stats: serde_json::Map<String, Value>,
+}
+
+impl CheckRecord {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "model": self.model,
+            "engine": self.engine,
+            "verdict": if self.holds { "holds" } else { "violated" },
+            "witness": self.witness.clone().unwrap_or(Value::Null),
+            "time_s": self.time_s,
+            "stats": Value::Object(self.stats.clone()),
+        })
+    }
+}
+
+/// A decider of phi[m] on M(n) or M_ab(m).
+pub trait Decider {
+    fn name(&self) -> &'static str;
+    fn check(
+        &self,
+        model: &Model,
+        sentence: &Sentence,
+        target: Target,
+    ) -> Result<CheckRecord, RunError>;
+}
+
+/// Explicit-state search with the counter representation (finite models).
+pub struct ExplicitDecider;
+
+/// The MILP decider's place; it refuses until the MILP layer lands.
+pub struct MilpDecider;
+
+impl Decider for MilpDecider {
+    fn name(&self) -> &'static str {
+        "milp"
+    }
+
+    fn check(
+        &self,
+        _model: &Model,
+        _sentence: &Sentence,
+        _target: Target,
+    ) -> Result<CheckRecord, RunError> {
+        Err(RunError::input(
+            "the MILP decider is not available yet in this build; for finite models use `--engine explicit`",
+        ))
+    }
+}
+
+fn semantics(model: &Model) -> Result<Semantics<'_>, RunError> {
+    Semantics::new(model).map_err(|why| {
+        RunError::input(format!(
+            "the explicit decider cannot take this model: {why}"
+        ))
+    })
+}
+
+fn internal(what: &str, why: String) -> RunError {
+    RunError::Internal(format!(
+        "a {what} did not replay through the semantics: {why}"
+    ))
+}
+
+impl Decider for ExplicitDecider {
+    fn name(&self) -> &'static str {
+        "explicit"
+    }
+
+    fn check(
+        &self,
+        model: &Model,
+        sentence: &Sentence,
+        target: Target,
+    ) -> Result<CheckRecord, RunError> {
+        let start = Instant::now();
+        let core = lower(sentence, model)?;
+        let m = sentence.agents();
+        let kind = sentence.kind();
+        let mut stats = serde_json::Map::new();
+        let (holds, witness, witness_text) = match target {
+            Target::Concrete { agents } => {
+                if agents < m {
+                    return Err(RunError::input(format!(
+                        "the formula names {m} agents but the system has {agents}"
+                    )));
+                }
+                let mut g = Graph::new(Concrete::new(semantics(model)?, agents, m))?;
+                let outcome = check_system(&mut g, &core)?;
+                stats.insert("states".into(), outcome.states_explored.into());
+                let traces = replay_concrete_all(&mut g, &outcome)?;
+                stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
+                let (w, t) =
+                    render_concrete(&g.sys.sem, &traces, kind == super::formula::Kind::Universal);
+                (outcome.holds, w, t)
+            }
+            Target::Abstract => {
+                let mut g = Graph::new(Abstract::new(semantics(model)?, m))?;
+                let outcome = check_system(&mut g, &core)?;
+                stats.insert("abstract_states".into(), outcome.states_explored.into());
+                replay_abstract_all(&mut g, &outcome)?;
+                stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
+                let (w, t) = render_abstract(&g.sys.sem, &outcome.witnesses);
+                (outcome.holds, w, t)
+            }
+        };
+        Ok(CheckRecord {
+            model: target.describe(m),
+            engine: self.name(),
+            holds,
+            witness,
+            witness_text,
+            time_s: start.elapsed().as_secs_f64(),
+            stats,
+        })
+    }
+}
+
+fn replay_concrete_all<'m>(
+    g: &mut Graph<'m, Concrete<'m>>,
+    o: &Outcome<CState, CMove>,
+) -> Result<Vec<ConcreteTrace>, RunError> {
+    let mut out = Vec::new();
+    for w in &o.witnesses {
+        match replay_concrete(&mut g.sys.sem, w)? {
+            Ok(t) => out.push(t),
+            Err(why) => return Err(internal("trace", why)),
+        }
+    }
+    Ok(out)
+}
+
+fn replay_abstract_all<'m>(
+    g: &mut Graph<'m, Abstract<'m>>,
+    o: &Outcome<AState, AMove>,
+) -> Result<(), RunError> {
+    for w in &o.witnesses {
+        if let Err(why) = replay_abstract(&mut g.sys.sem, w)? {
+            return Err(internal("abstract trace", why));
+        }
+    }
+    Ok(())
+}
+
+fn render_concrete(
+    sem: &Semantics,
+    traces: &[ConcreteTrace],
+    counterexample: bool,
+) -> (Option<Value>, Option<String>) {
+    let Some(first) = traces.first() else {
+        return (None, None);
+    };
+    let what = if counterexample {
+        "counterexample"
+    } else {
+        "witness"
+    };
+    let json = json!({
+        "kind": what,
+        "initial_states": traces.len(),
+        "branches": first.iter().map(|b| trace::concrete_json(sem, b)).collect::<Vec<_>>(),
+    });
+    let mut text = String::new();
+    for (i, b) in first.iter().enumerate() {
+        text.push_str(&format!("{what}, branch {} of {}:\n", i + 1, first.len()));
+        text.push_str(&trace::concrete_table(sem, b).render(crate::report::TableFormat::Text));
+    }
+    (Some(json), Some(text))
+}
+
+fn render_abstract(
+    sem: &Semantics,
+    witnesses: &[WitnessTree<AState, AMove>],
+) -> (Option<Value>, Option<String>) {
+    let Some(first) = witnesses.first() else {
+        return (None, None);
+    };
+    let branches = first.branches();
+    let json = json!({
+        "kind": "abstract trace",
+        "initial_states": witnesses.len(),
+        "branches": branches.iter().map(|b| trace::abstract_json(sem, b)).collect::<Vec<_>>(),
+    });
+    let mut text = String::new();
+    for (i, b) in branches.iter().enumerate() {
+        text.push_str(&format!(
+            "abstract trace, branch {} of {}:\n",
+            i + 1,
+            branches.len()
+        ));
+        text.push_str(&trace::abstract_table(sem, b).render(crate::report::TableFormat::Text));
+    }
+    (Some(json), Some(text))
+}
+
+/// The deciders an `--engine` choice runs.
+pub fn deciders(choice: EngineChoice, model: &Model) -> Vec<Box<dyn Decider>> {
+    match choice {
+        EngineChoice::Explicit => vec![Box::new(ExplicitDecider)],
+        EngineChoice::Milp => vec![Box::new(MilpDecider)],
+        EngineChoice::Both => vec![Box::new(ExplicitDecider), Box::new(MilpDecider)],
+        EngineChoice::Auto => {
+            if model.explicit_obstacle().is_none() {
+                vec![Box::new(ExplicitDecider)]
+            } else {
+                vec![Box::new(MilpDecider)]
+            }
+        }
+    }
+}
+
+/// Decides one check with the chosen engine(s); with `both`, a disagreement is an internal error.
+pub fn decide(
+    choice: EngineChoice,
+    model: &Model,
+    sentence: &Sentence,
+    target: Target,
+) -> Result<CheckRecord, RunError> {
+    let mut first: Option<CheckRecord> = None;
+    for d in deciders(choice, model) {
+        let r = d.check(model, sentence, target)?;
+        if let Some(f) = &first {
+            if f.holds != r.holds {
+                return Err(RunError::Internal(format!(
+                    "the deciders disagree on {}: {} says {}, {} says {}",
+                    r.model, f.engine, f.holds, r.engine, r.holds
+                )));
+            }
+        } else {
+            first = Some(r);
+        }
+    }
+    first.ok_or_else(|| RunError::Internal("no decider ran".into()))
+}
+
+/// States of M(n) reachable in exactly j steps, j = 0..=k: (counter states, concrete global states).
+pub fn state_counts(
+    model: &Model,
+    agents: usize,
+    m: usize,
+    k: u32,
+) -> Result<Vec<(usize, u128)>, RunError> {
+    let mut g = Graph::new(Concrete::new(semantics(model)?, agents, m.min(agents)))?;
+    let layers = g.layers(k)?;
+    Ok(layers
+        .iter()
+        .map(|layer| {
+            (
+                layer.len(),
+                layer
+                    .iter()
+                    .map(|&s| g.sys.multiplicity(&g.states[s as usize]))
+                    .sum(),
+            )
+        })
+        .collect())
+}
+
+/// Abstract states of M_ab(m) reachable in exactly j steps, j = 0..=k.
+pub fn abstract_state_counts(model: &Model, m: usize, k: u32) -> Result<Vec<usize>, RunError> {
+    let mut g = Graph::new(Abstract::new(semantics(model)?, m))?;
+    Ok(g.layers(k)?.iter().map(Vec::len).collect())
+}

@@ -1,0 +1,108 @@
+//! NIS: neural interpreted systems of unknown size (seed 001, PANoS).
+//!
+//! Text flows one way: `.nis` file ([`syntax`]) -> checked [`model::Model`]
+//! ([`build`]) -> finite semantics ([`semantics`], Definitions 1-6) ->
+//! transition systems S(n) ([`concrete`], counter representation) and
+//! S_ab(m) ([`abstraction`], Definitions 12-13) -> deciders ([`engine`],
+//! [`checker`], bICTL of [`formula`], Definitions 7-9) -> bounded simulation
+//! ([`simulation`], Definition 14) -> the parameterised procedures of
+//! Corollaries 1 and 2 ([`procedures`]) -> reports ([`reports`]).
+
+pub mod abstraction;
+pub mod build;
+pub mod checker;
+pub mod concrete;
+pub mod engine;
+pub mod formula;
+pub mod model;
+pub mod procedures;
+pub mod replay;
+pub mod reports;
+pub mod scope;
+pub mod semantics;
+pub mod simulation;
+pub mod syntax;
+pub mod system;
+pub mod trace;
+
+#[cfg(test)]
+mod tests;
+
+use crate::lang::{Constants, LangResult, Source, Value};
+use crate::nn::Network;
+use crate::report::RunError;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub use engine::{EngineChoice, Target};
+pub use formula::{parse_sentence, Sentence};
+pub use model::Model;
+
+/// How to read a model: command-line overrides of networks and constants,
+/// and networks given in memory (tests, benches).
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// `--network NAME=PATH`.
+    pub networks: HashMap<String, PathBuf>,
+    /// `--set NAME=VALUE`.
+    pub constants: HashMap<String, Value>,
+    pub in_memory: HashMap<String, Network>,
+}
+
+/// Reads a network file.
+pub fn load_network(path: &Path) -> Result<Network, String> {
+    // The ONNX reader is the neural core's (`nn::load`); until it is merged
+    // this build can only take networks given in memory.
+    Err(format!(
+        "cannot read {}: this build has no ONNX reader yet",
+        path.display()
+    ))
+}
+
+/// Parses and checks a model text; relative network paths start at `base_dir`.
+pub fn parse_model(source: &Source, base_dir: &Path, opts: &LoadOptions) -> LangResult<Model> {
+    let raw = syntax::parse(source, Constants::with_overrides(opts.constants.clone()))?;
+    let nets = build::NetworkSource {
+        base_dir: base_dir.to_path_buf(),
+        overrides: opts.networks.clone(),
+        in_memory: opts.in_memory.clone(),
+        load: &load_network,
+    };
+    build::build(source, raw, &nets)
+}
+
+/// Reads, parses and checks a `.nis` file.
+pub fn load_model(path: &Path, opts: &LoadOptions) -> Result<Model, RunError> {
+    let source = Source::read(path)
+        .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let model = parse_model(&source, &base, opts)?;
+    let unused: Vec<String> = opts
+        .constants
+        .keys()
+        .filter(|k| !model.constants.iter().any(|(n, _)| n == *k))
+        .cloned()
+        .collect();
+    if !unused.is_empty() {
+        return Err(RunError::input(format!(
+            "--set names no constant of the model: {}",
+            unused.join(", ")
+        )));
+    }
+    let unknown: Vec<&String> = opts
+        .networks
+        .keys()
+        .filter(|k| !model.networks.iter().any(|n| &n.name == *k))
+        .collect();
+    if let Some(k) = unknown.first() {
+        return Err(RunError::input(format!(
+            "--network {k}=...: the model declares no network `{k}`"
+        )));
+    }
+    Ok(model)
+}
+
+/// Parses `--spec`, located errors included.
+pub fn spec(text: &str) -> Result<Sentence, RunError> {
+    Ok(parse_sentence(text)?)
+}

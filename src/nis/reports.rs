@@ -1,0 +1,454 @@
+//! The `mavis nis` verbs as functions from parsed arguments to a [`Report`].
+//! JSON `results` keys are documented in README.md (engine nis).
+
+use super::engine::{
+    abstract_state_counts, decide, state_counts, CheckRecord, EngineChoice, Target,
+};
+use super::formula::{Kind, Sentence};
+use super::model::Model;
+use super::procedures::{verify, VerifyOptions, VerifyOutcome};
+use super::simulation::{default_cap, minimal_simulating_n, Simulation};
+use super::{abstraction::Abstract, checker::Graph, concrete::Concrete, semantics::Semantics};
+use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat, Verdict};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Instant;
+
+fn model_ref(path: &Path) -> Option<ModelRef> {
+    ModelRef::from_path(path).ok()
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b {
+        "holds"
+    } else {
+        "violated"
+    }
+}
+
+/// `mavis nis check`: phi[m] on M(N) (or on M_ab(m) with `abstract_system`).
+pub fn check(
+    path: &Path,
+    model: &Model,
+    sentence: &Sentence,
+    agents: Option<usize>,
+    abstract_system: bool,
+    engine: EngineChoice,
+    counts: bool,
+) -> Result<Report, RunError> {
+    let m = sentence.agents();
+    let target = if abstract_system {
+        Target::Abstract
+    } else {
+        let n = agents.ok_or_else(|| {
+            RunError::input("give the number of agents: --agents N (or --abstract)")
+        })?;
+        Target::Concrete { agents: n }
+    };
+    let rec = decide(engine, model, sentence, target)?;
+    let mut r = Report::new("nis", "check");
+    r.model = model_ref(path);
+    r.verdict = Some(Verdict::from_bool(rec.holds));
+    r.line(format!(
+        "{}: {} {} phi[{m}] = {}",
+        yes_no(rec.holds).to_uppercase(),
+        rec.model,
+        if rec.holds { "|=" } else { "|/=" },
+        sentence
+    ));
+    r.line(format!(
+        "{} sentence, temporal depth {}, {} agents indexed; engine {}",
+        sentence.kind().word(),
+        sentence.depth(),
+        m,
+        rec.engine
+    ));
+    if let Some(t) = &rec.witness_text {
+        r.line("");
+        r.text.push_str(t);
+    }
+    let mut results = serde_json::Map::new();
+    results.insert("spec".into(), sentence.to_string().into());
+    results.insert("kind".into(), sentence.kind().word().into());
+    results.insert("depth".into(), sentence.depth().into());
+    results.insert("indexed".into(), m.into());
+    results.insert("system".into(), rec.model.clone().into());
+    if let Target::Concrete { agents } = target {
+        results.insert("agents".into(), agents.into());
+    } else {
+        results.insert("agents".into(), Value::Null);
+    }
+    results.insert("holds".into(), rec.holds.into());
+    results.insert("engine".into(), rec.engine.into());
+    if counts {
+        let k = sentence.depth();
+        let table = counts_table(model, target, m, k, &mut results)?;
+        r.line("");
+        r.text.push_str(&table.render(TableFormat::Text));
+    }
+    r.results = Value::Object(results);
+    r.witness = rec.witness.clone();
+    r.line("");
+    for (k, v) in &rec.stats {
+        r.line(format!("{k}: {v}"));
+        r.stat(k, v.clone());
+    }
+    r.line(format!("time: {:.3} s", rec.time_s));
+    r.stat("time_s", rec.time_s);
+    Ok(r)
+}
+
+fn counts_table(
+    model: &Model,
+    target: Target,
+    m: usize,
+    k: u32,
+    results: &mut serde_json::Map<String, Value>,
+) -> Result<Table, RunError> {
+    match target {
+        Target::Concrete { agents } => {
+            let c = state_counts(model, agents, m, k)?;
+            let mut t = Table::new(["depth", "states (counter repr.)", "global states"]);
+            for (j, (a, b)) in c.iter().enumerate() {
+                t.row([j.to_string(), a.to_string(), b.to_string()]);
+            }
+            results.insert(
+                "states_per_depth".into(),
+                c.iter()
+                    .map(|x| x.1.to_string().parse::<u64>().unwrap_or(u64::MAX))
+                    .collect::<Vec<_>>()
+                    .into(),
+            );
+            results.insert(
+                "counter_states_per_depth".into(),
+                c.iter().map(|x| x.0).collect::<Vec<_>>().into(),
+            );
+            Ok(t)
+        }
+        Target::Abstract => {
+            let c = abstract_state_counts(model, m, k)?;
+            let mut t = Table::new(["depth", "abstract states"]);
+            for (j, a) in c.iter().enumerate() {
+                t.row([j.to_string(), a.to_string()]);
+            }
+            results.insert("abstract_states_per_depth".into(), c.clone().into());
+            Ok(t)
+        }
+    }
+}
+
+/// `{k}` in a spec template becomes k.
+pub fn instantiate(spec: &str, k: u32) -> String {
+    spec.replace("{k}", &k.to_string())
+}
+
+/// `mavis nis table`: verdicts and times over a grid, as the seed's Tables 1 and 2.
+#[allow(clippy::too_many_arguments)]
+pub fn table(
+    path: &Path,
+    model: &Model,
+    specs: &[String],
+    ks: &[u32],
+    agents: &[usize],
+    abstract_system: bool,
+    engine: EngineChoice,
+    format: TableFormat,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let start = Instant::now();
+    let mut r = Report::new("nis", "table");
+    r.model = model_ref(path);
+    let mut cells = Vec::new();
+    let mut header = vec![if abstract_system {
+        "spec \\ k".to_string()
+    } else {
+        "n \\ k".to_string()
+    }];
+    header.extend(ks.iter().map(|k| k.to_string()));
+    let mut rendered = String::new();
+    let mut incomplete = false;
+    for spec in specs {
+        let mut t = Table::new(header.clone());
+        let rows: Vec<Option<usize>> = if abstract_system {
+            vec![None]
+        } else {
+            agents.iter().map(|&n| Some(n)).collect()
+        };
+        for row in rows {
+            let mut line = vec![match row {
+                Some(n) => n.to_string(),
+                None => {
+                    let s = super::spec(&instantiate(spec, ks[0]))?;
+                    format!("M_ab({})", s.agents())
+                }
+            }];
+            for &k in ks {
+                if ctx.timed_out() {
+                    incomplete = true;
+                    line.push("timeout".into());
+                    continue;
+                }
+                let text = instantiate(spec, k);
+                let s = super::spec(&text)?;
+                let target = match row {
+                    Some(n) => Target::Concrete { agents: n },
+                    None => Target::Abstract,
+                };
+                if let Target::Concrete { agents } = target {
+                    if agents < s.agents() {
+                        line.push("-".into());
+                        continue;
+                    }
+                }
+                let rec = decide(engine, model, &s, target)?;
+                line.push(format!(
+                    "{} {:.3}s",
+                    if rec.holds { "T" } else { "F" },
+                    rec.time_s
+                ));
+                cells.push(json!({
+                    "spec": s.to_string(), "k": k, "system": rec.model,
+                    "agents": match target { Target::Concrete { agents } => Value::from(agents), Target::Abstract => Value::Null },
+                    "holds": rec.holds, "engine": rec.engine, "time_s": rec.time_s,
+                    "stats": Value::Object(rec.stats.clone()),
+                }));
+            }
+            t.row(line);
+        }
+        rendered.push_str(&format!("{spec}\n"));
+        rendered.push_str(&t.render(format));
+        rendered.push('\n');
+    }
+    let total = start.elapsed().as_secs_f64();
+    let holds = cells.iter().filter(|c| c["holds"] == true).count();
+    r.line(format!(
+        "{} queries: {} hold, {} violated ({:.3} s)",
+        cells.len(),
+        holds,
+        cells.len() - holds,
+        total
+    ));
+    r.line("");
+    r.text.push_str(&rendered);
+    if incomplete {
+        r.verdict = Some(Verdict::Unknown);
+        r.warnings
+            .push("the time-out was reached before every query ran".into());
+    }
+    r.results = json!({ "cells": cells, "table": rendered });
+    r.stat("queries", cells.len());
+    r.stat("time_s", total);
+    Ok(r)
+}
+
+/// `mavis nis simulates`: does M(N) b-simulate M_ab(m) (or, reversed, M_ab(m) simulate M(N));
+/// without N, the least such N.
+#[allow(clippy::too_many_arguments)]
+pub fn simulates(
+    path: &Path,
+    model: &Model,
+    m: usize,
+    b: u32,
+    agents: Option<usize>,
+    reverse: bool,
+    cap: Option<usize>,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let start = Instant::now();
+    let mut r = Report::new("nis", "simulates");
+    r.model = model_ref(path);
+    let sem = || {
+        Semantics::new(model)
+            .map_err(|why| RunError::input(format!("simulation needs a finite model: {why}")))
+    };
+    match agents {
+        Some(n) => {
+            if n < m {
+                return Err(RunError::input(format!(
+                    "--agents {n} is smaller than --indexed {m}"
+                )));
+            }
+            let mut ga = Graph::new(Abstract::new(sem()?, m))?;
+            let mut gc = Graph::new(Concrete::new(sem()?, n, m))?;
+            let mut sim = Simulation::new();
+            let (ok, claim) = if reverse {
+                (
+                    sim.holds(&mut gc, &mut ga, b)?,
+                    format!("M_ab({m}) {b}-simulates M({n})"),
+                )
+            } else {
+                (
+                    sim.holds(&mut ga, &mut gc, b)?,
+                    format!("M({n}) {b}-simulates M_ab({m})"),
+                )
+            };
+            r.verdict = Some(Verdict::from_bool(ok));
+            r.line(format!(
+                "{}: {claim}",
+                if ok { "HOLDS" } else { "VIOLATED" }
+            ));
+            r.results = json!({ "indexed": m, "depth": b, "agents": n, "reverse": reverse, "simulates": ok });
+            r.stat("pairs_visited", sim.pairs_visited);
+            r.stat("abstract_states", ga.states.len());
+            r.stat("concrete_states", gc.states.len());
+        }
+        None => {
+            if reverse {
+                return Err(RunError::input("--reverse needs --agents N"));
+            }
+            let cap = match cap {
+                Some(c) => c,
+                None => default_cap(model, m).map_err(RunError::input)?,
+            };
+            let found = minimal_simulating_n(model, m, b, cap, || ctx.timed_out())?
+                .map_err(RunError::input)?;
+            match found.n {
+                Some(n) => {
+                    r.verdict = Some(Verdict::Holds);
+                    r.line(format!(
+                        "n = {n}: the least n >= {m} such that M(n) {b}-simulates M_ab({m})"
+                    ));
+                }
+                None => {
+                    r.verdict = Some(Verdict::Unknown);
+                    r.line(format!("UNKNOWN: no M(n) with {m} <= n <= {} {b}-simulates M_ab({m}) (cap reached)", found.cap));
+                }
+            }
+            let mut t = Table::new(["n", "simulates"]);
+            for (i, ok) in &found.tried {
+                t.row([i.to_string(), ok.to_string()]);
+            }
+            r.line("");
+            r.text.push_str(&t.render(TableFormat::Text));
+            r.results = json!({
+                "indexed": m, "depth": b, "min_n": found.n, "cap": found.cap,
+                "tried": found.tried.iter().map(|(i, ok)| json!({"agents": i, "simulates": ok})).collect::<Vec<_>>(),
+            });
+        }
+    }
+    let t = start.elapsed().as_secs_f64();
+    r.line(format!("time: {t:.3} s"));
+    r.stat("time_s", t);
+    Ok(r)
+}
+
+fn verify_results(o: &VerifyOutcome) -> Value {
+    json!({
+        "spec": o.spec,
+        "kind": o.kind.word(),
+        "indexed": o.m,
+        "depth": o.depth,
+        "corollary": o.corollary,
+        "holds_for_all_n": o.holds_for_all_n,
+        "emergence_threshold": o.emergence_threshold,
+        "abstract_holds": o.abstract_holds,
+        "min_simulating_n": o.simulation.as_ref().and_then(|s| s.n),
+        "simulation_cap": o.simulation.as_ref().map(|s| s.cap),
+        "conclusion": o.conclusion,
+        "undetermined_reason": o.undetermined_reason,
+        "checks": o.checks.iter().map(CheckRecord::to_json).collect::<Vec<_>>(),
+    })
+}
+
+fn checks_table(o: &VerifyOutcome) -> Table {
+    let mut t = Table::new(["check", "engine", "verdict", "time"]);
+    for c in &o.checks {
+        t.row([
+            c.model.clone(),
+            c.engine.to_string(),
+            yes_no(c.holds).to_string(),
+            format!("{:.3} s", c.time_s),
+        ]);
+    }
+    t
+}
+
+/// `mavis nis verify` (Corollaries 1 and 2).
+pub fn verify_report(
+    path: &Path,
+    model: &Model,
+    sentence: &Sentence,
+    opts: &VerifyOptions,
+    ctx: &RunContext,
+    threshold_only: bool,
+) -> Result<Report, RunError> {
+    if sentence.kind() == Kind::Propositional && sentence.agents() == 0 {
+        return Err(RunError::input("the sentence names no agent"));
+    }
+    let o = verify(model, sentence, opts, ctx)?;
+    let mut r = Report::new(
+        "nis",
+        if threshold_only {
+            "emergence"
+        } else {
+            "verify"
+        },
+    );
+    r.model = model_ref(path);
+    let verdict = match o.holds_for_all_n {
+        Some(b) => Verdict::from_bool(b),
+        None => Verdict::Unknown,
+    };
+    let threshold = match o.emergence_threshold {
+        Some(t) => format!("{t}"),
+        None if o.holds_for_all_n.is_none() => "undetermined".into(),
+        None => "none".into(),
+    };
+    if threshold_only {
+        r.verdict = Some(if o.holds_for_all_n.is_none() {
+            Verdict::Unknown
+        } else {
+            Verdict::from_bool(o.emergence_threshold.is_some())
+        });
+        r.line(format!("emergence threshold: {threshold}  ({})", o.spec));
+    } else {
+        r.verdict = Some(verdict);
+        let head = match o.holds_for_all_n {
+            Some(true) => format!("HOLDS for every n >= {}", o.m),
+            Some(false) => "VIOLATED for some n".to_string(),
+            None => "UNKNOWN".to_string(),
+        };
+        r.line(format!(
+            "{head}: {}; emergence threshold: {threshold}",
+            o.spec
+        ));
+    }
+    r.line(format!(
+        "{}, {} sentence, m = {}, temporal depth b = {}",
+        o.corollary,
+        o.kind.word(),
+        o.m,
+        o.depth
+    ));
+    if let Some(s) = &o.simulation {
+        match s.n {
+            Some(n) => r.line(format!(
+                "least n with M_ab({}) <=_{} M(n): {n}",
+                o.m, o.depth
+            )),
+            None => r.line(format!(
+                "no n <= {} with M_ab({}) <=_{} M(n)",
+                s.cap, o.m, o.depth
+            )),
+        }
+    }
+    r.line(o.conclusion.clone());
+    r.line("");
+    r.text.push_str(&checks_table(&o).render(TableFormat::Text));
+    let first_witness = o.checks.iter().find_map(|c| {
+        c.witness_text
+            .as_ref()
+            .map(|t| (c.model.clone(), t.clone()))
+    });
+    if let Some((model_name, t)) = first_witness {
+        r.line("");
+        r.line(format!("{model_name}:"));
+        r.text.push_str(&t);
+    }
+    r.witness = o.checks.iter().find_map(|c| c.witness.clone());
+    r.results = verify_results(&o);
+    r.line(format!("time: {:.3} s", o.time_s));
+    r.stat("time_s", o.time_s);
+    r.stat("checks", o.checks.len());
+    Ok(r)
+}

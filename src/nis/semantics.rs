@@ -1,0 +1,657 @@
+//! The template's and environment's functions on finite states (Definitions
+//! 1, 2 and 5): protocol, local transition, observation, labels, evaluated
+//! exactly and cached. Local states are numbered by a mixed-radix code over
+//! the template's finite local-state space L_t = Prv_t x Per_t, so abstract
+//! states (sets of local states) are bitsets over these numbers.
+
+use super::model::{ExtFn, InitSpec, Model, ProtocolCase, UpdateCase, VarDecl};
+use crate::lang::{error_at, eval, num, DeclType, Env, SourceError, TExpr, TKind, Value};
+use num_bigint::BigInt;
+use std::collections::HashMap;
+
+/// A template local state by number (see [`LocalSpace`]).
+pub type LocalId = u32;
+/// An environment state by number (interned on first sight).
+pub type EnvId = u32;
+/// A set of actions as bits.
+pub type ActionMask = u64;
+
+/// Errors of evaluation are located in the model.
+pub type SemResult<T> = Result<T, Box<SourceError>>;
+
+/// Numbering of the template's finite local states: private variables in
+/// declaration order, then the percept, as a mixed-radix number.
+#[derive(Clone, Debug)]
+pub struct LocalSpace {
+    /// (lowest code, number of values) per private variable, then the percepts.
+    pub digits: Vec<(i64, u64)>,
+    pub size: u64,
+}
+
+/// Explicit search refuses local-state spaces beyond this many states.
+pub const MAX_LOCAL_STATES: u64 = 1 << 22;
+
+impl LocalSpace {
+    pub fn new(model: &Model) -> Result<Self, String> {
+        let mut digits = Vec::new();
+        for v in &model.template.vars {
+            let (lo, hi) = v
+                .finite_domain()
+                .ok_or_else(|| format!("`{}` has no finite domain", v.name))?;
+            digits.push((lo, (hi - lo + 1) as u64));
+        }
+        digits.push((0, model.template.percepts.len() as u64));
+        let mut size: u64 = 1;
+        for &(_, n) in &digits {
+            size = size.checked_mul(n).filter(|s| *s <= MAX_LOCAL_STATES).ok_or_else(|| {
+                format!("the template has more than {MAX_LOCAL_STATES} local states; too many for explicit search")
+            })?;
+        }
+        Ok(LocalSpace { digits, size })
+    }
+
+    pub fn encode(&self, codes: &[i64]) -> LocalId {
+        let mut id: u64 = 0;
+        for (&c, &(lo, n)) in codes.iter().zip(&self.digits) {
+            id = id * n + (c - lo) as u64;
+        }
+        id as LocalId
+    }
+
+    pub fn decode(&self, id: LocalId) -> Vec<i64> {
+        let mut rest = id as u64;
+        let mut out = vec![0; self.digits.len()];
+        for (i, &(lo, n)) in self.digits.iter().enumerate().rev() {
+            out[i] = lo + (rest % n) as i64;
+            rest /= n;
+        }
+        out
+    }
+}
+
+/// The value a code stands for in a declared type.
+pub fn code_value(ty: &DeclType, code: i64) -> Value {
+    match ty {
+        DeclType::Bool => Value::Bool(code != 0),
+        DeclType::Enum { id, .. } => Value::Enum(*id, code as usize),
+        _ => Value::Num(num::int(code)),
+    }
+}
+
+/// The code of a value of a finite type (None when it is not an integer).
+pub fn value_code(v: &Value) -> Option<i64> {
+    match v {
+        Value::Bool(b) => Some(i64::from(*b)),
+        Value::Enum(_, i) => Some(*i as i64),
+        Value::Num(r) => num::to_i64(r),
+    }
+}
+
+/// Evaluation environment: slot values plus what `performed` and networks need.
+struct Ctx<'a> {
+    model: &'a Model,
+    slots: Vec<Value>,
+    performed: ActionMask,
+    env_action: usize,
+    net_cache: &'a mut HashMap<(usize, Vec<u64>), Vec<f64>>,
+}
+
+impl Ctx<'_> {
+    fn network(&mut self, net: usize, args: &[Value]) -> Vec<f64> {
+        let input: Vec<f64> = args.iter().map(Value::to_f64).collect();
+        let key = (net, input.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        if let Some(out) = self.net_cache.get(&key) {
+            return out.clone();
+        }
+        let out = self.model.networks[net].network.eval(&input);
+        self.net_cache.insert(key, out.clone());
+        out
+    }
+}
+
+impl Env for Ctx<'_> {
+    fn var(&self, slot: usize) -> Value {
+        self.slots[slot].clone()
+    }
+
+    fn ext(&self, id: usize, args: &[Value]) -> Result<Value, String> {
+        match &self.model.ext[id] {
+            ExtFn::Performed => match args.first() {
+                Some(Value::Enum(e, i)) if *e == self.model.template.action_enum => {
+                    Ok(Value::Bool(self.performed >> i & 1 == 1))
+                }
+                Some(Value::Enum(_, i)) => Ok(Value::Bool(self.env_action == *i)),
+                _ => Err("`performed` needs an action".into()),
+            },
+            ExtFn::NetOutput { net, output } => {
+                // Scalar outputs are rare and not cached: `Env::ext` only sees `&self`.
+                let input: Vec<f64> = args.iter().map(Value::to_f64).collect();
+                let out = self.model.networks[*net].network.eval(&input)[*output];
+                num::from_f64(out)
+                    .map(Value::Num)
+                    .ok_or_else(|| "the network output is not a finite number".to_string())
+            }
+            ExtFn::Argmax { .. } | ExtFn::NetVector { .. } => {
+                Err("a network vector outside `argmax`".to_string())
+            }
+        }
+    }
+}
+
+/// Exact, cached evaluation of the model's functions on finite states.
+pub struct Semantics<'m> {
+    pub model: &'m Model,
+    pub space: LocalSpace,
+    env_states: Vec<Vec<i64>>,
+    env_index: HashMap<Vec<i64>, EnvId>,
+    net_cache: HashMap<(usize, Vec<u64>), Vec<f64>>,
+    protocol_cache: HashMap<LocalId, ActionMask>,
+    env_protocol_cache: HashMap<EnvId, ActionMask>,
+    tr_cache: HashMap<(LocalId, u8, ActionMask, u8), Vec<i64>>,
+    env_tr_cache: HashMap<(EnvId, u8, ActionMask), EnvId>,
+    obs_cache: HashMap<(LocalId, EnvId), u64>,
+    label_cache: HashMap<LocalId, u64>,
+    /// Distinct network inputs evaluated so far.
+    pub network_evaluations: usize,
+}
+
+impl<'m> Semantics<'m> {
+    /// Fails (with the reason) when the model is not finite.
+    pub fn new(model: &'m Model) -> Result<Self, String> {
+        if let Some(why) = model.explicit_obstacle() {
+            return Err(why);
+        }
+        if model.template.actions.len() > 64
+            || model.env.actions.len() > 64
+            || model.template.percepts.len() > 64
+        {
+            return Err("explicit search supports at most 64 actions and 64 percepts".into());
+        }
+        if model.labels.len() > 64 {
+            return Err("explicit search supports at most 64 labels".into());
+        }
+        Ok(Semantics {
+            model,
+            space: LocalSpace::new(model)?,
+            env_states: Vec::new(),
+            env_index: HashMap::new(),
+            net_cache: HashMap::new(),
+            protocol_cache: HashMap::new(),
+            env_protocol_cache: HashMap::new(),
+            tr_cache: HashMap::new(),
+            env_tr_cache: HashMap::new(),
+            obs_cache: HashMap::new(),
+            label_cache: HashMap::new(),
+            network_evaluations: 0,
+        })
+    }
+
+    pub fn env_id(&mut self, codes: Vec<i64>) -> EnvId {
+        if let Some(&id) = self.env_index.get(&codes) {
+            return id;
+        }
+        let id = self.env_states.len() as EnvId;
+        self.env_states.push(codes.clone());
+        self.env_index.insert(codes, id);
+        id
+    }
+
+    pub fn env_codes(&self, id: EnvId) -> &[i64] {
+        &self.env_states[id as usize]
+    }
+
+    /// The template's initial local state iota_t.
+    pub fn initial_local(&self) -> LocalId {
+        let t = &self.model.template;
+        let mut codes: Vec<i64> = t.init.iter().map(|v| value_code(v).unwrap_or(0)).collect();
+        codes.push(t.init_percept as i64);
+        self.space.encode(&codes)
+    }
+
+    /// The environment's initial states I_e (a finite product, filtered by `init`).
+    pub fn initial_envs(&mut self) -> SemResult<Vec<EnvId>> {
+        let model = self.model;
+        let env = &model.env;
+        let mut combos: Vec<Vec<i64>> = vec![Vec::new()];
+        for spec in &env.init {
+            let values: Vec<i64> = match spec {
+                InitSpec::Point(v) => vec![value_code(v).unwrap_or(0)],
+                InitSpec::List(vs) => vs.iter().map(|v| value_code(v).unwrap_or(0)).collect(),
+                InitSpec::Range(lo, hi) => {
+                    let (lo, hi) = (
+                        num::to_i64(&lo.ceil()).unwrap_or(0),
+                        num::to_i64(&hi.floor()).unwrap_or(0),
+                    );
+                    (lo..=hi).collect()
+                }
+            };
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    values.iter().map(move |&v| {
+                        let mut c = c.clone();
+                        c.push(v);
+                        c
+                    })
+                })
+                .collect();
+        }
+        let mut out = Vec::new();
+        for c in combos {
+            if let Some(filter) = &env.init_filter {
+                let slots = self.env_slots(&c, 0);
+                if !self.eval_bool(filter, slots, 0, 0)? {
+                    continue;
+                }
+            }
+            let id = self.env_id(c);
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+        if out.is_empty() {
+            return Err(error_at(
+                &self.model.source,
+                crate::lang::Span::default(),
+                "the environment has no initial state",
+            ));
+        }
+        Ok(out)
+    }
+
+    fn env_slots(&self, codes: &[i64], action: usize) -> Vec<Value> {
+        let env = &self.model.env;
+        let mut slots: Vec<Value> = codes
+            .iter()
+            .zip(&env.vars)
+            .map(|(&c, v)| code_value(&v.ty, c))
+            .collect();
+        slots.push(Value::Enum(env.action_enum, action));
+        slots
+    }
+
+    /// Slots of an agent expression: private state, percept, action, env action, env variables.
+    fn agent_slots(
+        &self,
+        local: &[i64],
+        action: usize,
+        env_action: usize,
+        env: Option<&[i64]>,
+    ) -> Vec<Value> {
+        let t = &self.model.template;
+        let mut slots: Vec<Value> = local
+            .iter()
+            .zip(&t.vars)
+            .map(|(&c, v)| code_value(&v.ty, c))
+            .collect();
+        slots.push(Value::Enum(t.percept_enum, local[t.vars.len()] as usize));
+        slots.push(Value::Enum(t.action_enum, action));
+        slots.push(Value::Enum(self.model.env.action_enum, env_action));
+        if let Some(env) = env {
+            for (&c, v) in env.iter().zip(&self.model.env.vars) {
+                slots.push(code_value(&v.ty, c));
+            }
+        }
+        slots
+    }
+
+    fn eval_value(
+        &mut self,
+        e: &TExpr,
+        slots: Vec<Value>,
+        performed: ActionMask,
+        env_action: usize,
+    ) -> SemResult<Value> {
+        let ctx = Ctx {
+            model: self.model,
+            slots,
+            performed,
+            env_action,
+            net_cache: &mut self.net_cache,
+        };
+        eval(e, &ctx).map_err(|err| error_at(&self.model.source, err.span, err.message))
+    }
+
+    fn eval_bool(
+        &mut self,
+        e: &TExpr,
+        slots: Vec<Value>,
+        performed: ActionMask,
+        env_action: usize,
+    ) -> SemResult<bool> {
+        Ok(self
+            .eval_value(e, slots, performed, env_action)?
+            .as_bool()
+            .unwrap_or(false))
+    }
+
+    fn protocol_mask(
+        &mut self,
+        cases: &[ProtocolCase],
+        slots: Vec<Value>,
+    ) -> SemResult<ActionMask> {
+        let mut mask = 0;
+        for c in cases {
+            if self.eval_bool(&c.guard, slots.clone(), 0, 0)? {
+                for &a in &c.actions {
+                    mask |= 1 << a;
+                }
+            }
+        }
+        Ok(mask)
+    }
+
+    /// prot_t(l): the actions enabled at a local state; an error if none is.
+    pub fn protocol(&mut self, l: LocalId) -> SemResult<ActionMask> {
+        if let Some(&m) = self.protocol_cache.get(&l) {
+            return Ok(m);
+        }
+        let codes = self.space.decode(l);
+        let slots = self.agent_slots(&codes, 0, 0, None);
+        let model = self.model;
+        let mask = self.protocol_mask(&model.template.protocol, slots)?;
+        if mask == 0 {
+            return Err(error_at(
+                &model.source,
+                model
+                    .template
+                    .protocol
+                    .first()
+                    .map_or(crate::lang::Span::default(), |c| c.span),
+                format!(
+                    "the protocol enables no action at the local state {}",
+                    self.describe_local(l)
+                ),
+            ));
+        }
+        self.protocol_cache.insert(l, mask);
+        Ok(mask)
+    }
+
+    /// prot_e(l_e), an error if empty.
+    pub fn env_protocol(&mut self, e: EnvId) -> SemResult<ActionMask> {
+        if let Some(&m) = self.env_protocol_cache.get(&e) {
+            return Ok(m);
+        }
+        let slots = self.env_slots(self.env_codes(e), 0);
+        let model = self.model;
+        let mask = self.protocol_mask(&model.env.protocol, slots)?;
+        if mask == 0 {
+            return Err(error_at(
+                &model.source,
+                model
+                    .env
+                    .protocol
+                    .first()
+                    .map_or(crate::lang::Span::default(), |c| c.span),
+                format!(
+                    "the environment protocol enables no action at {}",
+                    self.describe_env(e)
+                ),
+            ));
+        }
+        self.env_protocol_cache.insert(e, mask);
+        Ok(mask)
+    }
+
+    /// Runs the first matching update case; checks declared ranges.
+    fn run_update(
+        &mut self,
+        cases: &[UpdateCase],
+        vars: &[VarDecl],
+        current: &[i64],
+        slots: Vec<Value>,
+        performed: ActionMask,
+        env_action: usize,
+    ) -> SemResult<Vec<i64>> {
+        let mut next = current[..vars.len()].to_vec();
+        for c in cases {
+            if !self.eval_bool(&c.guard, slots.clone(), performed, env_action)? {
+                continue;
+            }
+            for (slot, e) in &c.assigns {
+                let v = self.eval_value(e, slots.clone(), performed, env_action)?;
+                let var = &vars[*slot];
+                if !var.ty.contains(&v) {
+                    return Err(error_at(
+                        &self.model.source,
+                        e.span,
+                        format!(
+                            "this update leaves the declared range {} of `{}`: value {v}",
+                            var.ty.describe(),
+                            var.name
+                        ),
+                    ));
+                }
+                next[*slot] = value_code(&v).unwrap_or(0);
+            }
+            break;
+        }
+        Ok(next)
+    }
+
+    /// tr_t(l, a, A, a_e): the next private state (Definition 1).
+    pub fn transition(
+        &mut self,
+        l: LocalId,
+        a: usize,
+        performed: ActionMask,
+        env_action: usize,
+    ) -> SemResult<Vec<i64>> {
+        let key = (l, a as u8, performed, env_action as u8);
+        if let Some(p) = self.tr_cache.get(&key) {
+            return Ok(p.clone());
+        }
+        let codes = self.space.decode(l);
+        let slots = self.agent_slots(&codes, a, env_action, None);
+        let model = self.model;
+        let next = self.run_update(
+            &model.template.update,
+            &model.template.vars,
+            &codes,
+            slots,
+            performed,
+            env_action,
+        )?;
+        self.tr_cache.insert(key, next.clone());
+        Ok(next)
+    }
+
+    /// tr_e(l_e, a_e, A).
+    pub fn env_transition(
+        &mut self,
+        e: EnvId,
+        env_action: usize,
+        performed: ActionMask,
+    ) -> SemResult<EnvId> {
+        let key = (e, env_action as u8, performed);
+        if let Some(&n) = self.env_tr_cache.get(&key) {
+            return Ok(n);
+        }
+        let codes = self.env_codes(e).to_vec();
+        let slots = self.env_slots(&codes, env_action);
+        let model = self.model;
+        let next = self.run_update(
+            &model.env.update,
+            &model.env.vars,
+            &codes,
+            slots,
+            performed,
+            env_action,
+        )?;
+        let id = self.env_id(next);
+        self.env_tr_cache.insert(key, id);
+        Ok(id)
+    }
+
+    /// obs_t((prv', per), l_e'): the possible percepts as bits (several on argmax ties).
+    /// `intermediate` is the local state (prv', per) before observing.
+    pub fn observe(&mut self, intermediate: LocalId, env: EnvId) -> SemResult<u64> {
+        if let Some(&m) = self.obs_cache.get(&(intermediate, env)) {
+            return Ok(m);
+        }
+        let codes = self.space.decode(intermediate);
+        let env_codes = self.env_codes(env).to_vec();
+        let slots = self.agent_slots(&codes, 0, 0, Some(&env_codes));
+        let model = self.model;
+        let mask = self.percepts_of(&model.template.observe, &slots)?;
+        self.obs_cache.insert((intermediate, env), mask);
+        Ok(mask)
+    }
+
+    fn percepts_of(&mut self, e: &TExpr, slots: &[Value]) -> SemResult<u64> {
+        match &e.kind {
+            TKind::If(c, a, b) => {
+                if self.eval_bool(c, slots.to_vec(), 0, 0)? {
+                    self.percepts_of(a, slots)
+                } else {
+                    self.percepts_of(b, slots)
+                }
+            }
+            TKind::Ext(id, args) if matches!(self.model.ext[*id], ExtFn::Argmax { .. }) => {
+                let ExtFn::Argmax { percepts } = self.model.ext[*id].clone() else {
+                    unreachable!("matched")
+                };
+                let TKind::Ext(net_id, inputs) = &args[0].kind else {
+                    return Err(error_at(
+                        &self.model.source,
+                        e.span,
+                        "`argmax` needs a network call",
+                    ));
+                };
+                let ExtFn::NetVector { net } = self.model.ext[*net_id] else {
+                    return Err(error_at(
+                        &self.model.source,
+                        e.span,
+                        "`argmax` needs a network call",
+                    ));
+                };
+                let mut values = Vec::new();
+                for i in inputs {
+                    values.push(self.eval_value(i, slots.to_vec(), 0, 0)?);
+                }
+                let before = self.net_cache.len();
+                let mut ctx = Ctx {
+                    model: self.model,
+                    slots: Vec::new(),
+                    performed: 0,
+                    env_action: 0,
+                    net_cache: &mut self.net_cache,
+                };
+                let out = ctx.network(net, &values);
+                self.network_evaluations += self.net_cache.len() - before;
+                if out.iter().any(|x| !x.is_finite()) {
+                    return Err(error_at(
+                        &self.model.source,
+                        e.span,
+                        "the network gives a NaN or infinite output",
+                    ));
+                }
+                Ok(argmax_mask(&out, &percepts))
+            }
+            _ => match self.eval_value(e, slots.to_vec(), 0, 0)? {
+                Value::Enum(_, i) => Ok(1 << i),
+                other => Err(error_at(
+                    &self.model.source,
+                    e.span,
+                    format!("`observe` gave {other}, not a percept"),
+                )),
+            },
+        }
+    }
+
+    /// The labels holding at a local state, as bits by label index.
+    pub fn labels(&mut self, l: LocalId) -> SemResult<u64> {
+        if let Some(&m) = self.label_cache.get(&l) {
+            return Ok(m);
+        }
+        let codes = self.space.decode(l);
+        let slots = self.agent_slots(&codes, 0, 0, None);
+        let model = self.model;
+        let mut mask = 0;
+        for (i, label) in model.labels.iter().enumerate() {
+            if self.eval_bool(&label.expr, slots.clone(), 0, 0)? {
+                mask |= 1 << i;
+            }
+        }
+        self.label_cache.insert(l, mask);
+        Ok(mask)
+    }
+
+    /// The local state (prv, per) as a number.
+    pub fn with_percept(&self, prv: &[i64], percept: usize) -> LocalId {
+        let mut codes = prv.to_vec();
+        codes.push(percept as i64);
+        self.space.encode(&codes)
+    }
+
+    pub fn percept_of(&self, l: LocalId) -> usize {
+        *self.space.decode(l).last().unwrap_or(&0) as usize
+    }
+
+    /// `h=3 volunteer`.
+    pub fn describe_local(&self, l: LocalId) -> String {
+        let codes = self.space.decode(l);
+        let t = &self.model.template;
+        let mut parts: Vec<String> = t
+            .vars
+            .iter()
+            .zip(&codes)
+            .map(|(v, &c)| format!("{}={}", v.name, show_code(&v.ty, c)))
+            .collect();
+        parts.push(t.percepts[codes[t.vars.len()] as usize].clone());
+        parts.join(" ")
+    }
+
+    pub fn describe_env(&self, e: EnvId) -> String {
+        let env = &self.model.env;
+        if env.vars.is_empty() {
+            return "-".into();
+        }
+        env.vars
+            .iter()
+            .zip(self.env_codes(e))
+            .map(|(v, &c)| format!("{}={}", v.name, show_code(&v.ty, c)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Counts of distinct inputs the networks were evaluated on.
+    pub fn cache_sizes(&self) -> usize {
+        self.net_cache.len()
+    }
+}
+
+/// Bits of the percepts whose outputs are maximal (every tie is possible).
+pub fn argmax_mask(outputs: &[f64], percepts: &[usize]) -> u64 {
+    let best = outputs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    outputs
+        .iter()
+        .zip(percepts)
+        .filter(|(o, _)| **o == best)
+        .fold(0, |m, (_, &p)| m | 1 << p)
+}
+
+/// A code as the user wrote it: `true`, `volunteer`, `3`.
+pub fn show_code(ty: &DeclType, code: i64) -> String {
+    match ty {
+        DeclType::Bool => (code != 0).to_string(),
+        DeclType::Enum { values, .. } => values
+            .get(code as usize)
+            .cloned()
+            .unwrap_or_else(|| code.to_string()),
+        _ => BigInt::from(code).to_string(),
+    }
+}
+
+/// Iterates the bits of a mask, lowest first.
+pub fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let i = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        Some(i)
+    })
+}

@@ -1,0 +1,176 @@
+//! Bounded simulation (seed Definition 14), decided explicitly as a greatest
+//! fixed point over depth on the reachable pairs, and the least number of
+//! agents n >= m whose concrete model b-simulates the abstract model
+//! (Corollary 2's n = min{ i : M_ab(m) <=_b M(i) }).
+//!
+//! Labels are compared on the indexed agents 1..m, both ways (the label set
+//! is closed under negation), so negated atoms are preserved as well.
+
+use super::abstraction::Abstract;
+use super::checker::Graph;
+use super::concrete::Concrete;
+use super::model::Model;
+use super::semantics::{SemResult, Semantics};
+use super::system::System;
+use std::collections::HashMap;
+
+/// Decides `A <=_b B`: B simulates A up to b steps.
+pub struct Simulation {
+    /// (a, b) -> (largest j known to hold, smallest j known to fail).
+    memo: HashMap<(u32, u32), (i64, u32)>,
+    pub pairs_visited: usize,
+}
+
+impl Default for Simulation {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Simulation {
+    pub fn new() -> Self {
+        Simulation {
+            memo: HashMap::new(),
+            pairs_visited: 0,
+        }
+    }
+
+    /// Every initial state of A is matched by some initial state of B in ~_b.
+    pub fn holds<'m, A: System<'m>, B: System<'m>>(
+        &mut self,
+        ga: &mut Graph<'m, A>,
+        gb: &mut Graph<'m, B>,
+        b: u32,
+    ) -> SemResult<bool> {
+        for ia in ga.initial.clone() {
+            let mut matched = false;
+            for ib in gb.initial.clone() {
+                if self.related(ga, gb, ia, ib, b)? {
+                    matched = true;
+                    break;
+                }
+            }
+            if !matched {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn labels_agree<'m, A: System<'m>, B: System<'m>>(
+        ga: &mut Graph<'m, A>,
+        gb: &mut Graph<'m, B>,
+        a: u32,
+        b: u32,
+    ) -> SemResult<bool> {
+        let m = ga.sys.indexed(&ga.states[a as usize]).len();
+        for agent in 0..m {
+            if ga.labels(a, agent)? != gb.labels(b, agent)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// (a, b) in ~_j.
+    pub fn related<'m, A: System<'m>, B: System<'m>>(
+        &mut self,
+        ga: &mut Graph<'m, A>,
+        gb: &mut Graph<'m, B>,
+        a: u32,
+        b: u32,
+        j: u32,
+    ) -> SemResult<bool> {
+        if let Some(&(yes, no)) = self.memo.get(&(a, b)) {
+            if i64::from(j) <= yes {
+                return Ok(true);
+            }
+            if j >= no {
+                return Ok(false);
+            }
+        }
+        self.pairs_visited += 1;
+        let mut ok = Self::labels_agree(ga, gb, a, b)?;
+        if ok && j > 0 {
+            let succ_b = gb.successor_ids(b)?;
+            for sa in ga.successor_ids(a)? {
+                let mut found = false;
+                for &sb in &succ_b {
+                    if self.related(ga, gb, sa, sb, j - 1)? {
+                        found = true;
+                        break;
+                    }
+                }
+                if !found {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        let entry = self.memo.entry((a, b)).or_insert((-1, u32::MAX));
+        if ok {
+            entry.0 = entry.0.max(i64::from(j));
+        } else {
+            entry.1 = entry.1.min(j);
+        }
+        Ok(ok)
+    }
+}
+
+/// The answer of the search for the least simulating n.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MinimalN {
+    /// The least i in m..=cap with M_ab(m) <=_b M(i), if any.
+    pub n: Option<usize>,
+    pub cap: usize,
+    /// (i, simulates) for every i tried.
+    pub tried: Vec<(usize, bool)>,
+}
+
+/// The default cap on the search: m + |L_t| * |Act_t|.
+pub fn default_cap(model: &Model, m: usize) -> Result<usize, String> {
+    let sem = Semantics::new(model)?;
+    Ok(m + sem.space.size as usize * model.template.actions.len())
+}
+
+/// n = min{ i >= m : M_ab(m) <=_b M(i) }, trying i = m, m+1, ... up to `cap`.
+pub fn minimal_simulating_n(
+    model: &Model,
+    m: usize,
+    b: u32,
+    cap: usize,
+    mut give_up: impl FnMut() -> bool,
+) -> SemResult<Result<MinimalN, String>> {
+    let sem = match Semantics::new(model) {
+        Ok(s) => s,
+        Err(e) => return Ok(Err(e)),
+    };
+    let mut ga = Graph::new(Abstract::new(sem, m))?;
+    let mut tried = Vec::new();
+    for i in m.max(1)..=cap {
+        if give_up() {
+            return Ok(Ok(MinimalN {
+                n: None,
+                cap: i.saturating_sub(1),
+                tried,
+            }));
+        }
+        let sem = Semantics::new(model)
+            .map_err(|e| crate::lang::error_at(&model.source, Default::default(), e))?;
+        let mut gc = Graph::new(Concrete::new(sem, i, m))?;
+        let ok = Simulation::new().holds(&mut ga, &mut gc, b)?;
+        tried.push((i, ok));
+        if ok {
+            return Ok(Ok(MinimalN {
+                n: Some(i),
+                cap,
+                tried,
+            }));
+        }
+    }
+    Ok(Ok(MinimalN {
+        n: None,
+        cap,
+        tried,
+    }))
+}

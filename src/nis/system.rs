@@ -1,0 +1,114 @@
+//! What the explicit deciders need of a transition system: initial states,
+//! successors with the joint move that produces them, and the local states
+//! of the indexed agents 1..m (whose labels the formulas and simulations read).
+//! The concrete system S(n) ([`super::concrete`]) and the abstract system
+//! S_ab(m) ([`super::abstraction`]) implement it.
+
+use super::semantics::{LocalId, SemResult, Semantics};
+use std::fmt::Debug;
+use std::hash::Hash;
+
+pub trait System<'m> {
+    type State: Clone + Eq + Hash + Debug;
+    type Move: Clone + Debug;
+
+    /// The initial global states (Definition 4 / Definition 13).
+    fn initial(&mut self) -> SemResult<Vec<Self::State>>;
+
+    /// Every successor with one joint move leading to it (duplicates removed).
+    fn successors(&mut self, s: &Self::State) -> SemResult<Vec<(Self::Move, Self::State)>>;
+
+    /// Local states of the indexed agents 1..m, in order.
+    fn indexed<'a>(&self, s: &'a Self::State) -> &'a [LocalId];
+
+    /// The exact semantics, for labels and printing.
+    fn semantics(&mut self) -> &mut Semantics<'m>;
+
+    fn semantics_ref(&self) -> &Semantics<'m>;
+
+    /// Size of a state in concrete global states (a counter state stands for
+    /// every ordering of its non-indexed agents).
+    fn multiplicity(&self, _s: &Self::State) -> u128 {
+        1
+    }
+}
+
+/// Calls `f` with every index vector of the product `0..sizes[0] x 0..sizes[1] x ...`.
+pub fn for_each_product<E>(
+    sizes: &[usize],
+    mut f: impl FnMut(&[usize]) -> Result<(), E>,
+) -> Result<(), E> {
+    if sizes.contains(&0) {
+        return Ok(());
+    }
+    let mut idx = vec![0usize; sizes.len()];
+    loop {
+        f(&idx)?;
+        let mut i = sizes.len();
+        loop {
+            if i == 0 {
+                return Ok(());
+            }
+            i -= 1;
+            idx[i] += 1;
+            if idx[i] < sizes[i] {
+                break;
+            }
+            idx[i] = 0;
+        }
+    }
+}
+
+/// Every way to split `total` agents into `parts` ordered groups (weak compositions).
+pub fn compositions(total: u32, parts: usize) -> Vec<Vec<u32>> {
+    if parts == 0 {
+        return if total == 0 {
+            vec![Vec::new()]
+        } else {
+            Vec::new()
+        };
+    }
+    if parts == 1 {
+        return vec![vec![total]];
+    }
+    let mut out = Vec::new();
+    for first in 0..=total {
+        for mut rest in compositions(total - first, parts - 1) {
+            rest.insert(0, first);
+            out.push(rest);
+        }
+    }
+    out
+}
+
+/// The non-empty subsets of a mask, as masks.
+pub fn nonempty_submasks(mask: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut sub = mask;
+    while sub != 0 {
+        out.push(sub);
+        sub = (sub - 1) & mask;
+    }
+    out.reverse();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn combinatorics_by_hand() {
+        assert_eq!(compositions(2, 2), vec![vec![0, 2], vec![1, 1], vec![2, 0]]);
+        assert_eq!(compositions(3, 3).len(), 10);
+        assert_eq!(nonempty_submasks(0b101), vec![0b001, 0b100, 0b101]);
+        let mut seen = Vec::new();
+        for_each_product::<()>(&[2, 3], |i| {
+            seen.push(i.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen.len(), 6);
+        assert_eq!(seen[5], vec![1, 2]);
+    }
+}

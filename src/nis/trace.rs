@@ -1,0 +1,160 @@
+//! Witness traces as step tables (text) and JSON.
+
+use super::abstraction::{AMove, AState};
+use super::replay::ConcreteStep;
+use super::semantics::{bits, Semantics};
+use crate::report::Table;
+use serde_json::{json, Value};
+
+fn action_names(sem: &Semantics, mask: u64) -> String {
+    bits(mask)
+        .map(|a| sem.model.template.actions[a].clone())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// One row per step: every agent's local state and the action it takes next; the environment.
+pub fn concrete_table(sem: &Semantics, steps: &[ConcreteStep]) -> Table {
+    let n = steps.first().map_or(0, |s| s.locals.len());
+    let mut header = vec!["step".to_string()];
+    header.extend((1..=n).map(|i| format!("agent {i}")));
+    header.push("env".into());
+    let mut t = Table::new(header);
+    for (j, s) in steps.iter().enumerate() {
+        let next = steps.get(j + 1).and_then(|x| x.actions.as_ref());
+        let mut row = vec![j.to_string()];
+        for (i, &l) in s.locals.iter().enumerate() {
+            let mut cell = sem.describe_local(l);
+            if let Some((acts, _)) = next {
+                cell.push_str(&format!(" -> {}", sem.model.template.actions[acts[i]]));
+            }
+            row.push(cell);
+        }
+        let mut env = sem.describe_env(s.env);
+        if let Some((_, ea)) = next {
+            if sem.model.env.actions.len() > 1 || !sem.model.env.vars.is_empty() {
+                env.push_str(&format!(" -> {}", sem.model.env.actions[*ea]));
+            }
+        }
+        row.push(env);
+        t.row(row);
+    }
+    t
+}
+
+pub fn concrete_json(sem: &Semantics, steps: &[ConcreteStep]) -> Value {
+    let model = sem.model;
+    Value::Array(
+        steps
+            .iter()
+            .enumerate()
+            .map(|(j, s)| {
+                let next = steps.get(j + 1).and_then(|x| x.actions.as_ref());
+                let agents: Vec<Value> = s
+                    .locals
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &l)| {
+                        let codes = sem.space.decode(l);
+                        let mut vars = serde_json::Map::new();
+                        for (v, &c) in model.template.vars.iter().zip(&codes) {
+                            vars.insert(v.name.clone(), json_code(&v.ty, c));
+                        }
+                        json!({
+                            "private": Value::Object(vars),
+                            "percept": model.template.percepts[sem.percept_of(l)],
+                            "action": next.map(|(a, _)| Value::from(model.template.actions[a[i]].clone())).unwrap_or(Value::Null),
+                        })
+                    })
+                    .collect();
+                let mut env = serde_json::Map::new();
+                for (v, &c) in model.env.vars.iter().zip(sem.env_codes(s.env)) {
+                    env.insert(v.name.clone(), json_code(&v.ty, c));
+                }
+                json!({
+                    "step": j,
+                    "agents": agents,
+                    "env": Value::Object(env),
+                    "env_action": next.map(|(_, e)| Value::from(model.env.actions[*e].clone())).unwrap_or(Value::Null),
+                })
+            })
+            .collect(),
+    )
+}
+
+fn json_code(ty: &crate::lang::DeclType, code: i64) -> Value {
+    match ty {
+        crate::lang::DeclType::Bool => Value::Bool(code != 0),
+        crate::lang::DeclType::Enum { values, .. } => values.get(code as usize).cloned().into(),
+        _ => code.into(),
+    }
+}
+
+fn zo_set(sem: &Semantics, s: &AState) -> String {
+    format!(
+        "{{{}}}",
+        s.zo.iter()
+            .map(|l| sem.describe_local(l))
+            .collect::<Vec<_>>()
+            .join("; ")
+    )
+}
+
+fn zo_move(sem: &Semantics, mv: &AMove) -> String {
+    mv.zo
+        .iter()
+        .map(|&(l, mask)| format!("{}: {}", sem.describe_local(l), action_names(sem, mask)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Abstract steps: the concrete agents, the zero-one set and the zero-one action.
+pub fn abstract_table(sem: &Semantics, branch: &[(Option<AMove>, AState)]) -> Table {
+    let m = branch.first().map_or(0, |(_, s)| s.indexed.len());
+    let mut header = vec!["step".to_string()];
+    header.extend((1..=m).map(|i| format!("agent {i}")));
+    header.push("zero-one agent".into());
+    header.push("zero-one action".into());
+    let mut t = Table::new(header);
+    for (j, (_, s)) in branch.iter().enumerate() {
+        let next = branch.get(j + 1).and_then(|(mv, _)| mv.as_ref());
+        let mut row = vec![j.to_string()];
+        for (i, &l) in s.indexed.iter().enumerate() {
+            let mut cell = sem.describe_local(l);
+            if let Some(mv) = next {
+                cell.push_str(&format!(
+                    " -> {}",
+                    sem.model.template.actions[mv.indexed[i]]
+                ));
+            }
+            row.push(cell);
+        }
+        row.push(zo_set(sem, s));
+        row.push(next.map_or(String::new(), |mv| zo_move(sem, mv)));
+        t.row(row);
+    }
+    t
+}
+
+pub fn abstract_json(sem: &Semantics, branch: &[(Option<AMove>, AState)]) -> Value {
+    Value::Array(
+        branch
+            .iter()
+            .enumerate()
+            .map(|(j, (_, s))| {
+                let next = branch.get(j + 1).and_then(|(mv, _)| mv.as_ref());
+                json!({
+                    "step": j,
+                    "agents": s.indexed.iter().map(|&l| sem.describe_local(l)).collect::<Vec<_>>(),
+                    "zero_one": s.zo.iter().map(|l| sem.describe_local(l)).collect::<Vec<_>>(),
+                    "actions": next.map(|mv| mv.indexed.iter().map(|&a| sem.model.template.actions[a].clone()).collect::<Vec<_>>()),
+                    "zero_one_action": next.map(|mv| mv.zo.iter().map(|&(l, mask)| json!({
+                        "state": sem.describe_local(l),
+                        "actions": bits(mask).map(|a| sem.model.template.actions[a].clone()).collect::<Vec<_>>(),
+                    })).collect::<Vec<_>>()),
+                    "env": sem.describe_env(s.env),
+                })
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,108 @@
+//! Transient faults (the seed's application, Section 6): disturbances that occur at
+//! most once every T steps. The fault clock is a counter in the product automaton:
+//! (q, c) with c steps to wait before the next fault may strike; after a fault c = T - 1.
+//! T = 1 is the original automaton. The trade-off: the achieved bound against T.
+
+use super::model::{Automaton, Metric, Move, Objective};
+use super::{omega, reach};
+
+/// The product automaton A_T; state q*T + c.
+pub fn with_period(a: &Automaton, period: usize) -> Automaton {
+    let t = period.max(1);
+    let n = a.len();
+    let node = |q: u32, c: usize| q * t as u32 + c as u32;
+    let mut states = Vec::with_capacity(n * t);
+    let mut moves = Vec::with_capacity(n * t);
+    let mut gamma = Vec::with_capacity(n * t);
+    for q in 0..n {
+        for c in 0..t {
+            states.push(if t == 1 {
+                a.states[q].clone()
+            } else {
+                format!("{}@{c}", a.states[q])
+            });
+            gamma.push(a.gamma[q]);
+            moves.push(
+                a.moves[q]
+                    .iter()
+                    .map(|m| Move {
+                        input: m.input,
+                        nominal: node(m.nominal, c.saturating_sub(1)),
+                        disturbed: if c == 0 {
+                            m.disturbed
+                                .iter()
+                                .map(|&(x, s)| (x, node(s, t - 1)))
+                                .collect()
+                        } else {
+                            Vec::new()
+                        },
+                    })
+                    .collect(),
+            );
+        }
+    }
+    let lift = |f: &[u32]| -> Vec<u32> {
+        f.iter()
+            .flat_map(|&q| (0..t).map(move |c| node(q, c)))
+            .collect()
+    };
+    let objective = match &a.objective {
+        Objective::Reach(f) => Objective::Reach(lift(f)),
+        Objective::Buchi(f) => Objective::Buchi(lift(f)),
+        Objective::GenBuchi(fs) => Objective::GenBuchi(fs.iter().map(|f| lift(f)).collect()),
+        Objective::Parity(p) => Objective::Parity((0..n * t).map(|v| p[v / t]).collect()),
+    };
+    Automaton {
+        name: a.name.clone(),
+        states,
+        metric: Metric::Lifted {
+            base: Box::new(a.metric.clone()),
+            k: t,
+        },
+        init: node(a.init, 0),
+        inputs: a.inputs.clone(),
+        disturbances: a.disturbances.clone(),
+        moves,
+        gamma,
+        gamma_declared: a.gamma_declared,
+        objective,
+    }
+}
+
+/// One row of the trade-off table.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FaultRow {
+    pub period: usize,
+    /// The optimal bound (opt*(q0) or the least inflation radius); None if unachievable.
+    pub bound: Option<f64>,
+    pub sigma: Option<f64>,
+    pub states: usize,
+}
+
+/// The bound for every period in `periods`.
+pub fn tradeoff(
+    a: &Automaton,
+    periods: impl IntoIterator<Item = usize>,
+) -> Result<Vec<FaultRow>, String> {
+    let mut rows = Vec::new();
+    for t in periods {
+        let p = with_period(a, t);
+        let (bound, sigma) = match &p.objective {
+            Objective::Reach(f) => {
+                let s = reach::solve(&p, f);
+                (Some(s.opt[p.init as usize]), Some(s.sigma))
+            }
+            _ => match omega::solve(&p)? {
+                Some(s) => (Some(s.radius), Some(s.sigma)),
+                None => (None, None),
+            },
+        };
+        rows.push(FaultRow {
+            period: t,
+            bound,
+            sigma,
+            states: p.len(),
+        });
+    }
+    Ok(rows)
+}

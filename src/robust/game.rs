@@ -1,0 +1,230 @@
+//! Two-player parity games on finite graphs (max-parity, PGSolver's convention:
+//! player 0 wins a play iff the highest priority seen infinitely often is even).
+
+/// A parity game with CSR adjacency. Every node has at least one successor.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Game {
+    pub priority: Vec<u32>,
+    /// 0: the even player, 1: the odd player.
+    pub owner: Vec<u8>,
+    pub start: Vec<u32>,
+    pub succ: Vec<u32>,
+    /// Optional node names (PGSolver's quoted labels).
+    pub names: Vec<Option<String>>,
+}
+
+impl Game {
+    /// Builds a game from successor lists; fails if some node has no successor.
+    pub fn from_lists(
+        priority: Vec<u32>,
+        owner: Vec<u8>,
+        succs: Vec<Vec<u32>>,
+    ) -> Result<Game, String> {
+        let n = priority.len();
+        let mut start = vec![0u32];
+        let mut succ = Vec::new();
+        for (v, s) in succs.iter().enumerate() {
+            if s.is_empty() {
+                return Err(format!("node {v} has no successor"));
+            }
+            for &t in s {
+                if t as usize >= n {
+                    return Err(format!("node {v} has successor {t}, which is not a node"));
+                }
+                succ.push(t);
+            }
+            start.push(succ.len() as u32);
+        }
+        Ok(Game {
+            priority,
+            owner,
+            start,
+            succ,
+            names: vec![None; n],
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.priority.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.priority.is_empty()
+    }
+
+    pub fn succs(&self, v: usize) -> &[u32] {
+        &self.succ[self.start[v] as usize..self.start[v + 1] as usize]
+    }
+
+    /// Predecessor lists in CSR form (start, pred).
+    pub fn predecessors(&self) -> (Vec<u32>, Vec<u32>) {
+        let n = self.len();
+        let mut start = vec![0u32; n + 1];
+        for &t in &self.succ {
+            start[t as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut pred = vec![0u32; self.succ.len()];
+        for v in 0..n {
+            for &t in self.succs(v) {
+                pred[fill[t as usize] as usize] = v as u32;
+                fill[t as usize] += 1;
+            }
+        }
+        (start, pred)
+    }
+}
+
+/// A solution: the winner of every node and a strategy (a successor) for every
+/// node in the winning region of its owner.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solution {
+    pub winner: Vec<u8>,
+    pub strategy: Vec<Option<u32>>,
+}
+
+/// Checks a solution: each player's strategy is defined on its nodes of its region,
+/// keeps plays in the region (closed), the opponent cannot leave it, and every
+/// cycle the strategy allows there has a highest priority of the winner's parity.
+pub fn verify(g: &Game, sol: &Solution) -> Result<(), String> {
+    let n = g.len();
+    if sol.winner.len() != n || sol.strategy.len() != n {
+        return Err("solution size differs from the game".into());
+    }
+    for player in 0..2u8 {
+        let region: Vec<bool> = sol.winner.iter().map(|&w| w == player).collect();
+        verify_region(g, &region, &sol.strategy, player)?;
+    }
+    Ok(())
+}
+
+/// Checks that `player` wins every play from `region` with `strategy` (see [`verify`]).
+pub fn verify_region(
+    g: &Game,
+    region: &[bool],
+    strategy: &[Option<u32>],
+    player: u8,
+) -> Result<(), String> {
+    let n = g.len();
+    // Edges of the region under the strategy: the winner's chosen edge, all opponent edges.
+    let mut edges: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for v in (0..n).filter(|&v| region[v]) {
+        if g.owner[v] == player {
+            let t = strategy[v].ok_or(format!("node {v}: no strategy for its winner"))?;
+            if !g.succs(v).contains(&t) {
+                return Err(format!("node {v}: strategy {t} is not a successor"));
+            }
+            if !region[t as usize] {
+                return Err(format!(
+                    "node {v}: strategy leaves the winning region of player {player}"
+                ));
+            }
+            edges[v].push(t);
+        } else {
+            for &t in g.succs(v) {
+                if !region[t as usize] {
+                    return Err(format!("node {v}: player {} escapes to {t}", 1 - player));
+                }
+                edges[v].push(t);
+            }
+        }
+    }
+    // A losing cycle exists iff for some priority p of the loser's parity, the
+    // subgraph of nodes with priority <= p has a cycle through a node of priority p.
+    let mut prios: Vec<u32> = (0..n)
+        .filter(|&v| region[v])
+        .map(|v| g.priority[v])
+        .collect();
+    prios.sort_unstable();
+    prios.dedup();
+    for &p in prios.iter().filter(|&&p| (p % 2) as u8 != player) {
+        let keep: Vec<bool> = (0..n).map(|v| region[v] && g.priority[v] <= p).collect();
+        let comp = super::scc::components(n, &keep, &edges);
+        for v in (0..n).filter(|&v| keep[v] && g.priority[v] == p) {
+            let cyclic = edges[v]
+                .iter()
+                .any(|&t| keep[t as usize] && comp[t as usize] == comp[v]);
+            if cyclic {
+                return Err(format!(
+                    "player {player} loses the cycle through node {v} (priority {p})"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reusable buffers for [`attractor`], so recursive solvers do not allocate O(n) per call.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    pub mark: Vec<bool>,
+    pub count: Vec<u32>,
+}
+
+impl Scratch {
+    pub fn new(n: usize) -> Self {
+        Scratch {
+            mark: vec![false; n],
+            count: vec![0; n],
+        }
+    }
+}
+
+/// The attractor of `player` to `target` inside the subgame `inside` (whose nodes
+/// are `members`), recording the attracting successor of the player's nodes.
+#[allow(clippy::too_many_arguments)]
+pub fn attractor(
+    g: &Game,
+    pred: &(Vec<u32>, Vec<u32>),
+    inside: &[bool],
+    members: &[u32],
+    target: &[u32],
+    player: u8,
+    strategy: &mut [Option<u32>],
+    scratch: &mut Scratch,
+) -> Vec<u32> {
+    let Scratch { mark, count } = scratch;
+    for &v in members {
+        count[v as usize] = g
+            .succs(v as usize)
+            .iter()
+            .filter(|&&t| inside[t as usize])
+            .count() as u32;
+    }
+    let mut out: Vec<u32> = Vec::new();
+    for &t in target {
+        if !mark[t as usize] {
+            mark[t as usize] = true;
+            out.push(t);
+        }
+    }
+    let mut i = 0;
+    while i < out.len() {
+        let t = out[i] as usize;
+        i += 1;
+        for &v in &pred.1[pred.0[t] as usize..pred.0[t + 1] as usize] {
+            let vi = v as usize;
+            if !inside[vi] || mark[vi] {
+                continue;
+            }
+            if g.owner[vi] == player {
+                mark[vi] = true;
+                strategy[vi] = Some(t as u32);
+                out.push(v);
+            } else {
+                count[vi] -= 1;
+                if count[vi] == 0 {
+                    mark[vi] = true;
+                    out.push(v);
+                }
+            }
+        }
+    }
+    for &v in &out {
+        mark[v as usize] = false;
+    }
+    out
+}

@@ -1,0 +1,179 @@
+//! The JSON form of a metric automaton (same content as `.ma`):
+//! `{"name", "metric", "states": [{"name", "at"?, "gamma"?, "priority"?}],
+//!   "distances"?: [[p, q, d]], "init", "inputs", "disturbances",
+//!   "transitions": [{"from", "input", "to", "disturbed"?: {x: target}}],
+//!   "objective": {"reach": [..]} | {"buchi": [..]} | {"gen-buchi": [[..]]} | "parity"}`.
+
+use super::model::{Automaton, Metric, MetricKind, Objective};
+use super::raw::{Loc, RawModel, RawObjective, RawState, RawTrans};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonState {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gamma: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonTrans {
+    pub from: String,
+    pub input: String,
+    pub to: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub disturbed: BTreeMap<String, String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JsonObjective {
+    Reach(Vec<String>),
+    Buchi(Vec<String>),
+    GenBuchi(Vec<Vec<String>>),
+    Parity,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonModel {
+    #[serde(default)]
+    pub name: String,
+    pub metric: MetricKind,
+    pub states: Vec<JsonState>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub distances: Vec<(String, String, f64)>,
+    pub init: String,
+    pub inputs: Vec<String>,
+    #[serde(default)]
+    pub disturbances: Vec<String>,
+    pub transitions: Vec<JsonTrans>,
+    pub objective: JsonObjective,
+}
+
+/// Parses JSON text; serde's errors carry line and column.
+pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
+    let j: JsonModel = serde_json::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+    Ok(RawModel {
+        name: j.name,
+        metric: j.metric,
+        states: j
+            .states
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| RawState {
+                name: s.name,
+                at: s.at,
+                gamma: s.gamma,
+                priority: s.priority,
+                loc: Loc::Path(format!("states[{i}]")),
+            })
+            .collect(),
+        distances: j
+            .distances
+            .into_iter()
+            .enumerate()
+            .map(|(i, (p, q, d))| (p, q, d, Loc::Path(format!("distances[{i}]"))))
+            .collect(),
+        init: Some((j.init, Loc::Path("init".into()))),
+        inputs: j.inputs,
+        disturbances: j.disturbances,
+        transitions: j
+            .transitions
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| RawTrans {
+                from: t.from,
+                input: t.input,
+                to: t.to,
+                disturbed: t.disturbed.into_iter().collect(),
+                loc: Loc::Path(format!("transitions[{i}]")),
+            })
+            .collect(),
+        objective: Some((
+            match j.objective {
+                JsonObjective::Reach(f) => RawObjective::Reach(f),
+                JsonObjective::Buchi(f) => RawObjective::Buchi(f),
+                JsonObjective::GenBuchi(f) => RawObjective::GenBuchi(f),
+                JsonObjective::Parity => RawObjective::Parity,
+            },
+            Loc::Path("objective".into()),
+        )),
+    })
+}
+
+/// The JSON form of a built automaton (gamma written only when it was declared).
+pub fn write(a: &Automaton) -> JsonModel {
+    let names = |v: &[u32]| {
+        v.iter()
+            .map(|&q| a.states[q as usize].clone())
+            .collect::<Vec<_>>()
+    };
+    let (metric, points) = match &a.metric {
+        Metric::Coords { kind, points } => (kind.clone(), Some(points)),
+        Metric::Table { .. } | Metric::Lifted { .. } => (MetricKind::Table, None),
+    };
+    let mut distances = Vec::new();
+    if points.is_none() {
+        for p in 0..a.len() {
+            for q in p + 1..a.len() {
+                distances.push((a.states[p].clone(), a.states[q].clone(), a.dist(p, q)));
+            }
+        }
+    }
+    JsonModel {
+        name: a.name.clone(),
+        metric,
+        states: (0..a.len())
+            .map(|q| JsonState {
+                name: a.states[q].clone(),
+                at: points.map(|p| p[q].clone()),
+                gamma: a.gamma_declared.then(|| a.gamma[q]),
+                priority: match &a.objective {
+                    Objective::Parity(p) => Some(p[q]),
+                    _ => None,
+                },
+            })
+            .collect(),
+        distances,
+        init: a.states[a.init as usize].clone(),
+        inputs: a.inputs.clone(),
+        disturbances: a.disturbances[1..].to_vec(),
+        transitions: a
+            .moves
+            .iter()
+            .enumerate()
+            .flat_map(|(q, ms)| {
+                ms.iter().map(move |m| JsonTrans {
+                    from: a.states[q].clone(),
+                    input: a.inputs[m.input as usize].clone(),
+                    to: a.states[m.nominal as usize].clone(),
+                    disturbed: m
+                        .disturbed
+                        .iter()
+                        .map(|&(x, t)| {
+                            (
+                                a.disturbances[x as usize].clone(),
+                                a.states[t as usize].clone(),
+                            )
+                        })
+                        .collect(),
+                })
+            })
+            .collect(),
+        objective: match &a.objective {
+            Objective::Reach(f) => JsonObjective::Reach(names(f)),
+            Objective::Buchi(f) => JsonObjective::Buchi(names(f)),
+            Objective::GenBuchi(fs) => {
+                JsonObjective::GenBuchi(fs.iter().map(|f| names(f)).collect())
+            }
+            Objective::Parity(_) => JsonObjective::Parity,
+        },
+    }
+}

@@ -1,0 +1,50 @@
+//! The robust engine (seed 002, "A theory of robust software synthesis"): metric
+//! automata with gamma-bounded disturbances, optimally robust strategies for
+//! reachability (the opt* fixed point), Buchi, generalised Buchi and parity
+//! objectives by inflation (notes/robust.md), parity games, transient faults.
+
+pub mod clf;
+pub mod faults;
+pub mod game;
+pub mod json;
+pub mod minmax;
+pub mod model;
+pub mod omega;
+pub mod pgsolver;
+pub mod plot;
+pub mod raw;
+pub mod reach;
+pub mod run;
+pub mod run_games;
+pub mod scc;
+pub mod spm;
+pub mod strategy;
+pub mod text;
+pub mod zielonka;
+
+use crate::lang::{Constants, Source};
+use crate::report::RunError;
+use model::Automaton;
+
+/// Reads a model: JSON if the text starts with `{`, `.ma` otherwise.
+pub fn load_source(
+    source: &Source,
+    consts: &mut Constants,
+) -> Result<(Automaton, Vec<String>), RunError> {
+    let raw = if source.text().trim_start().starts_with('{') {
+        json::parse(source.name(), source.text()).map_err(RunError::input)?
+    } else {
+        text::parse(source, consts)?
+    };
+    raw::build(&raw, source)
+}
+
+/// Reads a model file.
+pub fn load(
+    path: &std::path::Path,
+    consts: &mut Constants,
+) -> Result<(Automaton, Vec<String>), RunError> {
+    let source =
+        Source::read(path).map_err(|e| RunError::input(format!("{}: {e}", path.display())))?;
+    load_source(&source, consts)
+}

@@ -1,0 +1,596 @@
+//! Buchi, generalised Buchi and parity robustness by inflation (notes/robust.md):
+//! the least radius r such that the system wins the original objective nominally
+//! and the r-inflated objective against every gamma-bounded disturbance.
+//!
+//! The strategy has two modes. Nominal mode follows a lasso plan (a finite prefix
+//! and a cycle of (state, input) steps) that wins the original objective and only
+//! uses inputs whose every outcome stays in the robust winning region W_r. After a
+//! disturbance is observed (the state differs from the plan) the recovery mode, a
+//! memoryless winning strategy of the inflated game on W_r, takes over. Winning
+//! regions grow with r for (generalised) Buchi, so the least r is found by binary
+//! search over the sorted distances that occur; inflated parity priorities may
+//! also fall to odd values, so parity radii are scanned in increasing order.
+
+use super::game::{verify_region, Game};
+use super::minmax::MoveGraph;
+use super::model::{Automaton, Objective};
+use super::reach::{membership, sigma_of};
+use super::{scc, zielonka};
+use std::collections::VecDeque;
+
+/// One step of a plan: at `state` choose input `moves[state][index]`.
+pub type Step = (u32, usize);
+
+/// The result of robust omega-regular synthesis.
+#[derive(Clone, Debug)]
+pub struct OmegaSolution {
+    pub radius: f64,
+    pub sigma: f64,
+    pub gamma_bar: f64,
+    /// Distinct candidate radii, and how many were decided.
+    pub candidates: usize,
+    pub solved: usize,
+    /// Nominal mode: plan[..cycle_start] is the prefix, plan[cycle_start..] repeats.
+    pub plan: Vec<Step>,
+    pub cycle_start: usize,
+    /// Recovery mode: per (state, counter) node, `q * counters + i`, the input index.
+    pub recovery: Vec<Option<usize>>,
+    pub counters: usize,
+    /// States from which the inflated game is won (counter 0).
+    pub region: Vec<bool>,
+}
+
+/// Robust synthesis for the automaton's Buchi, generalised Buchi or parity objective.
+/// `None` if no radius works (the original objective is not nominally winnable).
+pub fn solve(a: &Automaton) -> Result<Option<OmegaSolution>, String> {
+    let gamma_bar = a.gamma_bar();
+    match &a.objective {
+        Objective::Reach(_) => Err("reachability is solved by `reach::solve`".into()),
+        Objective::Buchi(f) => buchi(a, std::slice::from_ref(f), gamma_bar),
+        Objective::GenBuchi(fs) => buchi(a, fs, gamma_bar),
+        Objective::Parity(p) => parity(a, p, gamma_bar),
+    }
+}
+
+fn sorted_distinct(mut v: Vec<f64>) -> Vec<f64> {
+    v.retain(|x| x.is_finite());
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v
+}
+
+/// The counter product for generalised Buchi: node q*k+i waits for set i.
+struct Product {
+    k: usize,
+    graph: MoveGraph,
+    /// Automaton move index of each product move.
+    index: Vec<usize>,
+    accept: Vec<bool>,
+}
+
+fn product(a: &Automaton, sets: &[Vec<bool>]) -> Product {
+    let k = sets.len();
+    let mut graph = MoveGraph::new(a.len() * k);
+    let mut index = Vec::new();
+    for q in 0..a.len() {
+        for (i, set) in sets.iter().enumerate() {
+            let next = if set[q] { (i + 1) % k } else { i };
+            for (j, m) in a.moves[q].iter().enumerate() {
+                graph.push(
+                    (q * k + i) as u32,
+                    Automaton::post(m).map(|t| t * k as u32 + next as u32),
+                );
+                index.push(j);
+            }
+        }
+    }
+    let accept = (0..a.len() * k)
+        .map(|v| v % k == k - 1 && sets[k - 1][v / k])
+        .collect();
+    Product {
+        k,
+        graph,
+        index,
+        accept,
+    }
+}
+
+/// Buchi game by the classical nested fixed point nu Z. mu Y. (F & Cpre Z) | Cpre Y,
+/// where Cpre Y = states with a move whose every successor is in Y. Returns the
+/// region and a winning move (global id) per winning node.
+fn buchi_game(g: &MoveGraph, accept: &[bool]) -> (Vec<bool>, Vec<Option<u32>>) {
+    let n = g.n;
+    let mut rev: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for m in 0..g.moves() {
+        for &s in g.succs(m) {
+            rev[s as usize].push(m as u32);
+        }
+    }
+    let mut by_owner: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for m in 0..g.moves() {
+        by_owner[g.owner[m] as usize].push(m as u32);
+    }
+    let mut z = vec![true; n];
+    loop {
+        let mut strat = vec![None; n];
+        let mut y = vec![false; n];
+        let mut queue = Vec::new();
+        for v in (0..n).filter(|&v| accept[v] && z[v]) {
+            let stay = by_owner[v]
+                .iter()
+                .find(|&&m| g.succs(m as usize).iter().all(|&s| z[s as usize]));
+            if let Some(&m) = stay {
+                y[v] = true;
+                strat[v] = Some(m);
+                queue.push(v as u32);
+            }
+        }
+        let mut pending: Vec<u32> = (0..g.moves()).map(|m| g.succs(m).len() as u32).collect();
+        let mut i = 0;
+        while i < queue.len() {
+            let s = queue[i] as usize;
+            i += 1;
+            for &m in &rev[s] {
+                pending[m as usize] -= 1;
+                let o = g.owner[m as usize] as usize;
+                if pending[m as usize] == 0 && !y[o] {
+                    y[o] = true;
+                    strat[o] = Some(m);
+                    queue.push(o as u32);
+                }
+            }
+        }
+        if y == z {
+            return (z, strat);
+        }
+        z = y;
+    }
+}
+
+/// The parity arena of the automaton: system node q, one environment node per move,
+/// a losing sink for dead ends. `prio` is max-parity, per state.
+fn arena(a: &Automaton, prio: &[u32]) -> (Game, Vec<usize>) {
+    let n = a.len();
+    let mut first = vec![0usize; n + 1];
+    for q in 0..n {
+        first[q + 1] = first[q] + a.moves[q].len();
+    }
+    let moves = first[n];
+    let sink = (n + moves) as u32;
+    let top_odd = prio.iter().copied().max().unwrap_or(0) | 1;
+    let mut p = prio.to_vec();
+    let mut owner = vec![0u8; n];
+    let mut succs: Vec<Vec<u32>> = (0..n)
+        .map(|q| {
+            if a.moves[q].is_empty() {
+                vec![sink]
+            } else {
+                (first[q]..first[q + 1]).map(|m| (n + m) as u32).collect()
+            }
+        })
+        .collect();
+    for ms in &a.moves {
+        for m in ms {
+            let mut s: Vec<u32> = Automaton::post(m).collect();
+            s.sort_unstable();
+            s.dedup();
+            succs.push(s);
+            p.push(0);
+            owner.push(1);
+        }
+    }
+    succs.push(vec![sink]);
+    p.push(top_odd);
+    owner.push(1);
+    (
+        Game::from_lists(p, owner, succs).expect("arena nodes all have successors"),
+        first,
+    )
+}
+
+/// Checks the recovery strategy on the arena: it wins the inflated objective from its region.
+fn verify_arena(
+    a: &Automaton,
+    prio: &[u32],
+    region: &[bool],
+    choice: &[Option<usize>],
+) -> Result<(), String> {
+    let (g, first) = arena(a, prio);
+    let n = a.len();
+    let mut reg = vec![false; g.len()];
+    let mut strat = vec![None; g.len()];
+    for q in 0..n {
+        if region[q] {
+            reg[q] = true;
+            let i = choice[q].ok_or("recovery strategy undefined in its region")?;
+            strat[q] = Some((n + first[q] + i) as u32);
+            let e = n + first[q] + i;
+            reg[e] = true;
+        }
+    }
+    verify_region(&g, &reg, &strat, 0).map_err(|e| format!("recovery strategy fails: {e}"))
+}
+
+/// The safe nominal graph: edges q -> delta(q, a, eps) for inputs all of whose outcomes stay in `w`.
+fn safe_edges(a: &Automaton, w: &[bool]) -> Vec<Vec<(u32, usize)>> {
+    (0..a.len())
+        .map(|q| {
+            if !w[q] {
+                return Vec::new();
+            }
+            a.moves[q]
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| Automaton::post(m).all(|t| w[t as usize]))
+                .map(|(j, m)| (m.nominal, j))
+                .collect()
+        })
+        .collect()
+}
+
+/// Shortest path of steps from `src` to `dst` inside `allowed` (at least one step if `nonempty`).
+fn path(
+    edges: &[Vec<(u32, usize)>],
+    allowed: &[bool],
+    src: u32,
+    dst: u32,
+    nonempty: bool,
+) -> Option<Vec<Step>> {
+    if src == dst && !nonempty {
+        return Some(Vec::new());
+    }
+    let mut back: Vec<Option<(u32, usize)>> = vec![None; edges.len()];
+    let mut queue = VecDeque::from([src]);
+    let mut first = true;
+    while let Some(v) = queue.pop_front() {
+        if v == dst && !first {
+            // Walk back until src, taking at least one step (dst may equal src).
+            let mut steps = Vec::new();
+            let mut cur = dst;
+            loop {
+                let (p, j) = back[cur as usize]?;
+                steps.push((p, j));
+                cur = p;
+                if cur == src {
+                    break;
+                }
+            }
+            steps.reverse();
+            return Some(steps);
+        }
+        first = false;
+        for &(t, j) in &edges[v as usize] {
+            if allowed[t as usize] && back[t as usize].is_none() {
+                back[t as usize] = Some((v, j));
+                queue.push_back(t);
+            }
+        }
+    }
+    None
+}
+
+/// A lasso from q0 whose cycle lies in a strongly connected part of `restrict` and
+/// meets every set in `required`; the prefix may use any safe edge.
+fn lasso(
+    a: &Automaton,
+    edges: &[Vec<(u32, usize)>],
+    restrict: &[bool],
+    required: &[Vec<bool>],
+) -> Option<(Vec<Step>, usize)> {
+    let n = a.len();
+    let everywhere = vec![true; n];
+    // States reachable from q0 by safe edges.
+    let mut reach = vec![false; n];
+    let mut stack = vec![a.init];
+    reach[a.init as usize] = true;
+    while let Some(v) = stack.pop() {
+        for &(t, _) in &edges[v as usize] {
+            if !reach[t as usize] {
+                reach[t as usize] = true;
+                stack.push(t);
+            }
+        }
+    }
+    let keep: Vec<bool> = (0..n).map(|q| reach[q] && restrict[q]).collect();
+    let plain: Vec<Vec<u32>> = edges
+        .iter()
+        .map(|es| es.iter().map(|e| e.0).collect())
+        .collect();
+    let comp = scc::components(n, &keep, &plain);
+    let mut members: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+    for q in (0..n).filter(|&q| keep[q]) {
+        members.entry(comp[q]).or_default().push(q as u32);
+    }
+    let mut ids: Vec<u32> = members.keys().copied().collect();
+    ids.sort_unstable();
+    for c in ids {
+        let nodes = &members[&c];
+        let inside: Vec<bool> = (0..n).map(|q| keep[q] && comp[q] == c).collect();
+        let nontrivial = nodes
+            .iter()
+            .any(|&q| edges[q as usize].iter().any(|e| inside[e.0 as usize]));
+        if !nontrivial {
+            continue;
+        }
+        let picks: Option<Vec<u32>> = required
+            .iter()
+            .map(|set| nodes.iter().copied().find(|&q| set[q as usize]))
+            .collect();
+        let Some(picks) = picks else { continue };
+        let x = picks.first().copied().unwrap_or(nodes[0]);
+        let mut plan = path(edges, &everywhere, a.init, x, false)?;
+        let cycle_start = plan.len();
+        // Visit the picks in order and close the cycle at x (at least one step).
+        let mut cur = x;
+        for &target in picks.iter().skip(1).filter(|&&t| t != x) {
+            plan.extend(path(edges, &inside, cur, target, false)?);
+            cur = target;
+        }
+        plan.extend(path(edges, &inside, cur, x, cur == x)?);
+        return Some((plan, cycle_start));
+    }
+    None
+}
+
+/// Replays a plan through delta: it starts in q0, each step is the nominal
+/// successor of the previous, and the cycle closes.
+pub fn replay_plan(a: &Automaton, plan: &[Step], cycle_start: usize) -> Result<Vec<u32>, String> {
+    if plan.is_empty() || cycle_start >= plan.len() {
+        return Err("empty plan or empty cycle".into());
+    }
+    if plan[0].0 != a.init {
+        return Err("plan does not start in q0".into());
+    }
+    for (i, &(q, j)) in plan.iter().enumerate() {
+        let m = a.moves[q as usize]
+            .get(j)
+            .ok_or("plan uses an unavailable input")?;
+        let next = if i + 1 < plan.len() {
+            plan[i + 1].0
+        } else {
+            plan[cycle_start].0
+        };
+        if m.nominal != next {
+            return Err(format!(
+                "plan step at {} does not lead to {}",
+                a.states[q as usize], a.states[next as usize]
+            ));
+        }
+    }
+    Ok(plan[cycle_start..].iter().map(|s| s.0).collect())
+}
+
+struct Attempt {
+    plan: Vec<Step>,
+    cycle_start: usize,
+    recovery: Vec<Option<usize>>,
+    region: Vec<bool>,
+    /// Winning product nodes (all of `region` when there is one counter).
+    win: Vec<bool>,
+}
+
+fn buchi(a: &Automaton, fs: &[Vec<u32>], gamma_bar: f64) -> Result<Option<OmegaSolution>, String> {
+    let n = a.len();
+    let dists: Vec<Vec<f64>> = fs.iter().map(|f| a.dist_to_set(f)).collect();
+    let candidates = sorted_distinct(dists.iter().flatten().copied().collect());
+    let original: Vec<Vec<bool>> = fs.iter().map(|f| membership(n, f)).collect();
+    let mut solved = 0;
+    let mut attempt = |r: f64| -> Option<Attempt> {
+        solved += 1;
+        let sets: Vec<Vec<bool>> = dists
+            .iter()
+            .map(|d| d.iter().map(|&x| x <= r).collect())
+            .collect();
+        let prod = product(a, &sets);
+        let (win, strat) = buchi_game(&prod.graph, &prod.accept);
+        let region: Vec<bool> = (0..n).map(|q| win[q * prod.k]).collect();
+        if !region[a.init as usize] {
+            return None;
+        }
+        let edges = safe_edges(a, &region);
+        let (plan, cycle_start) = lasso(a, &edges, &vec![true; n], &original)?;
+        let recovery = strat
+            .iter()
+            .map(|m| m.map(|m| prod.index[m as usize]))
+            .collect();
+        Some(Attempt {
+            plan,
+            cycle_start,
+            recovery,
+            region,
+            win,
+        })
+    };
+    // Binary search for the least feasible candidate (feasibility is monotone in r).
+    let (mut lo, mut hi) = (0usize, candidates.len());
+    let mut best = None;
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        match attempt(candidates[mid]) {
+            Some(at) => {
+                best = Some((mid, at));
+                hi = mid;
+            }
+            None => lo = mid + 1,
+        }
+    }
+    let Some((idx, at)) = best else {
+        return Ok(None);
+    };
+    let r = candidates[idx];
+    let k = fs.len();
+    // Independent checks: the plan replays and meets every original set on its cycle;
+    // the recovery strategy wins the inflated product game (as a parity game).
+    let cycle = replay_plan(a, &at.plan, at.cycle_start)?;
+    for (i, set) in original.iter().enumerate() {
+        if !cycle.iter().any(|&q| set[q as usize]) {
+            return Err(format!("internal: plan cycle misses accepting set {i}"));
+        }
+    }
+    let sets: Vec<Vec<bool>> = dists
+        .iter()
+        .map(|d| d.iter().map(|&x| x <= r).collect())
+        .collect();
+    verify_product(a, &sets, &at)?;
+    Ok(Some(OmegaSolution {
+        radius: r,
+        sigma: sigma_of(r, gamma_bar),
+        gamma_bar,
+        candidates: candidates.len(),
+        solved,
+        plan: at.plan,
+        cycle_start: at.cycle_start,
+        recovery: at.recovery,
+        counters: k,
+        region: at.region,
+    }))
+}
+
+/// Checks the recovery strategy of a (generalised) Buchi solution on the product, and that
+/// every plan input keeps all its outcomes inside the recovery region.
+fn verify_product(a: &Automaton, sets: &[Vec<bool>], at: &Attempt) -> Result<(), String> {
+    let prod = product(a, sets);
+    let g = &prod.graph;
+    let mut prio = Vec::new();
+    let mut owner = Vec::new();
+    let mut succs = Vec::new();
+    let mut first = vec![0usize; g.n + 1];
+    for m in 0..g.moves() {
+        first[g.owner[m] as usize + 1] += 1;
+    }
+    for v in 0..g.n {
+        first[v + 1] += first[v];
+    }
+    let sink = (g.n + g.moves()) as u32;
+    for v in 0..g.n {
+        prio.push(if prod.accept[v] { 2 } else { 1 });
+        owner.push(0);
+        let s: Vec<u32> = (first[v]..first[v + 1]).map(|m| (g.n + m) as u32).collect();
+        succs.push(if s.is_empty() { vec![sink] } else { s });
+    }
+    for m in 0..g.moves() {
+        prio.push(0);
+        owner.push(1);
+        succs.push(g.succs(m).to_vec());
+    }
+    prio.push(1);
+    owner.push(1);
+    succs.push(vec![sink]);
+    let game = Game::from_lists(prio, owner, succs)?;
+    // Region: product nodes from which recovery is defined and wins.
+    let mut reg = vec![false; game.len()];
+    let mut strat = vec![None; game.len()];
+    for v in 0..g.n {
+        if let Some(j) = at.recovery[v] {
+            if at.win[v] {
+                reg[v] = true;
+            }
+            let m = first[v] + j;
+            strat[v] = Some((g.n + m) as u32);
+        }
+    }
+    // The product region must be exactly those nodes the fixed point found winning.
+    for v in 0..g.n {
+        if reg[v] {
+            if let Some(Some(e)) = strat.get(v) {
+                reg[*e as usize] = true;
+            }
+        }
+    }
+    verify_region(&game, &reg, &strat, 0)
+        .map_err(|e| format!("internal: recovery strategy fails: {e}"))?;
+    for &(q, j) in &at.plan {
+        if !Automaton::post(&a.moves[q as usize][j]).all(|t| at.region[t as usize]) {
+            return Err("internal: plan input can leave the recovery region".into());
+        }
+    }
+    Ok(())
+}
+
+fn parity(a: &Automaton, p: &[u32], gamma_bar: f64) -> Result<Option<OmegaSolution>, String> {
+    let n = a.len();
+    let mut levels: Vec<u32> = p.to_vec();
+    levels.sort_unstable();
+    levels.dedup();
+    let by_level: Vec<Vec<u32>> = levels
+        .iter()
+        .map(|&l| (0..n as u32).filter(|&q| p[q as usize] == l).collect())
+        .collect();
+    let dists: Vec<Vec<f64>> = by_level.iter().map(|s| a.dist_to_set(s)).collect();
+    let candidates = sorted_distinct(dists.iter().flatten().copied().collect());
+    let top = levels.last().copied().unwrap_or(0);
+    let even_top = top + (top % 2);
+    for (tried, &r) in candidates.iter().enumerate() {
+        let solved = tried + 1;
+        // r-inflated priority: the least priority within distance r (seed's min-parity).
+        let pr: Vec<u32> = (0..n)
+            .map(|q| {
+                levels
+                    .iter()
+                    .zip(&dists)
+                    .find(|(_, d)| d[q] <= r)
+                    .map(|(&l, _)| l)
+                    .unwrap_or(p[q])
+            })
+            .collect();
+        let max_prio: Vec<u32> = pr.iter().map(|&x| even_top - x).collect();
+        let (g, first) = arena(a, &max_prio);
+        let sol = zielonka::solve(&g);
+        let region: Vec<bool> = (0..n).map(|q| sol.winner[q] == 0).collect();
+        if !region[a.init as usize] {
+            continue;
+        }
+        let recovery: Vec<Option<usize>> = (0..n)
+            .map(|q| {
+                if region[q] {
+                    sol.strategy[q].map(|e| e as usize - n - first[q])
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let edges = safe_edges(a, &region);
+        let mut found = None;
+        'pairs: for e1 in levels.iter().copied().filter(|l| l % 2 == 0) {
+            for e2 in levels.iter().copied().filter(|l| l % 2 == 0) {
+                let restrict: Vec<bool> = (0..n).map(|q| p[q] >= e1 && pr[q] >= e2).collect();
+                let req = vec![
+                    (0..n).map(|q| p[q] == e1).collect(),
+                    (0..n).map(|q| pr[q] == e2).collect(),
+                ];
+                if let Some(l) = lasso(a, &edges, &restrict, &req) {
+                    found = Some(l);
+                    break 'pairs;
+                }
+            }
+        }
+        let Some((plan, cycle_start)) = found else {
+            continue;
+        };
+        let cycle = replay_plan(a, &plan, cycle_start)?;
+        let min_p = cycle.iter().map(|&q| p[q as usize]).min().unwrap_or(1);
+        let min_r = cycle.iter().map(|&q| pr[q as usize]).min().unwrap_or(1);
+        if min_p % 2 == 1 || min_r % 2 == 1 {
+            return Err("internal: plan cycle loses the parity condition".into());
+        }
+        verify_arena(a, &max_prio, &region, &recovery)?;
+        for &(q, j) in &plan {
+            if !Automaton::post(&a.moves[q as usize][j]).all(|t| region[t as usize]) {
+                return Err("internal: plan input can leave the recovery region".into());
+            }
+        }
+        return Ok(Some(OmegaSolution {
+            radius: r,
+            sigma: sigma_of(r, gamma_bar),
+            gamma_bar,
+            candidates: candidates.len(),
+            solved,
+            plan,
+            cycle_start,
+            recovery,
+            counters: 1,
+            region,
+        }));
+    }
+    Ok(None)
+}

@@ -1,0 +1,390 @@
+//! Reports of `mavis robust solve` and `mavis robust check` (the CLI only maps
+//! arguments to these functions).
+
+use super::model::{Automaton, Objective};
+use super::{clf, omega, reach, strategy};
+use crate::lang::{Constants, Source, Value};
+use crate::report::TableFormat;
+use crate::report::{ModelRef, Report, RunContext, RunError, Table, Verdict};
+use serde_json::{json, Map};
+use std::path::Path;
+use std::time::Instant;
+
+/// Rows shown in text tables unless -v.
+const SHOWN: usize = 60;
+
+/// A number for humans: integers plainly, others with up to 4 decimals.
+pub fn num(x: f64) -> String {
+    if x.is_infinite() {
+        return "inf".into();
+    }
+    if (x - x.round()).abs() < 1e-9 {
+        return format!("{}", x.round() as i64);
+    }
+    let s = format!("{x:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn jnum(x: f64) -> serde_json::Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        json!("inf")
+    }
+}
+
+/// Loads a model with `--set` overrides; warnings go into the report.
+pub fn load_model(
+    path: &Path,
+    set: Vec<(String, Value)>,
+    report: &mut Report,
+) -> Result<Automaton, RunError> {
+    let mut consts = Constants::with_overrides(set.into_iter().collect());
+    let (a, warnings) = super::load(path, &mut consts)?;
+    for w in consts.unused_overrides() {
+        report
+            .warnings
+            .push(format!("--set {w}: the model declares no such constant"));
+    }
+    report.warnings.extend(warnings);
+    report.model = ModelRef::from_path(path).ok();
+    Ok(a)
+}
+
+fn objective_word(a: &Automaton) -> &'static str {
+    match a.objective {
+        Objective::Reach(_) => "reach",
+        Objective::Buchi(_) => "buchi",
+        Objective::GenBuchi(_) => "gen-buchi",
+        Objective::Parity(_) => "parity",
+    }
+}
+
+fn push_table(r: &mut Report, title: &str, t: &Table, total: usize, ctx: &RunContext) {
+    r.line(format!("\n{title}:"));
+    r.text.push_str(&t.render(TableFormat::Text));
+    if total > SHOWN && !ctx.verbose() {
+        r.line(format!(
+            "({} more rows; -v shows all, --format json has everything)",
+            total - SHOWN
+        ));
+    }
+}
+
+/// `mavis robust solve`: sigma, the strategy, opt*(q) per state (reachability), or the
+/// inflation radius with the two-mode strategy (Buchi, generalised Buchi, parity).
+pub fn solve_report(
+    path: &Path,
+    set: Vec<(String, Value)>,
+    max_sigma: Option<f64>,
+    strategy_out: Option<&Path>,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let mut r = Report::new("robust", "solve");
+    let t0 = Instant::now();
+    let a = load_model(path, set, &mut r)?;
+    r.stat("parse_s", t0.elapsed().as_secs_f64());
+    r.stat("states", a.len() as u64);
+    r.stat(
+        "transitions",
+        a.moves.iter().map(Vec::len).sum::<usize>() as u64,
+    );
+    let t1 = Instant::now();
+    let mut results = Map::new();
+    results.insert("objective".into(), objective_word(&a).into());
+    let limit = if ctx.verbose() { usize::MAX } else { SHOWN };
+    match &a.objective {
+        Objective::Reach(f) => {
+            let sol = reach::solve(&a, f);
+            r.stat("solve_s", t1.elapsed().as_secs_f64());
+            let values = reach::strategy_values(&a, f, &sol.strategy);
+            let bound = sol.opt[a.init as usize];
+            let achieved = values[a.init as usize];
+            if (achieved - bound).abs() > 1e-9 * (1.0 + bound.abs()) {
+                return Err(RunError::Internal(format!(
+                    "recovered strategy achieves {achieved}, not opt*(q0) = {bound}"
+                )));
+            }
+            let trace = reach::worst_trace(&a, &sol.strategy, &values);
+            let closest =
+                reach::replay_trace(&a, f, &sol.strategy, &trace).map_err(RunError::Internal)?;
+            if closest + 1e-9 < bound {
+                return Err(RunError::Internal(
+                    "worst-case trace gets closer than the bound".into(),
+                ));
+            }
+            let nominal = reach::nominally_winning(&a, f, &sol.strategy);
+            let ok = nominal && max_sigma.is_none_or(|m| sol.sigma <= m);
+            r.verdict = Some(Verdict::from_bool(ok));
+            r.line(format!(
+                "{}: sigma = {} (opt*(q0) = {}, gamma-bar = {}); the strategy is {}nominally winning",
+                if ok { "holds" } else { "violated" },
+                num(sol.sigma),
+                num(bound),
+                num(sol.gamma_bar),
+                if nominal { "" } else { "NOT " }
+            ));
+            if !nominal {
+                r.warnings.push("the optimally robust strategy does not reach F nominally (robustness and nominal winning conflict here)".into());
+            }
+            let mut t = Table::new(["state", "input", "opt*", "d(q,F)"]);
+            let mut strat = Map::new();
+            let mut opt = Map::new();
+            for q in 0..a.len() {
+                let inputs: Vec<&str> = sol.strategy[q]
+                    .iter()
+                    .map(|&i| a.input_name(&a.moves[q][i]))
+                    .collect();
+                strat.insert(a.states[q].clone(), json!(inputs));
+                opt.insert(a.states[q].clone(), jnum(sol.opt[q]));
+                if q < limit {
+                    t.row([
+                        a.states[q].clone(),
+                        if inputs.is_empty() {
+                            "-".into()
+                        } else {
+                            inputs.join(",")
+                        },
+                        num(sol.opt[q]),
+                        num(sol.dist[q]),
+                    ]);
+                }
+            }
+            push_table(&mut r, "strategy and bounds", &t, a.len(), ctx);
+            r.line(format!(
+                "\nworst-case outcome of the strategy (closest approach {}):",
+                num(closest)
+            ));
+            let mut w = Table::new(["step", "state", "d(q,F)", "input", "disturbance"]);
+            let dist = &sol.dist;
+            let mut wj = Vec::new();
+            for (i, (q, step)) in trace.iter().enumerate() {
+                let (inp, dis) = match step {
+                    Some((m, x)) => (
+                        a.input_name(&a.moves[*q as usize][*m]).to_string(),
+                        a.disturbances[*x as usize].clone(),
+                    ),
+                    None => ("-".into(), "-".into()),
+                };
+                w.row([
+                    i.to_string(),
+                    a.states[*q as usize].clone(),
+                    num(dist[*q as usize]),
+                    inp.clone(),
+                    dis.clone(),
+                ]);
+                wj.push(json!({"state": a.states[*q as usize], "distance": dist[*q as usize], "input": inp, "disturbance": dis}));
+            }
+            r.text.push_str(&w.render(TableFormat::Text));
+            r.witness =
+                Some(json!({"kind": "worst-case outcome", "closest": closest, "steps": wj}));
+            let rank = clf::cost_to_go(&a, f);
+            let chk = clf::check(&a, f, &rank);
+            r.line(format!(
+                "\ncontrol Lyapunov function (nominal cost-to-go): c = {}, K = {}{}, sigma = K/c = {}{}",
+                num(chk.c),
+                num(chk.lipschitz),
+                if chk.lipschitz_all_pairs { "" } else { " (over disturbance pairs)" },
+                num(chk.sigma),
+                chk.failure.as_ref().map(|f| format!(" -- not a CLF: {f}")).unwrap_or_default()
+            ));
+            results.insert("sigma".into(), jnum(sol.sigma));
+            results.insert("bound".into(), jnum(bound));
+            results.insert("gamma_bar".into(), jnum(sol.gamma_bar));
+            results.insert("nominally_winning".into(), nominal.into());
+            results.insert("strategy".into(), strat.into());
+            results.insert("opt".into(), opt.into());
+            results.insert("lyapunov".into(), json!({"c": jnum(chk.c), "K": jnum(chk.lipschitz), "sigma": jnum(chk.sigma), "all_pairs": chk.lipschitz_all_pairs, "failure": chk.failure}));
+            if let Some(out) = strategy_out {
+                std::fs::write(out, strategy::write(&a, &sol.strategy))
+                    .map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
+            }
+        }
+        _ => {
+            let sol = omega::solve(&a).map_err(RunError::Internal)?;
+            r.stat("solve_s", t1.elapsed().as_secs_f64());
+            let Some(sol) = sol else {
+                r.verdict = Some(Verdict::Violated);
+                r.line("violated: the objective cannot be won nominally at any inflation radius");
+                results.insert("sigma".into(), serde_json::Value::Null);
+                r.results = results.into();
+                return Ok(r);
+            };
+            r.stat("candidate_radii", sol.candidates as u64);
+            r.stat("radii_solved", sol.solved as u64);
+            let ok = max_sigma.is_none_or(|m| sol.sigma <= m);
+            r.verdict = Some(Verdict::from_bool(ok));
+            r.line(format!(
+                "{}: sigma = {} (inflation radius r = {}, gamma-bar = {})",
+                if ok { "holds" } else { "violated" },
+                num(sol.sigma),
+                num(sol.radius),
+                num(sol.gamma_bar)
+            ));
+            let mut t = Table::new(["step", "state", "input", "part"]);
+            let mut plan = Vec::new();
+            for (i, &(q, j)) in sol.plan.iter().enumerate() {
+                let part = if i < sol.cycle_start {
+                    "prefix"
+                } else {
+                    "cycle"
+                };
+                let input = a.input_name(&a.moves[q as usize][j]);
+                t.row([
+                    i.to_string(),
+                    a.states[q as usize].clone(),
+                    input.to_string(),
+                    part.to_string(),
+                ]);
+                plan.push(json!({"state": a.states[q as usize], "input": input, "part": part}));
+            }
+            r.line("\nnominal mode (followed until a disturbance is observed):");
+            r.text.push_str(&t.render(TableFormat::Text));
+            let mut rec = Table::new(if sol.counters > 1 {
+                vec!["state", "waiting for", "input"]
+            } else {
+                vec!["state", "input"]
+            });
+            let mut recj = Vec::new();
+            let mut rows = 0;
+            for (v, choice) in sol.recovery.iter().enumerate() {
+                let Some(j) = choice else { continue };
+                let (q, c) = (v / sol.counters, v % sol.counters);
+                let input = a.input_name(&a.moves[q][*j]).to_string();
+                if rows < limit {
+                    if sol.counters > 1 {
+                        rec.row([a.states[q].clone(), format!("F{}", c + 1), input.clone()]);
+                    } else {
+                        rec.row([a.states[q].clone(), input.clone()]);
+                    }
+                }
+                rows += 1;
+                recj.push(json!({"state": a.states[q], "counter": c, "input": input}));
+            }
+            push_table(
+                &mut r,
+                "recovery mode (after a disturbance; wins the inflated objective)",
+                &rec,
+                rows,
+                ctx,
+            );
+            results.insert("sigma".into(), jnum(sol.sigma));
+            results.insert("radius".into(), jnum(sol.radius));
+            results.insert("gamma_bar".into(), jnum(sol.gamma_bar));
+            results.insert("plan".into(), plan.into());
+            results.insert("cycle_start".into(), sol.cycle_start.into());
+            results.insert("recovery".into(), recj.into());
+            results.insert(
+                "region_size".into(),
+                sol.region.iter().filter(|&&b| b).count().into(),
+            );
+        }
+    }
+    r.results = results.into();
+    r.line(format!(
+        "\n{} states, {} inputs, {} disturbances",
+        a.len(),
+        a.inputs.len(),
+        a.disturbances.len() - 1
+    ));
+    Ok(r)
+}
+
+/// `mavis robust check`: the robustness bound of a given memoryless strategy on A|_S.
+pub fn check_report(
+    path: &Path,
+    set: Vec<(String, Value)>,
+    strategy_file: &Path,
+    max_sigma: Option<f64>,
+    _ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let mut r = Report::new("robust", "check");
+    let a = load_model(path, set, &mut r)?;
+    let Objective::Reach(f) = &a.objective else {
+        return Err(RunError::input(
+            "`check` computes reachability bounds; the model's objective is not `reach`",
+        ));
+    };
+    let src = Source::read(strategy_file)
+        .map_err(|e| RunError::input(format!("{}: {e}", strategy_file.display())))?;
+    let s = strategy::parse(&src, &a)?;
+    let t = Instant::now();
+    let in_f = reach::membership(a.len(), f);
+    // Every state S can reach must have an input unless it is in F or a dead end.
+    let reach_s = {
+        let mut seen = vec![false; a.len()];
+        let mut stack = vec![a.init];
+        seen[a.init as usize] = true;
+        while let Some(q) = stack.pop() {
+            for &i in &s[q as usize] {
+                for t in Automaton::post(&a.moves[q as usize][i]) {
+                    if !seen[t as usize] {
+                        seen[t as usize] = true;
+                        stack.push(t);
+                    }
+                }
+            }
+        }
+        seen
+    };
+    if let Some(q) =
+        (0..a.len()).find(|&q| reach_s[q] && s[q].is_empty() && !in_f[q] && !a.moves[q].is_empty())
+    {
+        r.warnings.push(format!(
+            "the strategy allows no input at reachable state `{}`: outcomes stop there",
+            a.states[q]
+        ));
+    }
+    let values = reach::strategy_values(&a, f, &s);
+    let bound = values[a.init as usize];
+    let sigma = reach::sigma_of(bound, a.gamma_bar());
+    let nominal = reach::nominally_winning(&a, f, &s);
+    let trace = reach::worst_trace(&a, &s, &values);
+    let closest = reach::replay_trace(&a, f, &s, &trace).map_err(RunError::Internal)?;
+    if closest + 1e-9 < bound {
+        return Err(RunError::Internal(
+            "worst-case trace gets closer than the bound".into(),
+        ));
+    }
+    r.stat("check_s", t.elapsed().as_secs_f64());
+    let opt = reach::solve(&a, f).opt[a.init as usize];
+    let ok = nominal && max_sigma.is_none_or(|m| sigma <= m);
+    r.verdict = Some(Verdict::from_bool(ok));
+    r.line(format!(
+        "{}: the strategy's sigma = {} (bound {}, gamma-bar = {}); {}nominally winning; the optimum is {}",
+        if ok { "holds" } else { "violated" },
+        num(sigma),
+        num(bound),
+        num(a.gamma_bar()),
+        if nominal { "" } else { "NOT " },
+        num(opt)
+    ));
+    let mut w = Table::new(["step", "state", "d(q,F)", "input", "disturbance"]);
+    let dist = a.dist_to_set(f);
+    let mut wj = Vec::new();
+    for (i, (q, step)) in trace.iter().enumerate() {
+        let (inp, dis) = match step {
+            Some((m, x)) => (
+                a.input_name(&a.moves[*q as usize][*m]).to_string(),
+                a.disturbances[*x as usize].clone(),
+            ),
+            None => ("-".into(), "-".into()),
+        };
+        w.row([
+            i.to_string(),
+            a.states[*q as usize].clone(),
+            num(dist[*q as usize]),
+            inp.clone(),
+            dis.clone(),
+        ]);
+        wj.push(json!({"state": a.states[*q as usize], "distance": dist[*q as usize], "input": inp, "disturbance": dis}));
+    }
+    r.line(format!(
+        "\nworst-case outcome (closest approach {}):",
+        num(closest)
+    ));
+    r.text.push_str(&w.render(TableFormat::Text));
+    r.witness = Some(json!({"kind": "worst-case outcome", "closest": closest, "steps": wj}));
+    r.results = json!({"sigma": jnum(sigma), "bound": jnum(bound), "optimal_bound": jnum(opt), "gamma_bar": jnum(a.gamma_bar()), "nominally_winning": nominal});
+    Ok(r)
+}

@@ -1,0 +1,134 @@
+//! Reports of `mavis robust parity` and `mavis robust faults`.
+
+use super::game::{verify, Solution};
+use super::run::{load_model, num};
+use super::{faults, pgsolver, plot, spm, zielonka};
+use crate::lang::{Source, Value};
+use crate::report::TableFormat;
+use crate::report::{ModelRef, Report, RunContext, RunError, Table};
+use serde_json::json;
+use std::path::Path;
+use std::time::Instant;
+
+/// Which parity solver to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solver {
+    Zielonka,
+    ProgressMeasures,
+}
+
+/// `mavis robust parity`: solves a PGSolver game, verifies the solution, writes it.
+pub fn parity_report(
+    path: &Path,
+    solver: Solver,
+    solution_out: Option<&Path>,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let mut r = Report::new("robust", "parity");
+    let src =
+        Source::read(path).map_err(|e| RunError::input(format!("{}: {e}", path.display())))?;
+    r.model = ModelRef::from_path(path).ok();
+    let t0 = Instant::now();
+    let g = pgsolver::read_game(&src)?;
+    r.stat("parse_s", t0.elapsed().as_secs_f64());
+    let t1 = Instant::now();
+    let sol: Solution = match solver {
+        Solver::Zielonka => zielonka::solve(&g),
+        Solver::ProgressMeasures => spm::solve(&g),
+    };
+    r.stat("solve_s", t1.elapsed().as_secs_f64());
+    let t2 = Instant::now();
+    verify(&g, &sol)
+        .map_err(|e| RunError::Internal(format!("the computed solution does not verify: {e}")))?;
+    r.stat("verify_s", t2.elapsed().as_secs_f64());
+    let won0 = sol.winner.iter().filter(|&&w| w == 0).count();
+    r.line(format!(
+        "solved ({}): player 0 (even) wins {} of {} nodes, player 1 (odd) wins {}; both strategies verified",
+        if solver == Solver::Zielonka { "zielonka" } else { "progress measures" },
+        won0,
+        g.len(),
+        g.len() - won0
+    ));
+    let mut t = Table::new(["node", "name", "priority", "owner", "winner", "strategy"]);
+    let shown = if ctx.verbose() {
+        g.len()
+    } else {
+        g.len().min(40)
+    };
+    for v in 0..shown {
+        t.row([
+            v.to_string(),
+            g.names[v].clone().unwrap_or_default(),
+            g.priority[v].to_string(),
+            g.owner[v].to_string(),
+            sol.winner[v].to_string(),
+            sol.strategy[v]
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    r.line("");
+    r.text.push_str(&t.render(TableFormat::Text));
+    if shown < g.len() {
+        r.line(format!("({} more nodes; -v shows all)", g.len() - shown));
+    }
+    if let Some(out) = solution_out {
+        std::fs::write(out, pgsolver::write_solution(&g, &sol))
+            .map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
+        r.line(format!("solution written to {}", out.display()));
+    }
+    r.stat("nodes", g.len() as u64);
+    r.stat("edges", g.succ.len() as u64);
+    r.results = json!({
+        "winner": sol.winner,
+        "strategy": sol.strategy,
+        "won_by_even": won0,
+        "won_by_odd": g.len() - won0,
+    });
+    Ok(r)
+}
+
+/// `mavis robust faults`: the achieved bound against the fault period T.
+pub fn faults_report(
+    path: &Path,
+    set: Vec<(String, Value)>,
+    periods: (usize, usize),
+    plot_out: Option<&Path>,
+    _ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let mut r = Report::new("robust", "faults");
+    let a = load_model(path, set, &mut r)?;
+    let (lo, hi) = periods;
+    let t = Instant::now();
+    let rows = faults::tradeoff(&a, lo..=hi).map_err(RunError::Internal)?;
+    r.stat("solve_s", t.elapsed().as_secs_f64());
+    let best = rows
+        .iter()
+        .filter_map(|x| x.bound)
+        .fold(f64::INFINITY, f64::min);
+    r.line(format!(
+        "trade-off computed for T = {lo}..{hi}: bound {} at T = {lo}, {} at T = {hi} (the least is {})",
+        rows.first().and_then(|x| x.bound).map(num).unwrap_or_else(|| "none".into()),
+        rows.last().and_then(|x| x.bound).map(num).unwrap_or_else(|| "none".into()),
+        num(best)
+    ));
+    let mut table = Table::new(["T", "bound", "sigma", "product states"]);
+    for row in &rows {
+        table.row([
+            row.period.to_string(),
+            row.bound.map(num).unwrap_or_else(|| "none".into()),
+            row.sigma.map(num).unwrap_or_else(|| "none".into()),
+            row.states.to_string(),
+        ]);
+    }
+    r.line("");
+    r.text.push_str(&table.render(TableFormat::Text));
+    if let Some(out) = plot_out {
+        let svg = plot::tradeoff_svg(&rows, &format!("{}: bound against fault period", a.name))
+            .map_err(RunError::Internal)?;
+        std::fs::write(out, svg).map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
+        r.line(format!("plot written to {}", out.display()));
+    }
+    r.results = json!({ "rows": rows });
+    Ok(r)
+}

@@ -1,0 +1,140 @@
+//! Zielonka's recursive algorithm with strategies for both players.
+
+use super::game::{attractor, Game, Scratch, Solution};
+
+struct Ctx<'a> {
+    g: &'a Game,
+    pred: (Vec<u32>, Vec<u32>),
+    inside: Vec<bool>,
+    strategy: Vec<Option<u32>>,
+    scratch: Scratch,
+}
+
+/// Solves the game: winning regions and a strategy for every node in its owner's region.
+pub fn solve(g: &Game) -> Solution {
+    // Recursion depth grows with the number of priorities: run on a large stack.
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(1 << 30)
+            .spawn_scoped(s, || solve_here(g))
+            .expect("spawn solver thread")
+            .join()
+            .expect("solver thread")
+    })
+}
+
+fn solve_here(g: &Game) -> Solution {
+    let n = g.len();
+    let mut ctx = Ctx {
+        g,
+        pred: g.predecessors(),
+        inside: vec![true; n],
+        strategy: vec![None; n],
+        scratch: Scratch::new(n),
+    };
+    let all: Vec<u32> = (0..n as u32).collect();
+    let (w0, _w1) = recurse(&mut ctx, all);
+    let mut winner = vec![1u8; n];
+    for v in w0 {
+        winner[v as usize] = 0;
+    }
+    let strategy = (0..n)
+        .map(|v| {
+            if winner[v] == g.owner[v] {
+                ctx.strategy[v]
+            } else {
+                None
+            }
+        })
+        .collect();
+    Solution { winner, strategy }
+}
+
+/// Solves the subgame on `nodes` (exactly the nodes with `inside` set). Returns (W0, W1).
+fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> (Vec<u32>, Vec<u32>) {
+    if nodes.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let g = ctx.g;
+    let d = nodes
+        .iter()
+        .map(|&v| g.priority[v as usize])
+        .max()
+        .unwrap_or(0);
+    let p = (d % 2) as u8;
+    let top: Vec<u32> = nodes
+        .iter()
+        .copied()
+        .filter(|&v| g.priority[v as usize] == d)
+        .collect();
+    for &v in &top {
+        if g.owner[v as usize] == p {
+            let vi = v as usize;
+            ctx.strategy[vi] = g
+                .succs(vi)
+                .iter()
+                .copied()
+                .find(|&t| ctx.inside[t as usize]);
+        }
+    }
+    let attr = attractor(
+        g,
+        &ctx.pred,
+        &ctx.inside,
+        &nodes,
+        &top,
+        p,
+        &mut ctx.strategy,
+        &mut ctx.scratch,
+    );
+    let rest = without(ctx, &nodes, &attr);
+    let (sub0, sub1) = recurse(ctx, rest);
+    restore(ctx, &attr);
+    let (sub_p, sub_o) = if p == 0 { (sub0, sub1) } else { (sub1, sub0) };
+    if sub_o.is_empty() {
+        let _ = sub_p;
+        return if p == 0 {
+            (nodes, Vec::new())
+        } else {
+            (Vec::new(), nodes)
+        };
+    }
+    let b = attractor(
+        g,
+        &ctx.pred,
+        &ctx.inside,
+        &nodes,
+        &sub_o,
+        1 - p,
+        &mut ctx.strategy,
+        &mut ctx.scratch,
+    );
+    let rest = without(ctx, &nodes, &b);
+    let (r0, r1) = recurse(ctx, rest);
+    restore(ctx, &b);
+    let (r_p, mut r_o) = if p == 0 { (r0, r1) } else { (r1, r0) };
+    r_o.extend_from_slice(&b);
+    if p == 0 {
+        (r_p, r_o)
+    } else {
+        (r_o, r_p)
+    }
+}
+
+/// Removes `cut` from the subgame; returns the remaining nodes.
+fn without(ctx: &mut Ctx, nodes: &[u32], cut: &[u32]) -> Vec<u32> {
+    for &v in cut {
+        ctx.inside[v as usize] = false;
+    }
+    nodes
+        .iter()
+        .copied()
+        .filter(|&v| ctx.inside[v as usize])
+        .collect()
+}
+
+fn restore(ctx: &mut Ctx, cut: &[u32]) {
+    for &v in cut {
+        ctx.inside[v as usize] = true;
+    }
+}

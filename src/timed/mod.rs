@@ -1,0 +1,50 @@
+//! The timed engine: multi-agent systems with timed periodic tasks (MAPT,
+//! seed 003). Text or JSON -> [`ast::ModelAst`] -> validated [`model::Model`]
+//! -> [`semantics`] (plain or accelerated) -> [`explore`] (bfs, dfs, layered,
+//! best-first) -> [`check`] (EF, AG, nested, max/min) -> report.
+
+pub mod ast;
+pub mod build;
+pub mod check;
+pub mod explore;
+pub mod export;
+pub mod graph;
+pub mod json;
+pub mod model;
+pub mod parse;
+pub mod query;
+pub mod run;
+pub mod semantics;
+pub mod trace;
+
+#[cfg(test)]
+mod tests;
+
+use crate::lang::{LangResult, Source, Value};
+use std::collections::HashMap;
+
+/// Whether a file name denotes the JSON form (`*.json`).
+pub fn is_json_path(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
+/// Parses text or JSON (chosen by `json`) into the written model.
+pub fn parse_source(source: &Source, json: bool) -> LangResult<ast::ModelAst> {
+    if json {
+        json::parse_json(source)
+    } else {
+        parse::parse_model(source)
+    }
+}
+
+/// Parses and validates a model text.
+pub fn load_str(
+    name: &str,
+    text: &str,
+    overrides: HashMap<String, Value>,
+) -> LangResult<model::Model> {
+    let source = Source::new(name, text);
+    let ast = parse_source(&source, name.ends_with(".json"))?;
+    build::build_model(&ast, overrides)
+}

@@ -1,0 +1,349 @@
+//! The verbs of `mavis timed`, each returning a [`Report`]: `validate`,
+//! `check`, `convert`, `export`.
+
+use super::ast::{Loc, ModelAst};
+use super::check::{run_query, QueryResult, RunOptions};
+use super::model::Model;
+use super::semantics::SemanticsKind;
+use super::trace::Trace;
+use super::{build, export, is_json_path, json, parse_source};
+use crate::lang::{Source, Span, Value};
+use crate::report::{ModelRef, Report, RunError, Table, TableFormat, Verdict};
+use serde_json::json;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Reads and validates a model file (text or JSON by extension).
+pub fn load(
+    path: &Path,
+    overrides: HashMap<String, Value>,
+) -> Result<(ModelAst, Model, ModelRef), RunError> {
+    let source = Source::read(path)
+        .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
+    let ast = parse_source(&source, is_json_path(path))?;
+    let model = build::build_model(&ast, overrides)?;
+    let mref = ModelRef::from_path(path)
+        .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
+    Ok((ast, model, mref))
+}
+
+/// How long to explore: a number of time units, or of pacemaker periods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Horizon {
+    Units(u64),
+    Periods(u64),
+}
+
+impl Horizon {
+    /// `100` (time units) or `5p` (periods of the pacemaker).
+    pub fn parse(s: &str) -> Result<Horizon, String> {
+        let bad = || format!("`{s}` is not a horizon: write time units (`100`) or periods (`5p`)");
+        match s.strip_suffix('p') {
+            Some(n) => n.trim().parse().map(Horizon::Periods).map_err(|_| bad()),
+            None => s.trim().parse().map(Horizon::Units).map_err(|_| bad()),
+        }
+    }
+
+    pub fn units(self, model: &Model, pacemaker: usize) -> u64 {
+        match self {
+            Horizon::Units(u) => u,
+            Horizon::Periods(p) => p.saturating_mul(model.agents[pacemaker].period),
+        }
+    }
+}
+
+/// The default pacemaker: the agent with the shortest period (first on ties).
+pub fn default_pacemaker(model: &Model) -> usize {
+    (0..model.agents.len())
+        .min_by_key(|&i| model.agents[i].period)
+        .unwrap_or(0)
+}
+
+/// Resolves an agent name given on the command line.
+pub fn agent_named(model: &Model, name: &str) -> Result<usize, RunError> {
+    model.agent_index(name).ok_or_else(|| {
+        let names: Vec<&str> = model.agents.iter().map(|a| a.name.as_str()).collect();
+        RunError::input(format!("no agent `{name}` (agents: {})", names.join(", ")))
+    })
+}
+
+/// Refuses the accelerated semantics where it would not be exact.
+pub fn require_exact_acceleration(model: &Model, kind: SemanticsKind) -> Result<(), RunError> {
+    if kind != SemanticsKind::Accelerated {
+        return Ok(());
+    }
+    if let Some((i, tin, tout)) = model.acceleration_obstacle() {
+        let a = &model.agents[i];
+        let t = &a.transitions[tout];
+        let err = crate::lang::error_at(
+            &t.loc.source,
+            t.loc.span,
+            format!(
+                "the accelerated semantics needs non-decreasing deadlines: this transition of `{}` ends at {} but the transition `{}` entering `{}` ends at {}",
+                a.name,
+                t.upper,
+                a.transition_label(tin),
+                a.localities[t.from],
+                a.transitions[tin].upper
+            ),
+        );
+        let err = crate::lang::ErrorExt::into_help(
+            err,
+            "use --semantics plain, or raise this upper bound",
+        );
+        return Err(err.into());
+    }
+    Ok(())
+}
+
+/// `mavis timed validate`: the model is a MAPT; its sizes.
+pub fn validate(path: &Path, overrides: HashMap<String, Value>) -> Result<Report, RunError> {
+    let (_, model, mref) = load(path, overrides)?;
+    let mut r = Report::new("timed", "validate");
+    r.model = Some(mref);
+    r.line(format!(
+        "valid MAPT: {} agents, {} components of V, {} queries",
+        model.agents.len(),
+        model.vars.len(),
+        model.queries.len()
+    ));
+    let mut t = Table::new([
+        "agent",
+        "period",
+        "clock",
+        "localities",
+        "transitions",
+        "initial",
+        "final",
+    ]);
+    for a in &model.agents {
+        t.row([
+            a.name.clone(),
+            a.period.to_string(),
+            a.init_clock.to_string(),
+            a.localities.len().to_string(),
+            a.transitions.len().to_string(),
+            a.localities[a.initial].clone(),
+            a.localities[a.final_loc].clone(),
+        ]);
+    }
+    r.line(t.render(TableFormat::Text).trim_end());
+    let exact = model.acceleration_obstacle().is_none();
+    if !exact {
+        r.warnings
+            .push("deadlines decrease along some path: only --semantics plain is available".into());
+    }
+    r.results = json!({
+        "agents": model.agents.iter().map(|a| json!({"name": a.name, "period": a.period, "clock": a.init_clock,
+            "localities": a.localities, "transitions": a.transitions.len()})).collect::<Vec<_>>(),
+        "variables": model.vars.iter().map(|v| json!({"name": v.name, "type": v.ty.name(), "init": v.init.to_string()})).collect::<Vec<_>>(),
+        "queries": model.queries.iter().map(|q| q.name.clone()).collect::<Vec<_>>(),
+        "accelerated_exact": exact,
+    });
+    Ok(r)
+}
+
+/// Which queries `check` answers.
+pub enum QuerySelection {
+    /// Every query of the file.
+    All,
+    /// The file's queries with these names.
+    Named(Vec<String>),
+    /// A formula given on the command line.
+    Text(String),
+}
+
+/// `mavis timed check`: answers queries; the verdict is the worst of theirs.
+pub fn check(
+    model: &Model,
+    mref: Option<ModelRef>,
+    selection: QuerySelection,
+    opts: &RunOptions,
+) -> Result<Report, RunError> {
+    require_exact_acceleration(model, opts.semantics)?;
+    let mut targets: Vec<(String, Loc)> = Vec::new();
+    match selection {
+        QuerySelection::All => targets.extend(
+            model
+                .queries
+                .iter()
+                .map(|q| (q.name.clone(), q.formula.clone())),
+        ),
+        QuerySelection::Named(names) => {
+            for n in names {
+                let q = model.queries.iter().find(|q| q.name == n).ok_or_else(|| {
+                    let known: Vec<&str> = model.queries.iter().map(|q| q.name.as_str()).collect();
+                    RunError::input(format!(
+                        "no query `{n}` in the model (queries: {})",
+                        known.join(", ")
+                    ))
+                })?;
+                targets.push((q.name.clone(), q.formula.clone()));
+            }
+        }
+        QuerySelection::Text(text) => {
+            let src = Source::new("<query>", text.clone());
+            targets.push(("query".into(), Loc::new(&src, Span::new(0, text.len()))));
+        }
+    }
+    if targets.is_empty() {
+        return Err(RunError::input(
+            "no query: give --query FORMULA or declare `query NAME: ...;` in the model",
+        ));
+    }
+    let mut results = Vec::new();
+    for (name, loc) in &targets {
+        results.push(run_query(model, name, loc, opts)?);
+    }
+    Ok(render(model, mref, &results, opts))
+}
+
+fn verdict_word(r: &QueryResult) -> String {
+    match (r.verdict, &r.value) {
+        (Some(Verdict::Unknown), Some(v)) => format!("unknown (incomplete; best so far {v})"),
+        (Some(v), _) => v.word().to_string(),
+        (None, Some(v)) => format!("{v}"),
+        (None, None) => "no reachable state".into(),
+    }
+}
+
+fn render(
+    model: &Model,
+    mref: Option<ModelRef>,
+    results: &[QueryResult],
+    opts: &RunOptions,
+) -> Report {
+    let mut r = Report::new("timed", "check");
+    r.model = mref;
+    let worst = results
+        .iter()
+        .filter_map(|q| q.verdict)
+        .max_by_key(|v| match v {
+            Verdict::Holds => 0,
+            Verdict::Unknown => 1,
+            Verdict::Violated => 2,
+        });
+    r.verdict = worst;
+    for q in results {
+        r.line(format!("{}: {}  ({})", q.name, verdict_word(q), q.text));
+    }
+    let mut json_results = Vec::new();
+    let mut witnesses = serde_json::Map::new();
+    for q in results {
+        if let Some(t) = &q.witness {
+            r.line(format!("\n{} of {}:", q.witness_kind, q.name));
+            r.line(t.table(model).render(TableFormat::Text).trim_end());
+            witnesses.insert(
+                q.name.clone(),
+                json!({"kind": q.witness_kind, "trace": t.to_json(model)}),
+            );
+        }
+        json_results.push(json!({
+            "name": q.name, "formula": q.text,
+            "verdict": q.verdict.map(|v| v.word()),
+            "value": q.value.as_ref().map(|v| v.to_string()),
+            "mode": q.mode,
+            "states": q.stats.expanded, "transitions": q.stats.transitions,
+            "peak_stored": q.stats.peak_stored, "layers": q.stats.layers,
+            "deadlocks": q.stats.deadlocks, "complete": q.stats.complete,
+            "time_s": q.seconds,
+        }));
+    }
+    r.line("");
+    let mut t = Table::new([
+        "query",
+        "mode",
+        "states",
+        "transitions",
+        "peak stored",
+        "layers",
+        "deadlocks",
+        "time (s)",
+    ]);
+    for q in results {
+        t.row([
+            q.name.clone(),
+            q.mode.to_string(),
+            q.stats.expanded.to_string(),
+            q.stats.transitions.to_string(),
+            q.stats.peak_stored.to_string(),
+            q.stats.layers.to_string(),
+            q.stats.deadlocks.to_string(),
+            format!("{:.3}", q.seconds),
+        ]);
+        if q.stats.deadlocks > 0 {
+            r.warnings.push(format!(
+                "{}: {} reachable states where time cannot pass and no transition is enabled (guards false at a deadline)",
+                q.name, q.stats.deadlocks
+            ));
+        }
+    }
+    r.line(t.render(TableFormat::Text).trim_end());
+    r.line(format!(
+        "semantics {}, search {}, memory {}, horizon {}",
+        format!("{:?}", opts.semantics).to_lowercase(),
+        format!("{:?}", opts.explore.search).to_lowercase(),
+        format!("{:?}", opts.explore.memory).to_lowercase(),
+        opts.horizon.map_or("none".to_string(), |h| h.to_string())
+    ));
+    r.results = json!({"queries": json_results});
+    if !witnesses.is_empty() {
+        r.witness = Some(serde_json::Value::Object(witnesses));
+    }
+    r.stat(
+        "states",
+        results.iter().map(|q| q.stats.expanded).sum::<usize>(),
+    );
+    r.stat(
+        "peak_stored",
+        results
+            .iter()
+            .map(|q| q.stats.peak_stored)
+            .max()
+            .unwrap_or(0),
+    );
+    r.stat("time_s", results.iter().map(|q| q.seconds).sum::<f64>());
+    r
+}
+
+/// `mavis timed convert`: text to JSON or JSON to text, by the input's extension.
+pub fn convert(path: &Path) -> Result<(String, Report), RunError> {
+    let source = Source::read(path)
+        .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
+    let from_json = is_json_path(path);
+    let ast = parse_source(&source, from_json)?;
+    // Validate before converting, so that a conversion never yields an invalid model.
+    build::build_model(&ast, HashMap::new())?;
+    let out = if from_json {
+        json::to_text(&ast)
+    } else {
+        let mut s = serde_json::to_string_pretty(&json::to_json(&ast))
+            .map_err(|e| RunError::Internal(e.to_string()))?;
+        s.push('\n');
+        s
+    };
+    let mut r = Report::new("timed", "convert");
+    r.model = ModelRef::from_path(path).ok();
+    r.results = json!({"to": if from_json { "mapt" } else { "json" }});
+    Ok((out, r))
+}
+
+/// `mavis timed export`: an Uppaal or TChecker model.
+pub fn export(
+    model: &Model,
+    mref: Option<ModelRef>,
+    to: export::Target,
+) -> Result<(String, Report), RunError> {
+    let out = export::export(model, to)?;
+    let mut r = Report::new("timed", "export");
+    r.model = mref;
+    r.results = json!({"to": to.name(), "scale": out.scale.to_string()});
+    r.warnings = out.warnings;
+    r.line(format!("V scaled to integers by the factor {}", out.scale));
+    Ok((out.text, r))
+}
+
+/// A witness as JSON, for tests and tools.
+pub fn trace_json(model: &Model, t: &Trace) -> serde_json::Value {
+    t.to_json(model)
+}

@@ -1,0 +1,233 @@
+//! `mavis nis` end to end on the guarding example (network replaced by its threshold).
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    model: PathBuf,
+}
+
+/// The guarding example with its network replaced by the threshold it
+/// computes on the bundled and the published networks alike (argmax
+/// rest_only at h = 1, 2 and volunteer at h = 3, 4), so these tests need no
+/// ONNX reader.
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/guarding/guarding.nis");
+    let text = std::fs::read_to_string(example).unwrap();
+    let net_line = text
+        .lines()
+        .find(|l| l.starts_with("net policy"))
+        .unwrap()
+        .to_string();
+    let text = text.replace(&net_line, "").replace(
+        "argmax(policy(h / Mh), rest_only, volunteer)",
+        "if h >= 3 then volunteer else rest_only",
+    );
+    assert!(!text.contains("policy("));
+    let model = dir.path().join("guarding_thresholds.nis");
+    std::fs::write(&model, text).unwrap();
+    Fixture { model, _dir: dir }
+}
+
+fn mavis() -> Command {
+    Command::cargo_bin("mavis").unwrap()
+}
+
+fn json(args: &[&str], code: i32) -> Value {
+    let out = mavis()
+        .args(args)
+        .arg("--format")
+        .arg("json")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+const EX3: &str = "forall v1, v2: EX^3 (alive, v1) & (alive, v2)";
+
+#[test]
+fn check_reports_verdict_agents_and_a_replayed_witness() {
+    let f = fixture();
+    let m = f.model.to_str().unwrap();
+    let v = json(&["nis", "check", m, "--agents", "3", "--spec", EX3], 0);
+    assert_eq!(v["results"]["agents"], 3);
+    assert_eq!(v["results"]["holds"], true);
+    assert_eq!(v["witness"]["branches"][0].as_array().unwrap().len(), 4);
+    let v = json(&["nis", "check", m, "--agents", "2", "--spec", EX3], 1);
+    assert_eq!(v["results"]["holds"], false);
+    // Text: verdict first, then the step table.
+    let out = mavis()
+        .args(["nis", "check", m, "--agents", "3", "--spec", EX3])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("HOLDS: M(3)"), "{text}");
+    assert!(text.contains("h=3 volunteer ->"), "{text}");
+}
+
+#[test]
+fn verify_gives_the_parameterised_verdict_and_threshold() {
+    let f = fixture();
+    let m = f.model.to_str().unwrap();
+    let v = json(&["nis", "verify", m, "--spec", EX3], 1);
+    assert_eq!(v["results"]["holds_for_all_n"], false);
+    assert_eq!(v["results"]["emergence_threshold"], 3);
+    let checks = v["results"]["checks"].as_array().unwrap();
+    assert!(checks
+        .iter()
+        .any(|c| c["model"] == "M(2)" && c["verdict"] == "violated"));
+    assert!(checks
+        .iter()
+        .any(|c| c["model"] == "M(3)" && c["verdict"] == "holds"));
+    for c in checks {
+        assert!(c["time_s"].as_f64().unwrap() >= 0.0);
+        assert_eq!(c["engine"], "explicit");
+    }
+    let v = json(
+        &[
+            "nis",
+            "verify",
+            m,
+            "--spec",
+            "forall v1, v2: EX^2 (alive, v1) & (alive, v2)",
+        ],
+        0,
+    );
+    assert_eq!(v["results"]["holds_for_all_n"], true);
+    let v = json(
+        &[
+            "nis",
+            "emergence",
+            m,
+            "--spec",
+            "forall v1, v2: AX (alive, v1) & (alive, v2)",
+        ],
+        1,
+    );
+    assert_eq!(v["results"]["emergence_threshold"], Value::Null);
+}
+
+#[test]
+fn table_and_simulates() {
+    let f = fixture();
+    let m = f.model.to_str().unwrap();
+    let spec = "forall v1, v2: EX^{k} (alive, v1) & (alive, v2)";
+    let v = json(
+        &[
+            "nis", "table", m, "--spec", spec, "--k", "1..3", "--agents", "2..3",
+        ],
+        0,
+    );
+    let cells = v["results"]["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 6);
+    let cell = |n: u64, k: u64| {
+        cells
+            .iter()
+            .find(|c| c["agents"] == n && c["k"] == k)
+            .unwrap()["holds"]
+            .clone()
+    };
+    assert_eq!(
+        (cell(2, 2), cell(2, 3), cell(3, 3)),
+        (Value::Bool(true), Value::Bool(false), Value::Bool(true))
+    );
+    let out = mavis()
+        .args([
+            "nis",
+            "table",
+            m,
+            "--spec",
+            spec,
+            "--k",
+            "1..2",
+            "--agents",
+            "2",
+            "--table-format",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("n \\ k,1,2"));
+    let v = json(
+        &["nis", "simulates", m, "--indexed", "2", "--depth", "1"],
+        0,
+    );
+    assert_eq!(v["results"]["min_n"], 2);
+}
+
+#[test]
+fn bad_input_exits_2_with_a_location() {
+    let f = fixture();
+    let m = f.model.to_str().unwrap();
+    let out = mavis()
+        .args([
+            "nis",
+            "check",
+            m,
+            "--agents",
+            "2",
+            "--spec",
+            "forall v: EX (alive, w)",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("<spec>:1:"));
+    let out = mavis()
+        .args([
+            "nis", "check", m, "--agents", "2", "--spec", EX3, "--engine", "milp",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not available yet"));
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.nis");
+    std::fs::write(
+        &bad,
+        std::fs::read_to_string(&f.model)
+            .unwrap()
+            .replace("rest_only -> {rest};", "rest_only -> {};"),
+    )
+    .unwrap();
+    let out = mavis()
+        .args([
+            "nis",
+            "check",
+            bad.to_str().unwrap(),
+            "--agents",
+            "2",
+            "--spec",
+            EX3,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.nis:"));
+    let out = mavis()
+        .args([
+            "nis",
+            "check",
+            m,
+            "--agents",
+            "2",
+            "--spec",
+            EX3,
+            "--network",
+            "other=x.onnx",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,293 @@
+//! The metric automaton formats (.ma and JSON), validation with located errors,
+//! no panics on any input, and the `mavis robust` command line.
+
+use assert_cmd::Command;
+use mavis::lang::{Constants, Source};
+use mavis::robust::{json, load_source};
+use proptest::prelude::*;
+
+const BASE: &str = r#"
+metric table;
+inputs a;
+disturbances x;
+state p; state q; state r;
+distance p q = 1;
+distance q r = 1;
+distance p r = 2;
+init p;
+trans p a -> q | x -> r;
+trans q a -> r;
+reach r;
+"#;
+
+fn load(text: &str) -> Result<(mavis::robust::model::Automaton, Vec<String>), String> {
+    load_source(&Source::new("m.ma", text), &mut Constants::default()).map_err(|e| match e {
+        mavis::report::RunError::Input(r) => r.to_string(),
+        mavis::report::RunError::Internal(s) => s,
+    })
+}
+
+fn error_of(text: &str) -> String {
+    match load(text) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn base_model_is_valid_with_computed_gamma() {
+    let (a, warnings) = load(BASE).unwrap();
+    assert!(warnings.is_empty());
+    // gamma(q) = d(q, r) = 1, the least bound for delta(p, a, x) = r.
+    assert_eq!(a.gamma, vec![0.0, 1.0, 0.0]);
+    assert_eq!(a.len(), 3);
+}
+
+#[test]
+fn triangle_violation_names_the_triple() {
+    let e = error_of(&BASE.replace("distance p r = 2;", "distance p r = 3;"));
+    assert!(e.contains("triangle inequality fails for (p, q, r)"), "{e}");
+    assert!(e.contains("m.ma:"), "{e}");
+}
+
+#[test]
+fn symmetry_and_identity_violations() {
+    let e = error_of(&BASE.replace(
+        "distance p r = 2;",
+        "distance p r = 2;\ndistance r p = 1.5;",
+    ));
+    assert!(
+        e.contains("symmetry fails: d(r, p) = 1.5 but d(p, r) = 2"),
+        "{e}"
+    );
+    let e = error_of(&BASE.replace("distance p q = 1;", "distance p q = 0;"));
+    assert!(e.contains("identity of indiscernibles"), "{e}");
+    let e = error_of("metric euclidean; inputs a; state p at (0,0); state q at (0,0); init p; trans p a -> q; reach q;");
+    assert!(e.contains("`p` and `q` have the same coordinates"), "{e}");
+}
+
+#[test]
+fn declared_gamma_violation_names_the_transition() {
+    let e = error_of(&BASE.replace("state q;", "state q gamma 0.5;"));
+    assert!(
+        e.contains(
+            "delta(p, a, x) = r is at distance 1 from the nominal successor q, but gamma(q) = 0.5"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("m.ma:10:"), "located at the transition: {e}");
+}
+
+#[test]
+fn unknown_names_and_unreachable_warning() {
+    assert!(
+        error_of(&BASE.replace("trans q a -> r;", "trans q a -> s;")).contains("unknown state `s`")
+    );
+    assert!(
+        error_of(&BASE.replace("trans q a -> r;", "trans q b -> r;")).contains("unknown input `b`")
+    );
+    assert!(error_of(&BASE.replace("| x -> r", "| y -> r")).contains("unknown disturbance `y`"));
+    let (_, w) = load(&BASE.replace("trans p a -> q | x -> r;", "trans p a -> r;")).unwrap();
+    assert_eq!(
+        w,
+        vec!["1 state(s) not reachable from the initial state: q".to_string()]
+    );
+}
+
+#[test]
+fn json_round_trip() {
+    for text in [
+        BASE.to_string(),
+        std::fs::read_to_string("examples/robust/grid_reach.ma").unwrap(),
+    ] {
+        let (a, _) = load(&text).unwrap();
+        let j = serde_json::to_string(&json::write(&a)).unwrap();
+        let (b, _) = load_source(
+            &Source::new("m.json", j.as_str()),
+            &mut Constants::default(),
+        )
+        .unwrap();
+        assert_eq!(a.states, b.states);
+        assert_eq!(a.moves, b.moves);
+        assert_eq!(a.gamma, b.gamma);
+        assert_eq!(a.objective, b.objective);
+        for p in 0..a.len() {
+            for q in 0..a.len() {
+                assert_eq!(a.dist(p, q), b.dist(p, q));
+            }
+        }
+    }
+    let e = load_source(
+        &Source::new("m.json", r#"{"metric": "table", "states": []}"#),
+        &mut Constants::default(),
+    )
+    .unwrap_err();
+    assert!(format!("{e:?}").contains("missing field"), "{e:?}");
+}
+
+fn mutate(text: &str, cuts: &[(usize, usize, String)]) -> String {
+    let mut s: Vec<char> = text.chars().collect();
+    for (at, len, ins) in cuts {
+        let at = at % (s.len() + 1);
+        let end = (at + len).min(s.len());
+        s.splice(at..end, ins.chars());
+    }
+    s.into_iter().collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #[test]
+    fn parser_never_panics_on_random_text(text in "[a-z0-9 ;,(){}|>=.\\-\n]{0,200}") {
+        let _ = load(&text);
+        let _ = mavis::robust::pgsolver::read_game(&Source::new("g.pg", text.as_str()));
+    }
+
+    #[test]
+    fn parser_never_panics_on_mutated_models(cuts in proptest::collection::vec((0usize..400, 0usize..6, "[a-z0-9;|>(), -]{0,4}"), 1..4)) {
+        let text = mutate(BASE, &cuts);
+        let _ = load(&text);
+        let game = mutate("parity 2;\n0 0 0 1,2 \"a\";\n1 3 1 1;\n2 4 1 2;\n", &cuts);
+        let _ = mavis::robust::pgsolver::read_game(&Source::new("g.pg", game.as_str()));
+    }
+}
+
+fn mavis() -> Command {
+    Command::cargo_bin("mavis").unwrap()
+}
+
+#[test]
+fn cli_solve_and_check_grid() {
+    let out = mavis()
+        .args(["robust", "solve", "examples/robust/grid_reach.ma"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.starts_with("holds: sigma = 2 (opt*(q0) = 2, gamma-bar = 1)"),
+        "{text}"
+    );
+    let out = mavis()
+        .args([
+            "robust",
+            "check",
+            "examples/robust/grid_reach.ma",
+            "--strategy",
+            "examples/robust/naive.strat",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("the strategy's sigma = 6"), "{text}");
+    let out = mavis()
+        .args([
+            "robust",
+            "check",
+            "examples/robust/grid_reach.ma",
+            "--strategy",
+            "examples/robust/naive.strat",
+            "--max-sigma",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn cli_json_and_bad_input() {
+    let out = mavis()
+        .args([
+            "--format",
+            "json",
+            "robust",
+            "solve",
+            "examples/robust/grid_patrol.ma",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["results"]["objective"], "gen-buchi");
+    assert!(v["results"]["radius"].is_number());
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.ma");
+    std::fs::write(&bad, BASE.replace("distance p r = 2;", "distance p r = 3;")).unwrap();
+    let out = mavis()
+        .args(["robust", "solve", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("triangle inequality"));
+}
+
+#[test]
+fn cli_parity_writes_a_checkable_solution() {
+    let dir = tempfile::tempdir().unwrap();
+    let sol = dir.path().join("game.sol");
+    for solver in ["zielonka", "spm"] {
+        let out = mavis()
+            .args([
+                "robust",
+                "parity",
+                "examples/robust/game.pg",
+                "--solver",
+                solver,
+                "--solution",
+                sol.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let g = mavis::robust::pgsolver::read_game(
+            &Source::read(std::path::Path::new("examples/robust/game.pg")).unwrap(),
+        )
+        .unwrap();
+        let s =
+            mavis::robust::pgsolver::read_solution(&Source::read(&sol).unwrap(), g.len()).unwrap();
+        mavis::robust::game::verify(&g, &s).unwrap();
+    }
+}
+
+#[test]
+fn cli_faults_tradeoff_and_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let plot = dir.path().join("t.svg");
+    let out = mavis()
+        .args([
+            "--format",
+            "json",
+            "robust",
+            "faults",
+            "examples/robust/icy_ramp.ma",
+            "--period",
+            "1..8",
+            "--plot",
+            plot.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bounds: Vec<f64> = v["results"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["bound"].as_f64().unwrap())
+        .collect();
+    // Hand computation: a slip strikes at r1 at once (bound 5); after a slip the robot climbs
+    // from r0 for T - 1 safe steps to r(T-1), where the next slip may strike:
+    // bound min(5, max(0, 7 - T)), and T >= 7 reaches the dock r6.
+    assert_eq!(bounds, vec![5.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0, 0.0]);
+    assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+}

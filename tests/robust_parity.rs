@@ -1,0 +1,221 @@
+//! Parity games (Zielonka against progress measures, verified solutions, PGSolver
+//! round trips) and robust Buchi / parity synthesis by inflation.
+
+mod robust_common;
+
+use mavis::lang::Source;
+use mavis::robust::game::{verify, Game};
+use mavis::robust::model::Objective;
+use mavis::robust::{omega, pgsolver, spm, zielonka};
+use rand::Rng;
+use robust_common::*;
+
+fn random_game(r: &mut rand::rngs::StdRng, n: usize, max_prio: u32, out: usize) -> Game {
+    let prio = (0..n).map(|_| r.gen_range(0..=max_prio)).collect();
+    let owner = (0..n).map(|_| r.gen_range(0..2u8)).collect();
+    let succs = (0..n)
+        .map(|_| {
+            let k = r.gen_range(1..=out);
+            let mut s: Vec<u32> = (0..k).map(|_| r.gen_range(0..n) as u32).collect();
+            s.sort_unstable();
+            s.dedup();
+            s
+        })
+        .collect();
+    Game::from_lists(prio, owner, succs).unwrap()
+}
+
+#[test]
+fn zielonka_and_progress_measures_agree_and_verify() {
+    let mut r = rng(21);
+    for case in 0..300 {
+        let n = 1 + case % 40;
+        let g = random_game(&mut r, n, (case % 7) as u32, 3);
+        let z = zielonka::solve(&g);
+        let s = spm::solve(&g);
+        assert_eq!(z.winner, s.winner, "case {case}");
+        verify(&g, &z).unwrap_or_else(|e| panic!("case {case} zielonka: {e}"));
+        verify(&g, &s).unwrap_or_else(|e| panic!("case {case} spm: {e}"));
+    }
+}
+
+#[test]
+fn verifier_rejects_wrong_solutions() {
+    // 0 (prio 1, odd's) -> 1 (prio 2, even's) -> 0: the cycle's top priority is 2, even wins.
+    let g = Game::from_lists(vec![1, 2], vec![1, 0], vec![vec![1], vec![0]]).unwrap();
+    let good = zielonka::solve(&g);
+    assert_eq!(good.winner, vec![0, 0]);
+    let mut bad = good.clone();
+    bad.winner = vec![1, 1];
+    bad.strategy = vec![Some(1), None];
+    assert!(verify(&g, &bad).is_err());
+}
+
+#[test]
+fn hand_solved_game() {
+    // Node 0 (even player, prio 0) chooses 1 or 2; 1 (prio 3) loops on itself; 2 (prio 4)
+    // loops. Player 0 wins everything except 1 by moving 0 -> 2.
+    let text = "parity 2;\n0 0 0 1,2 \"start\";\n1 3 1 1;\n2 4 1 2;\n";
+    let g = pgsolver::read_game(&Source::new("g.pg", text)).unwrap();
+    for sol in [zielonka::solve(&g), spm::solve(&g)] {
+        assert_eq!(sol.winner, vec![0, 1, 0]);
+        assert_eq!(sol.strategy[0], Some(2));
+    }
+    assert_eq!(g.names[0].as_deref(), Some("start"));
+}
+
+#[test]
+fn pgsolver_round_trip() {
+    let mut r = rng(4);
+    for case in 0..50 {
+        let mut g = random_game(&mut r, 1 + case, 9, 4);
+        g.names[0] = Some("init".into());
+        let text = pgsolver::write_game(&g);
+        let back = pgsolver::read_game(&Source::new("g.pg", text.as_str())).unwrap();
+        assert_eq!(back, g);
+        let sol = zielonka::solve(&g);
+        let stext = pgsolver::write_solution(&g, &sol);
+        let sback =
+            pgsolver::read_solution(&Source::new("g.sol", stext.as_str()), g.len()).unwrap();
+        assert_eq!(sback, sol);
+    }
+}
+
+#[test]
+fn pgsolver_errors_are_located() {
+    for (text, needle) in [
+        ("parity 1;\n0 1 0 1;\n1 2 2 0;\n", "owner must be 0 or 1"),
+        (
+            "parity 1;\n0 1 0 5;\n1 2 1 0;\n",
+            "successor 5 is not a node",
+        ),
+        ("parity 1;\n0 1 0 1\n1 2 1 0;\n", "expected `;`"),
+        ("parity 2;\n0 1 0 0;\n2 2 1 0;\n", "node 1 is missing"),
+    ] {
+        let err = pgsolver::read_game(&Source::new("bad.pg", text)).unwrap_err();
+        assert!(err.message.contains(needle), "{text:?}: {}", err.message);
+        assert!(err.location.starts_with("bad.pg:"), "{}", err.location);
+    }
+}
+
+fn with_objective(
+    mut a: mavis::robust::model::Automaton,
+    obj: Objective,
+) -> mavis::robust::model::Automaton {
+    a.objective = obj;
+    a.gamma = a.least_gamma();
+    a
+}
+
+#[test]
+fn buchi_equals_parity_with_priorities_0_and_1() {
+    // For a Buchi set F written as priorities 0 (F) / 1 the r-inflated priorities are
+    // exactly F_r (notes/robust.md): the nested fixed point with binary search and
+    // Zielonka with the radius scan must find the same radius.
+    let mut r = rng(31);
+    let mut compared = 0;
+    for case in 0..150 {
+        let a = random_automaton(&mut r, 3 + case % 8, 2, 2);
+        let Objective::Reach(f) = a.objective.clone() else {
+            unreachable!()
+        };
+        let b = with_objective(a.clone(), Objective::Buchi(f.clone()));
+        let p = with_objective(
+            a,
+            Objective::Parity(
+                (0..b.len() as u32)
+                    .map(|q| if f.contains(&q) { 0 } else { 1 })
+                    .collect(),
+            ),
+        );
+        let sb = omega::solve(&b).unwrap();
+        let sp = omega::solve(&p).unwrap();
+        assert_eq!(
+            sb.as_ref().map(|s| s.radius),
+            sp.as_ref().map(|s| s.radius),
+            "case {case}"
+        );
+        compared += sb.is_some() as usize;
+    }
+    assert!(compared > 20, "too few solvable cases ({compared})");
+}
+
+#[test]
+fn buchi_laws_no_disturbance_scaling_monotone() {
+    let mut r = rng(37);
+    for case in 0..120 {
+        let a = random_automaton(&mut r, 3 + case % 8, 2, 1);
+        let Objective::Reach(f) = a.objective.clone() else {
+            unreachable!()
+        };
+        let b = with_objective(a.clone(), Objective::Buchi(f.clone()));
+        let base = omega::solve(&b).unwrap();
+        // Without disturbances the radius is 0 exactly when F can be visited
+        // infinitely often nominally (then the plan alone wins).
+        let mut calm = b.clone();
+        for ms in &mut calm.moves {
+            for m in ms {
+                m.disturbed.clear();
+            }
+        }
+        calm.gamma = calm.least_gamma();
+        let c = omega::solve(&calm).unwrap();
+        if let Some(c) = &c {
+            assert_eq!(c.radius, 0.0, "case {case}");
+        }
+        // Disturbances can only remove solutions (they may push into dead ends).
+        assert!(c.is_some() || base.is_none(), "case {case}");
+        // Scaling.
+        let s = omega::solve(&b.scaled(2.0)).unwrap();
+        assert_eq!(
+            s.map(|s| s.radius),
+            base.as_ref().map(|x| 2.0 * x.radius),
+            "case {case}"
+        );
+        // More disturbance never helps.
+        if let Some(base) = &base {
+            let mut more = b.clone();
+            let q = r.gen_range(0..more.len());
+            if !more.moves[q].is_empty() {
+                more.disturbances.push("extra".into());
+                let x = (more.disturbances.len() - 1) as u32;
+                let t = r.gen_range(0..more.len()) as u32;
+                more.moves[q][0].disturbed.push((x, t));
+                more.gamma = more.least_gamma();
+                if let Some(m) = omega::solve(&more).unwrap() {
+                    assert!(m.radius >= base.radius, "case {case}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn generalised_buchi_needs_both_sets() {
+    // A ring a -> b -> c -> a with a shortcut; visiting {a} and {c} infinitely often.
+    let text = r#"
+        metric euclidean;
+        inputs go, skip;
+        disturbances wind;
+        state a at (0, 0); state b at (1, 0); state c at (2, 0); state d at (5, 0);
+        init a;
+        trans a go -> b;
+        trans b go -> c | wind -> d;
+        trans b skip -> a;
+        trans c go -> a;
+        trans d go -> c;
+        gen-buchi {a}, {c};
+    "#;
+    let (a, _) =
+        mavis::robust::load_source(&Source::new("g.ma", text), &mut Default::default()).unwrap();
+    let s = omega::solve(&a).unwrap().expect("winnable");
+    // The only way to c is b -go->, where wind may push to d (distance 3 from c, 5 from a).
+    // From d the system goes to c, then a: both sets are still visited infinitely often,
+    // so the radius is 0.
+    assert_eq!(s.radius, 0.0);
+    let cycle: Vec<&str> = s.plan[s.cycle_start..]
+        .iter()
+        .map(|&(q, _)| a.states[q as usize].as_str())
+        .collect();
+    assert!(cycle.contains(&"a") && cycle.contains(&"c"), "{cycle:?}");
+}
