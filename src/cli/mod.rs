@@ -2,10 +2,10 @@
 //! one engine function that returns a [`Report`], and [`main`] prints it.
 
 mod lang;
-mod nn;
 mod nis;
-mod timed;
+mod nn;
 pub mod robust;
+mod timed;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, Parser, Subcommand, ValueEnum};
