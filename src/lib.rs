@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod lang;
+pub mod milp;
 pub mod nis;
 pub mod nn;
 pub mod report;

@@ -3,6 +3,7 @@
 
 mod lang;
 mod nis;
+mod nn;
 pub mod robust;
 pub mod swarm;
 mod timed;
@@ -78,6 +79,9 @@ pub enum Command {
     /// The shared expression language: evaluate expressions exactly.
     #[command(subcommand)]
     Lang(lang::LangCmd),
+    /// ONNX networks: information, evaluation, output bounds over a box.
+    #[command(subcommand)]
+    Nn(nn::NnCmd),
     /// Neural-symbolic agents of unknown number: bICTL, zero-one abstraction, emergence (seed 001).
     #[command(subcommand)]
     Nis(nis::NisCmd),
@@ -115,6 +119,7 @@ impl GlobalArgs {
 fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
     match command {
         Command::Lang(cmd) => lang::run(cmd, ctx),
+        Command::Nn(cmd) => nn::run(cmd, ctx),
         Command::Nis(cmd) => nis::run(cmd, ctx),
         Command::Timed(cmd) => timed::run(cmd, ctx),
         Command::Robust(cmd) => robust::run(cmd, ctx),

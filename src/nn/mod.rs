@@ -1,6 +1,19 @@
 //! Networks: the internal form of a ReLU observation network (a list of
-//! affine layers), exact f64 evaluation, loading and bounds.
+//! affine layers), exact f64 evaluation, the ONNX loader and bounds over an
+//! input box (interval and symbolic; LP tightening is in `milp`).
 
+mod bounds;
+pub mod commands;
+mod load_error;
 mod network;
+mod onnx;
+mod onnx_tensor;
+mod symbolic;
 
+pub use bounds::{
+    affine_interval, interval_bounds, InputBox, LayerBounds, NetworkBounds, Stability,
+};
+pub use load_error::{LoadError, LoadProblem, SUPPORTED_OPS, SUPPORTED_OPSETS};
 pub use network::{Activation, Layer, Network, NetworkError};
+pub use onnx::{load, load_bytes, load_model, LoadedModel};
+pub use symbolic::{symbolic_bounds, symbolic_layer};

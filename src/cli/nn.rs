@@ -1,0 +1,86 @@
+//! `mavis nn`: inspect, evaluate and bound ONNX networks.
+
+use crate::nn::commands;
+use crate::report::{Report, RunContext, RunError};
+use clap::Subcommand;
+use std::path::PathBuf;
+
+#[derive(Subcommand, Debug)]
+pub enum NnCmd {
+    /// Layers, sizes, parameter count and opset of an ONNX network.
+    #[command(after_help = "Example:\n  mavis nn info tests/fixtures/policy_1_4_4_2.onnx")]
+    Info {
+        /// The ONNX file.
+        net: PathBuf,
+    },
+    /// Evaluate a network in f64 on one or more inputs.
+    #[command(
+        after_help = "Examples:\n  mavis nn eval tests/fixtures/policy_1_4_4_2.onnx --input 0.75\n  \
+mavis nn eval tests/fixtures/policy_1_4_4_2.onnx --input 0,0.25,0.5   # three 1-D inputs\n  \
+mavis nn eval tests/fixtures/mlp_2_16_16_3.onnx --input 0.1,0.2 --input -1,1   # two 2-D inputs\n  \
+mavis nn eval tests/fixtures/mlp_2_16_16_3.onnx --csv inputs.csv --format json"
+    )]
+    Eval {
+        /// The ONNX file.
+        net: PathBuf,
+        /// An input vector, comma-separated (repeatable). For a network with one
+        /// input, `--input 0,0.5,1` is three inputs.
+        #[arg(long = "input", value_name = "VALUES", value_parser = commands::parse_vector)]
+        input: Vec<Vec<f64>>,
+        /// A CSV file of inputs, one per line (an optional header line is skipped).
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
+    },
+    /// Output bounds over an input box: interval, symbolic and exact (MILP).
+    #[command(
+        after_help = "Examples:\n  mavis nn bounds tests/fixtures/policy_1_4_4_2.onnx --box '[0,1]'\n  \
+mavis nn bounds tests/fixtures/mlp_2_16_16_3.onnx --box '[-1,1]x[0,2]' --lp-tighten\n  \
+mavis nn bounds tests/fixtures/mlp_2_16_16_3.onnx --box '[-1,1]' --dump-lp model.lp --format json"
+    )]
+    Bounds {
+        /// The ONNX file.
+        net: PathBuf,
+        /// The input box: one interval for every input (`[0,1]`), or one per
+        /// input (`[0,1]x[-1,1]`).
+        #[arg(long = "box", value_name = "BOX")]
+        input_box: String,
+        /// Tighten the unstable neurons' bounds by LP before the MILP.
+        #[arg(long)]
+        lp_tighten: bool,
+        /// Skip the exact MILP stage.
+        #[arg(long)]
+        no_exact: bool,
+        /// Write the MILP (without objective) as an LP file.
+        #[arg(long, value_name = "FILE")]
+        dump_lp: Option<PathBuf>,
+    },
+}
+
+pub fn run(cmd: NnCmd, ctx: &RunContext) -> Result<Report, RunError> {
+    match cmd {
+        NnCmd::Info { net } => commands::info(&net),
+        NnCmd::Eval { net, input, csv } => {
+            let mut inputs = input;
+            if let Some(csv) = csv {
+                inputs.extend(commands::read_csv(&csv)?);
+            }
+            commands::eval(&net, &inputs)
+        }
+        NnCmd::Bounds {
+            net,
+            input_box,
+            lp_tighten,
+            no_exact,
+            dump_lp,
+        } => {
+            let req = crate::milp::BoundsRequest {
+                net,
+                box_text: input_box,
+                lp_tighten,
+                exact: !no_exact,
+                dump_lp,
+            };
+            crate::milp::bounds_report(&req, ctx)
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! The report of `mavis nn bounds` (here rather than in `nn` because its last
+//! stage needs the MILP layer).
+//!
+//! JSON `results`: `box` (`lo`, `hi`), `stages`: a list of
+//! `{name, unstable, time_s, outputs: [{lo, hi}]}` for `interval`, `symbolic`,
+//! `lp` (with `--lp-tighten`), then `exact`: `{binaries, variables,
+//! constraints, bounds_time_s, solve_time_s, outputs: [{lo, hi, status_lo,
+//! status_hi, argmin, argmax}]}` (absent with `--no-exact`).
+
+use super::exact::{exact_output_bounds, Extremum};
+use super::network::{BoundsMethod, EncodeOptions};
+use super::solve::{Objective, SolveOptions, Status};
+use crate::nn::{
+    commands::load_for_command, interval_bounds, symbolic_bounds, InputBox, NetworkBounds,
+};
+use crate::report::{Report, RunContext, RunError, Table, TableFormat, Verdict};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// What `mavis nn bounds` was asked.
+#[derive(Clone, Debug)]
+pub struct BoundsRequest {
+    pub net: PathBuf,
+    /// The box as written, e.g. `[0,1]` or `[0,1]x[-1,1]`.
+    pub box_text: String,
+    pub lp_tighten: bool,
+    pub exact: bool,
+    pub dump_lp: Option<PathBuf>,
+}
+
+fn range_text(lo: f64, hi: f64) -> String {
+    format!("[{lo:.6}, {hi:.6}]")
+}
+
+fn stage_json(name: &str, b: &NetworkBounds, seconds: f64) -> Value {
+    let out = b.output();
+    json!({
+        "name": name,
+        "unstable": b.unstable_count(),
+        "time_s": seconds,
+        "outputs": out.lo.iter().zip(&out.hi).map(|(l, h)| json!({"lo": l, "hi": h})).collect::<Vec<_>>(),
+    })
+}
+
+fn witness_json(e: &Extremum) -> Value {
+    e.witness.as_ref().map_or(Value::Null, |(x, _)| json!(x))
+}
+
+/// `mavis nn bounds`: output ranges over a box by interval arithmetic,
+/// symbolic propagation, optional LP tightening and exact MILP.
+pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, RunError> {
+    let (model, model_ref) = load_for_command(&req.net)?;
+    let net = &model.network;
+    let input = InputBox::parse(&req.box_text, net.input_size())
+        .map_err(|e| RunError::input(format!("--box: {e}")))?;
+    let mut r = Report::new("nn", "bounds");
+    r.model = model_ref;
+    let mut stages: Vec<(String, NetworkBounds, f64)> = Vec::new();
+    let t = Instant::now();
+    let interval = interval_bounds(net, &input);
+    stages.push(("interval".into(), interval, t.elapsed().as_secs_f64()));
+    let t = Instant::now();
+    let symbolic = symbolic_bounds(net, &input);
+    stages.push((
+        "symbolic".into(),
+        symbolic.clone(),
+        t.elapsed().as_secs_f64(),
+    ));
+    let solve = SolveOptions::from_context(ctx);
+    if req.lp_tighten {
+        let t = Instant::now();
+        let tightened = super::lp_tighten(net, &symbolic, &solve)
+            .map_err(|e| RunError::Internal(e.to_string()))?;
+        stages.push(("lp".into(), tightened, t.elapsed().as_secs_f64()));
+    }
+    let relus: usize = net
+        .layers()
+        .iter()
+        .filter(|l| l.activation == crate::nn::Activation::Relu)
+        .map(|l| l.outputs())
+        .sum();
+    let encode = EncodeOptions {
+        bounds: if req.lp_tighten {
+            BoundsMethod::SymbolicLp
+        } else {
+            BoundsMethod::Symbolic
+        },
+        lp: solve.clone(),
+    };
+    let exact = if req.exact || req.dump_lp.is_some() {
+        Some(
+            exact_output_bounds(net, &input, &encode, &solve).map_err(|e| match e {
+                super::MilpError::Replay(_) => RunError::Internal(e.to_string()),
+                other => RunError::input(other),
+            })?,
+        )
+    } else {
+        None
+    };
+    if let (Some(path), Some(ex)) = (&req.dump_lp, &exact) {
+        let lp = ex.model.to_lp(&Objective::Feasibility);
+        std::fs::write(path, lp)
+            .map_err(|e| RunError::input(format!("cannot write {}: {e}", path.display())))?;
+        r.warnings.push(format!(
+            "MILP written to {} (objective left empty)",
+            path.display()
+        ));
+    }
+    let exact = if req.exact { exact } else { None };
+    let complete = match &exact {
+        None => true,
+        Some(ex) => ex
+            .outputs
+            .iter()
+            .all(|o| o.min.status == Status::Optimal && o.max.status == Status::Optimal),
+    };
+    let headline = match &exact {
+        Some(_) if !complete => {
+            r.verdict = Some(Verdict::Unknown);
+            "UNKNOWN: a MILP stopped before optimality; ranges marked * are the sound relaxation bounds".to_string()
+        }
+        Some(ex) => format!(
+            "exact output ranges by MILP ({} binaries for {relus} ReLUs)",
+            ex.stats.binaries
+        ),
+        None => format!(
+            "output bounds by {} propagation",
+            stages.last().expect("stages").0
+        ),
+    };
+    r.line(format!(
+        "{} over {}: {headline}",
+        req.net.display(),
+        input.to_text()
+    ));
+    let mut header: Vec<String> = vec!["output".into()];
+    header.extend(stages.iter().map(|s| s.0.clone()));
+    if exact.is_some() {
+        header.extend([
+            "exact".to_string(),
+            "argmin".to_string(),
+            "argmax".to_string(),
+        ]);
+    }
+    let mut table = Table::new(header);
+    for j in 0..net.output_size() {
+        let mut row = vec![format!("y{j}")];
+        for (_, b, _) in &stages {
+            let o = b.output();
+            row.push(range_text(o.lo[j], o.hi[j]));
+        }
+        if let Some(ex) = &exact {
+            let o = &ex.outputs[j];
+            let star = |e: &Extremum| if e.status == Status::Optimal { "" } else { "*" };
+            row.push(format!(
+                "[{:.6}{}, {:.6}{}]",
+                o.min.value,
+                star(&o.min),
+                o.max.value,
+                star(&o.max)
+            ));
+            let at = |e: &Extremum| {
+                e.witness.as_ref().map_or("-".to_string(), |(x, _)| {
+                    format!(
+                        "({})",
+                        x.iter()
+                            .map(|v| format!("{v:.4}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })
+            };
+            row.push(at(&o.min));
+            row.push(at(&o.max));
+        }
+        table.row(row);
+    }
+    r.line(table.render(TableFormat::Text).trim_end());
+    let mut st = Table::new(["stage", "unstable ReLUs", "binaries", "time"]);
+    for (name, b, s) in &stages {
+        st.row([
+            name.clone(),
+            format!("{} of {relus}", b.unstable_count()),
+            "-".into(),
+            format!("{s:.6} s"),
+        ]);
+    }
+    if let Some(ex) = &exact {
+        st.row([
+            "exact".to_string(),
+            format!("{} of {relus}", ex.bounds.unstable_count()),
+            ex.stats.binaries.to_string(),
+            format!(
+                "{:.6} s",
+                ex.bounds_time.as_secs_f64() + ex.solve_time.as_secs_f64()
+            ),
+        ]);
+    }
+    r.line(st.render(TableFormat::Text).trim_end());
+    let mut results = json!({
+        "box": {"lo": input.lo, "hi": input.hi},
+        "relus": relus,
+        "stages": stages.iter().map(|(n, b, s)| stage_json(n, b, *s)).collect::<Vec<_>>(),
+    });
+    for (name, _, s) in &stages {
+        r.stat(&format!("{name}_s"), *s);
+    }
+    if let Some(ex) = &exact {
+        r.line(format!(
+            "MILP: {} variables, {} binaries, {} constraints; {} solves in {:.6} s",
+            ex.stats.variables,
+            ex.stats.binaries,
+            ex.stats.constraints,
+            2 * net.output_size(),
+            ex.solve_time.as_secs_f64()
+        ));
+        results["exact"] = json!({
+            "binaries": ex.stats.binaries,
+            "variables": ex.stats.variables,
+            "constraints": ex.stats.constraints,
+            "bounds_time_s": ex.bounds_time.as_secs_f64(),
+            "solve_time_s": ex.solve_time.as_secs_f64(),
+            "outputs": ex.outputs.iter().map(|o| json!({
+                "lo": o.min.value, "hi": o.max.value,
+                "status_lo": o.min.status, "status_hi": o.max.status,
+                "argmin": witness_json(&o.min), "argmax": witness_json(&o.max),
+            })).collect::<Vec<_>>(),
+        });
+        r.stat(
+            "exact_s",
+            ex.bounds_time.as_secs_f64() + ex.solve_time.as_secs_f64(),
+        );
+        r.stat("binaries", ex.stats.binaries);
+        r.stat("variables", ex.stats.variables);
+        r.stat("constraints", ex.stats.constraints);
+    }
+    r.results = results;
+    Ok(r)
+}

@@ -1,0 +1,364 @@
+//! The model: named, bounded variables and linear constraints, kept in our
+//! own form (so it can be written as an LP file, re-solved with another
+//! objective and inspected) and handed to HiGHS through good_lp by
+//! [`Model::solve`](super::Model::solve).
+
+use super::expr::{LinExpr, Var};
+use std::fmt;
+
+/// What values a variable takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    Continuous,
+    Integer,
+    Binary,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct VarInfo {
+    pub name: String,
+    pub lo: f64,
+    pub hi: f64,
+    pub kind: VarKind,
+}
+
+/// `lhs (<=|>=|=) rhs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sense {
+    Le,
+    Ge,
+    Eq,
+}
+
+impl fmt::Display for Sense {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Sense::Le => "<=",
+            Sense::Ge => ">=",
+            Sense::Eq => "=",
+        })
+    }
+}
+
+/// A constraint `terms sense rhs` (the expression's constant moved to the right).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Row {
+    pub name: String,
+    pub terms: Vec<(Var, f64)>,
+    pub sense: Sense,
+    pub rhs: f64,
+}
+
+/// Why a model could not be built or solved.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum MilpError {
+    /// A big-M or a bound was needed but a variable has no finite bound on that side.
+    #[error(
+        "variable '{var}' has no finite {side} bound, but {purpose} needs one (give it bounds)"
+    )]
+    Unbounded {
+        var: String,
+        side: &'static str,
+        purpose: String,
+    },
+    /// A variable was declared with NaN or an empty range.
+    #[error("variable '{var}': bounds [{lo}, {hi}] are not a range")]
+    BadBounds { var: String, lo: f64, hi: f64 },
+    /// A coefficient or constant is NaN or infinite.
+    #[error("constraint '{row}' has a NaN or infinite coefficient")]
+    NotFinite { row: String },
+    /// Sizes of a network copy and its inputs differ.
+    #[error("network '{name}' takes {expected} inputs but {found} were given")]
+    InputSize {
+        name: String,
+        expected: usize,
+        found: usize,
+    },
+    /// A solution did not satisfy the semantics it was meant to (a bug, exit 3).
+    #[error("solution does not replay: {0}")]
+    Replay(String),
+    /// HiGHS failed in a way that is not a status (e.g. while building the model).
+    #[error("HiGHS: {0}")]
+    Solver(String),
+}
+
+/// Sizes of a model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ModelStats {
+    pub variables: usize,
+    pub binaries: usize,
+    pub integers: usize,
+    pub constraints: usize,
+}
+
+/// A mixed-integer linear model under construction. Variables carry names
+/// (for errors and LP files) and bounds (for every big-M the builders derive).
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    pub(crate) vars: Vec<VarInfo>,
+    pub(crate) rows: Vec<Row>,
+}
+
+impl Model {
+    pub fn new() -> Self {
+        Model::default()
+    }
+
+    fn add_var(&mut self, name: &str, lo: f64, hi: f64, kind: VarKind) -> Result<Var, MilpError> {
+        if lo.is_nan() || hi.is_nan() || lo > hi || lo == f64::INFINITY || hi == f64::NEG_INFINITY {
+            return Err(MilpError::BadBounds {
+                var: name.to_string(),
+                lo,
+                hi,
+            });
+        }
+        self.vars.push(VarInfo {
+            name: name.to_string(),
+            lo,
+            hi,
+            kind,
+        });
+        Ok(Var(self.vars.len() - 1))
+    }
+
+    /// A continuous variable in `[lo, hi]`; either side may be infinite.
+    pub fn continuous(&mut self, name: &str, lo: f64, hi: f64) -> Result<Var, MilpError> {
+        self.add_var(name, lo, hi, VarKind::Continuous)
+    }
+
+    /// An integer variable in `[lo, hi]` (bounds rounded inwards).
+    pub fn integer(&mut self, name: &str, lo: f64, hi: f64) -> Result<Var, MilpError> {
+        self.add_var(name, lo.ceil(), hi.floor(), VarKind::Integer)
+    }
+
+    /// A 0/1 variable.
+    pub fn binary(&mut self, name: &str) -> Var {
+        self.add_var(name, 0.0, 1.0, VarKind::Binary)
+            .expect("[0, 1] is a range")
+    }
+
+    /// Adds `lhs sense rhs`; `name` labels the row in LP files.
+    pub fn constrain(
+        &mut self,
+        name: &str,
+        lhs: impl Into<LinExpr>,
+        sense: Sense,
+        rhs: impl Into<LinExpr>,
+    ) -> Result<(), MilpError> {
+        let e = lhs.into() - rhs.into();
+        let terms = e.merged_terms();
+        if !e.constant.is_finite() || terms.iter().any(|(_, c)| !c.is_finite()) {
+            return Err(MilpError::NotFinite {
+                row: name.to_string(),
+            });
+        }
+        self.rows.push(Row {
+            name: name.to_string(),
+            terms,
+            sense,
+            rhs: -e.constant,
+        });
+        Ok(())
+    }
+
+    /// `lhs <= rhs`.
+    pub fn le(
+        &mut self,
+        name: &str,
+        lhs: impl Into<LinExpr>,
+        rhs: impl Into<LinExpr>,
+    ) -> Result<(), MilpError> {
+        self.constrain(name, lhs, Sense::Le, rhs)
+    }
+
+    /// `lhs >= rhs`.
+    pub fn ge(
+        &mut self,
+        name: &str,
+        lhs: impl Into<LinExpr>,
+        rhs: impl Into<LinExpr>,
+    ) -> Result<(), MilpError> {
+        self.constrain(name, lhs, Sense::Ge, rhs)
+    }
+
+    /// `lhs = rhs`.
+    pub fn eq(
+        &mut self,
+        name: &str,
+        lhs: impl Into<LinExpr>,
+        rhs: impl Into<LinExpr>,
+    ) -> Result<(), MilpError> {
+        self.constrain(name, lhs, Sense::Eq, rhs)
+    }
+
+    /// The variable's name as given.
+    pub fn name(&self, v: Var) -> &str {
+        &self.vars[v.0].name
+    }
+
+    /// The variable's declared bounds.
+    pub fn var_bounds(&self, v: Var) -> (f64, f64) {
+        (self.vars[v.0].lo, self.vars[v.0].hi)
+    }
+
+    pub fn kind(&self, v: Var) -> VarKind {
+        self.vars[v.0].kind
+    }
+
+    /// Narrows a variable's bounds (intersection with the current ones).
+    pub fn narrow(&mut self, v: Var, lo: f64, hi: f64) -> Result<(), MilpError> {
+        let info = &mut self.vars[v.0];
+        let (l, h) = (info.lo.max(lo), info.hi.min(hi));
+        if l.is_nan() || h.is_nan() || l > h {
+            return Err(MilpError::BadBounds {
+                var: info.name.clone(),
+                lo: l,
+                hi: h,
+            });
+        }
+        info.lo = l;
+        info.hi = h;
+        Ok(())
+    }
+
+    /// Bounds of an expression from the variables' bounds (interval arithmetic;
+    /// sides may be infinite).
+    pub fn bounds(&self, e: &LinExpr) -> (f64, f64) {
+        let mut lo = e.constant;
+        let mut hi = e.constant;
+        for (v, c) in e.merged_terms() {
+            let (l, h) = self.var_bounds(v);
+            if c > 0.0 {
+                lo += c * l;
+                hi += c * h;
+            } else {
+                lo += c * h;
+                hi += c * l;
+            }
+        }
+        (lo, hi)
+    }
+
+    /// Like [`Model::bounds`] but both sides must be finite: the error names
+    /// the first variable that makes a side infinite and says what needed it.
+    pub fn finite_bounds(&self, e: &LinExpr, purpose: &str) -> Result<(f64, f64), MilpError> {
+        Ok((
+            self.finite_lower(e, purpose)?,
+            self.finite_upper(e, purpose)?,
+        ))
+    }
+
+    /// The finite upper bound of an expression, or an error naming the variable.
+    pub fn finite_upper(&self, e: &LinExpr, purpose: &str) -> Result<f64, MilpError> {
+        let (_, hi) = self.bounds(e);
+        if hi.is_finite() {
+            return Ok(hi);
+        }
+        Err(self.unbounded_culprit(e, true, purpose))
+    }
+
+    /// The finite lower bound of an expression, or an error naming the variable.
+    pub fn finite_lower(&self, e: &LinExpr, purpose: &str) -> Result<f64, MilpError> {
+        let (lo, _) = self.bounds(e);
+        if lo.is_finite() {
+            return Ok(lo);
+        }
+        Err(self.unbounded_culprit(e, false, purpose))
+    }
+
+    fn unbounded_culprit(&self, e: &LinExpr, upper: bool, purpose: &str) -> MilpError {
+        for (v, c) in e.merged_terms() {
+            let (l, h) = self.var_bounds(v);
+            // The side of v that feeds the requested side of e.
+            let needs_hi = (c > 0.0) == upper;
+            let side_value = if needs_hi { h } else { l };
+            if !side_value.is_finite() {
+                return MilpError::Unbounded {
+                    var: self.name(v).to_string(),
+                    side: if needs_hi { "upper" } else { "lower" },
+                    purpose: purpose.to_string(),
+                };
+            }
+        }
+        MilpError::Unbounded {
+            var: "(a coefficient overflowed)".into(),
+            side: if upper { "upper" } else { "lower" },
+            purpose: purpose.into(),
+        }
+    }
+
+    pub fn stats(&self) -> ModelStats {
+        ModelStats {
+            variables: self.vars.len(),
+            binaries: self
+                .vars
+                .iter()
+                .filter(|v| v.kind == VarKind::Binary)
+                .count(),
+            integers: self
+                .vars
+                .iter()
+                .filter(|v| v.kind == VarKind::Integer)
+                .count(),
+            constraints: self.rows.len(),
+        }
+    }
+
+    /// All variables, in creation order.
+    pub fn variables(&self) -> impl Iterator<Item = Var> {
+        (0..self.vars.len()).map(Var)
+    }
+
+    /// A copy in which every binary and integer variable is continuous (the LP relaxation).
+    pub fn relaxed(&self) -> Model {
+        let mut m = self.clone();
+        for v in &mut m.vars {
+            v.kind = VarKind::Continuous;
+        }
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_and_refusals() {
+        let mut m = Model::new();
+        let x = m.continuous("x", 0.0, 2.0).unwrap();
+        let y = m.continuous("speed", 1.0, f64::INFINITY).unwrap();
+        assert_eq!(m.bounds(&(x * -1.0 + 1.0)), (-1.0, 1.0));
+        assert_eq!(m.bounds(&(x + y)), (1.0, f64::INFINITY));
+        assert_eq!(m.finite_lower(&(x + y), "a test").unwrap(), 1.0);
+        let e = m
+            .finite_upper(&(x + y), "the big-M of 'guard'")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "variable 'speed' has no finite upper bound, but the big-M of 'guard' needs one (give it bounds)"
+        );
+        let e = m.finite_lower(&(x - y), "max").unwrap_err();
+        assert!(
+            e.to_string().contains("'speed' has no finite upper bound"),
+            "{e}"
+        );
+        assert!(m.continuous("bad", 1.0, 0.0).is_err());
+        assert!(m.continuous("nan", f64::NAN, 0.0).is_err());
+        assert_eq!(
+            m.integer("k", 0.5, 3.7).map(|k| m.var_bounds(k)).unwrap(),
+            (1.0, 3.0)
+        );
+        m.le("c", x + y, 3.0).unwrap();
+        assert_eq!(
+            m.stats(),
+            ModelStats {
+                variables: 3,
+                binaries: 0,
+                integers: 1,
+                constraints: 1
+            }
+        );
+        assert!(m.le("inf", x * f64::INFINITY, 1.0).is_err());
+    }
+}

@@ -1,0 +1,269 @@
+//! Solving a [`Model`] with HiGHS (through good_lp) and reading the solution back.
+
+use super::expr::{LinExpr, Var};
+use super::model::{MilpError, Model, Sense, VarKind};
+use good_lp::solvers::highs::highs;
+use good_lp::{
+    variable, Expression, ProblemVariables, ResolutionError, Solution as _, SolutionStatus,
+    SolverModel,
+};
+use std::time::{Duration, Instant};
+
+/// HiGHS options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolveOptions {
+    /// HiGHS threads (HiGHS fixes its thread pool at the first solve of a process).
+    pub threads: usize,
+    /// Give up after this long: the status is then `Feasible` (a solution, not
+    /// proven optimal) or `Unknown` (no solution yet).
+    pub time_limit: Option<Duration>,
+    /// Relative MIP gap at which HiGHS may stop and call the point optimal
+    /// (HiGHS's default 1e-4 when `None`; exact bounds use 0).
+    pub mip_gap: Option<f64>,
+    /// HiGHS log on stderr.
+    pub verbose: bool,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions {
+            threads: 1,
+            time_limit: None,
+            mip_gap: None,
+            verbose: false,
+        }
+    }
+}
+
+impl SolveOptions {
+    /// Options from the global `--threads` and `--timeout` (the time left).
+    pub fn from_context(ctx: &crate::report::RunContext) -> Self {
+        SolveOptions {
+            threads: ctx.threads,
+            time_limit: ctx.remaining(),
+            mip_gap: None,
+            verbose: ctx.verbosity >= 2,
+        }
+    }
+}
+
+/// What to solve for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Objective {
+    /// Any feasible point.
+    Feasibility,
+    Maximise(LinExpr),
+    Minimise(LinExpr),
+}
+
+/// The answer, mapped from HiGHS's model status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Optimal within HiGHS's MIP gap tolerances (relative: [`SolveOptions::mip_gap`],
+    /// absolute: 1e-6); for [`Objective::Feasibility`], a feasible point was found.
+    Optimal,
+    /// A feasible point, optimality not proven (time limit).
+    Feasible,
+    /// Proven infeasible.
+    Infeasible,
+    /// No answer: time-out before any solution, unbounded objective, or numerical trouble.
+    Unknown,
+}
+
+/// Values of every variable of the model, as HiGHS returned them (within its
+/// tolerances: read binaries with [`Solution::is_set`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solution {
+    values: Vec<f64>,
+}
+
+impl Solution {
+    pub fn value(&self, v: Var) -> f64 {
+        self.values[v.0]
+    }
+
+    /// A binary read as a Boolean (value > 0.5).
+    pub fn is_set(&self, v: Var) -> bool {
+        self.values[v.0] > 0.5
+    }
+
+    pub fn eval(&self, e: &LinExpr) -> f64 {
+        e.value(|v| self.values[v.0])
+    }
+
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+}
+
+/// The outcome of [`Model::solve`].
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub status: Status,
+    /// Present for `Optimal` and `Feasible`.
+    pub solution: Option<Solution>,
+    /// The objective's value at the solution.
+    pub objective: Option<f64>,
+    /// Why the status is `Unknown` or `Feasible`.
+    pub reason: Option<String>,
+    pub time: Duration,
+}
+
+impl Model {
+    /// Solves the model for `objective` with HiGHS.
+    pub fn solve(&self, objective: &Objective, opts: &SolveOptions) -> Result<Outcome, MilpError> {
+        let start = Instant::now();
+        let mut vars = ProblemVariables::new();
+        let mut handles = Vec::with_capacity(self.vars.len());
+        for info in &self.vars {
+            let mut def = variable().name(info.name.clone());
+            if info.lo.is_finite() {
+                def = def.min(info.lo);
+            }
+            if info.hi.is_finite() {
+                def = def.max(info.hi);
+            }
+            if info.kind != VarKind::Continuous {
+                def = def.integer();
+            }
+            handles.push(vars.add(def));
+        }
+        if handles.is_empty() {
+            // HiGHS refuses empty models; a fixed dummy column keeps constant rows checkable.
+            vars.add(variable().min(0.0).max(0.0));
+        }
+        let to_good_lp = |e: &LinExpr| -> Expression {
+            let mut out = Expression::from(e.constant);
+            for (v, c) in e.merged_terms() {
+                out.add_mul(c, handles[v.0]);
+            }
+            out
+        };
+        let (problem, objective_expr) = match objective {
+            Objective::Feasibility => (vars.minimise(Expression::from(0.0)), None),
+            Objective::Maximise(e) => (vars.maximise(to_good_lp(e)), Some(e)),
+            Objective::Minimise(e) => (vars.minimise(to_good_lp(e)), Some(e)),
+        };
+        let mut p = highs(problem).set_threads(opts.threads.max(1) as u32);
+        p = p.set_option("output_flag", opts.verbose);
+        if let Some(t) = opts.time_limit {
+            p = p.set_time_limit(t.as_secs_f64().max(1e-3));
+        }
+        if let Some(g) = opts.mip_gap {
+            p = p.set_option("mip_rel_gap", g.max(0.0));
+        }
+        for row in &self.rows {
+            let mut lhs = Expression::from(0.0);
+            for &(v, c) in &row.terms {
+                lhs.add_mul(c, handles[v.0]);
+            }
+            let c = match row.sense {
+                Sense::Le => lhs.leq(row.rhs),
+                Sense::Ge => lhs.geq(row.rhs),
+                Sense::Eq => lhs.eq(row.rhs),
+            };
+            p.add_constraint(c);
+        }
+        let result = p.solve();
+        let time = start.elapsed();
+        let unknown = |reason: String| Outcome {
+            status: Status::Unknown,
+            solution: None,
+            objective: None,
+            reason: Some(reason),
+            time,
+        };
+        Ok(match result {
+            Ok(sol) => {
+                let values: Vec<f64> = handles.iter().map(|&h| sol.value(h)).collect();
+                let solution = Solution { values };
+                let value = objective_expr.map(|e| solution.eval(e));
+                let (status, reason) = match sol.status() {
+                    SolutionStatus::Optimal => (Status::Optimal, None),
+                    // HiGHS's own status is Optimal here: the gap is within its tolerances.
+                    SolutionStatus::GapLimit => (Status::Optimal, None),
+                    SolutionStatus::TimeLimit => (Status::Feasible, Some("time limit".to_string())),
+                };
+                let status = if matches!(objective, Objective::Feasibility) {
+                    Status::Optimal
+                } else {
+                    status
+                };
+                Outcome {
+                    status,
+                    solution: Some(solution),
+                    objective: value,
+                    reason,
+                    time,
+                }
+            }
+            Err(ResolutionError::Infeasible) => {
+                // HiGHS may say "unbounded or infeasible"; good_lp reports both as
+                // infeasible. Only an optimisation over an unbounded variable can be
+                // unbounded: decide it by a feasibility solve.
+                let may_be_unbounded = !matches!(objective, Objective::Feasibility)
+                    && self
+                        .vars
+                        .iter()
+                        .any(|v| !v.lo.is_finite() || !v.hi.is_finite());
+                if may_be_unbounded
+                    && self.solve(&Objective::Feasibility, opts)?.status != Status::Infeasible
+                {
+                    unknown("the objective is unbounded".into())
+                } else {
+                    Outcome {
+                        status: Status::Infeasible,
+                        solution: None,
+                        objective: None,
+                        reason: None,
+                        time,
+                    }
+                }
+            }
+            Err(ResolutionError::Unbounded) => unknown("the objective is unbounded".into()),
+            Err(ResolutionError::Other("NoSolutionFound")) => {
+                unknown("time limit before any solution".into())
+            }
+            Err(ResolutionError::Other(what)) => unknown(format!("HiGHS stopped: {what}")),
+            Err(ResolutionError::Str(what)) => unknown(format!("HiGHS stopped: {what}")),
+        })
+    }
+
+    /// Checks a solution against every bound and row, within `tol` (absolute,
+    /// scaled by the row's magnitude); returns the first violation.
+    pub fn check(&self, s: &Solution, tol: f64) -> Result<(), String> {
+        for (i, info) in self.vars.iter().enumerate() {
+            let x = s.values[i];
+            let slack = tol * (1.0 + x.abs());
+            if x < info.lo - slack || x > info.hi + slack {
+                return Err(format!(
+                    "{} = {x} is outside [{}, {}]",
+                    info.name, info.lo, info.hi
+                ));
+            }
+            if info.kind != VarKind::Continuous && (x - x.round()).abs() > tol.max(1e-6) {
+                return Err(format!("{} = {x} is not integral", info.name));
+            }
+        }
+        for row in &self.rows {
+            let lhs: f64 = row.terms.iter().map(|&(v, c)| c * s.values[v.0]).sum();
+            let scale: f64 = 1.0
+                + row.rhs.abs()
+                + row
+                    .terms
+                    .iter()
+                    .map(|&(v, c)| (c * s.values[v.0]).abs())
+                    .sum::<f64>();
+            let ok = match row.sense {
+                Sense::Le => lhs <= row.rhs + tol * scale,
+                Sense::Ge => lhs >= row.rhs - tol * scale,
+                Sense::Eq => (lhs - row.rhs).abs() <= tol * scale,
+            };
+            if !ok {
+                return Err(format!("row {}: {lhs} {} {}", row.name, row.sense, row.rhs));
+            }
+        }
+        Ok(())
+    }
+}

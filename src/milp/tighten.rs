@@ -1,0 +1,78 @@
+//! LP tightening: the bounds of each unstable neuron are replaced by the
+//! maximum and minimum of its pre-activation over the LP relaxation of the
+//! layers below it (with their big-M encodings, whose relaxation is the ReLU
+//! triangle). Layer by layer, so each layer's relaxation uses the tightened
+//! bounds of the layers before it; 2 LPs per unstable neuron.
+
+use super::expr::LinExpr;
+use super::model::{MilpError, Model};
+use super::solve::{Objective, SolveOptions, Status};
+use crate::nn::{symbolic_layer, Activation, Network, NetworkBounds, Stability};
+
+/// LP optima carry solver tolerances; this relative widening keeps them sound.
+const LP_PAD: f64 = 1e-7;
+
+/// Tightens `start` (bounds of `net` over `start.input`, e.g. symbolic ones).
+/// Never loosens a bound: every new bound is intersected with the old one.
+pub fn lp_tighten(
+    net: &Network,
+    start: &NetworkBounds,
+    opts: &SolveOptions,
+) -> Result<NetworkBounds, MilpError> {
+    let input = &start.input;
+    let mut pre = vec![start.pre[0].clone()];
+    for k in 1..net.layers().len() {
+        let mut layer_bounds = symbolic_layer(net, input, &pre, k).intersect(&start.pre[k]);
+        let layer = &net.layers()[k];
+        let unstable: Vec<usize> = (0..layer.outputs())
+            .filter(|&j| {
+                layer.activation == Activation::Relu
+                    && layer_bounds.lo[j] < 0.0
+                    && layer_bounds.hi[j] > 0.0
+            })
+            .collect();
+        if !unstable.is_empty() {
+            let below = Network::from_layers(net.layers()[..k].to_vec())
+                .expect("a prefix of a network is a network");
+            let partial = NetworkBounds::new(&below, input.clone(), pre.clone());
+            let mut model = Model::new();
+            let xs: Vec<LinExpr> = (0..input.len())
+                .map(|i| {
+                    model
+                        .continuous(&format!("x{i}"), input.lo[i], input.hi[i])
+                        .map(LinExpr::from)
+                })
+                .collect::<Result<_, _>>()?;
+            let copy = model.add_network_with_bounds("lp", &below, &xs, partial)?;
+            let model = model.relaxed();
+            let a = &copy.neurons[k - 1];
+            for &j in &unstable {
+                let mut z = LinExpr::constant(layer.bias[j]);
+                for (i, ai) in a.iter().enumerate() {
+                    z += ai.clone() * layer.weights[[j, i]];
+                }
+                let hi = model.solve(&Objective::Maximise(z.clone()), opts)?;
+                if let (Status::Optimal, Some(v)) = (hi.status, hi.objective) {
+                    layer_bounds.hi[j] = layer_bounds.hi[j].min(v + LP_PAD * (1.0 + v.abs()));
+                }
+                let lo = model.solve(&Objective::Minimise(z), opts)?;
+                if let (Status::Optimal, Some(v)) = (lo.status, lo.objective) {
+                    layer_bounds.lo[j] = layer_bounds.lo[j].max(v - LP_PAD * (1.0 + v.abs()));
+                }
+                if layer_bounds.lo[j] > layer_bounds.hi[j] {
+                    // Only rounding can do this; keep the old, wider bounds.
+                    layer_bounds.lo[j] = start.pre[k].lo[j];
+                    layer_bounds.hi[j] = start.pre[k].hi[j];
+                }
+            }
+        }
+        pre.push(layer_bounds);
+    }
+    let out = NetworkBounds::new(net, input.clone(), pre);
+    debug_assert!(
+        (0..net.layers().len()).all(|k| (0..net.layers()[k].outputs())
+            .all(|j| out.stability(k, j) != Stability::Unstable
+                || start.stability(k, j) == Stability::Unstable))
+    );
+    Ok(out)
+}

@@ -1,0 +1,335 @@
+//! Bounds over a box, checked against independent oracles: samples (every
+//! bound must contain them), and on 1-D and 2-D inputs the exact range from
+//! enumerating the network's linear regions (the maximum of a piecewise-linear
+//! function over a box is attained at a vertex of one of its regions).
+
+use mavis::milp::{
+    exact_output_bounds, lp_tighten, BoundsMethod, EncodeOptions, SolveOptions, Status,
+};
+use mavis::nn::{
+    interval_bounds, load, symbolic_bounds, Activation, InputBox, Layer, Network, NetworkBounds,
+};
+use ndarray::{Array1, Array2};
+use proptest::prelude::*;
+use rand::{rngs::StdRng, Rng, SeedableRng};
+use std::path::Path;
+
+fn random_net(seed: u64, sizes: &[usize]) -> Network {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let layers = sizes
+        .windows(2)
+        .enumerate()
+        .map(|(k, w)| Layer {
+            weights: Array2::from_shape_fn((w[1], w[0]), |_| rng.gen_range(-1.5..1.5)),
+            bias: Array1::from_shape_fn(w[1], |_| rng.gen_range(-1.0..1.0)),
+            activation: if k + 2 == sizes.len() {
+                Activation::Identity
+            } else {
+                Activation::Relu
+            },
+        })
+        .collect();
+    Network::from_layers(layers).unwrap()
+}
+
+/// Pre-activations of every layer at one input.
+fn pre_activations(net: &Network, x: &[f64]) -> Vec<Vec<f64>> {
+    let mut a = Array1::from(x.to_vec());
+    let mut out = Vec::new();
+    for l in net.layers() {
+        let z = l.weights.dot(&a) + &l.bias;
+        out.push(z.to_vec());
+        a = if l.activation == Activation::Relu {
+            z.mapv(|v| v.max(0.0))
+        } else {
+            z
+        };
+    }
+    out
+}
+
+fn samples(input: &InputBox, n: usize, seed: u64) -> Vec<Vec<f64>> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let d = input.len();
+    let mut pts: Vec<Vec<f64>> = (0..1usize << d)
+        .map(|corner| {
+            (0..d)
+                .map(|i| {
+                    if corner >> i & 1 == 1 {
+                        input.hi[i]
+                    } else {
+                        input.lo[i]
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    pts.extend((0..n).map(|_| {
+        (0..d)
+            .map(|i| rng.gen_range(input.lo[i]..=input.hi[i]))
+            .collect()
+    }));
+    pts
+}
+
+fn contains_samples(b: &NetworkBounds, net: &Network, pts: &[Vec<f64>]) -> Result<(), String> {
+    for x in pts {
+        for (k, z) in pre_activations(net, x).iter().enumerate() {
+            for (j, v) in z.iter().enumerate() {
+                let tol = 1e-9 * (1.0 + v.abs());
+                if *v < b.pre[k].lo[j] - tol || *v > b.pre[k].hi[j] + tol {
+                    return Err(format!(
+                        "layer {k} neuron {j} at {x:?}: {v} outside [{}, {}]",
+                        b.pre[k].lo[j], b.pre[k].hi[j]
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A convex region of the input space (its vertices) and the affine map
+/// `x -> A x + c` giving the current layer's values on it.
+struct Region {
+    verts: Vec<Vec<f64>>,
+    a: Array2<f64>,
+    c: Array1<f64>,
+}
+
+/// Clips a convex polygon (or, in 1-D, a segment) to `g(x) >= 0` (`keep_positive`) or `<= 0`.
+fn clip(verts: &[Vec<f64>], g: &dyn Fn(&[f64]) -> f64, keep_positive: bool) -> Vec<Vec<f64>> {
+    let sign = if keep_positive { 1.0 } else { -1.0 };
+    let mut out = Vec::new();
+    for i in 0..verts.len() {
+        let (p, q) = (&verts[i], &verts[(i + 1) % verts.len()]);
+        let (gp, gq) = (sign * g(p), sign * g(q));
+        if gp >= 0.0 {
+            out.push(p.clone());
+        }
+        if (gp > 0.0 && gq < 0.0) || (gp < 0.0 && gq > 0.0) {
+            let t = gp / (gp - gq);
+            out.push(p.iter().zip(q).map(|(a, b)| a + t * (b - a)).collect());
+        }
+    }
+    out
+}
+
+/// The exact (min, max) of every output over a 1-D or 2-D box, by region enumeration.
+fn exact_by_regions(net: &Network, input: &InputBox) -> Vec<(f64, f64)> {
+    let d = input.len();
+    let corners: Vec<Vec<f64>> = match d {
+        1 => vec![vec![input.lo[0]], vec![input.hi[0]]],
+        2 => vec![
+            vec![input.lo[0], input.lo[1]],
+            vec![input.hi[0], input.lo[1]],
+            vec![input.hi[0], input.hi[1]],
+            vec![input.lo[0], input.hi[1]],
+        ],
+        _ => panic!("1-D or 2-D only"),
+    };
+    let mut regions = vec![Region {
+        verts: corners,
+        a: Array2::eye(d),
+        c: Array1::zeros(d),
+    }];
+    for layer in net.layers() {
+        let mut next = Vec::new();
+        for r in regions {
+            let za = layer.weights.dot(&r.a);
+            let zc = layer.weights.dot(&r.c) + &layer.bias;
+            let mut parts = vec![Region {
+                verts: r.verts,
+                a: za.clone(),
+                c: zc.clone(),
+            }];
+            if layer.activation == Activation::Relu {
+                for j in 0..layer.outputs() {
+                    let g = |x: &[f64]| {
+                        za.row(j).iter().zip(x).map(|(w, v)| w * v).sum::<f64>() + zc[j]
+                    };
+                    let mut split = Vec::new();
+                    for p in parts {
+                        let pos = clip(&p.verts, &g, true);
+                        let neg = clip(&p.verts, &g, false);
+                        if !pos.is_empty() {
+                            split.push(Region {
+                                verts: pos,
+                                a: p.a.clone(),
+                                c: p.c.clone(),
+                            });
+                        }
+                        if !neg.is_empty() {
+                            let (mut a, mut c) = (p.a, p.c);
+                            a.row_mut(j).fill(0.0);
+                            c[j] = 0.0;
+                            split.push(Region { verts: neg, a, c });
+                        }
+                    }
+                    parts = split;
+                }
+            }
+            next.extend(parts);
+        }
+        regions = next;
+    }
+    let mut range = vec![(f64::INFINITY, f64::NEG_INFINITY); net.output_size()];
+    for r in &regions {
+        for v in &r.verts {
+            for (j, y) in net.eval(v).iter().enumerate() {
+                range[j].0 = range[j].0.min(*y);
+                range[j].1 = range[j].1.max(*y);
+            }
+        }
+    }
+    range
+}
+
+fn exact(net: &Network, input: &InputBox, method: BoundsMethod) -> mavis::milp::ExactBounds {
+    let encode = EncodeOptions {
+        bounds: method,
+        lp: SolveOptions::default(),
+    };
+    exact_output_bounds(net, input, &encode, &SolveOptions::default()).unwrap()
+}
+
+fn assert_exact_equals_oracle(net: &Network, input: &InputBox, method: BoundsMethod) {
+    let ex = exact(net, input, method);
+    let oracle = exact_by_regions(net, input);
+    for (j, (o, (lo, hi))) in ex.outputs.iter().zip(&oracle).enumerate() {
+        assert_eq!(
+            (o.min.status, o.max.status),
+            (Status::Optimal, Status::Optimal)
+        );
+        assert!(
+            (o.max.value - hi).abs() <= 1e-6 * (1.0 + hi.abs()),
+            "output {j}: MILP max {} vs regions {hi}",
+            o.max.value
+        );
+        assert!(
+            (o.min.value - lo).abs() <= 1e-6 * (1.0 + lo.abs()),
+            "output {j}: MILP min {} vs regions {lo}",
+            o.min.value
+        );
+    }
+    // Dense sampling never beats the oracle (the oracle itself is checked).
+    for x in samples(input, 2000, 7) {
+        for (j, y) in net.eval(&x).iter().enumerate() {
+            assert!(
+                *y <= oracle[j].1 + 1e-9 && *y >= oracle[j].0 - 1e-9,
+                "sample above the region maximum"
+            );
+        }
+    }
+}
+
+fn fixture(name: &str) -> Network {
+    load(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name),
+    )
+    .unwrap()
+}
+
+#[test]
+fn policy_exact_range_over_the_unit_interval() {
+    let net = fixture("policy_1_4_4_2.onnx");
+    let input = InputBox::parse("[0,1]", 1).unwrap();
+    assert_exact_equals_oracle(&net, &input, BoundsMethod::Symbolic);
+    assert_exact_equals_oracle(&net, &input, BoundsMethod::Interval);
+}
+
+#[test]
+fn mlp_2_16_16_3_exact_range_over_a_square() {
+    let net = fixture("mlp_2_16_16_3.onnx");
+    let input = InputBox::parse("[-1,1]x[0,2]", 2).unwrap();
+    assert_exact_equals_oracle(&net, &input, BoundsMethod::Symbolic);
+    assert_exact_equals_oracle(&net, &input, BoundsMethod::SymbolicLp);
+}
+
+#[test]
+fn normalised_fixture_exact_range() {
+    let net = fixture("normalised_2_6_2.onnx");
+    assert_exact_equals_oracle(
+        &net,
+        &InputBox::parse("[0,1]x[-2,0]", 2).unwrap(),
+        BoundsMethod::Symbolic,
+    );
+}
+
+fn small_net() -> impl Strategy<Value = (Network, InputBox)> {
+    (
+        any::<u64>(),
+        1usize..=3,
+        prop::collection::vec(2usize..=6, 1..=2),
+        1usize..=3,
+        -1.0f64..1.0,
+        0.1f64..2.0,
+    )
+        .prop_map(|(seed, d, hidden, outs, lo, width)| {
+            let mut sizes = vec![d];
+            sizes.extend(hidden);
+            sizes.push(outs);
+            let net = random_net(seed, &sizes);
+            (
+                net,
+                InputBox::new(vec![lo; d], vec![lo + width; d]).unwrap(),
+            )
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// interval ⊇ symbolic ⊇ LP-tightened ⊇ every sample, neuron by neuron.
+    #[test]
+    fn bounds_nest_and_contain_samples((net, input) in small_net(), seed in any::<u64>()) {
+        let pts = samples(&input, 200, seed);
+        let i = interval_bounds(&net, &input);
+        let s = symbolic_bounds(&net, &input);
+        let t = lp_tighten(&net, &s, &SolveOptions::default()).unwrap();
+        prop_assert!(s.within(&i, 1e-12), "symbolic looser than interval");
+        prop_assert!(t.within(&s, 1e-12), "LP looser than symbolic");
+        prop_assert!(t.unstable_count() <= s.unstable_count() && s.unstable_count() <= i.unstable_count());
+        for b in [&i, &s, &t] {
+            contains_samples(b, &net, &pts).map_err(TestCaseError::fail)?;
+        }
+    }
+
+    /// The MILP maximum (and minimum) is >= (<=) every sample and attained by
+    /// its returned input, replayed through eval.
+    #[test]
+    fn milp_optimum_is_attained_and_dominates_samples((net, input) in small_net(), seed in any::<u64>()) {
+        let ex = exact(&net, &input, BoundsMethod::Symbolic);
+        let pts = samples(&input, 300, seed);
+        for (j, o) in ex.outputs.iter().enumerate() {
+            prop_assert_eq!(o.max.status, Status::Optimal);
+            let (x, _) = o.max.witness.clone().unwrap();
+            prop_assert!(input.lo.iter().zip(&input.hi).zip(&x).all(|((l, h), v)| l <= v && v <= h));
+            let replay = net.eval(&x)[j];
+            prop_assert!((replay - o.max.value).abs() <= 1e-6 * (1.0 + replay.abs()));
+            let (xm, _) = o.min.witness.clone().unwrap();
+            let replay_min = net.eval(&xm)[j];
+            prop_assert!((replay_min - o.min.value).abs() <= 1e-6 * (1.0 + replay_min.abs()));
+            for p in &pts {
+                let y = net.eval(p)[j];
+                prop_assert!(y <= o.max.value + 1e-6 * (1.0 + y.abs()), "sample {y} above MILP max {}", o.max.value);
+                prop_assert!(y >= o.min.value - 1e-6 * (1.0 + y.abs()), "sample {y} below MILP min {}", o.min.value);
+            }
+        }
+        // The binaries are exactly the unstable neurons of the bounds used.
+        prop_assert_eq!(ex.stats.binaries, ex.bounds.unstable_count());
+    }
+
+    /// On 1-D and 2-D inputs the MILP range is the exact range.
+    #[test]
+    fn milp_range_is_exact_in_low_dimension(seed in any::<u64>(), d in 1usize..=2, hidden in prop::collection::vec(2usize..=6, 1..=2), lo in -1.0f64..1.0, width in 0.1f64..2.0) {
+        let mut sizes = vec![d];
+        sizes.extend(hidden);
+        sizes.push(2);
+        let net = random_net(seed, &sizes);
+        let input = InputBox::new(vec![lo; d], vec![lo + width; d]).unwrap();
+        assert_exact_equals_oracle(&net, &input, BoundsMethod::Symbolic);
+    }
+}
