@@ -10,5 +10,5 @@ pub mod nis;
 pub mod nn;
 pub mod report;
 pub mod robust;
-pub mod timed;
 pub mod swarm;
+pub mod timed;

@@ -51,12 +51,7 @@ pub struct LoadOptions {
 
 /// Reads a network file.
 pub fn load_network(path: &Path) -> Result<Network, String> {
-    // The ONNX reader is the neural core's (`nn::load`); until it is merged
-    // this build can only take networks given in memory.
-    Err(format!(
-        "cannot read {}: this build has no ONNX reader yet",
-        path.display()
-    ))
+    crate::nn::load(path).map_err(|e| e.to_string())
 }
 
 /// Parses and checks a model text; relative network paths start at `base_dir`.
