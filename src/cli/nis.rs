@@ -183,6 +183,8 @@ fn load(args: &ModelArgs) -> Result<nis::Model, RunError> {
 }
 
 pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
+    // `emergence` is `verify` reporting the threshold alone.
+    let threshold_only = matches!(cmd, NisCmd::Emergence { .. });
     match cmd {
         NisCmd::Check {
             model,
@@ -258,22 +260,8 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             spec,
             engine: e,
             cap,
-        } => {
-            let m = load(&model)?;
-            let s = nis::spec(&spec)?;
-            reports::verify_report(
-                &model.model,
-                &m,
-                &s,
-                &VerifyOptions {
-                    engine: engine(e),
-                    cap,
-                },
-                ctx,
-                false,
-            )
         }
-        NisCmd::Emergence {
+        | NisCmd::Emergence {
             model,
             spec,
             engine: e,
@@ -281,17 +269,11 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
         } => {
             let m = load(&model)?;
             let s = nis::spec(&spec)?;
-            reports::verify_report(
-                &model.model,
-                &m,
-                &s,
-                &VerifyOptions {
-                    engine: engine(e),
-                    cap,
-                },
-                ctx,
-                true,
-            )
+            let options = VerifyOptions {
+                engine: engine(e),
+                cap,
+            };
+            reports::verify_report(&model.model, &m, &s, &options, ctx, threshold_only)
         }
     }
 }
