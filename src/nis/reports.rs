@@ -167,6 +167,8 @@ pub fn table(
     header.extend(ks.iter().map(|k| k.to_string()));
     let mut rendered = String::new();
     let mut incomplete = false;
+    let rows_per_spec = if abstract_system { 1 } else { agents.len() };
+    let progress = ctx.progress((specs.len() * rows_per_spec * ks.len()) as u64, "nis table");
     for spec in specs {
         let mut t = Table::new(header.clone());
         let rows: Vec<Option<usize>> = if abstract_system {
@@ -183,6 +185,7 @@ pub fn table(
                 }
             }];
             for &k in ks {
+                progress.inc(1);
                 if ctx.timed_out() {
                     incomplete = true;
                     line.push("timeout".into());
@@ -219,6 +222,7 @@ pub fn table(
         rendered.push_str(&t.render(format));
         rendered.push('\n');
     }
+    progress.finish_and_clear();
     let total = start.elapsed().as_secs_f64();
     let holds = cells.iter().filter(|c| c["holds"] == true).count();
     r.line(format!(
