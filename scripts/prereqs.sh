@@ -7,8 +7,16 @@
 
 need_apt=()
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
-if ! ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 \
-    && [ -z "${LIBCLANG_PATH:-}" ]; then
+# bindgen loads libclang.so or libclang-N.so (libclang-cpp does not count).
+have_libclang() {
+  local f
+  for f in /usr/lib/llvm-*/lib/libclang.so* /usr/lib/llvm-*/lib/libclang-[0-9]*.so* \
+      /usr/lib/x86_64-linux-gnu/libclang-[0-9]*.so* /usr/lib/*/libclang.so*; do
+    [ -e "$f" ] && return 0
+  done
+  return 1
+}
+if ! have_libclang && [ -z "${LIBCLANG_PATH:-}" ]; then
   need_apt+=(libclang-dev)
 fi
 command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
