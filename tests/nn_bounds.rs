@@ -279,6 +279,73 @@ fn small_net() -> impl Strategy<Value = (Network, InputBox)> {
         })
 }
 
+/// Found by `milp_optimum_is_attained_and_dominates_samples`: HiGHS's
+/// presolve ended the minimisation of output 1 in an error status; the
+/// solve without presolve must give the exact minimum.
+#[test]
+fn highs_presolve_error_is_retried() {
+    let l1 = Layer {
+        weights: Array2::from_shape_vec(
+            (4, 2),
+            vec![
+                -0.3315764282896638,
+                0.8763598048027501,
+                1.3557579533359796,
+                -0.4120723105351256,
+                1.0780059065913123,
+                0.02397904173946297,
+                0.2199199103399878,
+                1.1877054250036698,
+            ],
+        )
+        .unwrap(),
+        bias: Array1::from(vec![
+            -0.852070829366657,
+            -0.9894516721928501,
+            -0.363794484177002,
+            0.06164280052848792,
+        ]),
+        activation: Activation::Relu,
+    };
+    let l2 = Layer {
+        weights: Array2::from_shape_vec(
+            (3, 4),
+            vec![
+                -0.34072132218689455,
+                0.35917630748431373,
+                -0.37416075622040745,
+                -0.8156127527310093,
+                1.413316758504556,
+                -0.1445839626641281,
+                1.0144554727220414,
+                1.0261284117761473,
+                -0.37213250591493874,
+                0.6116765270724418,
+                0.296567431913495,
+                -1.1172127507440028,
+            ],
+        )
+        .unwrap(),
+        bias: Array1::from(vec![
+            0.39687428261621127,
+            -0.33038300466663895,
+            0.7534969657299531,
+        ]),
+        activation: Activation::Identity,
+    };
+    let net = Network::from_layers(vec![l1, l2]).unwrap();
+    let input = InputBox {
+        lo: vec![0.369603238012022; 2],
+        hi: vec![0.9215377808205011; 2],
+    };
+    let ex = exact(&net, &input, BoundsMethod::Symbolic);
+    assert!(ex
+        .outputs
+        .iter()
+        .all(|o| o.min.status == Status::Optimal && o.max.status == Status::Optimal));
+    assert_exact_equals_oracle(&net, &input, BoundsMethod::Symbolic);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -309,6 +376,7 @@ proptest! {
             prop_assert!(input.lo.iter().zip(&input.hi).zip(&x).all(|((l, h), v)| l <= v && v <= h));
             let replay = net.eval(&x)[j];
             prop_assert!((replay - o.max.value).abs() <= 1e-6 * (1.0 + replay.abs()));
+            prop_assert_eq!(o.min.status, Status::Optimal);
             let (xm, _) = o.min.witness.clone().unwrap();
             let replay_min = net.eval(&xm)[j];
             prop_assert!((replay_min - o.min.value).abs() <= 1e-6 * (1.0 + replay_min.abs()));

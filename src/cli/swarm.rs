@@ -40,7 +40,10 @@ fn parse_agents(s: &str) -> Result<Vec<usize>, String> {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
+    /// The PRISM language (PRISM, Storm).
     Prism,
+    /// JANI, JSON (Storm, the Modest toolset).
+    Jani,
 }
 
 #[derive(Subcommand, Debug)]
@@ -105,9 +108,9 @@ pub enum SwarmCmd {
         #[arg(long, value_name = "N", default_value_t = 30_000_000)]
         max_states: usize,
     },
-    /// Export S(n) (or the abstract model) in the PRISM language that PRISM and Storm read.
+    /// Export S(n) (or the abstract model) to PRISM or JANI, for PRISM and Storm.
     #[command(
-        after_help = "Example:\n  mavis swarm export examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults --agents 3 --to prism -o foraging3.prism"
+        after_help = "Example:\n  mavis swarm export examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults --agents 3 --to prism -o foraging3.prism\n  mavis swarm export examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults --agents 3 --to jani -o foraging3.jani"
     )]
     Export {
         #[command(flatten)]
@@ -197,14 +200,19 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
             agents,
             abstract_: _,
             threshold,
-            to: ExportFormat::Prism,
+            to,
             output,
         } => {
             let agents = agents_of(agents)?;
+            let format = match to {
+                ExportFormat::Prism => swarm::export::Format::Prism,
+                ExportFormat::Jani => swarm::export::Format::Jani,
+            };
             swarm::export::export(
                 &inputs(model, None, vec![]),
                 agents.as_deref(),
                 threshold,
+                format,
                 output.as_deref(),
             )
         }

@@ -110,9 +110,33 @@ pub struct Outcome {
     pub time: Duration,
 }
 
+/// The start of the reason of an `Unknown` that HiGHS ended with an error.
+const HIGHS_STOPPED: &str = "HiGHS stopped: ";
+
 impl Model {
     /// Solves the model for `objective` with HiGHS.
+    ///
+    /// HiGHS's presolve occasionally ends in an error status on small,
+    /// degenerate MILPs (seen on 2-input ReLU networks); such a solve is
+    /// repeated once without presolve before the answer is `Unknown`.
     pub fn solve(&self, objective: &Objective, opts: &SolveOptions) -> Result<Outcome, MilpError> {
+        let first = self.solve_with(objective, opts, true)?;
+        match &first.reason {
+            Some(r) if first.status == Status::Unknown && r.starts_with(HIGHS_STOPPED) => {
+                let mut again = self.solve_with(objective, opts, false)?;
+                again.time += first.time;
+                Ok(again)
+            }
+            _ => Ok(first),
+        }
+    }
+
+    fn solve_with(
+        &self,
+        objective: &Objective,
+        opts: &SolveOptions,
+        presolve: bool,
+    ) -> Result<Outcome, MilpError> {
         let start = Instant::now();
         let mut vars = ProblemVariables::new();
         let mut handles = Vec::with_capacity(self.vars.len());
@@ -147,6 +171,9 @@ impl Model {
         };
         let mut p = highs(problem).set_threads(opts.threads.max(1) as u32);
         p = p.set_option("output_flag", opts.verbose);
+        if !presolve {
+            p = p.set_option("presolve", "off");
+        }
         if let Some(t) = opts.time_limit {
             p = p.set_time_limit(t.as_secs_f64().max(1e-3));
         }
@@ -225,8 +252,8 @@ impl Model {
             Err(ResolutionError::Other("NoSolutionFound")) => {
                 unknown("time limit before any solution".into())
             }
-            Err(ResolutionError::Other(what)) => unknown(format!("HiGHS stopped: {what}")),
-            Err(ResolutionError::Str(what)) => unknown(format!("HiGHS stopped: {what}")),
+            Err(ResolutionError::Other(what)) => unknown(format!("{HIGHS_STOPPED}{what}")),
+            Err(ResolutionError::Str(what)) => unknown(format!("{HIGHS_STOPPED}{what}")),
         })
     }
 

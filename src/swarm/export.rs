@@ -276,37 +276,55 @@ pub fn prism_explicit(mdp: &Mdp, labels: &[(String, Vec<bool>)], comment: &str) 
     out
 }
 
-/// `mavis swarm export`: writes the PRISM text to `output` (or returns it in the report).
+/// The target language of `mavis swarm export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The PRISM language, module per agent (concrete) or one module (abstract).
+    Prism,
+    /// JANI (JSON), flat: one automaton over the explored state index.
+    Jani,
+}
+
+/// `mavis swarm export`: writes the model text to `output` (or returns it in the report).
 pub fn export(
     inputs: &super::Inputs,
     agents: Option<&[usize]>,
     threshold: u32,
+    format: Format,
     output: Option<&std::path::Path>,
 ) -> Result<crate::report::Report, crate::report::RunError> {
     use crate::report::{Report, RunError};
     let l = super::load(inputs)?;
-    let (text, what) = match agents {
-        Some(a) => {
-            let counts = super::run::counts_for(&l, a)?;
-            (
-                prism_concrete(&l, &counts),
-                format!(
-                    "S({})",
-                    counts
-                        .iter()
-                        .map(|c| c.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            )
-        }
-        None => {
+    let counts = match agents {
+        Some(a) => Some(super::run::counts_for(&l, a)?),
+        None => None,
+    };
+    let what = match &counts {
+        Some(c) => format!(
+            "S({})",
+            c.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => format!("the abstract model (threshold {threshold})"),
+    };
+    let text = match (format, &counts) {
+        (Format::Prism, Some(c)) => prism_concrete(&l, c),
+        (Format::Prism, None) => {
             let (mdp, labels) = super::run::explore_model(&l, None, threshold, true, 5_000_000)?;
-            let what = format!(
-                "the abstract model (threshold {threshold}, {} states)",
-                mdp.num_states()
-            );
-            (prism_explicit(&mdp, &labels, &what), what)
+            let what = format!("{what}, {} states", mdp.num_states());
+            prism_explicit(&mdp, &labels, &what)
+        }
+        (Format::Jani, c) => {
+            let (mdp, labels) =
+                super::run::explore_model(&l, c.as_deref(), threshold, true, 5_000_000)?;
+            let what = format!("{what} of {}, {} states", l.source.name(), mdp.num_states());
+            let mut text =
+                serde_json::to_string_pretty(&super::jani::jani_explicit(&mdp, &labels, &what))
+                    .map_err(|e| RunError::Internal(format!("JANI serialisation: {e}")))?;
+            text.push('\n');
+            text
         }
     };
     let mut r = Report::new("swarm", "export");

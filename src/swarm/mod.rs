@@ -12,6 +12,7 @@ pub mod concrete;
 pub mod counting;
 pub mod engine;
 pub mod export;
+pub mod jani;
 pub mod local;
 pub mod mdp;
 pub mod model;
