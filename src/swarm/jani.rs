@@ -1,14 +1,13 @@
 //! Export of an explored MDP to JANI (JSON), the exchange format that Storm
 //! and the Modest toolset read.
 //!
-//! The model is flat: one automaton with one location and a bounded integer
-//! `s` (the state index), one edge per choice guarded by `s = i`, one
-//! destination per entry that assigns `s`. Labels become transient Boolean
-//! variables whose value is set at the location by an expression over `s`
-//! (Storm turns transient Booleans into labels). The truth set of a label is
-//! written as a balanced disjunction of index intervals, so the expression
-//! stays shallow even for millions of states. Several initial states become a
-//! `restrict-initial` expression.
+//! The model is flat: one automaton whose locations are the states, one edge
+//! per choice, one destination per entry. Labels become transient Boolean
+//! variables set at the locations where they hold (Storm turns transient
+//! Booleans into labels). Several initial states need a state variable
+//! instead (see [`jani_explicit`]); there a label's truth set is written as a
+//! balanced disjunction of index intervals, shallow even for millions of
+//! states, and the initial states as a `restrict-initial` expression.
 
 use super::mdp::Mdp;
 use crate::lang::{num, Rat};
@@ -73,20 +72,101 @@ fn probability(mdp: &Mdp, e: usize) -> Value {
 
 /// Any explored MDP as a one-automaton JANI model; `labels` pairs a label's
 /// name with its truth in every state.
+///
+/// With one initial state every state is a location (`s0`, `s1`, ...): a
+/// JANI model builder then looks only at the edges of the current location,
+/// so building takes time linear in the transitions. JANI allows one initial
+/// location only, so several initial states use one location and the state
+/// index `s` (guards `s = i`, which a builder tests edge by edge).
 pub fn jani_explicit(mdp: &Mdp, labels: &[(String, Vec<bool>)], comment: &str) -> Value {
-    let n = mdp.num_states();
-    let mut variables = vec![json!({
+    let mut variables: Vec<Value> = labels
+        .iter()
+        .map(|(name, _)| json!({"name": name, "type": "bool", "initial-value": false, "transient": true}))
+        .collect();
+    let automaton = if mdp.initial.len() == 1 {
+        by_location(mdp, labels)
+    } else {
+        variables.insert(0, state_variable(mdp.num_states()));
+        by_variable(mdp, labels)
+    };
+    let mut model = json!({
+        "jani-version": 1,
+        "name": "mavis",
+        "metadata": {"description": comment, "author": format!("mavis {}", env!("CARGO_PKG_VERSION"))},
+        "type": "mdp",
+        "features": [],
+        "actions": [],
+        "constants": [],
+        "variables": variables,
+        "properties": [],
+        "automata": [automaton],
+        "system": {"elements": [{"automaton": "M"}]},
+    });
+    if mdp.initial.len() > 1 {
+        let mut init: Vec<usize> = mdp.initial.iter().map(|&i| i as usize).collect();
+        init.sort_unstable();
+        init.dedup();
+        model["restrict-initial"] = json!({"exp": states_expression(&init)});
+    }
+    model
+}
+
+/// `s`, without an initial value: `restrict-initial` picks the initial states.
+fn state_variable(n: usize) -> Value {
+    json!({
         "name": "s",
         "type": {"kind": "bounded", "base": "int", "lower-bound": 0, "upper-bound": n.saturating_sub(1)},
-        "initial-value": mdp.initial.first().copied().unwrap_or(0),
-    })];
-    let mut transient_values = Vec::new();
-    for (name, truth) in labels {
-        variables
-            .push(json!({"name": name, "type": "bool", "initial-value": false, "transient": true}));
-        let states: Vec<usize> = (0..n).filter(|&s| truth[s]).collect();
-        transient_values.push(json!({"ref": name, "value": states_expression(&states)}));
+    })
+}
+
+fn location_name(s: usize) -> String {
+    format!("s{s}")
+}
+
+fn by_location(mdp: &Mdp, labels: &[(String, Vec<bool>)]) -> Value {
+    let n = mdp.num_states();
+    let locations: Vec<Value> = (0..n)
+        .map(|s| {
+            let values: Vec<Value> = labels
+                .iter()
+                .filter(|(_, truth)| truth[s])
+                .map(|(name, _)| json!({"ref": name, "value": true}))
+                .collect();
+            json!({"name": location_name(s), "transient-values": values})
+        })
+        .collect();
+    let mut edges = Vec::new();
+    for s in 0..n {
+        for c in mdp.choices(s) {
+            let destinations: Vec<Value> = mdp
+                .entries(c)
+                .map(|e| {
+                    json!({
+                        "location": location_name(mdp.targets[e] as usize),
+                        "probability": {"exp": probability(mdp, e)},
+                    })
+                })
+                .collect();
+            edges.push(json!({"location": location_name(s), "destinations": destinations}));
+        }
     }
+    json!({
+        "name": "M",
+        "locations": locations,
+        "initial-locations": [location_name(mdp.initial[0] as usize)],
+        "edges": edges,
+    })
+}
+
+fn by_variable(mdp: &Mdp, labels: &[(String, Vec<bool>)]) -> Value {
+    let n = mdp.num_states();
+    let transient_values: Vec<Value> = labels
+        .iter()
+        .map(|(name, truth)| {
+            let states: Vec<usize> = (0..n).filter(|&s| truth[s]).collect();
+            json!({"ref": name, "value": states_expression(&states)})
+        })
+        .collect();
     let mut edges = Vec::new();
     for s in 0..n {
         for c in mdp.choices(s) {
@@ -107,35 +187,12 @@ pub fn jani_explicit(mdp: &Mdp, labels: &[(String, Vec<bool>)], comment: &str) -
             }));
         }
     }
-    let mut model = json!({
-        "jani-version": 1,
-        "name": "mavis",
-        "metadata": {"description": comment, "author": format!("mavis {}", env!("CARGO_PKG_VERSION"))},
-        "type": "mdp",
-        "features": [],
-        "actions": [],
-        "constants": [],
-        "variables": variables,
-        "properties": [],
-        "automata": [{
-            "name": "M",
-            "locations": [{"name": "l", "transient-values": transient_values}],
-            "initial-locations": ["l"],
-            "edges": edges,
-        }],
-        "system": {"elements": [{"automaton": "M"}]},
-    });
-    if mdp.initial.len() > 1 {
-        let mut init: Vec<usize> = mdp.initial.iter().map(|&i| i as usize).collect();
-        init.sort_unstable();
-        init.dedup();
-        // Without an initial value, `restrict-initial` alone picks the initial states.
-        model["variables"][0]
-            .as_object_mut()
-            .map(|v| v.remove("initial-value"));
-        model["restrict-initial"] = json!({"exp": states_expression(&init)});
-    }
-    model
+    json!({
+        "name": "M",
+        "locations": [{"name": "l", "transient-values": transient_values}],
+        "initial-locations": ["l"],
+        "edges": edges,
+    })
 }
 
 #[cfg(test)]
@@ -190,6 +247,60 @@ mod tests {
             assert!(depth(&e) <= (pieces as f64).log2().ceil() as usize + 1);
         }
         assert_eq!(runs(&[1, 2, 3, 7, 9, 10]), vec![(1, 3), (7, 7), (9, 10)]);
+    }
+
+    /// Two states that swap, with probability 1 each: `a` holds in state 1.
+    fn swap(initial: Vec<u32>) -> Mdp {
+        Mdp {
+            states: crate::swarm::mdp::StateTable::new(1),
+            initial,
+            row_start: vec![0, 1, 2],
+            choice_label: vec![0, 0],
+            choice_start: vec![0, 1, 2],
+            targets: vec![1, 0],
+            probs: vec![1.0, 1.0],
+            exact: Some(vec![Rat::from_integer(1.into()); 2]),
+        }
+    }
+
+    #[test]
+    fn one_initial_state_makes_locations_of_states() {
+        let labels = vec![("a".to_string(), vec![false, true])];
+        let j = jani_explicit(&swap(vec![1]), &labels, "swap");
+        let a = &j["automata"][0];
+        assert_eq!(a["initial-locations"], json!(["s1"]));
+        assert_eq!(
+            a["locations"][1]["transient-values"],
+            json!([{"ref": "a", "value": true}])
+        );
+        assert_eq!(a["locations"][0]["transient-values"], json!([]));
+        assert_eq!(
+            a["edges"][0],
+            json!({"location": "s0", "destinations": [{"location": "s1", "probability": {"exp": 1}}]})
+        );
+        assert!(j.get("restrict-initial").is_none());
+        assert_eq!(
+            j["variables"],
+            json!([{"name": "a", "type": "bool", "initial-value": false, "transient": true}])
+        );
+    }
+
+    #[test]
+    fn several_initial_states_use_a_state_variable() {
+        let labels = vec![("a".to_string(), vec![false, true])];
+        let j = jani_explicit(&swap(vec![1, 0]), &labels, "swap");
+        assert_eq!(j["variables"][0]["name"], "s");
+        assert!(j["variables"][0].get("initial-value").is_none());
+        let init = &j["restrict-initial"]["exp"];
+        assert!(eval(init, 0) && eval(init, 1));
+        let a = &j["automata"][0];
+        assert_eq!(a["locations"].as_array().unwrap().len(), 1);
+        let label = &a["locations"][0]["transient-values"][0]["value"];
+        assert!(!eval(label, 0) && eval(label, 1));
+        assert_eq!(
+            a["edges"][1]["destinations"][0]["assignments"],
+            json!([{"ref": "s", "value": 0}])
+        );
     }
 
     #[test]

@@ -425,3 +425,67 @@ fn the_cutoff_sizes_agree_and_depth_bounded_exploration_is_exact() {
         assert_eq!(vals(&full), vals(&cut));
     }
 }
+
+/// Exact value of `prop` by `mavis swarm check` on the example with `--faulty-fraction f`.
+fn faulty_fraction_value(f: Rat, pf: &str, agents: usize, prop: &str) -> Rat {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/foraging");
+    let inputs = super::Inputs {
+        model: dir.join("foraging.swarm"),
+        faults: Some(dir.join("foraging.faults")),
+        prop_texts: vec![prop.to_string()],
+        sets: vec![("pf".into(), crate::lang::parse_value_text(pf).unwrap())],
+        faulty_fraction: Some(f),
+        ..Default::default()
+    };
+    let opts = super::run::CheckOptions {
+        agents: Some(vec![agents]),
+        exact: true,
+        ..Default::default()
+    };
+    let report = super::run::check(&inputs, &opts, &crate::report::RunContext::default())
+        .expect("the check runs");
+    let exact = report.results["properties"][0]["exact"]
+        .as_str()
+        .expect("an exact value")
+        .to_string();
+    let (n, d) = exact.split_once('/').unwrap_or((&exact, "1"));
+    num::rat(n.parse().unwrap(), d.parse().unwrap())
+}
+
+/// Definition 15: each robot is faulty-prone with probability f, and the
+/// property is read from the swarm's start. One robot: the value mixes the
+/// faulty and the fault-free value, f * 9/100 + (1 - f) * 15/100 (start 1/2,
+/// find 3/10, keep the food 1 - pf = 3/5 only when faulty-prone).
+#[test]
+fn faulty_fraction_mixes_faulty_and_fault_free_agents() {
+    let prop = "Pmax=? [ F<=4 \"deposited1\" ]";
+    for (fn_, fd) in [(0, 1), (1, 4), (1, 2), (1, 1)] {
+        let f = num::rat(fn_, fd);
+        let expected = f.clone() * num::rat(9, 100) + (num::int(1) - f.clone()) * num::rat(15, 100);
+        assert_eq!(
+            faulty_fraction_value(f, "0.4", 1, prop),
+            expected,
+            "f = {fn_}/{fd}"
+        );
+    }
+    // Two robots: f = 1 is the faulty swarm, f = 0 the swarm without faults (pf = 0).
+    let prop2 = "Pmax=? [ F<=8 \"deposited2\" ]";
+    let faulty = foraging("0.4");
+    let all_faulty = value(&faulty, &concrete(&faulty, 2), prop2, true)
+        .1
+        .unwrap();
+    assert_eq!(
+        faulty_fraction_value(num::int(1), "0.4", 2, prop2),
+        all_faulty.clone()
+    );
+    let clean = foraging("0");
+    let fault_free = value(&clean, &concrete(&clean, 2), prop2, true).1.unwrap();
+    assert_eq!(
+        faulty_fraction_value(num::rat(0, 1), "0.4", 2, prop2),
+        fault_free.clone()
+    );
+    // In between, the value is the binomial mixture over how many robots are faulty-prone,
+    // and so lies strictly between the two extremes.
+    let half = faulty_fraction_value(num::rat(1, 2), "0.4", 2, prop2);
+    assert!(all_faulty.clone() < half && half < fault_free.clone());
+}
