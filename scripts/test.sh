@@ -9,6 +9,11 @@ cargo fmt --all -- --check
 echo "== cargo clippy --all-targets -- -D warnings"
 cargo clippy --release --all-targets -- -D warnings
 echo "== cargo test --release"
+# CI replays one fixed proptest seed so that a run is reproducible; locally each
+# run draws new cases (set PROPTEST_RNG_SEED to replay one).
+if [ "${CI:-}" = true ]; then
+  export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261201}"
+fi
 cargo test --release
 
 # Python side (training, ONNX fixtures, peer cross-checks) in a virtual environment.
