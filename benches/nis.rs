@@ -107,6 +107,7 @@ fn verify_all(c: &mut Criterion) {
     let opts = VerifyOptions {
         engine: EngineChoice::Explicit,
         cap: None,
+        milp: Default::default(),
     };
     let mut group = c.benchmark_group("nis/verify");
     group.sample_size(10);

@@ -137,6 +137,9 @@ struct Sizes {
     network_copies: usize,
     network_binaries: usize,
     symmetry_rows: usize,
+    /// Infeasibility claims re-solved without presolve, and how many of those disagreed.
+    confirmations: usize,
+    presolve_disagreements: usize,
     solve_s: f64,
 }
 
@@ -179,11 +182,30 @@ fn solve_one(
     sizes.constraints = sizes.constraints.max(st.constraints);
     sizes.network_copies = sizes.network_copies.max(enc.network_copies);
     sizes.network_binaries = sizes.network_binaries.max(enc.network_binaries);
-    let out = enc
+    // A tight feasibility tolerance keeps solutions close to the exact
+    // semantics (they are replayed) and avoids wrong infeasibility claims of
+    // HiGHS's presolve seen on these models.
+    let mut solve = opts.solve.clone();
+    solve.feasibility_tolerance.get_or_insert(1e-9);
+    let mut out = enc
         .milp
-        .solve(&Objective::Feasibility, &opts.solve)
+        .solve(&Objective::Feasibility, &solve)
         .map_err(milp_error)?;
     sizes.solve_s += out.time.as_secs_f64();
+    if out.status == Status::Infeasible {
+        // An infeasibility is a verdict no replay can check: get a second
+        // opinion without presolve.
+        solve.presolve = false;
+        out = enc
+            .milp
+            .solve(&Objective::Feasibility, &solve)
+            .map_err(milp_error)?;
+        sizes.solve_s += out.time.as_secs_f64();
+        sizes.confirmations += 1;
+        if out.status != Status::Infeasible {
+            sizes.presolve_disagreements += 1;
+        }
+    }
     match (out.status, out.solution) {
         (Status::Infeasible, _) => Ok(Answer::Infeasible),
         (Status::Optimal | Status::Feasible, Some(sol)) => {
@@ -287,6 +309,8 @@ pub fn check_concrete(
     put("network_copies", sizes.network_copies.into());
     put("network_binaries", sizes.network_binaries.into());
     put("symmetry_rows", sizes.symmetry_rows.into());
+    put("infeasibility_confirmations", sizes.confirmations.into());
+    put("presolve_disagreements", sizes.presolve_disagreements.into());
     put("solve_time_s", sizes.solve_s.into());
     put("total_time_s", start.elapsed().as_secs_f64().into());
     Ok(MilpOutcome {
