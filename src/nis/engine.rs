@@ -268,11 +268,7 @@ fn render_abstract(
 }
 
 /// The deciders an `--engine` choice runs.
-pub fn deciders(
-    choice: EngineChoice,
-    model: &Model,
-    milp: &MilpOptions,
-) -> Vec<Box<dyn Decider>> {
+pub fn deciders(choice: EngineChoice, model: &Model, milp: &MilpOptions) -> Vec<Box<dyn Decider>> {
     let milp = || -> Box<dyn Decider> {
         Box::new(MilpDecider {
             options: milp.clone(),

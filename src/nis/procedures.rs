@@ -3,8 +3,8 @@
 //! verdict for every n >= m and an emergence threshold (Definition 11).
 
 use super::engine::{decide_with, CheckRecord, EngineChoice, Target};
-use super::milp::MilpOptions;
 use super::formula::{Kind, Sentence};
+use super::milp::MilpOptions;
 use super::model::Model;
 use super::simulation::{default_cap, minimal_simulating_n, MinimalN};
 use crate::report::{RunContext, RunError};

@@ -73,10 +73,7 @@ impl Decoder<'_, '_, '_> {
         let mut others: Vec<(LocalId, usize, LocalId, u32)> = Vec::new();
         for j in self.m..acts.len() {
             let key = (from[j], acts[j], next[j]);
-            match others
-                .iter_mut()
-                .find(|g| (g.0, g.1, g.2) == key)
-            {
+            match others.iter_mut().find(|g| (g.0, g.1, g.2) == key) {
                 Some(g) => g.3 += 1,
                 None => others.push((key.0, key.1, key.2, 1)),
             }

@@ -76,9 +76,9 @@ fn integral_scale(enc: &Enc, e: &LinExpr) -> Option<f64> {
         return None;
     }
     let is_int = |x: f64| (x - x.round()).abs() < 1e-9 * (1.0 + x.abs());
-    (1..=1000).map(f64::from).find(|d| {
-        is_int(e.constant_part() * d) && terms.iter().all(|(_, c)| is_int(c * d))
-    })
+    (1..=1000)
+        .map(f64::from)
+        .find(|d| is_int(e.constant_part() * d) && terms.iter().all(|(_, c)| is_int(c * d)))
 }
 
 impl Enc<'_> {
@@ -121,7 +121,10 @@ impl Enc<'_> {
         let diff = lhs - rhs;
         let purpose = format!("the case split '{name}'");
         if matches!(sense, Sense::Le | Sense::Eq) {
-            let m = self.milp.finite_upper(&diff, &purpose).map_err(milp_error)?;
+            let m = self
+                .milp
+                .finite_upper(&diff, &purpose)
+                .map_err(milp_error)?;
             if m > 0.0 {
                 // diff <= M (1 - cond)
                 self.milp

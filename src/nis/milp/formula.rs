@@ -29,7 +29,10 @@ pub enum Encoded {
     And(Vec<Encoded>, LinExpr),
     Or(Vec<Encoded>, LinExpr),
     /// `EX`: the child holds at successor `to`.
-    Next { to: usize, child: Box<Encoded> },
+    Next {
+        to: usize,
+        child: Box<Encoded>,
+    },
 }
 
 impl Encoded {
@@ -97,7 +100,8 @@ impl Enc<'_> {
             }
             Node::AX(_) => {
                 return Err(RunError::Internal(
-                    "the MILP encoder got a universal formula; it encodes the existential dual".into(),
+                    "the MILP encoder got a universal formula; it encodes the existential dual"
+                        .into(),
                 ))
             }
         })
@@ -108,8 +112,8 @@ impl Enc<'_> {
     /// the same local state and no formula names them, so sorting them in any
     /// solution gives another solution of the whole tree.
     pub fn break_symmetry(&mut self, u: &Unrolling, m: usize) -> Result<usize, RunError> {
-        let Some(first) = (1..u.states.len())
-            .find(|&i| u.rounds[i].as_ref().is_some_and(|r| r.from == 0))
+        let Some(first) =
+            (1..u.states.len()).find(|&i| u.rounds[i].as_ref().is_some_and(|r| r.from == 0))
         else {
             return Ok(0);
         };
@@ -118,10 +122,10 @@ impl Enc<'_> {
         let code = |i: usize| -> LinExpr {
             let mut e = LinExpr::constant(0.0);
             for (a, x) in round.actions[i].iter().enumerate() {
-                e = e + x.clone() * (a as f64 * percepts);
+                e += x.clone() * (a as f64 * percepts);
             }
             for (p, x) in u.states[first].agents[i].percept.iter().enumerate() {
-                e = e + x.clone() * p as f64;
+                e += x.clone() * p as f64;
             }
             e
         };

@@ -153,8 +153,7 @@ fn solve_one(
     model: &Model,
     sem: &mut Semantics,
     goal: &super::checker::Core,
-    n: usize,
-    m: usize,
+    (n, m): (usize, usize),
     env0: &[i64],
     opts: &MilpOptions,
     sizes: &mut Sizes,
@@ -273,7 +272,7 @@ pub fn check_concrete(
     let mut witnesses = Vec::new();
     for env in sem.initial_envs()? {
         let codes = sem.env_codes(env).to_vec();
-        match solve_one(model, &mut sem, &goal, n, m, &codes, opts, &mut sizes)? {
+        match solve_one(model, &mut sem, &goal, (n, m), &codes, opts, &mut sizes)? {
             Answer::Infeasible if !universal => {
                 holds = false;
                 witnesses.clear();
@@ -310,7 +309,10 @@ pub fn check_concrete(
     put("network_binaries", sizes.network_binaries.into());
     put("symmetry_rows", sizes.symmetry_rows.into());
     put("infeasibility_confirmations", sizes.confirmations.into());
-    put("presolve_disagreements", sizes.presolve_disagreements.into());
+    put(
+        "presolve_disagreements",
+        sizes.presolve_disagreements.into(),
+    );
     put("solve_time_s", sizes.solve_s.into());
     put("total_time_s", start.elapsed().as_secs_f64().into());
     Ok(MilpOutcome {

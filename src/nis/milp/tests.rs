@@ -24,9 +24,15 @@ fn milp(symmetry_breaking: bool) -> MilpOptions {
 
 fn verdict(model: &Model, spec: &str, n: usize, engine: EngineChoice, sym: bool) -> bool {
     let s = parse_sentence(spec).unwrap();
-    decide_with(engine, &milp(sym), model, &s, Target::Concrete { agents: n })
-        .unwrap()
-        .holds
+    decide_with(
+        engine,
+        &milp(sym),
+        model,
+        &s,
+        Target::Concrete { agents: n },
+    )
+    .unwrap()
+    .holds
 }
 
 #[test]
@@ -59,7 +65,13 @@ fn universal_guarding_fails_with_a_replayed_counterexample() {
     for k in 1..=3 {
         let spec = format!("forall v1, v2: AX^{k} (alive, v1) & (alive, v2)");
         let s = parse_sentence(&spec).unwrap();
-        let r = decide(EngineChoice::Both, &model, &s, Target::Concrete { agents: 3 }).unwrap();
+        let r = decide(
+            EngineChoice::Both,
+            &model,
+            &s,
+            Target::Concrete { agents: 3 },
+        )
+        .unwrap();
         assert!(!r.holds, "{spec}");
         // `both` keeps the explicit record first; the MILP one must carry a trace too.
         let m = check_concrete(&model, &s, 3, &MilpOptions::default()).unwrap();
@@ -71,7 +83,11 @@ fn universal_guarding_fails_with_a_replayed_counterexample() {
     }
     // Negated atoms: two agents resting in the first round both die (h = 3 - 3).
     let s = parse_sentence("forall v: AX !(dead, v)").unwrap();
-    assert!(!check_concrete(&model, &s, 2, &MilpOptions::default()).unwrap().holds);
+    assert!(
+        !check_concrete(&model, &s, 2, &MilpOptions::default())
+            .unwrap()
+            .holds
+    );
     // A tautology on the labels holds: the dual is infeasible, no trace.
     let s = parse_sentence("forall v: AX^2 (alive, v) | (dead, v)").unwrap();
     let m = check_concrete(&model, &s, 3, &MilpOptions::default()).unwrap();
@@ -87,7 +103,17 @@ fn milp_tree(model: &Model, spec: &str, n: usize) -> WitnessTree<CState, CMove> 
     let codes = sem.env_codes(env).to_vec();
     let mut sizes = Sizes::default();
     let opts = MilpOptions::default();
-    match solve_one(model, &mut sem, &core, n, s.agents(), &codes, &opts, &mut sizes).unwrap() {
+    match solve_one(
+        model,
+        &mut sem,
+        &core,
+        (n, s.agents()),
+        &codes,
+        &opts,
+        &mut sizes,
+    )
+    .unwrap()
+    {
         Answer::Witness(w) => w,
         Answer::Infeasible => panic!("{spec} should be feasible on M({n})"),
     }
@@ -143,7 +169,12 @@ fn milp_sizes_are_reported() {
     let s = parse_sentence("forall v1, v2: EX^6 (alive, v1) & (alive, v2)").unwrap();
     let m = check_concrete(&model, &s, 6, &MilpOptions::default()).unwrap();
     assert!(m.holds);
-    for key in ["milp_variables", "milp_binaries", "milp_constraints", "solve_time_s"] {
+    for key in [
+        "milp_variables",
+        "milp_binaries",
+        "milp_constraints",
+        "solve_time_s",
+    ] {
         assert!(m.stats[key].as_f64().unwrap() > 0.0, "{key}");
     }
     // One observation per agent and round (the initial percept is given).

@@ -103,7 +103,9 @@ impl Enc<'_> {
                 continue;
             }
             let x = self.milp.binary(&format!("{name}.{a}"));
-            self.milp.le(&format!("{name}.prot{a}"), x, enabled).map_err(milp_error)?;
+            self.milp
+                .le(&format!("{name}.prot{a}"), x, enabled)
+                .map_err(milp_error)?;
             out.push(x.into());
         }
         if out.iter().all(|x| super::encode::constant(x) == Some(0.0)) {
