@@ -181,3 +181,45 @@ fn milp_sizes_are_reported() {
     assert_eq!(m.stats["network_copies"], 36);
     assert_eq!(m.stats["symmetry_rows"], 3);
 }
+
+#[test]
+fn leaving_a_declared_range_is_an_input_error() {
+    let text = "
+agent t {
+  var x : [0..3] = 1;
+  percept : {p} = p;
+  actions : {up, stay};
+  observe = p;
+  protocol { p -> {up, stay}; }
+  update { up -> x := x + 1; }
+}
+label top = x = 3;
+";
+    let model = crate::nis::tests::model_with(text, &[]).unwrap();
+    // Two rounds of `up` reach 3 without leaving the range; three leave it.
+    let s = parse_sentence("forall v: EX^2 (top, v)").unwrap();
+    assert!(
+        check_concrete(&model, &s, 1, &MilpOptions::default())
+            .unwrap()
+            .holds
+    );
+    let s = parse_sentence("forall v: EX^3 (top, v)").unwrap();
+    let err = check_concrete(&model, &s, 2, &MilpOptions::default())
+        .err()
+        .unwrap();
+    let msg = format!("{err:?}");
+    assert!(matches!(err, RunError::Input(_)), "{msg}");
+    assert!(
+        msg.contains("leaves the declared range [0..3] of `x`"),
+        "{msg}"
+    );
+    assert!(msg.contains("value 4"), "{msg}");
+    // The explicit decider meets the same error on this model.
+    assert!(decide(
+        EngineChoice::Explicit,
+        &model,
+        &s,
+        Target::Concrete { agents: 2 }
+    )
+    .is_err());
+}

@@ -119,9 +119,12 @@ impl Enc<'_> {
         Ok(out)
     }
 
-    /// A fresh state variable of a declared type, bounded by `hull` and the declaration.
+    /// A fresh state variable of a declared type, bounded by `hull` (the
+    /// bounds of the values it may take). The hull is not clipped to the
+    /// declared range: a value beyond it must stay possible so that the
+    /// range check ([`super::RangeCheck`]) can find it; when that check
+    /// passes no run leaves the range and the hull only loosens bounds.
     fn fresh(&mut self, name: &str, decl: &VarDecl, hull: (f64, f64)) -> Result<Val, RunError> {
-        let rat = |r: &Option<crate::lang::Rat>, dflt: f64| r.as_ref().map_or(dflt, num::to_f64);
         Ok(match &decl.ty {
             DeclType::Bool => Val::Bool(self.milp.binary(name).into()),
             DeclType::Enum { values, .. } => {
@@ -133,20 +136,18 @@ impl Enc<'_> {
                     .map_err(milp_error)?;
                 Val::Enum(bits)
             }
-            DeclType::Int { lo, hi } => {
-                let (l, h) = (
-                    hull.0.max(rat(lo, f64::NEG_INFINITY)),
-                    hull.1.min(rat(hi, f64::INFINITY)),
-                );
-                Val::Num(self.milp.integer(name, l, h).map_err(milp_error)?.into())
-            }
-            DeclType::Real { lo, hi } => {
-                let (l, h) = (
-                    hull.0.max(rat(lo, f64::NEG_INFINITY)),
-                    hull.1.min(rat(hi, f64::INFINITY)),
-                );
-                Val::Num(self.milp.continuous(name, l, h).map_err(milp_error)?.into())
-            }
+            DeclType::Int { .. } => Val::Num(
+                self.milp
+                    .integer(name, hull.0, hull.1)
+                    .map_err(milp_error)?
+                    .into(),
+            ),
+            DeclType::Real { .. } => Val::Num(
+                self.milp
+                    .continuous(name, hull.0, hull.1)
+                    .map_err(milp_error)?
+                    .into(),
+            ),
         })
     }
 
@@ -206,6 +207,7 @@ impl Enc<'_> {
                 Val::Enum(xs) => xs.clone(),
             }
         };
+        self.record_range_checks(name, decl, &options)?;
         let first = parts(&options[0].1);
         if options.len() == 1 || options.iter().all(|(_, v)| parts(v) == first) {
             return Ok(options[0].1.clone());
@@ -228,6 +230,44 @@ impl Enc<'_> {
             }
         }
         Ok(y)
+    }
+
+    /// Notes every update value whose bounds exceed the declared range of a
+    /// number variable, with the condition under which it is assigned: the
+    /// semantics calls leaving the range an error, which the decider looks
+    /// for before it answers ([`super::RangeCheck`]).
+    fn record_range_checks(
+        &mut self,
+        name: &str,
+        decl: &VarDecl,
+        options: &[(LinExpr, Val)],
+    ) -> Result<(), RunError> {
+        let (lo, hi, integral) = match &decl.ty {
+            DeclType::Int { lo, hi } => (lo, hi, true),
+            DeclType::Real { lo, hi } => (lo, hi, false),
+            _ => return Ok(()),
+        };
+        let lo = lo.as_ref().map_or(f64::NEG_INFINITY, num::to_f64);
+        let hi = hi.as_ref().map_or(f64::INFINITY, num::to_f64);
+        for (cond, v) in options {
+            let Val::Num(value) = v else { continue };
+            let (l, h) = self.milp.bounds(value);
+            if l < lo - 1e-9 || h > hi + 1e-9 {
+                self.range_checks.push(super::RangeCheck {
+                    what: format!(
+                        "the declared range {} of `{}` (MILP variable {name})",
+                        decl.ty.describe(),
+                        decl.name
+                    ),
+                    cond: cond.clone(),
+                    value: value.clone(),
+                    lo,
+                    hi,
+                    integral,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The percept (one-hot) chosen by the observation tree; at `argmax`
