@@ -3,15 +3,19 @@
 //! depth, Definition 9) as one mixed-integer program over HiGHS: per step and
 //! agent a network copy (binaries only for unstable neurons), the percept
 //! choice (any maximal output), the action choice under the protocol, the
-//! guarded updates by big-M ([`unroll`]); the existential formula on top
-//! ([`formula`]). Existential sentences: feasible = holds, the solution is a
+//! guarded updates by big-M (`unroll`); the existential formula on top
+//! (`formula`). Existential sentences: feasible = holds, the solution is a
 //! witness. Universal ones: the existential dual is solved, infeasible =
 //! holds, a solution is a counterexample. Every solution is decoded
-//! ([`decode`]) and replayed through the exact semantics before it counts.
+//! (`decode`) and replayed through the exact semantics before it counts.
+//! `encode` and `ops` turn expressions into MILP expressions; `ranges`
+//! finds updates that leave their declared range.
 
 mod decode;
 mod encode;
 mod formula;
+mod ops;
+mod ranges;
 mod unroll;
 
 #[cfg(test)]
@@ -67,18 +71,7 @@ pub struct Enc<'m> {
     pub network_copies: usize,
     pub network_binaries: usize,
     /// Update values that may leave their declared range.
-    pub range_checks: Vec<RangeCheck>,
-}
-
-/// An update value that may leave its variable's declared range: `value`
-/// assigned when `cond` (0/1) holds, the range `[lo, hi]`.
-pub struct RangeCheck {
-    pub what: String,
-    pub cond: crate::milp::LinExpr,
-    pub value: crate::milp::LinExpr,
-    pub lo: f64,
-    pub hi: f64,
-    pub integral: bool,
+    pub range_checks: Vec<ranges::RangeCheck>,
 }
 
 impl<'m> Enc<'m> {
@@ -183,7 +176,7 @@ fn solve_one(
         sizes.milps += 1;
         return Ok(Answer::Infeasible);
     }
-    check_ranges(&enc, &opts.solve)?;
+    ranges::check_ranges(&enc, &opts.solve)?;
     enc.milp.ge("goal", holds, 1.0).map_err(milp_error)?;
     if opts.symmetry_breaking {
         sizes.symmetry_rows += enc.break_symmetry(&u, m)?;
@@ -241,71 +234,6 @@ fn solve_one(
             out.reason.unwrap_or_else(|| "no answer from HiGHS".into())
         ))),
     }
-}
-
-/// Leaving a declared range is an error of the model (exit 2), as in the
-/// exact semantics: one MILP (without the goal) asks whether any recorded
-/// update value can leave its range on some run of the unrolling (state
-/// variables are bounded by their value hulls, not clipped, so none is hidden).
-fn check_ranges(enc: &Enc, solve: &SolveOptions) -> Result<(), RunError> {
-    if enc.range_checks.is_empty() {
-        return Ok(());
-    }
-    let mut m = enc.milp.clone();
-    let mut sides = Vec::new();
-    for (i, c) in enc.range_checks.iter().enumerate() {
-        let gap = if c.integral { 1.0 } else { 1e-6 };
-        let (l, h) = m.bounds(&c.value);
-        for (above, bound) in [(true, c.hi), (false, c.lo)] {
-            let possible = if above { h > bound } else { l < bound };
-            if !possible || !bound.is_finite() {
-                continue;
-            }
-            let o = m.binary(&format!("range{i}"));
-            m.le(&format!("range{i}.cond"), o, c.cond.clone())
-                .map_err(milp_error)?;
-            let (lhs, rhs) = if above {
-                (c.value.clone(), bound + gap)
-            } else {
-                (-c.value.clone(), -(bound - gap))
-            };
-            // o = 1 implies lhs >= rhs, with M from the bounds of lhs.
-            let low = m.finite_lower(&lhs, "a range check").map_err(milp_error)?;
-            let big = (rhs - low).max(0.0);
-            m.ge(
-                &format!("range{i}.out"),
-                lhs - crate::milp::LinExpr::from(o) * big,
-                rhs - big,
-            )
-            .map_err(milp_error)?;
-            sides.push((i, o));
-        }
-    }
-    if sides.is_empty() {
-        return Ok(());
-    }
-    m.ge(
-        "range.some",
-        crate::milp::LinExpr::sum(sides.iter().map(|s| s.1)),
-        1.0,
-    )
-    .map_err(milp_error)?;
-    let mut solve = solve.clone();
-    solve.feasibility_tolerance.get_or_insert(1e-9);
-    let out = m
-        .solve(&Objective::Feasibility, &solve)
-        .map_err(milp_error)?;
-    if let Some(sol) = out.solution {
-        if let Some(&(i, _)) = sides.iter().find(|(_, o)| sol.is_set(*o)) {
-            let c = &enc.range_checks[i];
-            return Err(RunError::input(format!(
-                "an update leaves {}: it takes the value {} on a run of the model",
-                c.what,
-                sol.eval(&c.value)
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// The outcome of a MILP check: verdict, replayed witness rendered as the

@@ -7,7 +7,7 @@
 
 use super::encode::{milp_error, not, one_hot, Ctx, Val};
 use super::Enc;
-use crate::lang::{num, DeclType, TExpr, TKind};
+use crate::lang::{DeclType, TExpr, TKind};
 use crate::milp::{LinExpr, Sense};
 use crate::nis::model::{ExtFn, ProtocolCase, UpdateCase, VarDecl};
 use crate::report::RunError;
@@ -122,7 +122,7 @@ impl Enc<'_> {
     /// A fresh state variable of a declared type, bounded by `hull` (the
     /// bounds of the values it may take). The hull is not clipped to the
     /// declared range: a value beyond it must stay possible so that the
-    /// range check ([`super::RangeCheck`]) can find it; when that check
+    /// range check ([`super::ranges::RangeCheck`]) can find it; when that check
     /// passes no run leaves the range and the hull only loosens bounds.
     fn fresh(&mut self, name: &str, decl: &VarDecl, hull: (f64, f64)) -> Result<Val, RunError> {
         Ok(match &decl.ty {
@@ -230,44 +230,6 @@ impl Enc<'_> {
             }
         }
         Ok(y)
-    }
-
-    /// Notes every update value whose bounds exceed the declared range of a
-    /// number variable, with the condition under which it is assigned: the
-    /// semantics calls leaving the range an error, which the decider looks
-    /// for before it answers ([`super::RangeCheck`]).
-    fn record_range_checks(
-        &mut self,
-        name: &str,
-        decl: &VarDecl,
-        options: &[(LinExpr, Val)],
-    ) -> Result<(), RunError> {
-        let (lo, hi, integral) = match &decl.ty {
-            DeclType::Int { lo, hi } => (lo, hi, true),
-            DeclType::Real { lo, hi } => (lo, hi, false),
-            _ => return Ok(()),
-        };
-        let lo = lo.as_ref().map_or(f64::NEG_INFINITY, num::to_f64);
-        let hi = hi.as_ref().map_or(f64::INFINITY, num::to_f64);
-        for (cond, v) in options {
-            let Val::Num(value) = v else { continue };
-            let (l, h) = self.milp.bounds(value);
-            if l < lo - 1e-9 || h > hi + 1e-9 {
-                self.range_checks.push(super::RangeCheck {
-                    what: format!(
-                        "the declared range {} of `{}` (MILP variable {name})",
-                        decl.ty.describe(),
-                        decl.name
-                    ),
-                    cond: cond.clone(),
-                    value: value.clone(),
-                    lo,
-                    hi,
-                    integral,
-                });
-            }
-        }
-        Ok(())
     }
 
     /// The percept (one-hot) chosen by the observation tree; at `argmax`
