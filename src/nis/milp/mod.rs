@@ -245,7 +245,7 @@ pub struct MilpOutcome {
     pub stats: serde_json::Map<String, Value>,
 }
 
-/// Decides phi[m] (Lemma 1) on M(n) by MILP; every witness or
+/// Decides phi\[m\] (Lemma 1) on M(n) by MILP; every witness or
 /// counterexample is replayed through the exact semantics (Definition 5).
 pub fn check_concrete(
     model: &Model,

@@ -26,7 +26,7 @@ impl Enc<'_> {
     /// Notes every update value whose bounds exceed the declared range of a
     /// number variable, with the condition under which it is assigned: the
     /// semantics calls leaving the range an error, which the decider looks
-    /// for before it answers ([`super::ranges::RangeCheck`]).
+    /// for before it answers (`RangeCheck`).
     pub fn record_range_checks(
         &mut self,
         name: &str,
