@@ -477,7 +477,7 @@ fn argmax_ties_make_every_maximal_percept_possible() {
 }
 
 /// An environment with two initial states and named scalar network outputs.
-const WITH_ENV: &str = "
+pub const WITH_ENV: &str = "
 net policy = \"unused.onnx\" outputs (q_rest, q_guard);
 agent a {
   var h : [0..4] = 3;

@@ -223,3 +223,66 @@ label top = x = 3;
     )
     .is_err());
 }
+
+#[test]
+fn environment_scalar_outputs_ties_and_tree_witnesses_agree_with_explicit() {
+    use crate::nis::tests::{fixture_policy, model_with, GUARDING, WITH_ENV};
+    // Two initial environment states, strict comparisons of network outputs,
+    // `env_action` in update guards; and the fixture with an exact tie at h = 2.
+    let with_env = model_with(WITH_ENV, &[("policy", fixture_policy(0.6))]).unwrap();
+    let tie = model_with(GUARDING, &[("policy", fixture_policy(0.5))]).unwrap();
+    let cases: [(&Model, &str); 8] = [
+        (&with_env, "forall v: EX^4 (low, v)"),
+        (&with_env, "forall v: EX^3 (low, v)"),
+        (&with_env, "forall v: AX^3 !(low, v)"),
+        (
+            &with_env,
+            "forall v1, v2: (EX^2 (low, v1)) & (EX !(low, v2))",
+        ),
+        (&tie, "forall v1, v2: EX^3 (alive, v1) & (alive, v2)"),
+        (&tie, "forall v1, v2: AX^2 (alive, v1) | (alive, v2)"),
+        (&tie, "forall v1: (EX^2 (alive, v1)) & (EX (dead, v1))"),
+        (&tie, "forall v1, v2: E((alive, v1) U^3 (dead, v2))"),
+    ];
+    for (model, spec) in cases {
+        for n in 2..=3 {
+            let x = verdict(model, spec, n, EngineChoice::Explicit, true);
+            assert_eq!(
+                verdict(model, spec, n, EngineChoice::Milp, true),
+                x,
+                "{spec}, n = {n}"
+            );
+            assert_eq!(
+                verdict(model, spec, n, EngineChoice::Milp, false),
+                x,
+                "{spec}, n = {n}"
+            );
+        }
+    }
+    // The seed-style facts of WITH_ENV (as the explicit tests state them).
+    assert!(verdict(
+        &with_env,
+        "forall v: EX^4 (low, v)",
+        2,
+        EngineChoice::Milp,
+        true
+    ));
+    assert!(!verdict(
+        &with_env,
+        "forall v: EX^3 (low, v)",
+        2,
+        EngineChoice::Milp,
+        true
+    ));
+    // A conjunction of EX subformulas gets a witness tree: two branches.
+    let s = parse_sentence("forall v1: (EX^2 (alive, v1)) & (EX (dead, v1))").unwrap();
+    let m = check_concrete(&tie, &s, 2, &MilpOptions::default()).unwrap();
+    assert!(m.holds);
+    let branches = m.witness.unwrap()["branches"].as_array().unwrap().len();
+    assert_eq!(branches, 2);
+    // Two initial environment states: one MILP (and one replayed witness) each.
+    let s = parse_sentence("forall v: EX^4 (low, v)").unwrap();
+    let m = check_concrete(&with_env, &s, 2, &MilpOptions::default()).unwrap();
+    assert_eq!(m.stats["milps"], 2);
+    assert_eq!(m.witness.unwrap()["initial_states"], 2);
+}
