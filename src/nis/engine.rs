@@ -106,7 +106,7 @@ impl Decider for MilpDecider {
         let start = Instant::now();
         let Target::Concrete { agents } = target else {
             return Err(RunError::input(
-                "the MILP decider for the zero-one abstraction M_ab(m) is issue 6 and not in this build; use `--engine explicit` with `--abstract`",
+                "the MILP decider for the zero-one abstraction M_ab(m) (used by `--abstract`, `verify` and `emergence`) is issue 6 and not in this build; use `--engine explicit` there",
             ));
         };
         let out = super::milp::check_concrete(model, sentence, agents, &self.options)?;
