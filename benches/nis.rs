@@ -1,8 +1,9 @@
-//! NIS explicit decider on the guarding game (seed Tables 1 and 2, and `verify`).
+//! NIS deciders on the guarding game (seed Tables 1 and 2, and `verify`):
+//! explicit search, and the MILP decider on Table 1.
 //! The network is a fixture shaped like the guarding policy (1 -> 4 -> 4 -> 2)
 //! with the same argmax pattern (rest_only at h = 1, 2; volunteer at h = 3, 4).
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use mavis::lang::Source;
 use mavis::nis::engine::{decide, EngineChoice, Target};
 use mavis::nis::procedures::{verify, VerifyOptions};
@@ -11,6 +12,7 @@ use mavis::nn::{Activation, Layer, Network};
 use mavis::report::RunContext;
 use ndarray::{array, Array1, Array2};
 use std::path::Path;
+use std::time::Duration;
 
 fn guarding() -> Model {
     let mut w1 = Array2::zeros((4, 1));
@@ -107,6 +109,7 @@ fn verify_all(c: &mut Criterion) {
     let opts = VerifyOptions {
         engine: EngineChoice::Explicit,
         cap: None,
+        milp: Default::default(),
     };
     let mut group = c.benchmark_group("nis/verify");
     group.sample_size(10);
@@ -125,5 +128,60 @@ fn verify_all(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, table1, table2, verify_all);
+/// The MILP decider on Table 1: the whole grid and its hardest query
+/// (k = 6, n = 6, the largest MILP), small samples so the bench stays short.
+fn table1_milp(c: &mut Criterion) {
+    let model = guarding();
+    let specs: Vec<_> = (1..=6)
+        .map(|k| {
+            parse_sentence(&format!("forall v1, v2: EX^{k} (alive, v1) & (alive, v2)")).unwrap()
+        })
+        .collect();
+    let universal = parse_sentence("forall v1, v2: AX^6 (alive, v1) & (alive, v2)").unwrap();
+    let mut group = c.benchmark_group("nis/milp");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    group.warm_up_time(Duration::from_secs(1));
+    group.sampling_mode(SamplingMode::Flat);
+    group.bench_function("table1_grid (k=1..6, n=2..6)", |b| {
+        b.iter(|| {
+            for s in &specs {
+                for n in 2..=6 {
+                    decide(
+                        EngineChoice::Milp,
+                        &model,
+                        s,
+                        Target::Concrete { agents: n },
+                    )
+                    .unwrap();
+                }
+            }
+        })
+    });
+    group.bench_function("table1_hardest_query (k=6, n=6)", |b| {
+        b.iter(|| {
+            decide(
+                EngineChoice::Milp,
+                &model,
+                &specs[5],
+                Target::Concrete { agents: 6 },
+            )
+            .unwrap()
+        })
+    });
+    group.bench_function("AX^6 counterexample (n=6)", |b| {
+        b.iter(|| {
+            decide(
+                EngineChoice::Milp,
+                &model,
+                &universal,
+                Target::Concrete { agents: 6 },
+            )
+            .unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, table1, table2, verify_all, table1_milp);
 criterion_main!(benches);

@@ -311,6 +311,8 @@ fn statuses_infeasible_unknown_and_integers() {
         mip_gap: Some(0.0),
         threads: 1,
         verbose: false,
+        feasibility_tolerance: Some(1e-9),
+        presolve: false,
     };
     let mut m = Model::new();
     let k = m.integer("k", 0.0, 10.0).unwrap();

@@ -184,14 +184,22 @@ fn bad_input_exits_2_with_a_location() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("<spec>:1:"));
+    // The MILP decider of M_ab(m) is a later issue: a clear refusal, exit 2.
     let out = mavis()
         .args([
-            "nis", "check", m, "--agents", "2", "--spec", EX3, "--engine", "milp",
+            "nis",
+            "check",
+            m,
+            "--abstract",
+            "--spec",
+            EX3,
+            "--engine",
+            "milp",
         ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not available yet"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("zero-one abstraction"));
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.nis");
     std::fs::write(
@@ -230,4 +238,58 @@ fn bad_input_exits_2_with_a_location() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn milp_and_both_engines_from_the_command_line() {
+    let f = fixture();
+    let m = f.model.to_str().unwrap();
+    for (n, code) in [("2", 1), ("3", 0)] {
+        let v = json(
+            &[
+                "nis", "check", m, "--agents", n, "--spec", EX3, "--engine", "milp",
+            ],
+            code,
+        );
+        assert_eq!(v["results"]["engine"], "milp");
+        assert!(v["stats"]["milp_binaries"].as_u64().unwrap() > 0);
+        assert!(v["stats"]["milp_constraints"].as_u64().unwrap() > 0);
+    }
+    // `both` agrees (exit 0, not 3) and keeps the MILP's sizes under `milp.`.
+    let v = json(
+        &[
+            "nis",
+            "check",
+            m,
+            "--agents",
+            "4",
+            "--spec",
+            EX3,
+            "--engine",
+            "both",
+            "--no-symmetry-breaking",
+        ],
+        0,
+    );
+    assert_eq!(v["stats"]["milp.symmetry_rows"], 0);
+    assert!(v["stats"]["milp.milp_variables"].as_u64().unwrap() > 0);
+    // A universal counterexample by MILP, replayed and printed as a step table.
+    let out = mavis()
+        .args([
+            "nis",
+            "check",
+            m,
+            "--agents",
+            "3",
+            "--spec",
+            "forall v1, v2: AX^2 (alive, v1) & (alive, v2)",
+            "--engine",
+            "milp",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("counterexample, branch 1 of 1"), "{text}");
+    assert!(text.contains("agent 3"), "{text}");
 }

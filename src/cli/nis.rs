@@ -1,6 +1,8 @@
 //! `mavis nis`: neural interpreted systems of unknown size (seed 001).
 
 use crate::lang;
+use crate::milp::SolveOptions;
+use crate::nis::milp::MilpOptions;
 use crate::nis::{self, procedures::VerifyOptions, reports, EngineChoice, LoadOptions};
 use crate::report::{Report, RunContext, RunError, TableFormat};
 use clap::{Args, Subcommand, ValueEnum};
@@ -16,6 +18,25 @@ pub struct ModelArgs {
     /// Override a constant of the model: NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
     pub set: Vec<(String, lang::Value)>,
+}
+
+/// Options of the MILP decider.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct MilpArgs {
+    /// MILP decider: do not order the interchangeable agents m+1..n
+    /// (symmetry breaking is on by default; verdicts are the same either way).
+    #[arg(long = "no-symmetry-breaking")]
+    pub no_symmetry_breaking: bool,
+}
+
+impl MilpArgs {
+    fn options(self, ctx: &RunContext) -> MilpOptions {
+        MilpOptions {
+            symmetry_breaking: !self.no_symmetry_breaking,
+            solve: SolveOptions::from_context(ctx),
+            ..MilpOptions::default()
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -89,6 +110,8 @@ pub enum NisCmd {
         abstract_system: bool,
         #[arg(long, value_enum)]
         engine: Option<EngineArg>,
+        #[command(flatten)]
+        milp: MilpArgs,
         /// Also count the states reachable at each depth up to the formula's.
         #[arg(long)]
         counts: bool,
@@ -112,6 +135,8 @@ pub enum NisCmd {
         abstract_system: bool,
         #[arg(long, value_enum)]
         engine: Option<EngineArg>,
+        #[command(flatten)]
+        milp: MilpArgs,
         /// How the table is drawn in the text output.
         #[arg(long = "table-format", value_enum, default_value_t = TableFormatArg::Text)]
         table_format: TableFormatArg,
@@ -146,6 +171,8 @@ pub enum NisCmd {
         spec: String,
         #[arg(long, value_enum)]
         engine: Option<EngineArg>,
+        #[command(flatten)]
+        milp: MilpArgs,
         /// Largest N tried in the search for the simulating system.
         #[arg(long)]
         cap: Option<usize>,
@@ -159,6 +186,8 @@ pub enum NisCmd {
         spec: String,
         #[arg(long, value_enum)]
         engine: Option<EngineArg>,
+        #[command(flatten)]
+        milp: MilpArgs,
         #[arg(long)]
         cap: Option<usize>,
     },
@@ -192,6 +221,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             agents,
             abstract_system,
             engine: e,
+            milp,
             counts,
         } => {
             let m = load(&model)?;
@@ -203,6 +233,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 agents,
                 abstract_system,
                 engine(e),
+                &milp.options(ctx),
                 counts,
             )
         }
@@ -213,6 +244,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             agents,
             abstract_system,
             engine: e,
+            milp,
             table_format,
         } => {
             let m = load(&model)?;
@@ -237,6 +269,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 &ns,
                 abstract_system,
                 engine(e),
+                &milp.options(ctx),
                 fmt,
                 ctx,
             )
@@ -259,12 +292,14 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             model,
             spec,
             engine: e,
+            milp,
             cap,
         }
         | NisCmd::Emergence {
             model,
             spec,
             engine: e,
+            milp,
             cap,
         } => {
             let m = load(&model)?;
@@ -272,6 +307,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             let options = VerifyOptions {
                 engine: engine(e),
                 cap,
+                milp: milp.options(ctx),
             };
             reports::verify_report(&model.model, &m, &s, &options, ctx, threshold_only)
         }

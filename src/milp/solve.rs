@@ -22,6 +22,13 @@ pub struct SolveOptions {
     pub mip_gap: Option<f64>,
     /// HiGHS log on stderr.
     pub verbose: bool,
+    /// HiGHS's `mip_feasibility_tolerance` (its default 1e-6 when `None`).
+    /// A tighter value also works around wrong "infeasible" answers of HiGHS's
+    /// MIP presolve seen on big-M models (HiGHS issues 1958, 2446).
+    pub feasibility_tolerance: Option<f64>,
+    /// Run HiGHS's presolve (the default); off for a second opinion on
+    /// an infeasibility claim.
+    pub presolve: bool,
 }
 
 impl Default for SolveOptions {
@@ -31,6 +38,8 @@ impl Default for SolveOptions {
             time_limit: None,
             mip_gap: None,
             verbose: false,
+            feasibility_tolerance: None,
+            presolve: true,
         }
     }
 }
@@ -43,6 +52,8 @@ impl SolveOptions {
             time_limit: ctx.remaining(),
             mip_gap: None,
             verbose: ctx.verbosity >= 2,
+            feasibility_tolerance: None,
+            presolve: true,
         }
     }
 }
@@ -176,6 +187,12 @@ impl Model {
         }
         if let Some(t) = opts.time_limit {
             p = p.set_time_limit(t.as_secs_f64().max(1e-3));
+        }
+        if let Some(t) = opts.feasibility_tolerance {
+            p = p.set_option("mip_feasibility_tolerance", t);
+        }
+        if !opts.presolve {
+            p = p.set_option("presolve", "off");
         }
         if let Some(g) = opts.mip_gap {
             p = p.set_option("mip_rel_gap", g.max(0.0));

@@ -1,11 +1,12 @@
 //! Deciders behind one interface: `--engine explicit|milp|both`. The explicit
-//! decider is here; the MILP decider plugs in through [`Decider`] once the
-//! MILP layer exists (until then it refuses with an input error, exit 2).
+//! decider is here; the MILP decider ([`super::milp`]) decides M(n) and
+//! refuses the zero-one abstraction (a later issue) with an input error.
 
 use super::abstraction::{AMove, AState, Abstract};
 use super::checker::{check_system, lower, Graph, Outcome, WitnessTree};
 use super::concrete::{CMove, CState, Concrete};
 use super::formula::Sentence;
+use super::milp::MilpOptions;
 use super::model::Model;
 use super::replay::{replay_abstract, replay_concrete, ConcreteTrace};
 use super::semantics::Semantics;
@@ -85,8 +86,11 @@ pub trait Decider {
 /// Explicit-state search with the counter representation (finite models).
 pub struct ExplicitDecider;
 
-/// The MILP decider's place; it refuses until the MILP layer lands.
-pub struct MilpDecider;
+/// The MILP decider of M(n) ([`super::milp`]).
+#[derive(Clone, Debug, Default)]
+pub struct MilpDecider {
+    pub options: MilpOptions,
+}
 
 impl Decider for MilpDecider {
     fn name(&self) -> &'static str {
@@ -95,13 +99,26 @@ impl Decider for MilpDecider {
 
     fn check(
         &self,
-        _model: &Model,
-        _sentence: &Sentence,
-        _target: Target,
+        model: &Model,
+        sentence: &Sentence,
+        target: Target,
     ) -> Result<CheckRecord, RunError> {
-        Err(RunError::input(
-            "the MILP decider is not available yet in this build; for finite models use `--engine explicit`",
-        ))
+        let start = Instant::now();
+        let Target::Concrete { agents } = target else {
+            return Err(RunError::input(
+                "the MILP decider for the zero-one abstraction M_ab(m) (used by `--abstract`, `verify` and `emergence`) is issue 6 and not in this build; use `--engine explicit` there",
+            ));
+        };
+        let out = super::milp::check_concrete(model, sentence, agents, &self.options)?;
+        Ok(CheckRecord {
+            model: target.describe(sentence.agents()),
+            engine: self.name(),
+            holds: out.holds,
+            witness: out.witness,
+            witness_text: out.witness_text,
+            time_s: start.elapsed().as_secs_f64(),
+            stats: out.stats,
+        })
     }
 }
 
@@ -113,7 +130,7 @@ fn semantics(model: &Model) -> Result<Semantics<'_>, RunError> {
     })
 }
 
-fn internal(what: &str, why: String) -> RunError {
+pub(super) fn internal(what: &str, why: String) -> RunError {
     RunError::Internal(format!(
         "a {what} did not replay through the semantics: {why}"
     ))
@@ -199,7 +216,7 @@ fn replay_abstract_all<'m>(
     Ok(())
 }
 
-fn render_concrete(
+pub(super) fn render_concrete(
     sem: &Semantics,
     traces: &[ConcreteTrace],
     counterexample: bool,
@@ -251,38 +268,61 @@ fn render_abstract(
 }
 
 /// The deciders an `--engine` choice runs.
-pub fn deciders(choice: EngineChoice, model: &Model) -> Vec<Box<dyn Decider>> {
+pub fn deciders(choice: EngineChoice, model: &Model, milp: &MilpOptions) -> Vec<Box<dyn Decider>> {
+    let milp = || -> Box<dyn Decider> {
+        Box::new(MilpDecider {
+            options: milp.clone(),
+        })
+    };
     match choice {
         EngineChoice::Explicit => vec![Box::new(ExplicitDecider)],
-        EngineChoice::Milp => vec![Box::new(MilpDecider)],
-        EngineChoice::Both => vec![Box::new(ExplicitDecider), Box::new(MilpDecider)],
+        EngineChoice::Milp => vec![milp()],
+        EngineChoice::Both => vec![Box::new(ExplicitDecider), milp()],
         EngineChoice::Auto => {
             if model.explicit_obstacle().is_none() {
                 vec![Box::new(ExplicitDecider)]
             } else {
-                vec![Box::new(MilpDecider)]
+                vec![milp()]
             }
         }
     }
 }
 
-/// Decides one check with the chosen engine(s); with `both`, a disagreement is an internal error.
+/// Decides one check with the chosen engine(s) and default MILP options.
 pub fn decide(
     choice: EngineChoice,
     model: &Model,
     sentence: &Sentence,
     target: Target,
 ) -> Result<CheckRecord, RunError> {
+    decide_with(choice, &MilpOptions::default(), model, sentence, target)
+}
+
+/// Decides one check with the chosen engine(s); with `both`, a disagreement
+/// is an internal error. The MILP decider's statistics are kept under
+/// `milp.` keys next to the first decider's.
+pub fn decide_with(
+    choice: EngineChoice,
+    milp: &MilpOptions,
+    model: &Model,
+    sentence: &Sentence,
+    target: Target,
+) -> Result<CheckRecord, RunError> {
     let mut first: Option<CheckRecord> = None;
-    for d in deciders(choice, model) {
+    for d in deciders(choice, model, milp) {
         let r = d.check(model, sentence, target)?;
-        if let Some(f) = &first {
+        if let Some(f) = &mut first {
             if f.holds != r.holds {
                 return Err(RunError::Internal(format!(
                     "the deciders disagree on {}: {} says {}, {} says {}",
                     r.model, f.engine, f.holds, r.engine, r.holds
                 )));
             }
+            for (k, v) in r.stats {
+                f.stats.insert(format!("{}.{k}", r.engine), v);
+            }
+            f.stats
+                .insert(format!("{}.time_s", r.engine), r.time_s.into());
         } else {
             first = Some(r);
         }

@@ -14,6 +14,7 @@ pub mod checker;
 pub mod concrete;
 pub mod engine;
 pub mod formula;
+pub mod milp;
 pub mod model;
 pub mod procedures;
 pub mod replay;

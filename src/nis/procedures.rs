@@ -2,8 +2,9 @@
 //! Corollaries 1 and 2: from checks of M_ab(m) and finitely many M(i) to a
 //! verdict for every n >= m and an emergence threshold (Definition 11).
 
-use super::engine::{decide, CheckRecord, EngineChoice, Target};
+use super::engine::{decide_with, CheckRecord, EngineChoice, Target};
 use super::formula::{Kind, Sentence};
+use super::milp::MilpOptions;
 use super::model::Model;
 use super::simulation::{default_cap, minimal_simulating_n, MinimalN};
 use crate::report::{RunContext, RunError};
@@ -37,6 +38,8 @@ pub struct VerifyOptions {
     pub engine: EngineChoice,
     /// Cap of the search for the simulating n (default m + |L_t| * |Act_t|).
     pub cap: Option<usize>,
+    /// Options of the MILP decider (symmetry breaking, HiGHS).
+    pub milp: MilpOptions,
 }
 
 fn timed_out(ctx: &RunContext) -> bool {
@@ -79,7 +82,7 @@ pub fn verify(
         undetermined_reason: None,
         time_s: 0.0,
     };
-    let abs = decide(opts.engine, model, sentence, Target::Abstract)?;
+    let abs = decide_with(opts.engine, &opts.milp, model, sentence, Target::Abstract)?;
     out.abstract_holds = Some(abs.holds);
     out.checks.push(abs);
     match out.kind {
@@ -113,7 +116,13 @@ fn check_n(
     opts: &VerifyOptions,
     n: usize,
 ) -> Result<CheckRecord, RunError> {
-    decide(opts.engine, model, sentence, Target::Concrete { agents: n })
+    decide_with(
+        opts.engine,
+        &opts.milp,
+        model,
+        sentence,
+        Target::Concrete { agents: n },
+    )
 }
 
 /// Corollary 1: M_ab(m) |= phi[m] and M(m) |= phi[m] iff S |= forall phi;

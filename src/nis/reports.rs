@@ -2,9 +2,10 @@
 //! JSON `results` keys are documented in README.md (engine nis).
 
 use super::engine::{
-    abstract_state_counts, decide, state_counts, CheckRecord, EngineChoice, Target,
+    abstract_state_counts, decide_with, state_counts, CheckRecord, EngineChoice, Target,
 };
 use super::formula::{Kind, Sentence};
+use super::milp::MilpOptions;
 use super::model::Model;
 use super::procedures::{verify, VerifyOptions, VerifyOutcome};
 use super::simulation::{default_cap, minimal_simulating_n, Simulation};
@@ -27,6 +28,7 @@ fn yes_no(b: bool) -> &'static str {
 }
 
 /// `mavis nis check`: phi[m] on M(N) (or on M_ab(m) with `abstract_system`).
+#[allow(clippy::too_many_arguments)]
 pub fn check(
     path: &Path,
     model: &Model,
@@ -34,6 +36,7 @@ pub fn check(
     agents: Option<usize>,
     abstract_system: bool,
     engine: EngineChoice,
+    milp: &MilpOptions,
     counts: bool,
 ) -> Result<Report, RunError> {
     let m = sentence.agents();
@@ -45,7 +48,7 @@ pub fn check(
         })?;
         Target::Concrete { agents: n }
     };
-    let rec = decide(engine, model, sentence, target)?;
+    let rec = decide_with(engine, milp, model, sentence, target)?;
     let mut r = Report::new("nis", "check");
     r.model = model_ref(path);
     r.verdict = Some(Verdict::from_bool(rec.holds));
@@ -152,6 +155,7 @@ pub fn table(
     agents: &[usize],
     abstract_system: bool,
     engine: EngineChoice,
+    milp: &MilpOptions,
     format: TableFormat,
     ctx: &RunContext,
 ) -> Result<Report, RunError> {
@@ -203,7 +207,7 @@ pub fn table(
                         continue;
                     }
                 }
-                let rec = decide(engine, model, &s, target)?;
+                let rec = decide_with(engine, milp, model, &s, target)?;
                 line.push(format!(
                     "{} {:.3}s",
                     if rec.holds { "T" } else { "F" },

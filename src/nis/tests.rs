@@ -315,6 +315,7 @@ fn guarding_corollaries() {
     let opts = VerifyOptions {
         engine: EngineChoice::Explicit,
         cap: Some(10),
+        milp: Default::default(),
     };
     // k = 2: M(2) already satisfies it, holds for all n; k = 3: M(2) fails, M(3) holds: threshold 3.
     for (k, all, th) in [
@@ -455,10 +456,10 @@ fn model_errors_are_located() {
         Target::Concrete { agents: 1 }
     )
     .is_err());
-    // The MILP decider refuses honestly.
+    // The MILP decider refuses the zero-one abstraction honestly (a later issue).
     let s = parse_sentence("forall v: EX (alive, v)").unwrap();
     assert!(matches!(
-        decide(EngineChoice::Milp, &m, &s, Target::Concrete { agents: 1 }),
+        decide(EngineChoice::Milp, &m, &s, Target::Abstract),
         Err(crate::report::RunError::Input(_))
     ));
 }
@@ -476,7 +477,7 @@ fn argmax_ties_make_every_maximal_percept_possible() {
 }
 
 /// An environment with two initial states and named scalar network outputs.
-const WITH_ENV: &str = "
+pub const WITH_ENV: &str = "
 net policy = \"unused.onnx\" outputs (q_rest, q_guard);
 agent a {
   var h : [0..4] = 3;

@@ -1,0 +1,341 @@
+//! Checked expressions ([`TExpr`]) as MILP expressions over one state's
+//! variables. Numbers become affine expressions (piecewise-linear builtins by
+//! the `milp` big-M builders), Booleans exact 0/1 expressions (both
+//! directions hold, so `!` and first-matching update cases are sound),
+//! enumerations one-hot vectors. Constant subexpressions are folded, so the
+//! initial step, whose state is a point, adds almost nothing.
+
+pub use super::ops::{constant, milp_error, not};
+use super::Enc;
+use crate::lang::types::Builtin;
+use crate::lang::{num, BinOp, DeclType, TExpr, TKind, Ty, UnOp, Value};
+use crate::milp::LinExpr;
+use crate::nis::model::ExtFn;
+use crate::report::RunError;
+
+/// A slot's value in the MILP.
+#[derive(Clone, Debug)]
+pub enum Val {
+    /// A number (int or real).
+    Num(LinExpr),
+    /// A 0/1 expression.
+    Bool(LinExpr),
+    /// One 0/1 expression per member of the enumeration, summing to 1.
+    Enum(Vec<LinExpr>),
+}
+
+/// What expressions of one evaluation may read: the slots (`None`: not
+/// readable here), `performed(a)` per agent action, the environment action.
+pub struct Ctx<'c> {
+    pub slots: &'c [Option<Val>],
+    pub performed: Option<&'c [LinExpr]>,
+    pub env_action: Option<&'c [LinExpr]>,
+}
+
+/// The constant value of a declared type's code as a MILP value.
+pub fn value_val(v: &Value, enum_size: usize) -> Val {
+    match v {
+        Value::Bool(b) => Val::Bool(LinExpr::constant(f64::from(u8::from(*b)))),
+        Value::Num(r) => Val::Num(LinExpr::constant(num::to_f64(r))),
+        Value::Enum(_, i) => Val::Enum(one_hot(*i, enum_size)),
+    }
+}
+
+/// The code of a finite type as a constant MILP value.
+pub fn code_val(ty: &DeclType, code: i64) -> Val {
+    match ty {
+        DeclType::Bool => Val::Bool(LinExpr::constant(code as f64)),
+        DeclType::Enum { values, .. } => Val::Enum(one_hot(code as usize, values.len())),
+        _ => Val::Num(LinExpr::constant(code as f64)),
+    }
+}
+
+pub fn one_hot(i: usize, size: usize) -> Vec<LinExpr> {
+    (0..size)
+        .map(|j| LinExpr::constant(if j == i { 1.0 } else { 0.0 }))
+        .collect()
+}
+
+impl Enc<'_> {
+    /// A fresh auxiliary name with a readable stem.
+    pub fn aux(&mut self, stem: &str) -> String {
+        self.counter += 1;
+        format!("{stem}#{}", self.counter)
+    }
+
+    fn enum_size(&self, ty: Ty) -> Result<usize, RunError> {
+        match ty {
+            Ty::Enum(id) => self
+                .enum_sizes
+                .get(&id)
+                .copied()
+                .ok_or_else(|| RunError::input("an enumeration the MILP encoder does not know")),
+            _ => Err(RunError::input("an enumeration was expected")),
+        }
+    }
+
+    /// A number-valued expression.
+    pub fn num(&mut self, e: &TExpr, ctx: &Ctx) -> Result<LinExpr, RunError> {
+        Ok(match &e.kind {
+            TKind::Const(Value::Num(r)) => LinExpr::constant(num::to_f64(r)),
+            TKind::Var(s) => match ctx.slots.get(*s) {
+                Some(Some(Val::Num(x))) => x.clone(),
+                _ => return Err(self.unreadable(e)),
+            },
+            TKind::Unary(UnOp::Neg, a) => -self.num(a, ctx)?,
+            TKind::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div), a, b) => {
+                let (x, y) = (self.num(a, ctx)?, self.num(b, ctx)?);
+                match op {
+                    BinOp::Add => x + y,
+                    BinOp::Sub => x - y,
+                    BinOp::Mul => match (constant(&x), constant(&y)) {
+                        (Some(c), _) => y * c,
+                        (_, Some(c)) => x * c,
+                        _ => return Err(self.nonlinear(e, "a product of two variables")),
+                    },
+                    _ => match constant(&y) {
+                        // Constants divide as the exact semantics' f64 conversion does.
+                        Some(c) if c != 0.0 => match constant(&x) {
+                            Some(k) => LinExpr::constant(k / c),
+                            None => x * (1.0 / c),
+                        },
+                        _ => return Err(self.nonlinear(e, "a division by a variable or by 0")),
+                    },
+                }
+            }
+            TKind::If(c, a, b) => {
+                let c = self.boolean(c, ctx)?;
+                let (a, b) = (self.num(a, ctx)?, self.num(b, ctx)?);
+                self.select(&c, a, b)?
+            }
+            TKind::Builtin(f, args) => {
+                let xs: Vec<LinExpr> = args
+                    .iter()
+                    .map(|a| self.num(a, ctx))
+                    .collect::<Result<_, _>>()?;
+                self.builtin(e, *f, xs)?
+            }
+            TKind::Ext(id, args) => match self.model.ext[*id] {
+                ExtFn::NetOutput { net, output } => {
+                    let outs = self.network(net, args, ctx)?;
+                    outs[output].clone()
+                }
+                _ => return Err(self.nonlinear(e, "this engine function")),
+            },
+            _ => return Err(self.nonlinear(e, "this expression")),
+        })
+    }
+
+    fn builtin(&mut self, e: &TExpr, f: Builtin, xs: Vec<LinExpr>) -> Result<LinExpr, RunError> {
+        if let Some(cs) = xs.iter().map(constant).collect::<Option<Vec<f64>>>() {
+            let v = match (f, cs.as_slice()) {
+                (Builtin::Min, _) => cs.iter().copied().fold(f64::INFINITY, f64::min),
+                (Builtin::Max, _) => cs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                (Builtin::Clamp, [x, lo, hi]) => x.max(*lo).min(*hi),
+                (Builtin::Abs, [x]) => x.abs(),
+                (Builtin::Floor, [x]) => x.floor(),
+                (Builtin::Ceil, [x]) => x.ceil(),
+                (Builtin::Mod, [x, y]) if *y != 0.0 => x.rem_euclid(*y),
+                _ => return Err(self.nonlinear(e, "this call")),
+            };
+            return Ok(LinExpr::constant(v));
+        }
+        match (f, xs.as_slice()) {
+            (Builtin::Min, _) => self.extremum(xs, false),
+            (Builtin::Max, _) => self.extremum(xs, true),
+            (Builtin::Clamp, [x, lo, hi]) => {
+                let below = self.extremum(vec![x.clone(), lo.clone()], true)?;
+                self.extremum(vec![below, hi.clone()], false)
+            }
+            (Builtin::Abs, [x]) => self.extremum(vec![x.clone(), -x.clone()], true),
+            _ => Err(self.nonlinear(e, "floor, ceil or mod of a variable")),
+        }
+    }
+
+    /// The outputs of a network copy on the given argument expressions.
+    pub fn network(
+        &mut self,
+        net: usize,
+        args: &[TExpr],
+        ctx: &Ctx,
+    ) -> Result<Vec<LinExpr>, RunError> {
+        let inputs: Vec<LinExpr> = args
+            .iter()
+            .map(|a| self.num(a, ctx))
+            .collect::<Result<_, _>>()?;
+        let decl = &self.model.networks[net];
+        if let Some(cs) = inputs.iter().map(constant).collect::<Option<Vec<f64>>>() {
+            // A constant input: the f64 evaluation is the copy (no variables).
+            return Ok(decl
+                .network
+                .eval(&cs)
+                .into_iter()
+                .map(LinExpr::constant)
+                .collect());
+        }
+        let prefix = self.aux(&format!("{}.{}", self.prefix, decl.name));
+        let copy = self
+            .milp
+            .add_network(&prefix, &decl.network, &inputs, None, &self.encode)
+            .map_err(milp_error)?;
+        self.network_copies += 1;
+        self.network_binaries += copy.binaries.len();
+        Ok(copy.outputs.into_iter().map(LinExpr::from).collect())
+    }
+
+    /// A Boolean-valued expression as an exact 0/1 expression.
+    pub fn boolean(&mut self, e: &TExpr, ctx: &Ctx) -> Result<LinExpr, RunError> {
+        Ok(match &e.kind {
+            TKind::Const(Value::Bool(b)) => LinExpr::constant(f64::from(u8::from(*b))),
+            TKind::Var(s) => match ctx.slots.get(*s) {
+                Some(Some(Val::Bool(x))) => x.clone(),
+                _ => return Err(self.unreadable(e)),
+            },
+            TKind::Unary(UnOp::Not, a) => not(self.boolean(a, ctx)?),
+            TKind::Binary(op @ (BinOp::And | BinOp::Or | BinOp::Implies | BinOp::Iff), a, b) => {
+                let (x, y) = (self.boolean(a, ctx)?, self.boolean(b, ctx)?);
+                match op {
+                    BinOp::And => self.and(vec![x, y])?,
+                    BinOp::Or => self.or(vec![x, y])?,
+                    BinOp::Implies => self.or(vec![not(x), y])?,
+                    _ => self.iff(x, y)?,
+                }
+            }
+            TKind::Binary(op, a, b) => self.compare(e, *op, a, b, ctx)?,
+            TKind::If(c, a, b) => {
+                let c = self.boolean(c, ctx)?;
+                let (a, b) = (self.boolean(a, ctx)?, self.boolean(b, ctx)?);
+                let left = self.and(vec![c.clone(), a])?;
+                let right = self.and(vec![not(c), b])?;
+                self.or(vec![left, right])?
+            }
+            TKind::Ext(id, args) if self.model.ext[*id] == ExtFn::Performed => {
+                self.performed(e, args, ctx)?
+            }
+            _ => return Err(self.nonlinear(e, "this condition")),
+        })
+    }
+
+    fn iff(&mut self, x: LinExpr, y: LinExpr) -> Result<LinExpr, RunError> {
+        let a = self.or(vec![not(x.clone()), y.clone()])?;
+        let b = self.or(vec![x, not(y)])?;
+        self.and(vec![a, b])
+    }
+
+    fn compare(
+        &mut self,
+        e: &TExpr,
+        op: BinOp,
+        a: &TExpr,
+        b: &TExpr,
+        ctx: &Ctx,
+    ) -> Result<LinExpr, RunError> {
+        if !matches!(
+            op,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        ) {
+            return Err(self.nonlinear(e, "this operator"));
+        }
+        let eq = match a.ty {
+            Ty::Bool => {
+                let (x, y) = (self.boolean(a, ctx)?, self.boolean(b, ctx)?);
+                Some(self.iff(x, y)?)
+            }
+            Ty::Enum(_) => {
+                let (x, y) = (self.enumv(a, ctx)?, self.enumv(b, ctx)?);
+                let mut terms = Vec::new();
+                for (xi, yi) in x.into_iter().zip(y) {
+                    terms.push(self.and(vec![xi, yi])?);
+                }
+                // Both are one-hot: at most one member agrees.
+                Some(LinExpr::sum(terms))
+            }
+            _ => None,
+        };
+        if let Some(eq) = eq {
+            return match op {
+                BinOp::Eq => Ok(eq),
+                BinOp::Ne => Ok(not(eq)),
+                _ => Err(self.nonlinear(e, "an order on Booleans or enumerations")),
+            };
+        }
+        let d = self.num(a, ctx)? - self.num(b, ctx)?;
+        Ok(match op {
+            BinOp::Le => self.le_zero(d)?,
+            BinOp::Ge => self.le_zero(-d)?,
+            BinOp::Lt => not(self.le_zero(-d)?),
+            BinOp::Gt => not(self.le_zero(d)?),
+            _ => {
+                let le = self.le_zero(d.clone())?;
+                let ge = self.le_zero(-d)?;
+                let eq = self.and(vec![le, ge])?;
+                if op == BinOp::Eq {
+                    eq
+                } else {
+                    not(eq)
+                }
+            }
+        })
+    }
+
+    fn performed(&mut self, e: &TExpr, args: &[TExpr], ctx: &Ctx) -> Result<LinExpr, RunError> {
+        let Some(arg) = args.first() else {
+            return Err(self.nonlinear(e, "`performed` without an action"));
+        };
+        let agent_action = arg.ty == Ty::Enum(self.model.template.action_enum);
+        let source = if agent_action {
+            ctx.performed
+        } else {
+            ctx.env_action
+        };
+        let Some(source) = source.map(<[LinExpr]>::to_vec) else {
+            return Err(self.unreadable(e));
+        };
+        let which = self.enumv(arg, ctx)?;
+        let mut terms = Vec::new();
+        for (w, p) in which.into_iter().zip(source) {
+            terms.push(self.and(vec![w, p])?);
+        }
+        Ok(LinExpr::sum(terms))
+    }
+
+    /// An enumeration-valued expression as a one-hot vector.
+    pub fn enumv(&mut self, e: &TExpr, ctx: &Ctx) -> Result<Vec<LinExpr>, RunError> {
+        let size = self.enum_size(e.ty)?;
+        Ok(match &e.kind {
+            TKind::Const(Value::Enum(_, i)) => one_hot(*i, size),
+            TKind::Var(s) => match ctx.slots.get(*s) {
+                Some(Some(Val::Enum(x))) => x.clone(),
+                _ => return Err(self.unreadable(e)),
+            },
+            TKind::If(c, a, b) => {
+                let c = self.boolean(c, ctx)?;
+                let (a, b) = (self.enumv(a, ctx)?, self.enumv(b, ctx)?);
+                let mut out = Vec::new();
+                for (ai, bi) in a.into_iter().zip(b) {
+                    let l = self.and(vec![c.clone(), ai])?;
+                    let r = self.and(vec![not(c.clone()), bi])?;
+                    out.push(self.or(vec![l, r])?);
+                }
+                out
+            }
+            _ => return Err(self.nonlinear(e, "this enumeration value")),
+        })
+    }
+
+    fn unreadable(&self, e: &TExpr) -> RunError {
+        RunError::from(crate::lang::error_at(
+            &self.model.source,
+            e.span,
+            "the MILP encoder cannot read this here (a slot or `performed` outside its block)",
+        ))
+    }
+
+    fn nonlinear(&self, e: &TExpr, what: &str) -> RunError {
+        RunError::from(crate::lang::error_at(
+            &self.model.source,
+            e.span,
+            format!("the MILP decider cannot encode {what}: it needs piecewise-linear expressions"),
+        ))
+    }
+}

@@ -1,0 +1,124 @@
+//! Declared ranges (seed Definition 1: L_t is the product of the declared
+//! domains; the semantics calls an update leaving them an error). The
+//! unrolling records every update value whose bounds exceed its variable's
+//! range; one MILP then asks whether any of them can leave it.
+
+use super::encode::Val;
+use super::ops::milp_error;
+use super::Enc;
+use crate::lang::{num, DeclType};
+use crate::milp::{LinExpr, Objective, SolveOptions};
+use crate::nis::model::VarDecl;
+use crate::report::RunError;
+
+/// An update value that may leave its variable's declared range: `value`
+/// assigned when `cond` (0/1) holds, the range `[lo, hi]`.
+pub struct RangeCheck {
+    pub what: String,
+    pub cond: LinExpr,
+    pub value: LinExpr,
+    pub lo: f64,
+    pub hi: f64,
+    pub integral: bool,
+}
+
+impl Enc<'_> {
+    /// Notes every update value whose bounds exceed the declared range of a
+    /// number variable, with the condition under which it is assigned: the
+    /// semantics calls leaving the range an error, which the decider looks
+    /// for before it answers (`RangeCheck`).
+    pub fn record_range_checks(
+        &mut self,
+        name: &str,
+        decl: &VarDecl,
+        options: &[(LinExpr, Val)],
+    ) -> Result<(), RunError> {
+        let (lo, hi, integral) = match &decl.ty {
+            DeclType::Int { lo, hi } => (lo, hi, true),
+            DeclType::Real { lo, hi } => (lo, hi, false),
+            _ => return Ok(()),
+        };
+        let lo = lo.as_ref().map_or(f64::NEG_INFINITY, num::to_f64);
+        let hi = hi.as_ref().map_or(f64::INFINITY, num::to_f64);
+        for (cond, v) in options {
+            let Val::Num(value) = v else { continue };
+            let (l, h) = self.milp.bounds(value);
+            if l < lo - 1e-9 || h > hi + 1e-9 {
+                self.range_checks.push(RangeCheck {
+                    what: format!(
+                        "the declared range {} of `{}` (MILP variable {name})",
+                        decl.ty.describe(),
+                        decl.name
+                    ),
+                    cond: cond.clone(),
+                    value: value.clone(),
+                    lo,
+                    hi,
+                    integral,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Leaving a declared range is an error of the model (exit 2), as in the
+/// exact semantics: one MILP (without the goal) asks whether any recorded
+/// update value can leave its range on some run of the unrolling (state
+/// variables are bounded by their value hulls, not clipped, so none is hidden).
+pub fn check_ranges(enc: &Enc, solve: &SolveOptions) -> Result<(), RunError> {
+    if enc.range_checks.is_empty() {
+        return Ok(());
+    }
+    let mut m = enc.milp.clone();
+    let mut sides = Vec::new();
+    for (i, c) in enc.range_checks.iter().enumerate() {
+        let gap = if c.integral { 1.0 } else { 1e-6 };
+        let (l, h) = m.bounds(&c.value);
+        for (above, bound) in [(true, c.hi), (false, c.lo)] {
+            let possible = if above { h > bound } else { l < bound };
+            if !possible || !bound.is_finite() {
+                continue;
+            }
+            let o = m.binary(&format!("range{i}"));
+            m.le(&format!("range{i}.cond"), o, c.cond.clone())
+                .map_err(milp_error)?;
+            let (lhs, rhs) = if above {
+                (c.value.clone(), bound + gap)
+            } else {
+                (-c.value.clone(), -(bound - gap))
+            };
+            // o = 1 implies lhs >= rhs, with M from the bounds of lhs.
+            let low = m.finite_lower(&lhs, "a range check").map_err(milp_error)?;
+            let big = (rhs - low).max(0.0);
+            m.ge(
+                &format!("range{i}.out"),
+                lhs - LinExpr::from(o) * big,
+                rhs - big,
+            )
+            .map_err(milp_error)?;
+            sides.push((i, o));
+        }
+    }
+    if sides.is_empty() {
+        return Ok(());
+    }
+    m.ge("range.some", LinExpr::sum(sides.iter().map(|s| s.1)), 1.0)
+        .map_err(milp_error)?;
+    let mut solve = solve.clone();
+    solve.feasibility_tolerance.get_or_insert(1e-9);
+    let out = m
+        .solve(&Objective::Feasibility, &solve)
+        .map_err(milp_error)?;
+    if let Some(sol) = out.solution {
+        if let Some(&(i, _)) = sides.iter().find(|(_, o)| sol.is_set(*o)) {
+            let c = &enc.range_checks[i];
+            return Err(RunError::input(format!(
+                "an update leaves {}: it takes the value {} on a run of the model",
+                c.what,
+                sol.eval(&c.value)
+            )));
+        }
+    }
+    Ok(())
+}
