@@ -62,7 +62,7 @@ fn bench(c: &mut Criterion) {
         (
             "random_5_64_64_64_4",
             random_net(&[5, 64, 64, 64, 4]),
-            InputBox::parse("[-0.05,0.05]", 5).unwrap(),
+            InputBox::parse("[-0.005,0.005]", 5).unwrap(),
         ),
     ];
     let methods = [
@@ -78,6 +78,12 @@ fn bench(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(2));
     for (name, net, input) in &cases {
         for (label, method) in methods {
+            // Interval bounds leave 112 of the random net's 192 neurons unstable:
+            // HiGHS does not prove those 8 optima in 5 s each (README), so only the
+            // symbolic variants of that net are timed.
+            if name.starts_with("random") && method == BoundsMethod::Interval {
+                continue;
+            }
             let encode = EncodeOptions {
                 bounds: method,
                 lp: solve.clone(),
