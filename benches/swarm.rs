@@ -1,9 +1,8 @@
 //! Swarm engine benchmarks: build + check Pmax[F<20 "deposited2"] on the
-//! concrete foraging swarm (n = 3, 4) and on the abstraction (pf = 0.4).
-//! `scripts/swarm_storm_bench.sh` times Storm on the same exported models.
+//! concrete foraging swarm (n = 3, 4, 5) and on the abstraction (pf = 0.4).
+//! `benches/swarm_storm.py` times Storm on the same exported models.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use mavis::lang::{Source, Value};
 use mavis::swarm::run::{check, CheckOptions};
 use mavis::swarm::Inputs;
 use std::path::PathBuf;
@@ -21,11 +20,10 @@ fn inputs() -> Inputs {
 }
 
 fn bench(c: &mut Criterion) {
-    let _ = (Source::new("", ""), Value::Bool(true));
     let ctx = mavis::report::RunContext::default();
     let mut g = c.benchmark_group("swarm");
     g.sample_size(10);
-    for n in [3usize, 4] {
+    for n in [3usize, 4, 5] {
         g.bench_function(format!("foraging_n{n}_build_check_F20"), |b| {
             b.iter(|| {
                 check(
