@@ -1,0 +1,1 @@
+//! Tests of the M_ab(m) MILP decider.
