@@ -133,7 +133,7 @@ impl AbsDecoder<'_, '_, '_> {
 
 /// Sizes and times of the MILPs of one abstract check.
 #[derive(Default)]
-struct AbsSizes {
+pub(super) struct AbsSizes {
     milps: usize,
     variables: usize,
     binaries: usize,
@@ -146,7 +146,7 @@ struct AbsSizes {
 }
 
 /// One MILP: the goal from the initial state with environment `env0`.
-fn solve_one<'m>(
+pub(super) fn solve_one<'m>(
     model: &'m Model,
     sem: &mut Semantics<'m>,
     goal: &Core,

@@ -258,7 +258,12 @@ impl AbsEnc<'_, '_, '_> {
             let milp = &mut self.enc.milp;
             let q: Vec<((LocalId, usize), LinExpr)> = ps
                 .iter()
-                .map(|&(l, a)| ((l, a), milp.binary(&format!("{tag}.a{}.{l}.{a}", i + 1)).into()))
+                .map(|&(l, a)| {
+                    (
+                        (l, a),
+                        milp.binary(&format!("{tag}.a{}.{l}.{a}", i + 1)).into(),
+                    )
+                })
                 .collect();
             for (l, x) in state {
                 let sum = LinExpr::sum(q.iter().filter(|(p, _)| p.0 == *l).map(|(_, v)| v.clone()));
@@ -285,8 +290,12 @@ impl AbsEnc<'_, '_, '_> {
                 milp.le(&format!("{tag}.zo.need{l}"), x.clone(), present.clone())
                     .map_err(e)?;
             }
-            milp.ge(&format!("{tag}.zo.some{l}"), LinExpr::sum(mine), present.clone())
-                .map_err(e)?;
+            milp.ge(
+                &format!("{tag}.zo.some{l}"),
+                LinExpr::sum(mine),
+                present.clone(),
+            )
+            .map_err(e)?;
         }
         // performed(a) = OR of everybody's a, and the context's performed set.
         let actions = self.sem.model.template.actions.len();
