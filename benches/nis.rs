@@ -233,12 +233,20 @@ fn abstract_milp(c: &mut Criterion) {
     for k in 1..=6u32 {
         let s =
             parse_sentence(&format!("forall v1, v2: EX^{k} (alive, v1) & (alive, v2)")).unwrap();
-        group.bench_function(format!("verify EX^{k} (Corollary 2, all checks MILP)"), |b| {
-            b.iter(|| verify(&model, &s, &opts, &ctx).unwrap())
-        });
+        group.bench_function(
+            format!("verify EX^{k} (Corollary 2, all checks MILP)"),
+            |b| b.iter(|| verify(&model, &s, &opts, &ctx).unwrap()),
+        );
     }
     group.finish();
 }
 
-criterion_group!(benches, table1, table2, verify_all, table1_milp, abstract_milp);
+criterion_group!(
+    benches,
+    table1,
+    table2,
+    verify_all,
+    table1_milp,
+    abstract_milp
+);
 criterion_main!(benches);

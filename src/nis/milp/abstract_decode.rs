@@ -10,7 +10,8 @@
 //! solve without presolve (HiGHS's presolve once called a feasible MILP of
 //! this project infeasible).
 
-use super::abstract_unroll::{AbsEnc, AbsEncoded, AbsUnrolling, Layer};
+use super::abstract_formula::AbsEncoded;
+use super::abstract_unroll::{AbsEnc, AbsUnrolling, Layer};
 use super::encode::milp_error;
 use super::{Enc, MilpOptions, MilpOutcome};
 use crate::milp::{LinExpr, Objective, Solution, Status};
@@ -140,9 +141,72 @@ pub(super) struct AbsSizes {
     constraints: usize,
     contexts: usize,
     layer_locals: usize,
+    /// Failing (pair, context) combinations shown unreachable and excluded.
+    faults: usize,
     confirmations: usize,
     presolve_disagreements: usize,
     solve_s: f64,
+}
+
+/// Fails with a fault's error when some run of the unrolling (the goal
+/// aside) selects it, as the explicit decider fails on a reachable update
+/// that leaves its range; otherwise excludes the faults from the MILP.
+fn exclude_faults(
+    milp: &mut crate::milp::Model,
+    faults: Vec<super::abstract_unroll::Fault>,
+    opts: &MilpOptions,
+) -> Result<(), RunError> {
+    if faults.is_empty() {
+        return Ok(());
+    }
+    let mut probe = milp.clone();
+    let mut ys = Vec::with_capacity(faults.len());
+    for (i, f) in faults.iter().enumerate() {
+        let y = probe.binary(&format!("fault{i}"));
+        for w in &f.when {
+            probe
+                .le(&format!("fault{i}.when"), y, w.clone())
+                .map_err(milp_error)?;
+        }
+        ys.push(LinExpr::from(y));
+    }
+    probe
+        .ge("some_fault", LinExpr::sum(ys.clone()), 1.0)
+        .map_err(milp_error)?;
+    // No presolve: an infeasibility here hides an error, it must be right.
+    let mut solve = opts.solve.clone();
+    solve.presolve = false;
+    solve.feasibility_tolerance.get_or_insert(1e-9);
+    let out = probe
+        .solve(&Objective::Feasibility, &solve)
+        .map_err(milp_error)?;
+    match (out.status, out.solution) {
+        (Status::Infeasible, _) => {}
+        (Status::Optimal | Status::Feasible, Some(sol)) => {
+            let hit = ys.iter().position(|y| sol.eval(y) > 0.5).unwrap_or(0);
+            return Err(faults
+                .into_iter()
+                .nth(hit)
+                .map(|f| f.error)
+                .unwrap_or_else(|| RunError::Internal("a fault vanished".into())));
+        }
+        (_, _) => {
+            return Err(RunError::Internal(format!(
+                "the MILP decider could not decide whether an update leaves its range: {}",
+                out.reason.unwrap_or_else(|| "no answer from HiGHS".into())
+            )))
+        }
+    }
+    for (i, f) in faults.iter().enumerate() {
+        let k = f.when.len() as f64;
+        milp.le(
+            &format!("fault{i}.off"),
+            LinExpr::sum(f.when.clone()),
+            k - 1.0,
+        )
+        .map_err(milp_error)?;
+    }
+    Ok(())
 }
 
 /// One MILP: the goal from the initial state with environment `env0`.
@@ -161,6 +225,7 @@ pub(super) fn solve_one<'m>(
         sem,
         layers: &mut layers,
         max_contexts: 0,
+        faults: Vec::new(),
     };
     let init = a.initial(m, env0)?;
     let mut u = AbsUnrolling {
@@ -174,6 +239,9 @@ pub(super) fn solve_one<'m>(
         return Ok(None);
     }
     let (mut milp, contexts) = (std::mem::take(&mut a.enc.milp), a.max_contexts);
+    let faults = std::mem::take(&mut a.faults);
+    sizes.faults += faults.len();
+    exclude_faults(&mut milp, faults, opts)?;
     milp.ge("goal", holds, 1.0).map_err(milp_error)?;
     let st = milp.stats();
     sizes.variables = sizes.variables.max(st.variables);
@@ -281,6 +349,7 @@ pub fn check_abstract(
     put("milp_constraints", sizes.constraints.into());
     put("round_contexts", sizes.contexts.into());
     put("layer_local_states", sizes.layer_locals.into());
+    put("excluded_faults", sizes.faults.into());
     put("infeasibility_confirmations", sizes.confirmations.into());
     put(
         "presolve_disagreements",

@@ -258,3 +258,52 @@ fn a_present_state_takes_several_actions() {
         EngineChoice::Milp
     ));
 }
+
+/// `a & performed(c)` leaves the range of x, but x = 2 (where a is enabled)
+/// and x = 1 (where c is) follow different environment actions, so no round
+/// has both: the layers over-approximate, the fault is shown unreachable and
+/// excluded. With `v` from x = 0 both occur together, and it is an error.
+const FAULT: &str = "agent t {
+  var x : [0..3] = 0;
+  percept : {p0} = p0;
+  actions : {a, c, w};
+  observe = p0;
+  protocol { x = 0 -> {w}; x = 1 -> {c}; x = 2 -> {a}; x = 3 -> {w}; }
+  update {
+    w & x = 0 & env_action = tick -> x := 1;
+    w & x = 0 & env_action = tock -> x := 2;
+    a & performed(c) -> x := x + 5;
+    a -> x := 3;
+    c -> x := 3;
+  }
+}
+environment {
+  var e : [0..0] = 0;
+  actions : {tick, tock};
+  protocol { e = 0 -> {tick, tock}; }
+}
+label q = x = 3;
+";
+
+#[test]
+fn failing_updates_off_every_run_are_excluded_and_on_a_run_are_errors() {
+    let model = crate::nis::tests::model_with(FAULT, &[]).unwrap();
+    let s = parse_sentence("forall v1: EX^2 (q, v1)").unwrap();
+    let out = check_abstract(&model, &s, &MilpOptions::default()).unwrap();
+    assert!(out.holds);
+    assert!(out.stats["excluded_faults"].as_u64().unwrap() > 0);
+    assert!(on_abstract(
+        &model,
+        "forall v1: EX^2 (q, v1)",
+        EngineChoice::Explicit
+    ));
+    let reachable = FAULT.replace("x = 0 -> {w};", "x = 0 -> {w, a};").replace(
+        "w & x = 0 & env_action = tock -> x := 2;",
+        "a & x = 0 -> x := 2;",
+    );
+    let model = crate::nis::tests::model_with(&reachable, &[]).unwrap();
+    match check_abstract(&model, &s, &MilpOptions::default()) {
+        Err(RunError::Input(e)) => assert!(e.to_string().contains("declared range"), "{e}"),
+        other => panic!("expected a range error, got {:?}", other.map(|o| o.holds)),
+    }
+}

@@ -24,7 +24,6 @@
 use super::encode::milp_error;
 use super::Enc;
 use crate::milp::LinExpr;
-use crate::nis::checker::{Core, Node};
 use crate::nis::semantics::{bits, ActionMask, EnvId, LocalId, Semantics};
 use crate::nis::system::nonempty_submasks;
 use crate::report::RunError;
@@ -34,13 +33,24 @@ use std::collections::BTreeSet;
 const MAX_CONTEXTS: usize = 20_000;
 
 /// One combination a round can take: (environment state, environment action,
-/// performed set) and the environment's successor it determines.
+/// performed set) and the environment's successor it determines (`None`:
+/// the environment's update fails there, see [`Fault`]).
 #[derive(Clone, Debug)]
 pub struct Context {
     pub env: EnvId,
     pub env_action: usize,
     pub performed: ActionMask,
-    pub env_next: EnvId,
+    pub env_next: Option<EnvId>,
+}
+
+/// A combination whose update fails in the semantics (a value leaves its
+/// declared range): the 0/1 expressions that select it and the error. The
+/// layers over-approximate what is reachable, so a fault is an error only
+/// when a run of the unrolling can select it (checked before the verdict,
+/// as the M(n) decider checks ranges); otherwise it is excluded.
+pub struct Fault {
+    pub when: Vec<LinExpr>,
+    pub error: RunError,
 }
 
 /// What may occur at one depth of the unrolling (an over-approximation:
@@ -79,34 +89,6 @@ pub struct AbsUnrolling {
     pub rounds: Vec<Option<AbsRound>>,
 }
 
-/// A formula node as encoded, mirrored for decoding.
-pub enum AbsEncoded {
-    Lit {
-        label: usize,
-        agent: usize,
-        negated: bool,
-        value: LinExpr,
-    },
-    And(Vec<AbsEncoded>, LinExpr),
-    Or(Vec<AbsEncoded>, LinExpr),
-    Next {
-        to: usize,
-        child: Box<AbsEncoded>,
-    },
-}
-
-impl AbsEncoded {
-    /// The 0/1 expression "this node holds at its state".
-    pub fn value(&self) -> LinExpr {
-        match self {
-            AbsEncoded::Lit { value, .. }
-            | AbsEncoded::And(_, value)
-            | AbsEncoded::Or(_, value) => value.clone(),
-            AbsEncoded::Next { child, .. } => child.value(),
-        }
-    }
-}
-
 /// The encoder of S_ab(m): the shared MILP encoder state, the exact
 /// semantics that tabulates the images, and the layers built so far.
 pub struct AbsEnc<'e, 's, 'm> {
@@ -115,6 +97,7 @@ pub struct AbsEnc<'e, 's, 'm> {
     pub layers: &'e mut Vec<Layer>,
     /// The largest number of contexts of one round.
     pub max_contexts: usize,
+    pub faults: Vec<Fault>,
 }
 
 /// The successors of pair (l, a) under a context: the observed images
@@ -125,9 +108,12 @@ pub fn image(
     a: usize,
     c: &Context,
 ) -> Result<Vec<LocalId>, RunError> {
+    let Some(env_next) = c.env_next else {
+        return Ok(Vec::new());
+    };
     let prv = sem.transition(l, a, c.performed, c.env_action)?;
     let inter = sem.with_percept(&prv, sem.percept_of(l));
-    let ps = sem.observe(inter, c.env_next)?;
+    let ps = sem.observe(inter, env_next)?;
     Ok(bits(ps).map(|p| sem.with_percept(&prv, p)).collect())
 }
 
@@ -165,10 +151,11 @@ impl AbsEnc<'_, '_, '_> {
             let mut next_locals = BTreeSet::new();
             let mut next_envs = BTreeSet::new();
             for c in &contexts {
-                next_envs.insert(c.env_next);
+                next_envs.extend(c.env_next);
                 for (l, a) in pairs(self.sem, &locals)? {
+                    // A failing image is a fault of the round, not of the layer.
                     if c.performed >> a & 1 == 1 {
-                        next_locals.extend(image(self.sem, l, a, c)?);
+                        next_locals.extend(image(self.sem, l, a, c).unwrap_or_default());
                     }
                 }
             }
@@ -196,7 +183,7 @@ impl AbsEnc<'_, '_, '_> {
         for &env in envs {
             for env_action in bits(self.sem.env_protocol(env)?) {
                 for &performed in &sets {
-                    let env_next = self.sem.env_transition(env, env_action, performed)?;
+                    let env_next = self.sem.env_transition(env, env_action, performed).ok();
                     out.push(Context {
                         env,
                         env_action,
@@ -244,6 +231,17 @@ impl AbsEnc<'_, '_, '_> {
             .collect();
         milp.eq(&format!("{tag}.ctx"), LinExpr::sum(z.clone()), 1.0)
             .map_err(e)?;
+        for (c, zc) in contexts.iter().zip(&z) {
+            if c.env_next.is_none() {
+                if let Err(error) = self.sem.env_transition(c.env, c.env_action, c.performed) {
+                    self.faults.push(Fault {
+                        when: vec![zc.clone()],
+                        error: error.into(),
+                    });
+                }
+            }
+        }
+        let milp = &mut self.enc.milp;
         for (env, x) in &from.env {
             let sel = contexts.iter().zip(&z).filter(|(c, _)| c.env == *env);
             let sum = LinExpr::sum(sel.map(|(_, v)| v.clone()));
@@ -325,7 +323,10 @@ impl AbsEnc<'_, '_, '_> {
         let env: Vec<(EnvId, LinExpr)> = next_envs
             .iter()
             .map(|&n| {
-                let sel = contexts.iter().zip(&z).filter(|(c, _)| c.env_next == n);
+                let sel = contexts
+                    .iter()
+                    .zip(&z)
+                    .filter(|(c, _)| c.env_next == Some(n));
                 (n, LinExpr::sum(sel.map(|(_, v)| v.clone())))
             })
             .collect();
@@ -353,18 +354,18 @@ impl AbsEnc<'_, '_, '_> {
         for (ci, c) in contexts.iter().enumerate() {
             let off = LinExpr::constant(1.0) - z[ci].clone();
             let mut images: Vec<Vec<LocalId>> = Vec::new();
-            for &(l, a) in &zo_pairs {
+            for (&(l, a), (_, taken)) in zo_pairs.iter().zip(&t) {
                 images.push(if c.performed >> a & 1 == 1 {
-                    image(self.sem, l, a, c)?
+                    self.image_or_fault(l, a, c, taken, &z[ci])
                 } else {
                     Vec::new()
                 });
             }
             for (i, q) in agents.iter().enumerate() {
                 let mut leads: Vec<(usize, Vec<LocalId>)> = Vec::new();
-                for (pi, ((l, a), _)) in q.iter().enumerate() {
+                for (pi, ((l, a), x)) in q.iter().enumerate() {
                     if c.performed >> a & 1 == 1 {
-                        leads.push((pi, image(self.sem, *l, *a, c)?));
+                        leads.push((pi, self.image_or_fault(*l, *a, c, x, &z[ci])));
                     }
                 }
                 let milp = &mut self.enc.milp;
@@ -431,71 +432,25 @@ impl AbsEnc<'_, '_, '_> {
         Ok((round, next))
     }
 
-    /// Encodes `node` of an existential core formula at state `at`; labels
-    /// are read on the m concrete agents only (Definition 13).
-    pub fn formula(
+    /// The image of (l, a) under `c`; a failing update is recorded as a fault
+    /// selected by `pair` and `ctx` (and has no image).
+    fn image_or_fault(
         &mut self,
-        core: &Core,
-        node: usize,
-        at: usize,
-        u: &mut AbsUnrolling,
-    ) -> Result<AbsEncoded, RunError> {
-        Ok(match &core.nodes[node] {
-            &Node::Lit {
-                label,
-                agent,
-                negated,
-            } => {
-                let mut holds = LinExpr::constant(0.0);
-                for (l, x) in &u.states[at].agents[agent] {
-                    if self.sem.labels(*l)? >> label & 1 == 1 {
-                        holds += x.clone();
-                    }
-                }
-                AbsEncoded::Lit {
-                    label,
-                    agent,
-                    negated,
-                    value: if negated {
-                        LinExpr::constant(1.0) - holds
-                    } else {
-                        holds
-                    },
-                }
+        l: LocalId,
+        a: usize,
+        c: &Context,
+        pair: &LinExpr,
+        ctx: &LinExpr,
+    ) -> Vec<LocalId> {
+        match image(self.sem, l, a, c) {
+            Ok(img) => img,
+            Err(error) => {
+                self.faults.push(Fault {
+                    when: vec![pair.clone(), ctx.clone()],
+                    error,
+                });
+                Vec::new()
             }
-            Node::And(cs) | Node::Or(cs) => {
-                let mut children = Vec::with_capacity(cs.len());
-                for &c in cs {
-                    children.push(self.formula(core, c, at, u)?);
-                }
-                let values = children.iter().map(AbsEncoded::value).collect();
-                if matches!(core.nodes[node], Node::And(_)) {
-                    let v = self.enc.and(values)?;
-                    AbsEncoded::And(children, v)
-                } else {
-                    let v = self.enc.or(values)?;
-                    AbsEncoded::Or(children, v)
-                }
-            }
-            &Node::EX(c) => {
-                let tag = format!("s{}", u.states.len());
-                let (mut round, next) = self.round(&u.states[at], &tag)?;
-                round.from = at;
-                u.states.push(next);
-                u.rounds.push(Some(round));
-                let to = u.states.len() - 1;
-                let child = self.formula(core, c, to, u)?;
-                AbsEncoded::Next {
-                    to,
-                    child: Box::new(child),
-                }
-            }
-            Node::AX(_) => {
-                return Err(RunError::Internal(
-                    "the M_ab(m) encoder got a universal formula; it encodes the existential dual"
-                        .into(),
-                ))
-            }
-        })
+        }
     }
 }

@@ -12,6 +12,7 @@
 //! finds updates that leave their declared range.
 
 mod abstract_decode;
+mod abstract_formula;
 mod abstract_unroll;
 mod decode;
 mod encode;
