@@ -183,5 +183,70 @@ fn table1_milp(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, table1, table2, verify_all, table1_milp);
+/// The MILP decider of M_ab(m) (finite-template encoding): the Table-2 grid,
+/// single abstract queries, and `verify` with every check by MILP.
+fn abstract_milp(c: &mut Criterion) {
+    let model = guarding();
+    let conj = |m: usize| -> (String, String) {
+        let vars: Vec<String> = (1..=m).map(|i| format!("v{i}")).collect();
+        let atoms: Vec<String> = vars.iter().map(|v| format!("(alive, {v})")).collect();
+        (vars.join(", "), atoms.join(" & "))
+    };
+    let mut grid = Vec::new();
+    for k in 1..=6 {
+        for m in [2, 3] {
+            let (v, b) = conj(m);
+            grid.push(parse_sentence(&format!("forall {v}: AX^{k} {b}")).unwrap());
+        }
+    }
+    let (v3, b3) = conj(3);
+    let ex6 = parse_sentence(&format!("forall {v3}: EX^6 {b3}")).unwrap();
+    // Valid, so its dual MILP is infeasible: the solver must prove it.
+    let taut = parse_sentence(
+        "forall v1, v2, v3: AX^6 ((alive, v1) | (dead, v1)) & ((alive, v2) | (dead, v2)) & ((alive, v3) | (dead, v3))",
+    )
+    .unwrap();
+    let mut group = c.benchmark_group("nis/milp-abstract");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(10));
+    group.warm_up_time(Duration::from_secs(1));
+    group.sampling_mode(SamplingMode::Flat);
+    group.bench_function("table2_grid (m=2,3, k=1..6)", |b| {
+        b.iter(|| {
+            for s in &grid {
+                decide(EngineChoice::Milp, &model, s, Target::Abstract).unwrap();
+            }
+        })
+    });
+    group.bench_function("EX^6 witness on M_ab(3)", |b| {
+        b.iter(|| decide(EngineChoice::Milp, &model, &ex6, Target::Abstract).unwrap())
+    });
+    group.bench_function("AX^6 valid on M_ab(3) (infeasible dual)", |b| {
+        b.iter(|| decide(EngineChoice::Milp, &model, &taut, Target::Abstract).unwrap())
+    });
+    let ctx = RunContext::default();
+    let opts = VerifyOptions {
+        engine: EngineChoice::Milp,
+        cap: None,
+        milp: Default::default(),
+    };
+    for k in 1..=6u32 {
+        let s =
+            parse_sentence(&format!("forall v1, v2: EX^{k} (alive, v1) & (alive, v2)")).unwrap();
+        group.bench_function(
+            format!("verify EX^{k} (Corollary 2, all checks MILP)"),
+            |b| b.iter(|| verify(&model, &s, &opts, &ctx).unwrap()),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    table1,
+    table2,
+    verify_all,
+    table1_milp,
+    abstract_milp
+);
 criterion_main!(benches);

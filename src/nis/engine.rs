@@ -1,6 +1,6 @@
 //! Deciders behind one interface: `--engine explicit|milp|both`. The explicit
-//! decider is here; the MILP decider ([`super::milp`]) decides M(n) and
-//! refuses the zero-one abstraction (a later issue) with an input error.
+//! decider is here; the MILP decider ([`super::milp`]) decides M(n) and, for
+//! finite templates, the zero-one abstraction M_ab(m).
 
 use super::abstraction::{AMove, AState, Abstract};
 use super::checker::{check_system, lower, Graph, Outcome, WitnessTree};
@@ -86,7 +86,7 @@ pub trait Decider {
 /// Explicit-state search with the counter representation (finite models).
 pub struct ExplicitDecider;
 
-/// The MILP decider of M(n) ([`super::milp`]).
+/// The MILP decider of M(n) and M_ab(m) ([`super::milp`]).
 #[derive(Clone, Debug, Default)]
 pub struct MilpDecider {
     pub options: MilpOptions,
@@ -104,12 +104,12 @@ impl Decider for MilpDecider {
         target: Target,
     ) -> Result<CheckRecord, RunError> {
         let start = Instant::now();
-        let Target::Concrete { agents } = target else {
-            return Err(RunError::input(
-                "the MILP decider for the zero-one abstraction M_ab(m) (used by `--abstract`, `verify` and `emergence`) is issue 6 and not in this build; use `--engine explicit` there",
-            ));
+        let out = match target {
+            Target::Concrete { agents } => {
+                super::milp::check_concrete(model, sentence, agents, &self.options)?
+            }
+            Target::Abstract => super::milp::check_abstract(model, sentence, &self.options)?,
         };
-        let out = super::milp::check_concrete(model, sentence, agents, &self.options)?;
         Ok(CheckRecord {
             model: target.describe(sentence.agents()),
             engine: self.name(),
@@ -242,7 +242,7 @@ pub(super) fn render_concrete(
     (Some(json), Some(text))
 }
 
-fn render_abstract(
+pub(super) fn render_abstract(
     sem: &Semantics,
     witnesses: &[WitnessTree<AState, AMove>],
 ) -> (Option<Value>, Option<String>) {

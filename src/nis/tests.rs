@@ -456,8 +456,8 @@ fn model_errors_are_located() {
         Target::Concrete { agents: 1 }
     )
     .is_err());
-    // The MILP decider refuses the zero-one abstraction honestly (a later issue).
-    let s = parse_sentence("forall v: EX (alive, v)").unwrap();
+    // An unknown label is refused by the MILP decider of M_ab(m) too.
+    let s = parse_sentence("forall v: EX (happy, v)").unwrap();
     assert!(matches!(
         decide(EngineChoice::Milp, &m, &s, Target::Abstract),
         Err(crate::report::RunError::Input(_))

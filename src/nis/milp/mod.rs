@@ -11,6 +11,9 @@
 //! `encode` and `ops` turn expressions into MILP expressions; `ranges`
 //! finds updates that leave their declared range.
 
+mod abstract_decode;
+mod abstract_formula;
+mod abstract_unroll;
 mod decode;
 mod encode;
 mod formula;
@@ -19,7 +22,11 @@ mod ranges;
 mod unroll;
 
 #[cfg(test)]
+mod abstract_tests;
+#[cfg(test)]
 mod tests;
+
+pub use abstract_decode::check_abstract;
 
 use super::checker::{lower, WitnessTree};
 use super::concrete::{CMove, CState};
