@@ -16,6 +16,7 @@ mod encode;
 mod formula;
 mod ops;
 mod ranges;
+mod real;
 mod unroll;
 
 #[cfg(test)]
@@ -267,6 +268,15 @@ pub fn check_concrete(
             "the MILP decider needs a sentence whose path quantifiers are all A or all E",
         ));
     }
+    if model.explicit_obstacle().is_some() {
+        // Real-valued or interval-initialised: replayed in f64 (`real`).
+        let universal = core.has_universal();
+        let goal = if universal { core.negate() } else { core };
+        let mut sizes = Sizes::default();
+        let (holds, trees) = real::check_real(model, &goal, universal, (n, m), opts, &mut sizes)?;
+        let shown = real::replay_and_render(model, &trees, kind == Kind::Universal)?;
+        return Ok(real::outcome(holds, shown, stats_of(&sizes, start)));
+    }
     // Traces are replayed through the finite semantics, which needs a finite model.
     let mut sem = Semantics::new(model).map_err(|why| {
         RunError::input(format!(
@@ -304,6 +314,16 @@ pub fn check_concrete(
     }
     let (witness, witness_text) =
         super::engine::render_concrete(&sem, &traces, kind == Kind::Universal);
+    Ok(MilpOutcome {
+        holds,
+        witness,
+        witness_text,
+        stats: stats_of(&sizes, start),
+    })
+}
+
+/// The sizes and times of one check as report statistics.
+fn stats_of(sizes: &Sizes, start: Instant) -> serde_json::Map<String, Value> {
     let mut stats = serde_json::Map::new();
     let mut put = |k: &str, v: Value| {
         stats.insert(k.to_string(), v);
@@ -323,10 +343,5 @@ pub fn check_concrete(
     );
     put("solve_time_s", sizes.solve_s.into());
     put("total_time_s", start.elapsed().as_secs_f64().into());
-    Ok(MilpOutcome {
-        holds,
-        witness,
-        witness_text,
-        stats,
-    })
+    stats
 }
