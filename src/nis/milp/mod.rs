@@ -12,6 +12,7 @@
 //! finds updates that leave their declared range.
 
 mod decode;
+mod cover;
 mod encode;
 mod formula;
 mod ops;
@@ -273,9 +274,11 @@ pub fn check_concrete(
         let universal = core.has_universal();
         let goal = if universal { core.negate() } else { core };
         let mut sizes = Sizes::default();
-        let (holds, trees) = real::check_real(model, &goal, universal, (n, m), opts, &mut sizes)?;
-        let shown = real::replay_and_render(model, &trees, kind == Kind::Universal)?;
-        return Ok(real::outcome(holds, shown, stats_of(&sizes, start)));
+        let a = real::check_real(model, &goal, universal, (n, m), opts, &mut sizes)?;
+        let shown = real::replay_and_render(model, &a.trees, kind == Kind::Universal)?;
+        let mut stats = stats_of(&sizes, start);
+        stats.extend(a.extra);
+        return Ok(real::outcome(a.holds, shown, stats));
     }
     // Traces are replayed through the finite semantics, which needs a finite model.
     let mut sem = Semantics::new(model).map_err(|why| {

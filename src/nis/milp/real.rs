@@ -13,9 +13,8 @@
 //! Definition 8 asks a formula to hold from EVERY initial state. For a
 //! universal sentence one MILP over all initial states finds a counterexample
 //! from any of them. An existential sentence needs "for every initial state
-//! some path", which one MILP cannot express over a continuum: it is decided
-//! per initial state when I_e is finite and refused (exit 2) when I_e
-//! contains a real interval.
+//! some path": it is decided per initial state when I_e is finite, and by
+//! covering ([`super::cover`]) when I_e contains a real interval.
 
 use super::encode::{milp_error, one_hot, value_val, Val};
 use super::formula::{Encoded, Unrolling};
@@ -32,7 +31,7 @@ use serde_json::{json, Value as Json};
 /// How the initial environment enters one MILP: per variable either fixed
 /// to one value of its initial set or left to the solver within the set.
 #[derive(Clone)]
-enum Start {
+pub(super) enum Start {
     Fixed(Value),
     Free,
 }
@@ -48,7 +47,7 @@ impl Enc<'_> {
     /// S(n)'s initial states (Definition 4): every agent at iota_t, the
     /// environment at the given start (free variables range over their
     /// initial set); `init COND` becomes a constraint.
-    fn real_initial(&mut self, n: usize, start: &[Start]) -> Result<Option<State>, RunError> {
+    pub(super) fn real_initial(&mut self, n: usize, start: &[Start]) -> Result<Option<State>, RunError> {
         let model = self.model;
         let t = &model.template;
         let agent = AgentState {
@@ -154,7 +153,7 @@ fn finite_starts(model: &Model) -> Option<Vec<Vec<Start>>> {
 }
 
 /// What one MILP answered: nothing, or the decoded tree.
-fn solve_start(
+pub(super) fn solve_start(
     model: &Model,
     goal: &Core,
     (n, m): (usize, usize),
@@ -220,7 +219,7 @@ fn which(sol: &Solution, v: &[LinExpr]) -> usize {
 
 /// A state value in f64: integers and Booleans rounded (they are integral
 /// variables), enumerations their index, reals as the solver has them.
-fn value(sol: &Solution, v: &Val, ty: &DeclType) -> f64 {
+pub(super) fn value(sol: &Solution, v: &Val, ty: &DeclType) -> f64 {
     match (v, ty) {
         (Val::Enum(xs), _) => which(sol, xs) as f64,
         (Val::Num(e), DeclType::Real { .. }) => sol.eval(e),
@@ -275,6 +274,13 @@ fn decode_tree(model: &Model, sol: &Solution, u: &Unrolling, root: &Encoded) -> 
     t
 }
 
+/// What [`check_real`] found: verdict, trees to replay, extra statistics.
+pub struct RealAnswer {
+    pub holds: bool,
+    pub trees: Vec<RealTree>,
+    pub extra: serde_json::Map<String, Json>,
+}
+
 /// Decides phi\[m\] on M(n) of a model that is not finite (see the module
 /// documentation); every witness or counterexample is replayed in f64.
 pub fn check_real(
@@ -284,15 +290,21 @@ pub fn check_real(
     (n, m): (usize, usize),
     opts: &MilpOptions,
     sizes: &mut Sizes,
-) -> Result<(bool, Vec<RealTree>), RunError> {
+) -> Result<RealAnswer, RunError> {
+    let mut extra = serde_json::Map::new();
     let starts = if universal {
         vec![vec![Start::Free; model.env.vars.len()]]
+    } else if let Some(s) = finite_starts(model) {
+        s
     } else {
-        finite_starts(model).ok_or_else(|| {
-            RunError::input(
-                "an existential sentence must hold from EVERY initial state (Definition 8), and the environment's initial set contains a real interval: one MILP cannot decide 'for every initial state some path' over a continuum; give the initial values as a point or a list, or check the universal dual",
-            )
-        })?
+        let c = super::cover::cover(model, goal, (n, m), opts, sizes)?;
+        extra.insert("cover_rounds".into(), c.rounds.into());
+        if let Some(b) = c.uncovered {
+            let shown: serde_json::Map<String, Json> =
+                model.env.vars.iter().zip(&b).map(|(v, &x)| (v.name.clone(), json!(x))).collect();
+            extra.insert("initial_env_without_witness".into(), Json::Object(shown));
+        }
+        return Ok(RealAnswer { holds: c.holds, trees: c.witnesses, extra });
     };
     let mut trees = Vec::new();
     let mut any_start = false;
@@ -303,8 +315,8 @@ pub fn check_real(
         }
         any_start = true;
         match solve_start(model, goal, (n, m), start, opts, sizes)? {
-            None if !universal => return Ok((false, Vec::new())),
-            Some(t) if universal => return Ok((false, vec![t])),
+            None if !universal => return Ok(RealAnswer { holds: false, trees: Vec::new(), extra }),
+            Some(t) if universal => return Ok(RealAnswer { holds: false, trees: vec![t], extra }),
             Some(t) => trees.push(t),
             None => {}
         }
@@ -312,7 +324,7 @@ pub fn check_real(
     if !any_start && !universal {
         return Err(RunError::input("the environment has no initial state"));
     }
-    Ok((true, trees))
+    Ok(RealAnswer { holds: true, trees, extra })
 }
 
 /// Replays the decoded trees (a tree that does not replay is an internal
