@@ -305,3 +305,96 @@ proptest! {
         }
     }
 }
+
+fn example_text() -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/guarding_real/guarding_real.nis");
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// The example with the sensor bias's initial set replaced.
+fn example(init: &str) -> Model {
+    let text = example_text().replace("in [-1..1];", &format!("in [{init}];"));
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/guarding_real");
+    parse_model(&Source::new("g.nis", text), &dir, &LoadOptions::default()).unwrap()
+}
+
+// The interval verdict against single initial states: holding on [-1, 1]
+// implies holding at every sampled point; a failure names an initial state
+// at which the point model fails too.
+#[test]
+fn interval_verdicts_agree_with_sampled_initial_states() {
+    let interval = example("-1..1");
+    let specs = [
+        ("forall v1, v2: EX^2 (alive, v1) & (alive, v2)", 2),
+        ("forall v1, v2: EX^2 (alive, v1) & (alive, v2)", 3),
+        ("forall v1, v2: EX^3 (alive, v1) & (alive, v2)", 3),
+        ("forall v1: AX^2 (alive, v1) | (dead, v1)", 2),
+        ("forall v1: AX^2 !(eager, v1) | (alive, v1)", 2),
+    ];
+    for (spec, n) in specs {
+        let r = check(&interval, spec, n);
+        let bad = if r.holds {
+            None
+        } else if spec.contains("EX") {
+            r.stats["initial_env_without_witness"]["b"].as_f64()
+        } else {
+            r.witness.as_ref().and_then(|w| w["branches"][0][0]["env"]["b"].as_f64())
+        };
+        match bad {
+            None => {
+                assert!(r.holds, "{spec}: a failure without an initial state");
+                for i in 0..=8 {
+                    let b = -1.0 + 0.25 * f64::from(i);
+                    assert!(check(&example(&format!("{b}..{b}")), spec, n).holds, "{spec} on M({n}) fails at b = {b}");
+                }
+            }
+            Some(b) => {
+                assert!(!check(&example(&format!("{b}..{b}")), spec, n).holds, "{spec} on M({n}) holds at b = {b}");
+            }
+        }
+    }
+}
+
+fn mavis() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("mavis").unwrap();
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+#[test]
+fn cli_on_the_real_valued_example() {
+    let model = "examples/guarding_real/guarding_real.nis";
+    let run = |n: &str, spec: &str, code: i32| {
+        mavis()
+            .args(["nis", "check", model, "--agents", n, "--spec", spec])
+            .assert()
+            .code(code);
+    };
+    run("2", "forall v1, v2: EX (alive, v1) & (alive, v2)", 0);
+    run("2", "forall v1, v2: EX^2 (alive, v1) & (alive, v2)", 1);
+    run("3", "forall v1, v2: EX^2 (alive, v1) & (alive, v2)", 0);
+    run("3", "forall v1, v2: EX^3 (alive, v1) & (alive, v2)", 1);
+    run("2", "forall v1, v2: AX (alive, v1) & (alive, v2)", 1);
+    // The explicit decider cannot take a real-valued model (exit 2).
+    mavis()
+        .args(["nis", "check", model, "--agents", "2", "--engine", "explicit"])
+        .args(["--spec", "forall v1: EX (alive, v1)"])
+        .assert()
+        .code(2);
+    let out = mavis()
+        .args(["nis", "table", model, "--spec", "forall v1,v2: EX^{k} (alive,v1) & (alive,v2)"])
+        .args(["--k", "1..3", "--agents", "2..3", "--format", "json"])
+        .assert()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let mut grid = Vec::new();
+    for c in v["results"]["cells"].as_array().unwrap() {
+        assert_eq!(c["engine"], "milp");
+        grid.push((c["agents"].as_u64().unwrap(), c["k"].as_u64().unwrap(), c["holds"].as_bool().unwrap()));
+    }
+    grid.sort_unstable();
+    let want = [(2, 1, true), (2, 2, false), (2, 3, false), (3, 1, true), (3, 2, true), (3, 3, false)];
+    assert_eq!(grid, want);
+}
