@@ -330,6 +330,8 @@ fn interval_verdicts_agree_with_sampled_initial_states() {
         ("forall v1, v2: EX^3 (alive, v1) & (alive, v2)", 3),
         ("forall v1: AX^2 (alive, v1) | (dead, v1)", 2),
         ("forall v1: AX^2 !(eager, v1) | (alive, v1)", 2),
+        ("forall v1: AX (eager, v1)", 2),
+        ("forall v1: EX^2 (eager, v1)", 2),
     ];
     for (spec, n) in specs {
         let r = check(&interval, spec, n);
