@@ -85,7 +85,11 @@ fn hand_computed_verdicts_on_an_interval_of_initial_states() {
         assert_eq!(r.engine, "milp");
         let existential = spec.contains("EX");
         // Replayed witnesses (EX holds) and counterexamples (AX fails) are shown.
-        assert_eq!(r.witness.is_some(), existential == want, "{spec} with c in [{c}]");
+        assert_eq!(
+            r.witness.is_some(),
+            existential == want,
+            "{spec} with c in [{c}]"
+        );
     }
 }
 
@@ -159,10 +163,19 @@ fn corrupted_real_traces_are_rejected() {
     let bad = [
         ("a wrong value", up_then_stay(0.7, 1.6, true, 1)),
         ("an impossible percept", up_then_stay(0.7, 1.5, false, 1)),
-        ("an action the protocol forbids", up_then_stay(0.7, 1.5, true, 0)),
-        ("an initial value outside I_e", up_then_stay(1.2, 1.5, true, 1)),
+        (
+            "an action the protocol forbids",
+            up_then_stay(0.7, 1.5, true, 0),
+        ),
+        (
+            "an initial value outside I_e",
+            up_then_stay(1.2, 1.5, true, 1),
+        ),
         // At c = 0.2 the agent perceives lo after `up`: the percept claim fails.
-        ("a percept at another initial state", up_then_stay(0.2, 1.5, true, 1)),
+        (
+            "a percept at another initial state",
+            up_then_stay(0.2, 1.5, true, 1),
+        ),
     ];
     for (what, t) in bad {
         assert!(replay_real(&m, &t).is_err(), "{what} replayed");
@@ -340,18 +353,26 @@ fn interval_verdicts_agree_with_sampled_initial_states() {
         } else if spec.contains("EX") {
             r.stats["initial_env_without_witness"]["b"].as_f64()
         } else {
-            r.witness.as_ref().and_then(|w| w["branches"][0][0]["env"]["b"].as_f64())
+            r.witness
+                .as_ref()
+                .and_then(|w| w["branches"][0][0]["env"]["b"].as_f64())
         };
         match bad {
             None => {
                 assert!(r.holds, "{spec}: a failure without an initial state");
                 for i in 0..=8 {
                     let b = -1.0 + 0.25 * f64::from(i);
-                    assert!(check(&example(&format!("{b}..{b}")), spec, n).holds, "{spec} on M({n}) fails at b = {b}");
+                    assert!(
+                        check(&example(&format!("{b}..{b}")), spec, n).holds,
+                        "{spec} on M({n}) fails at b = {b}"
+                    );
                 }
             }
             Some(b) => {
-                assert!(!check(&example(&format!("{b}..{b}")), spec, n).holds, "{spec} on M({n}) holds at b = {b}");
+                assert!(
+                    !check(&example(&format!("{b}..{b}")), spec, n).holds,
+                    "{spec} on M({n}) holds at b = {b}"
+                );
             }
         }
     }
@@ -379,12 +400,20 @@ fn cli_on_the_real_valued_example() {
     run("2", "forall v1, v2: AX (alive, v1) & (alive, v2)", 1);
     // The explicit decider cannot take a real-valued model (exit 2).
     mavis()
-        .args(["nis", "check", model, "--agents", "2", "--engine", "explicit"])
+        .args([
+            "nis", "check", model, "--agents", "2", "--engine", "explicit",
+        ])
         .args(["--spec", "forall v1: EX (alive, v1)"])
         .assert()
         .code(2);
     let out = mavis()
-        .args(["nis", "table", model, "--spec", "forall v1,v2: EX^{k} (alive,v1) & (alive,v2)"])
+        .args([
+            "nis",
+            "table",
+            model,
+            "--spec",
+            "forall v1,v2: EX^{k} (alive,v1) & (alive,v2)",
+        ])
         .args(["--k", "1..3", "--agents", "2..3", "--format", "json"])
         .assert()
         .get_output()
@@ -394,9 +423,20 @@ fn cli_on_the_real_valued_example() {
     let mut grid = Vec::new();
     for c in v["results"]["cells"].as_array().unwrap() {
         assert_eq!(c["engine"], "milp");
-        grid.push((c["agents"].as_u64().unwrap(), c["k"].as_u64().unwrap(), c["holds"].as_bool().unwrap()));
+        grid.push((
+            c["agents"].as_u64().unwrap(),
+            c["k"].as_u64().unwrap(),
+            c["holds"].as_bool().unwrap(),
+        ));
     }
     grid.sort_unstable();
-    let want = [(2, 1, true), (2, 2, false), (2, 3, false), (3, 1, true), (3, 2, true), (3, 3, false)];
+    let want = [
+        (2, 1, true),
+        (2, 2, false),
+        (2, 3, false),
+        (3, 1, true),
+        (3, 2, true),
+        (3, 3, false),
+    ];
     assert_eq!(grid, want);
 }

@@ -86,7 +86,9 @@ impl EnvF64 for Slots<'_> {
                     self.env_action.map_or(f64::NAN, |e| b(e == a))
                 }
             }
-            ExtFn::NetOutput { net, output } => self.model.networks[*net].network.eval(args)[*output],
+            ExtFn::NetOutput { net, output } => {
+                self.model.networks[*net].network.eval(args)[*output]
+            }
             _ => f64::NAN,
         }
     }
@@ -105,7 +107,13 @@ fn truth(e: &TExpr, s: &Slots) -> Result<bool, String> {
 }
 
 /// The agent slots of [`super::model::AgentSlots`]; unreadable ones NaN.
-fn agent_vals(l: &RealLocal, action: Option<usize>, ea: Option<usize>, env: Option<&[f64]>, model: &Model) -> Vec<f64> {
+fn agent_vals(
+    l: &RealLocal,
+    action: Option<usize>,
+    ea: Option<usize>,
+    env: Option<&[f64]>,
+    model: &Model,
+) -> Vec<f64> {
     let mut v = l.private.clone();
     v.push(l.percept as f64);
     v.push(action.map_or(f64::NAN, |a| a as f64));
@@ -200,13 +208,21 @@ fn initial_env(model: &Model, env: &[f64]) -> Result<(), String> {
             }
         };
         if !ok {
-            return Err(format!("the initial `{}` = {x} is not an initial value", v.name));
+            return Err(format!(
+                "the initial `{}` = {x} is not an initial value",
+                v.name
+            ));
         }
     }
     if let Some(f) = &model.env.init_filter {
         let mut vals = env.to_vec();
         vals.push(f64::NAN);
-        let s = Slots { model, vals, performed: None, env_action: None };
+        let s = Slots {
+            model,
+            vals,
+            performed: None,
+            env_action: None,
+        };
         if !truth(f, &s)? {
             return Err("the initial environment state fails the `init` condition".into());
         }
@@ -221,15 +237,27 @@ pub fn replay_real(model: &Model, tree: &RealTree) -> Result<Vec<Vec<RealStep>>,
     let init: Vec<f64> = t.init.iter().map(|v| v.to_f64()).collect();
     for (i, a) in tree.state.agents.iter().enumerate() {
         if a.percept != t.init_percept || a.private.iter().zip(&init).any(|(x, y)| !close(*x, *y)) {
-            return Err(format!("agent {} does not start at the initial local state", i + 1));
+            return Err(format!(
+                "agent {} does not start at the initial local state",
+                i + 1
+            ));
         }
     }
     initial_env(model, &tree.state.env)?;
     let root = RealState {
-        agents: vec![RealLocal { private: init, percept: t.init_percept }; tree.state.agents.len()],
+        agents: vec![
+            RealLocal {
+                private: init,
+                percept: t.init_percept
+            };
+            tree.state.agents.len()
+        ],
         env: tree.state.env.clone(),
     };
-    let mut prefix = vec![RealStep { state: root, moved: None }];
+    let mut prefix = vec![RealStep {
+        state: root,
+        moved: None,
+    }];
     let mut out = Vec::new();
     node(model, tree, &mut prefix, &mut out)?;
     Ok(out)
@@ -244,7 +272,12 @@ fn node(
     let here = prefix.last().expect("non-empty prefix").state.clone();
     for &(label, agent, negated) in &tree.obligations {
         let l = &here.agents[agent];
-        let s = Slots { model, vals: agent_vals(l, None, None, None, model), performed: None, env_action: None };
+        let s = Slots {
+            model,
+            vals: agent_vals(l, None, None, None, model),
+            performed: None,
+            env_action: None,
+        };
         if truth(&model.labels[label].expr, &s)? == negated {
             return Err(format!(
                 "step {}: literal {}({}, {}) fails on the replayed state",
@@ -259,8 +292,12 @@ fn node(
         out.push(prefix.clone());
     }
     for (mv, child) in &tree.children {
-        let next = step(model, &here, mv, &child.state).map_err(|e| format!("step {}: {e}", prefix.len()))?;
-        prefix.push(RealStep { state: next, moved: Some(mv.clone()) });
+        let next = step(model, &here, mv, &child.state)
+            .map_err(|e| format!("step {}: {e}", prefix.len()))?;
+        prefix.push(RealStep {
+            state: next,
+            moved: Some(mv.clone()),
+        });
         let r = node(model, child, prefix, out);
         prefix.pop();
         r?;
@@ -270,7 +307,12 @@ fn node(
 
 /// One synchronous round (Definition 5) from `from` under `mv`, checked
 /// against the MILP's successor `claimed`; the replayed successor.
-fn step(model: &Model, from: &RealState, mv: &RealMove, claimed: &RealState) -> Result<RealState, String> {
+fn step(
+    model: &Model,
+    from: &RealState,
+    mv: &RealMove,
+    claimed: &RealState,
+) -> Result<RealState, String> {
     let t = &model.template;
     let e = &model.env;
     if mv.actions.len() != from.agents.len() || claimed.agents.len() != from.agents.len() {
@@ -278,46 +320,91 @@ fn step(model: &Model, from: &RealState, mv: &RealMove, claimed: &RealState) -> 
     }
     let mut env_vals = from.env.clone();
     env_vals.push(f64::NAN);
-    let s = Slots { model, vals: env_vals.clone(), performed: None, env_action: None };
+    let s = Slots {
+        model,
+        vals: env_vals.clone(),
+        performed: None,
+        env_action: None,
+    };
     if mv.env_action >= e.actions.len() || !enabled(&e.protocol, &s, mv.env_action)? {
         return Err("the environment's action is not enabled by its protocol".into());
     }
     let mut performed = vec![false; t.actions.len()];
     for (j, (l, &a)) in from.agents.iter().zip(&mv.actions).enumerate() {
-        let s = Slots { model, vals: agent_vals(l, None, None, None, model), performed: None, env_action: None };
+        let s = Slots {
+            model,
+            vals: agent_vals(l, None, None, None, model),
+            performed: None,
+            env_action: None,
+        };
         if a >= t.actions.len() || !enabled(&t.protocol, &s, a)? {
-            return Err(format!("agent {} takes an action its protocol does not allow", j + 1));
+            return Err(format!(
+                "agent {} takes an action its protocol does not allow",
+                j + 1
+            ));
         }
         performed[a] = true;
     }
     *env_vals.last_mut().expect("action slot") = mv.env_action as f64;
-    let s = Slots { model, vals: env_vals, performed: Some(&performed), env_action: Some(mv.env_action) };
+    let s = Slots {
+        model,
+        vals: env_vals,
+        performed: Some(&performed),
+        env_action: Some(mv.env_action),
+    };
     let env = update(&e.update, &from.env, &s)?;
     for ((v, &x), &y) in e.vars.iter().zip(&env).zip(&claimed.env) {
         if !in_range(&v.ty, x) {
-            return Err(format!("the environment's `{}` = {x} leaves its declared range", v.name));
+            return Err(format!(
+                "the environment's `{}` = {x} leaves its declared range",
+                v.name
+            ));
         }
         if !close(y, x) {
-            return Err(format!("the environment's `{}` is {x}, the MILP says {y}", v.name));
+            return Err(format!(
+                "the environment's `{}` is {x}, the MILP says {y}",
+                v.name
+            ));
         }
     }
     let mut agents = Vec::with_capacity(from.agents.len());
     for (j, l) in from.agents.iter().enumerate() {
         let vals = agent_vals(l, Some(mv.actions[j]), Some(mv.env_action), None, model);
-        let s = Slots { model, vals, performed: Some(&performed), env_action: Some(mv.env_action) };
+        let s = Slots {
+            model,
+            vals,
+            performed: Some(&performed),
+            env_action: Some(mv.env_action),
+        };
         let private = update(&t.update, &l.private, &s)?;
         let c = &claimed.agents[j];
         for ((v, &x), &y) in t.vars.iter().zip(&private).zip(&c.private) {
             if !in_range(&v.ty, x) {
-                return Err(format!("agent {}'s `{}` = {x} leaves its declared range", j + 1, v.name));
+                return Err(format!(
+                    "agent {}'s `{}` = {x} leaves its declared range",
+                    j + 1,
+                    v.name
+                ));
             }
             if !close(y, x) {
-                return Err(format!("agent {}'s `{}` is {x}, the MILP says {y}", j + 1, v.name));
+                return Err(format!(
+                    "agent {}'s `{}` is {x}, the MILP says {y}",
+                    j + 1,
+                    v.name
+                ));
             }
         }
         // Observation of the new private state (old percept) and the new environment.
-        let inter = RealLocal { private, percept: l.percept };
-        let s = Slots { model, vals: agent_vals(&inter, None, None, Some(&env), model), performed: None, env_action: None };
+        let inter = RealLocal {
+            private,
+            percept: l.percept,
+        };
+        let s = Slots {
+            model,
+            vals: agent_vals(&inter, None, None, Some(&env), model),
+            performed: None,
+            env_action: None,
+        };
         let mut possible = vec![false; t.percepts.len()];
         percepts(model, &t.observe, &s, &mut possible)?;
         if !possible.get(c.percept).copied().unwrap_or(false) {
@@ -327,23 +414,30 @@ fn step(model: &Model, from: &RealState, mv: &RealMove, claimed: &RealState) -> 
                 t.percepts.get(c.percept).map_or("?", String::as_str)
             ));
         }
-        agents.push(RealLocal { private: inter.private, percept: c.percept });
+        agents.push(RealLocal {
+            private: inter.private,
+            percept: c.percept,
+        });
     }
     Ok(RealState { agents, env })
 }
 
-fn show(ty: &DeclType, x: f64, names: Option<&[String]>) -> String {
-    match (ty, names) {
-        (DeclType::Enum { values, .. }, _) => values.get(x as usize).cloned().unwrap_or_default(),
-        (DeclType::Bool, _) => (x != 0.0).to_string(),
+fn show(ty: &DeclType, x: f64) -> String {
+    match ty {
+        DeclType::Enum { values, .. } => values.get(x as usize).cloned().unwrap_or_default(),
+        DeclType::Bool => (x != 0.0).to_string(),
         _ => format!("{}", (x * 1e9).round() / 1e9),
     }
 }
 
 fn describe_local(model: &Model, l: &RealLocal) -> String {
     let t = &model.template;
-    let mut parts: Vec<String> =
-        t.vars.iter().zip(&l.private).map(|(v, &x)| format!("{}={}", v.name, show(&v.ty, x, None))).collect();
+    let mut parts: Vec<String> = t
+        .vars
+        .iter()
+        .zip(&l.private)
+        .map(|(v, &x)| format!("{}={}", v.name, show(&v.ty, x)))
+        .collect();
     parts.push(t.percepts[l.percept].clone());
     parts.join(" ")
 }
@@ -353,7 +447,12 @@ fn describe_env(model: &Model, env: &[f64]) -> String {
         return "-".into();
     }
     let e = &model.env;
-    e.vars.iter().zip(env).map(|(v, &x)| format!("{}={}", v.name, show(&v.ty, x, None))).collect::<Vec<_>>().join(" ")
+    e.vars
+        .iter()
+        .zip(env)
+        .map(|(v, &x)| format!("{}={}", v.name, show(&v.ty, x)))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// One row per step (every agent's local state and its next action; the

@@ -39,8 +39,17 @@ pub struct Covering {
 
 impl Enc<'_> {
     /// 0/1: the protocol `cases` enable `action` at `slots`.
-    fn enables(&mut self, cases: &[ProtocolCase], action: usize, slots: &[Option<Val>]) -> Result<LinExpr, RunError> {
-        let ctx = Ctx { slots, performed: None, env_action: None };
+    fn enables(
+        &mut self,
+        cases: &[ProtocolCase],
+        action: usize,
+        slots: &[Option<Val>],
+    ) -> Result<LinExpr, RunError> {
+        let ctx = Ctx {
+            slots,
+            performed: None,
+            env_action: None,
+        };
         let mut gs = Vec::new();
         for c in cases.iter().filter(|c| c.actions.contains(&action)) {
             gs.push(self.boolean(&c.guard, &ctx)?);
@@ -101,7 +110,13 @@ impl Enc<'_> {
     }
 
     /// One round (Definition 5) with every choice fixed: its validity and the successor.
-    fn fixed_round(&mut self, from: &State, mv: &RealMove, percepts: &[usize], tag: &str) -> Result<(LinExpr, State), RunError> {
+    fn fixed_round(
+        &mut self,
+        from: &State,
+        mv: &RealMove,
+        percepts: &[usize],
+        tag: &str,
+    ) -> Result<(LinExpr, State), RunError> {
         let model = self.model;
         let t = &model.template;
         let mut conds = Vec::new();
@@ -111,27 +126,55 @@ impl Enc<'_> {
         }
         let slots = Self::env_slots(&from.env, None);
         conds.push(self.enables(&model.env.protocol, mv.env_action, &slots)?);
-        let actions: Vec<Vec<LinExpr>> = mv.actions.iter().map(|&a| one_hot(a, t.actions.len())).collect();
+        let actions: Vec<Vec<LinExpr>> = mv
+            .actions
+            .iter()
+            .map(|&a| one_hot(a, t.actions.len()))
+            .collect();
         let env_action = one_hot(mv.env_action, model.env.actions.len());
         let performed: Vec<LinExpr> = (0..t.actions.len())
             .map(|a| LinExpr::constant(f64::from(u8::from(mv.actions.contains(&a)))))
             .collect();
         self.prefix = format!("{tag}.env");
         let slots = Self::env_slots(&from.env, Some(&env_action));
-        let ctx = Ctx { slots: &slots, performed: Some(&performed), env_action: Some(&env_action) };
-        let env = self.update(&format!("{tag}.env"), &model.env.update, &model.env.vars, &from.env, &ctx)?;
+        let ctx = Ctx {
+            slots: &slots,
+            performed: Some(&performed),
+            env_action: Some(&env_action),
+        };
+        let env = self.update(
+            &format!("{tag}.env"),
+            &model.env.update,
+            &model.env.vars,
+            &from.env,
+            &ctx,
+        )?;
         let mut agents = Vec::new();
         for (i, a) in from.agents.iter().enumerate() {
             self.prefix = format!("{tag}.a{}", i + 1);
             let slots = self.agent_slots(a, Some(&actions[i]), Some(&env_action), None);
-            let ctx = Ctx { slots: &slots, performed: Some(&performed), env_action: Some(&env_action) };
+            let ctx = Ctx {
+                slots: &slots,
+                performed: Some(&performed),
+                env_action: Some(&env_action),
+            };
             let name = self.prefix.clone();
             let private = self.update(&name, &t.update, &t.vars, &a.private, &ctx)?;
-            let inter = AgentState { private, percept: a.percept.clone() };
+            let inter = AgentState {
+                private,
+                percept: a.percept.clone(),
+            };
             let slots = self.agent_slots(&inter, None, None, Some(&env));
-            let ctx = Ctx { slots: &slots, performed: None, env_action: None };
+            let ctx = Ctx {
+                slots: &slots,
+                performed: None,
+                env_action: None,
+            };
             conds.push(self.can_observe(&t.observe, percepts[i], &ctx)?);
-            agents.push(AgentState { private: inter.private, percept: one_hot(percepts[i], t.percepts.len()) });
+            agents.push(AgentState {
+                private: inter.private,
+                percept: one_hot(percepts[i], t.percepts.len()),
+            });
         }
         Ok((self.and(conds)?, State { agents, env }))
     }
@@ -143,7 +186,10 @@ fn same_shape(a: &RealTree, b: &RealTree) -> bool {
     a.obligations == b.obligations
         && percepts(a) == percepts(b)
         && a.children.len() == b.children.len()
-        && a.children.iter().zip(&b.children).all(|((ma, ca), (mb, cb))| ma == mb && same_shape(ca, cb))
+        && a.children
+            .iter()
+            .zip(&b.children)
+            .all(|((ma, ca), (mb, cb))| ma == mb && same_shape(ca, cb))
 }
 
 /// An initial value as a model value of its declared type.
@@ -151,13 +197,22 @@ fn as_value(ty: &DeclType, x: f64) -> Result<Value, RunError> {
     Ok(match ty {
         DeclType::Bool => Value::Bool(x != 0.0),
         DeclType::Enum { id, .. } => Value::Enum(*id, x as usize),
-        _ => Value::Num(num::from_f64(x).ok_or_else(|| RunError::Internal("a non-finite initial value".into()))?),
+        _ => Value::Num(
+            num::from_f64(x)
+                .ok_or_else(|| RunError::Internal("a non-finite initial value".into()))?,
+        ),
     })
 }
 
 /// Decides an existential core formula from every initial state of an
 /// initial set that contains a real interval (see the module documentation).
-pub fn cover(model: &Model, goal: &Core, (n, m): (usize, usize), opts: &MilpOptions, sizes: &mut Sizes) -> Result<Covering, RunError> {
+pub fn cover(
+    model: &Model,
+    goal: &Core,
+    (n, m): (usize, usize),
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<Covering, RunError> {
     let free = vec![Start::Free; model.env.vars.len()];
     let mut found: Vec<RealTree> = Vec::new();
     for round in 1..=MAX_COVER_ROUNDS {
@@ -167,16 +222,24 @@ pub fn cover(model: &Model, goal: &Core, (n, m): (usize, usize), opts: &MilpOpti
         };
         for (i, t) in found.iter().enumerate() {
             let v = enc.valid(t, &init, &format!("w{i}"))?;
-            enc.milp.le(&format!("w{i}.fails"), v, 0.0).map_err(milp_error)?;
+            enc.milp
+                .le(&format!("w{i}.fails"), v, 0.0)
+                .map_err(milp_error)?;
         }
         sizes.milps += 1;
         let mut solve = opts.solve.clone();
         solve.feasibility_tolerance.get_or_insert(1e-9);
-        let mut out = enc.milp.solve(&Objective::Feasibility, &solve).map_err(milp_error)?;
+        let mut out = enc
+            .milp
+            .solve(&Objective::Feasibility, &solve)
+            .map_err(milp_error)?;
         sizes.solve_s += out.time.as_secs_f64();
         if out.status == Status::Infeasible {
             solve.presolve = false;
-            out = enc.milp.solve(&Objective::Feasibility, &solve).map_err(milp_error)?;
+            out = enc
+                .milp
+                .solve(&Objective::Feasibility, &solve)
+                .map_err(milp_error)?;
             sizes.solve_s += out.time.as_secs_f64();
             sizes.confirmations += 1;
             if out.status != Status::Infeasible {
@@ -184,7 +247,14 @@ pub fn cover(model: &Model, goal: &Core, (n, m): (usize, usize), opts: &MilpOpti
             }
         }
         let sol = match (out.status, out.solution) {
-            (Status::Infeasible, _) => return Ok(Covering { holds: true, witnesses: found, uncovered: None, rounds: round }),
+            (Status::Infeasible, _) => {
+                return Ok(Covering {
+                    holds: true,
+                    witnesses: found,
+                    uncovered: None,
+                    rounds: round,
+                })
+            }
             (Status::Optimal | Status::Feasible, Some(sol)) => sol,
             _ => {
                 return Err(RunError::Internal(format!(
@@ -193,14 +263,26 @@ pub fn cover(model: &Model, goal: &Core, (n, m): (usize, usize), opts: &MilpOpti
                 )))
             }
         };
-        let b: Vec<f64> = init.env.iter().zip(&model.env.vars).map(|(v, d)| super::real::value(&sol, v, &d.ty)).collect();
+        let b: Vec<f64> = init
+            .env
+            .iter()
+            .zip(&model.env.vars)
+            .map(|(v, d)| super::real::value(&sol, v, &d.ty))
+            .collect();
         let start = b
             .iter()
             .zip(&model.env.vars)
             .map(|(&x, d)| as_value(&d.ty, x).map(Start::Fixed))
             .collect::<Result<Vec<_>, _>>()?;
         match solve_start(model, goal, (n, m), &start, opts, sizes)? {
-            None => return Ok(Covering { holds: false, witnesses: Vec::new(), uncovered: Some(b), rounds: round }),
+            None => {
+                return Ok(Covering {
+                    holds: false,
+                    witnesses: Vec::new(),
+                    uncovered: Some(b),
+                    rounds: round,
+                })
+            }
             Some(t) => {
                 if found.iter().any(|f| same_shape(f, &t)) {
                     return Err(RunError::Internal(format!(

@@ -11,8 +11,8 @@
 //! `encode` and `ops` turn expressions into MILP expressions; `ranges`
 //! finds updates that leave their declared range.
 
-mod decode;
 mod cover;
+mod decode;
 mod encode;
 mod formula;
 mod ops;

@@ -47,11 +47,20 @@ impl Enc<'_> {
     /// S(n)'s initial states (Definition 4): every agent at iota_t, the
     /// environment at the given start (free variables range over their
     /// initial set); `init COND` becomes a constraint.
-    pub(super) fn real_initial(&mut self, n: usize, start: &[Start]) -> Result<Option<State>, RunError> {
+    pub(super) fn real_initial(
+        &mut self,
+        n: usize,
+        start: &[Start],
+    ) -> Result<Option<State>, RunError> {
         let model = self.model;
         let t = &model.template;
         let agent = AgentState {
-            private: t.init.iter().zip(&t.vars).map(|(v, d)| value_val(v, enum_len(&d.ty))).collect(),
+            private: t
+                .init
+                .iter()
+                .zip(&t.vars)
+                .map(|(v, d)| value_val(v, enum_len(&d.ty)))
+                .collect(),
             percept: one_hot(t.init_percept, t.percepts.len()),
         };
         let mut env = Vec::new();
@@ -74,7 +83,11 @@ impl Enc<'_> {
                         .map(|i| self.milp.binary(&format!("s0.env.{}={i}", v.name)).into())
                         .collect();
                     self.milp
-                        .eq(&format!("s0.env.{}.one", v.name), LinExpr::sum(pick.clone()), 1.0)
+                        .eq(
+                            &format!("s0.env.{}.one", v.name),
+                            LinExpr::sum(pick.clone()),
+                            1.0,
+                        )
                         .map_err(milp_error)?;
                     choose(xs, &pick, k)
                 }
@@ -83,7 +96,11 @@ impl Enc<'_> {
         if let Some(f) = &model.env.init_filter {
             let mut slots: Vec<Option<Val>> = env.iter().cloned().map(Some).collect();
             slots.push(None);
-            let ctx = super::encode::Ctx { slots: &slots, performed: None, env_action: None };
+            let ctx = super::encode::Ctx {
+                slots: &slots,
+                performed: None,
+                env_action: None,
+            };
             let ok = self.boolean(f, &ctx)?;
             match super::encode::constant(&ok) {
                 Some(c) if c < 0.5 => return Ok(None),
@@ -91,7 +108,10 @@ impl Enc<'_> {
                 None => self.milp.ge("s0.env.init", ok, 1.0).map_err(milp_error)?,
             }
         }
-        Ok(Some(State { agents: vec![agent; n], env }))
+        Ok(Some(State {
+            agents: vec![agent; n],
+            env,
+        }))
     }
 }
 
@@ -165,7 +185,10 @@ pub(super) fn solve_start(
     let Some(init) = enc.real_initial(n, start)? else {
         return Ok(None);
     };
-    let mut u = Unrolling { states: vec![init], rounds: vec![None] };
+    let mut u = Unrolling {
+        states: vec![init],
+        rounds: vec![None],
+    };
     let root = enc.formula(goal, goal.root, 0, &mut u)?;
     let holds = root.value();
     sizes.milps += 1;
@@ -186,12 +209,18 @@ pub(super) fn solve_start(
     sizes.network_binaries = sizes.network_binaries.max(enc.network_binaries);
     let mut solve = opts.solve.clone();
     solve.feasibility_tolerance.get_or_insert(1e-9);
-    let mut out = enc.milp.solve(&Objective::Feasibility, &solve).map_err(milp_error)?;
+    let mut out = enc
+        .milp
+        .solve(&Objective::Feasibility, &solve)
+        .map_err(milp_error)?;
     sizes.solve_s += out.time.as_secs_f64();
     if out.status == Status::Infeasible {
         // As for finite models: an infeasibility cannot be replayed, so it gets a second opinion.
         solve.presolve = false;
-        out = enc.milp.solve(&Objective::Feasibility, &solve).map_err(milp_error)?;
+        out = enc
+            .milp
+            .solve(&Objective::Feasibility, &solve)
+            .map_err(milp_error)?;
         sizes.solve_s += out.time.as_secs_f64();
         sizes.confirmations += 1;
         if out.status != Status::Infeasible {
@@ -202,7 +231,9 @@ pub(super) fn solve_start(
         (Status::Infeasible, _) => Ok(None),
         (Status::Optimal | Status::Feasible, Some(sol)) => {
             if let Err(why) = enc.milp.check(&sol, 1e-6) {
-                return Err(RunError::Internal(format!("HiGHS returned a point that violates the MILP: {why}")));
+                return Err(RunError::Internal(format!(
+                    "HiGHS returned a point that violates the MILP: {why}"
+                )));
             }
             Ok(Some(decode_tree(model, &sol, &u, &root)))
         }
@@ -214,7 +245,9 @@ pub(super) fn solve_start(
 }
 
 fn which(sol: &Solution, v: &[LinExpr]) -> usize {
-    (0..v.len()).max_by(|&a, &b| sol.eval(&v[a]).total_cmp(&sol.eval(&v[b]))).unwrap_or(0)
+    (0..v.len())
+        .max_by(|&a, &b| sol.eval(&v[a]).total_cmp(&sol.eval(&v[b])))
+        .unwrap_or(0)
 }
 
 /// A state value in f64: integers and Booleans rounded (they are integral
@@ -234,11 +267,21 @@ fn decode_state(model: &Model, sol: &Solution, s: &State) -> RealState {
             .agents
             .iter()
             .map(|a| RealLocal {
-                private: a.private.iter().zip(&t.vars).map(|(v, d)| value(sol, v, &d.ty)).collect(),
+                private: a
+                    .private
+                    .iter()
+                    .zip(&t.vars)
+                    .map(|(v, d)| value(sol, v, &d.ty))
+                    .collect(),
                 percept: which(sol, &a.percept),
             })
             .collect(),
-        env: s.env.iter().zip(&model.env.vars).map(|(v, d)| value(sol, v, &d.ty)).collect(),
+        env: s
+            .env
+            .iter()
+            .zip(&model.env.vars)
+            .map(|(v, d)| value(sol, v, &d.ty))
+            .collect(),
     }
 }
 
@@ -246,7 +289,12 @@ fn decode_state(model: &Model, sol: &Solution, s: &State) -> RealState {
 fn decode_tree(model: &Model, sol: &Solution, u: &Unrolling, root: &Encoded) -> RealTree {
     fn fill(model: &Model, sol: &Solution, u: &Unrolling, e: &Encoded, t: &mut RealTree) {
         match e {
-            &Encoded::Lit { label, agent, negated, .. } => t.obligations.push((label, agent, negated)),
+            &Encoded::Lit {
+                label,
+                agent,
+                negated,
+                ..
+            } => t.obligations.push((label, agent, negated)),
             Encoded::And(cs, _) => cs.iter().for_each(|c| fill(model, sol, u, c, t)),
             Encoded::Or(cs, _) => {
                 if let Some(c) = cs.iter().find(|c| sol.eval(&c.value()) > 0.5) {
@@ -269,7 +317,11 @@ fn decode_tree(model: &Model, sol: &Solution, u: &Unrolling, root: &Encoded) -> 
             }
         }
     }
-    let mut t = WitnessTree { state: decode_state(model, sol, &u.states[0]), obligations: Vec::new(), children: Vec::new() };
+    let mut t = WitnessTree {
+        state: decode_state(model, sol, &u.states[0]),
+        obligations: Vec::new(),
+        children: Vec::new(),
+    };
     fill(model, sol, u, root, &mut t);
     t
 }
@@ -300,11 +352,20 @@ pub fn check_real(
         let c = super::cover::cover(model, goal, (n, m), opts, sizes)?;
         extra.insert("cover_rounds".into(), c.rounds.into());
         if let Some(b) = c.uncovered {
-            let shown: serde_json::Map<String, Json> =
-                model.env.vars.iter().zip(&b).map(|(v, &x)| (v.name.clone(), json!(x))).collect();
+            let shown: serde_json::Map<String, Json> = model
+                .env
+                .vars
+                .iter()
+                .zip(&b)
+                .map(|(v, &x)| (v.name.clone(), json!(x)))
+                .collect();
             extra.insert("initial_env_without_witness".into(), Json::Object(shown));
         }
-        return Ok(RealAnswer { holds: c.holds, trees: c.witnesses, extra });
+        return Ok(RealAnswer {
+            holds: c.holds,
+            trees: c.witnesses,
+            extra,
+        });
     };
     let mut trees = Vec::new();
     let mut any_start = false;
@@ -315,8 +376,20 @@ pub fn check_real(
         }
         any_start = true;
         match solve_start(model, goal, (n, m), start, opts, sizes)? {
-            None if !universal => return Ok(RealAnswer { holds: false, trees: Vec::new(), extra }),
-            Some(t) if universal => return Ok(RealAnswer { holds: false, trees: vec![t], extra }),
+            None if !universal => {
+                return Ok(RealAnswer {
+                    holds: false,
+                    trees: Vec::new(),
+                    extra,
+                })
+            }
+            Some(t) if universal => {
+                return Ok(RealAnswer {
+                    holds: false,
+                    trees: vec![t],
+                    extra,
+                })
+            }
             Some(t) => trees.push(t),
             None => {}
         }
@@ -324,7 +397,11 @@ pub fn check_real(
     if !any_start && !universal {
         return Err(RunError::input("the environment has no initial state"));
     }
-    Ok(RealAnswer { holds: true, trees, extra })
+    Ok(RealAnswer {
+        holds: true,
+        trees,
+        extra,
+    })
 }
 
 /// Replays the decoded trees (a tree that does not replay is an internal
@@ -344,7 +421,11 @@ pub fn replay_and_render(
     let Some(first) = traces.first() else {
         return Ok((None, None));
     };
-    let what = if counterexample { "counterexample" } else { "witness" };
+    let what = if counterexample {
+        "counterexample"
+    } else {
+        "witness"
+    };
     let json = json!({
         "kind": what,
         "initial_states": traces.len(),
@@ -359,6 +440,15 @@ pub fn replay_and_render(
 }
 
 /// Outcome in the form of the finite path.
-pub fn outcome(holds: bool, witness: (Option<Json>, Option<String>), stats: serde_json::Map<String, Json>) -> MilpOutcome {
-    MilpOutcome { holds, witness: witness.0, witness_text: witness.1, stats }
+pub fn outcome(
+    holds: bool,
+    witness: (Option<Json>, Option<String>),
+    stats: serde_json::Map<String, Json>,
+) -> MilpOutcome {
+    MilpOutcome {
+        holds,
+        witness: witness.0,
+        witness_text: witness.1,
+        stats,
+    }
 }
