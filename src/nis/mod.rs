@@ -26,6 +26,7 @@ pub mod simulation;
 pub mod syntax;
 pub mod system;
 pub mod trace;
+pub mod trace_real;
 
 #[cfg(test)]
 mod tests;

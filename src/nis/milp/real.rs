@@ -429,12 +429,14 @@ pub fn replay_and_render(
     let json = json!({
         "kind": what,
         "initial_states": traces.len(),
-        "branches": first.iter().map(|b| replay_real::json(model, b)).collect::<Vec<_>>(),
+        "branches": first.iter().map(|b| crate::nis::trace_real::json(model, b)).collect::<Vec<_>>(),
     });
     let mut text = String::new();
     for (i, b) in first.iter().enumerate() {
         text.push_str(&format!("{what}, branch {} of {}:\n", i + 1, first.len()));
-        text.push_str(&replay_real::table(model, b).render(crate::report::TableFormat::Text));
+        text.push_str(
+            &crate::nis::trace_real::table(model, b).render(crate::report::TableFormat::Text),
+        );
     }
     Ok((Some(json), Some(text)))
 }
