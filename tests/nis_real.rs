@@ -28,10 +28,14 @@ fn threshold_net() -> Network {
 /// One agent climbing by 1.5 while it perceives `lo`; it perceives x + c
 /// with c fixed in the initial interval `[lo..hi]`.
 fn climber(c: &str) -> Model {
+    climber_up_to(c, 10)
+}
+
+fn climber_up_to(c: &str, top: u32) -> Model {
     let text = format!(
         "net f = \"none.onnx\";
 agent t {{
-  var x : real[0..10] = 0;
+  var x : real[0..{top}] = 0;
   percept : {{lo, hi}} = lo;
   actions : {{up, stay}};
   observe = argmax(f(x + c), lo, hi);
@@ -90,6 +94,26 @@ fn hand_computed_verdicts_on_an_interval_of_initial_states() {
             existential == want,
             "{spec} with c in [{c}]"
         );
+    }
+}
+
+// Two `up`s reach x = 3, beyond real[0..2]: a model error (exit 2) whichever
+// initial state leads there, also when the interval is covered by witnesses.
+#[test]
+fn leaving_a_declared_real_range_is_an_input_error() {
+    for spec in ["forall v1: EX^2 (high, v1)", "forall v1: AX^2 (high, v1)"] {
+        let s = parse_sentence(spec).unwrap();
+        let e = decide_with(
+            EngineChoice::Auto,
+            &MilpOptions::default(),
+            &climber_up_to("0..1", 2),
+            &s,
+            Target::Concrete { agents: 1 },
+        )
+        .err()
+        .unwrap_or_else(|| panic!("{spec}: no range error"));
+        assert_eq!(e.exit_code(), 2, "{spec}: {e:?}");
+        assert!(format!("{e:?}").contains("declared range"), "{e:?}");
     }
 }
 

@@ -214,6 +214,22 @@ pub fn cover(
     sizes: &mut Sizes,
 ) -> Result<Covering, RunError> {
     let free = vec![Start::Free; model.env.vars.len()];
+    // The witness MILPs check declared ranges from their own initial state
+    // only; leaving a range from ANY initial state is a model error, so the
+    // unrolling from the free initial state is checked once here.
+    {
+        let mut enc = Enc::new(model, opts.encode.clone());
+        let Some(init) = enc.real_initial(n, &free)? else {
+            return Err(RunError::input("the environment has no initial state"));
+        };
+        let mut u = super::formula::Unrolling {
+            states: vec![init],
+            rounds: vec![None],
+        };
+        enc.formula(goal, goal.root, 0, &mut u)?;
+        sizes.milps += 1;
+        super::ranges::check_ranges(&enc, &opts.solve)?;
+    }
     let mut found: Vec<RealTree> = Vec::new();
     for round in 1..=MAX_COVER_ROUNDS {
         let mut enc = Enc::new(model, opts.encode.clone());
