@@ -26,7 +26,7 @@ fn threshold_net() -> Network {
 }
 
 /// One agent climbing by 1.5 while it perceives `lo`; it perceives x + c
-/// with c fixed in the initial interval `[lo..hi]`.
+/// with c fixed at the start in the initial set `init` (`[lo..hi]` or `{a, b}`).
 fn climber(c: &str) -> Model {
     climber_up_to(c, 10)
 }
@@ -42,7 +42,7 @@ agent t {{
   protocol {{ lo -> {{up, stay}}; hi -> {{stay}}; }}
   update {{ up -> x := x + 1.5; stay -> skip; }}
 }}
-environment {{ var c : real[0..1] in [{c}]; }}
+environment {{ var c : real[0..1] in {c}; }}
 label high = percept = hi;
 label big = x >= 3;
 "
@@ -71,28 +71,34 @@ fn check(model: &Model, spec: &str, n: usize) -> mavis::nis::engine::CheckRecord
 #[test]
 fn hand_computed_verdicts_on_an_interval_of_initial_states() {
     let cases = [
-        ("0..1", "forall v1: EX (high, v1)", false),
-        ("0.5..1", "forall v1: EX (high, v1)", true),
+        ("[0..1]", "forall v1: EX (high, v1)", false),
+        ("[0.5..1]", "forall v1: EX (high, v1)", true),
         // Two different witnesses cover [0, 1]: up-up below 0.5, up-stay above.
-        ("0..1", "forall v1: EX^2 (high, v1)", true),
-        ("0..1", "forall v1: AX !(big, v1)", true),
-        ("0..1", "forall v1: AX^2 !(big, v1)", false),
+        ("[0..1]", "forall v1: EX^2 (high, v1)", true),
+        ("[0..1]", "forall v1: AX !(big, v1)", true),
+        ("[0..1]", "forall v1: AX^2 !(big, v1)", false),
         // The tie at c = 0.5 lets `lo` be perceived, so up-up is possible.
-        ("0.5..1", "forall v1: AX^2 !(big, v1)", false),
-        ("0.6..1", "forall v1: AX^2 !(big, v1)", true),
-        ("0..0.4", "forall v1: AX (high, v1) | !(high, v1)", true),
-        ("0..0.4", "forall v1: AX !(high, v1)", true),
+        ("[0.5..1]", "forall v1: AX^2 !(big, v1)", false),
+        ("[0.6..1]", "forall v1: AX^2 !(big, v1)", true),
+        ("[0..0.4]", "forall v1: AX (high, v1) | !(high, v1)", true),
+        ("[0..0.4]", "forall v1: AX !(high, v1)", true),
+        // A list of initial values: one MILP per value for EX, one for AX.
+        ("{0.2, 0.7}", "forall v1: EX (high, v1)", false),
+        ("{0.7, 0.5}", "forall v1: EX (high, v1)", true),
+        ("{0.2, 0.7}", "forall v1: EX^2 (high, v1)", true),
+        ("{0.7, 0.2}", "forall v1: AX^2 !(big, v1)", false),
+        ("{0.7, 0.9}", "forall v1: AX^2 !(big, v1)", true),
     ];
     for (c, spec, want) in cases {
         let r = check(&climber(c), spec, 1);
-        assert_eq!(r.holds, want, "{spec} with c in [{c}]");
+        assert_eq!(r.holds, want, "{spec} with c in {c}");
         assert_eq!(r.engine, "milp");
         let existential = spec.contains("EX");
         // Replayed witnesses (EX holds) and counterexamples (AX fails) are shown.
         assert_eq!(
             r.witness.is_some(),
             existential == want,
-            "{spec} with c in [{c}]"
+            "{spec} with c in {c}"
         );
     }
 }
@@ -106,7 +112,7 @@ fn leaving_a_declared_real_range_is_an_input_error() {
         let e = decide_with(
             EngineChoice::Auto,
             &MilpOptions::default(),
-            &climber_up_to("0..1", 2),
+            &climber_up_to("[0..1]", 2),
             &s,
             Target::Concrete { agents: 1 },
         )
@@ -119,7 +125,7 @@ fn leaving_a_declared_real_range_is_an_input_error() {
 
 #[test]
 fn counterexample_at_the_tie_replays() {
-    let r = check(&climber("0.5..1"), "forall v1: AX^2 !(big, v1)", 1);
+    let r = check(&climber("[0.5..1]"), "forall v1: AX^2 !(big, v1)", 1);
     let w = r.witness.expect("a counterexample");
     let steps = &w["branches"][0];
     let c = steps[0]["env"]["c"].as_f64().unwrap();
@@ -131,7 +137,7 @@ fn counterexample_at_the_tie_replays() {
 #[test]
 fn more_agents_share_nothing_here() {
     // The agents do not interact: the verdicts are those of one agent.
-    let m = climber("0..1");
+    let m = climber("[0..1]");
     assert!(check(&m, "forall v1, v2: EX^2 (high, v1) & (high, v2)", 3).holds);
     assert!(!check(&m, "forall v1, v2: AX^2 !(big, v1) & !(big, v2)", 2).holds);
 }
@@ -178,7 +184,7 @@ fn up_then_stay(c: f64, x1: f64, p1: bool, second: usize) -> RealTree {
 
 #[test]
 fn corrupted_real_traces_are_rejected() {
-    let m = climber("0..1");
+    let m = climber("[0..1]");
     // The honest trace: up (x = 1.5, hi since 1.5 + 0.7 >= 2), then stay.
     let good = up_then_stay(0.7, 1.5, true, 1);
     let steps = replay_real(&m, &good).expect("replays");

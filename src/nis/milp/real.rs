@@ -19,7 +19,7 @@
 use super::encode::{milp_error, one_hot, value_val, Val};
 use super::formula::{Encoded, Unrolling};
 use super::unroll::{AgentState, State};
-use super::{Enc, MilpOptions, MilpOutcome, Sizes};
+use super::{enum_len, Enc, MilpOptions, MilpOutcome, Sizes};
 use crate::lang::{num, DeclType, Value};
 use crate::milp::{LinExpr, Objective, Solution, Status};
 use crate::nis::checker::{Core, WitnessTree};
@@ -34,13 +34,6 @@ use serde_json::{json, Value as Json};
 pub(super) enum Start {
     Fixed(Value),
     Free,
-}
-
-fn enum_len(ty: &DeclType) -> usize {
-    match ty {
-        DeclType::Enum { values, .. } => values.len(),
-        _ => 0,
-    }
 }
 
 impl Enc<'_> {
