@@ -4,7 +4,7 @@
 use super::ast::{BinOp, UnOp};
 use super::num::Rat;
 use super::source::Span;
-use super::types::{Builtin, TExpr, TKind};
+use super::types::{Builtin, TExpr, TKind, Ty};
 use super::value::Value;
 use num_traits::{Signed, Zero};
 
@@ -41,6 +41,12 @@ pub trait EnvF64 {
     fn var(&self, slot: usize) -> f64;
     fn ext(&self, _id: usize, _args: &[f64]) -> f64 {
         f64::NAN
+    }
+    /// Like [`EnvF64::ext`] with the arguments' checked types, for engine
+    /// functions whose meaning depends on them (the NIS `performed(a)` takes
+    /// agent and environment actions, both numbered from 0 in f64).
+    fn ext_typed(&self, id: usize, args: &[f64], _types: &[Ty]) -> f64 {
+        self.ext(id, args)
     }
 }
 
@@ -232,7 +238,8 @@ pub fn eval_f64(e: &TExpr, env: &(impl EnvF64 + ?Sized)) -> f64 {
         }
         TKind::Ext(id, args) => {
             let v: Vec<f64> = args.iter().map(|a| eval_f64(a, env)).collect();
-            env.ext(*id, &v)
+            let types: Vec<Ty> = args.iter().map(|a| a.ty).collect();
+            env.ext_typed(*id, &v, &types)
         }
     }
 }

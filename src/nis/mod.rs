@@ -18,6 +18,7 @@ pub mod milp;
 pub mod model;
 pub mod procedures;
 pub mod replay;
+pub mod replay_real;
 pub mod reports;
 pub mod scope;
 pub mod semantics;
@@ -25,6 +26,7 @@ pub mod simulation;
 pub mod syntax;
 pub mod system;
 pub mod trace;
+pub mod trace_real;
 
 #[cfg(test)]
 mod tests;

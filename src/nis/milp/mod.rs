@@ -7,18 +7,21 @@
 //! (`formula`). Existential sentences: feasible = holds, the solution is a
 //! witness. Universal ones: the existential dual is solved, infeasible =
 //! holds, a solution is a counterexample. Every solution is decoded
-//! (`decode`) and replayed through the exact semantics before it counts.
+//! (`decode`) and replayed through the semantics (exact for finite models,
+//! f64 with tolerances for real-valued ones) before it counts.
 //! `encode` and `ops` turn expressions into MILP expressions; `ranges`
 //! finds updates that leave their declared range.
 
 mod abstract_decode;
 mod abstract_formula;
 mod abstract_unroll;
+mod cover;
 mod decode;
 mod encode;
 mod formula;
 mod ops;
 mod ranges;
+mod real;
 mod unroll;
 
 #[cfg(test)]
@@ -274,6 +277,17 @@ pub fn check_concrete(
             "the MILP decider needs a sentence whose path quantifiers are all A or all E",
         ));
     }
+    if model.explicit_obstacle().is_some() {
+        // Real-valued or interval-initialised: replayed in f64 (`real`).
+        let universal = core.has_universal();
+        let goal = if universal { core.negate() } else { core };
+        let mut sizes = Sizes::default();
+        let a = real::check_real(model, &goal, universal, (n, m), opts, &mut sizes)?;
+        let shown = real::replay_and_render(model, &a.trees, kind == Kind::Universal)?;
+        let mut stats = stats_of(&sizes, start);
+        stats.extend(a.extra);
+        return Ok(real::outcome(a.holds, shown, stats));
+    }
     // Traces are replayed through the finite semantics, which needs a finite model.
     let mut sem = Semantics::new(model).map_err(|why| {
         RunError::input(format!(
@@ -311,6 +325,16 @@ pub fn check_concrete(
     }
     let (witness, witness_text) =
         super::engine::render_concrete(&sem, &traces, kind == Kind::Universal);
+    Ok(MilpOutcome {
+        holds,
+        witness,
+        witness_text,
+        stats: stats_of(&sizes, start),
+    })
+}
+
+/// The sizes and times of one check as report statistics.
+fn stats_of(sizes: &Sizes, start: Instant) -> serde_json::Map<String, Value> {
     let mut stats = serde_json::Map::new();
     let mut put = |k: &str, v: Value| {
         stats.insert(k.to_string(), v);
@@ -330,10 +354,5 @@ pub fn check_concrete(
     );
     put("solve_time_s", sizes.solve_s.into());
     put("total_time_s", start.elapsed().as_secs_f64().into());
-    Ok(MilpOutcome {
-        holds,
-        witness,
-        witness_text,
-        stats,
-    })
+    stats
 }

@@ -36,7 +36,7 @@ pub struct Round {
 
 impl Enc<'_> {
     /// Slots of an agent expression (see `AgentSlots`); unreadable slots are `None`.
-    fn agent_slots(
+    pub(super) fn agent_slots(
         &self,
         a: &AgentState,
         action: Option<&[LinExpr]>,
@@ -55,7 +55,7 @@ impl Enc<'_> {
         slots
     }
 
-    fn env_slots(env: &[Val], action: Option<&[LinExpr]>) -> Vec<Option<Val>> {
+    pub(super) fn env_slots(env: &[Val], action: Option<&[LinExpr]>) -> Vec<Option<Val>> {
         let mut slots: Vec<Option<Val>> = env.iter().cloned().map(Some).collect();
         slots.push(action.map(|x| Val::Enum(x.to_vec())));
         slots
@@ -152,7 +152,7 @@ impl Enc<'_> {
     }
 
     /// The first update case whose guard holds assigns; no case: no change.
-    fn update(
+    pub(super) fn update(
         &mut self,
         name: &str,
         cases: &[UpdateCase],

@@ -1,0 +1,315 @@
+//! Existential sentences over an interval of initial environment states.
+//!
+//! Definition 8 asks phi to hold from EVERY initial state: "for every initial
+//! environment state b, some witness tree". One MILP cannot quantify that way
+//! over a continuum, so the decider covers the initial set
+//! counterexample-guided. With witnesses W found so far, one MILP asks for an
+//! initial state from which NONE of them is valid (each witness, with its
+//! actions and percepts fixed, is re-run from the free initial state; its
+//! validity is an exact 0/1 expression: every action enabled by the
+//! protocol, every percept a possible observation, every literal true).
+//! Infeasible: W covers the initial set and the sentence holds. Otherwise the
+//! uncovered state b* is fixed and the ordinary witness MILP is solved there:
+//! infeasible means the sentence fails from b*; a witness is added to W.
+//! There are finitely many witness shapes, so the loop ends; a cap guards
+//! against numerical stalls (undetermined, exit 3).
+
+use super::encode::{milp_error, not, one_hot, Ctx, Val};
+use super::real::{solve_start, Start};
+use super::unroll::{AgentState, State};
+use super::{Enc, MilpOptions, Sizes};
+use crate::lang::{num, DeclType, TExpr, TKind, Value};
+use crate::milp::{LinExpr, Objective, Status};
+use crate::nis::checker::Core;
+use crate::nis::model::{ExtFn, Model, ProtocolCase};
+use crate::nis::replay_real::{RealMove, RealTree};
+use crate::report::RunError;
+
+/// Most covering rounds before the decider gives up (undetermined).
+pub const MAX_COVER_ROUNDS: usize = 64;
+
+/// The result of a covering: the verdict, the witnesses (when it holds) and
+/// an initial environment state without a witness (when it fails).
+pub struct Covering {
+    pub holds: bool,
+    pub witnesses: Vec<RealTree>,
+    pub uncovered: Option<Vec<f64>>,
+    pub rounds: usize,
+}
+
+impl Enc<'_> {
+    /// 0/1: the protocol `cases` enable `action` at `slots`.
+    fn enables(
+        &mut self,
+        cases: &[ProtocolCase],
+        action: usize,
+        slots: &[Option<Val>],
+    ) -> Result<LinExpr, RunError> {
+        let ctx = Ctx {
+            slots,
+            performed: None,
+            env_action: None,
+        };
+        let mut gs = Vec::new();
+        for c in cases.iter().filter(|c| c.actions.contains(&action)) {
+            gs.push(self.boolean(&c.guard, &ctx)?);
+        }
+        self.or(gs)
+    }
+
+    /// 0/1: percept `p` is a possible value of the observation tree `e`
+    /// (at `argmax` leaves: some output of `p` is at least every other).
+    fn can_observe(&mut self, e: &TExpr, p: usize, ctx: &Ctx) -> Result<LinExpr, RunError> {
+        match &e.kind {
+            TKind::If(c, a, b) => {
+                let c = self.boolean(c, ctx)?;
+                let (x, y) = (self.can_observe(a, p, ctx)?, self.can_observe(b, p, ctx)?);
+                let l = self.and(vec![c.clone(), x])?;
+                let r = self.and(vec![not(c), y])?;
+                self.or(vec![l, r])
+            }
+            TKind::Ext(id, args) if matches!(self.model.ext[*id], ExtFn::Argmax { .. }) => {
+                let ExtFn::Argmax { percepts } = self.model.ext[*id].clone() else {
+                    unreachable!("matched above")
+                };
+                let Some(TKind::Ext(n, inputs)) = args.first().map(|a| &a.kind) else {
+                    return Err(RunError::input("`argmax` needs a network call"));
+                };
+                let ExtFn::NetVector { net } = self.model.ext[*n] else {
+                    return Err(RunError::input("`argmax` needs a network call"));
+                };
+                let outs = self.network(net, inputs, ctx)?;
+                let mut options = Vec::new();
+                for o in (0..outs.len()).filter(|&o| percepts[o] == p) {
+                    let mut wins = Vec::new();
+                    for j in (0..outs.len()).filter(|&j| j != o) {
+                        wins.push(self.le_zero(outs[j].clone() - outs[o].clone())?);
+                    }
+                    options.push(self.and(wins)?);
+                }
+                self.or(options)
+            }
+            _ => Ok(self.enumv(e, ctx)?[p].clone()),
+        }
+    }
+
+    /// 0/1: the fixed witness `tree` is valid from the (variable) state `at`.
+    fn valid(&mut self, tree: &RealTree, at: &State, tag: &str) -> Result<LinExpr, RunError> {
+        let mut conds = Vec::new();
+        for &(label, agent, negated) in &tree.obligations {
+            let h = self.label(&self.model.labels[label].expr, &at.agents[agent])?;
+            conds.push(if negated { not(h) } else { h });
+        }
+        for (i, (mv, child)) in tree.children.iter().enumerate() {
+            let percepts: Vec<usize> = child.state.agents.iter().map(|a| a.percept).collect();
+            let (ok, next) = self.fixed_round(at, mv, &percepts, &format!("{tag}.{i}"))?;
+            conds.push(ok);
+            conds.push(self.valid(child, &next, &format!("{tag}.{i}"))?);
+        }
+        self.and(conds)
+    }
+
+    /// One round (Definition 5) with every choice fixed: its validity and the successor.
+    fn fixed_round(
+        &mut self,
+        from: &State,
+        mv: &RealMove,
+        percepts: &[usize],
+        tag: &str,
+    ) -> Result<(LinExpr, State), RunError> {
+        let model = self.model;
+        let t = &model.template;
+        let mut conds = Vec::new();
+        for (a, &act) in from.agents.iter().zip(&mv.actions) {
+            let slots = self.agent_slots(a, None, None, None);
+            conds.push(self.enables(&t.protocol, act, &slots)?);
+        }
+        let slots = Self::env_slots(&from.env, None);
+        conds.push(self.enables(&model.env.protocol, mv.env_action, &slots)?);
+        let actions: Vec<Vec<LinExpr>> = mv
+            .actions
+            .iter()
+            .map(|&a| one_hot(a, t.actions.len()))
+            .collect();
+        let env_action = one_hot(mv.env_action, model.env.actions.len());
+        let performed: Vec<LinExpr> = (0..t.actions.len())
+            .map(|a| LinExpr::constant(f64::from(u8::from(mv.actions.contains(&a)))))
+            .collect();
+        self.prefix = format!("{tag}.env");
+        let slots = Self::env_slots(&from.env, Some(&env_action));
+        let ctx = Ctx {
+            slots: &slots,
+            performed: Some(&performed),
+            env_action: Some(&env_action),
+        };
+        let env = self.update(
+            &format!("{tag}.env"),
+            &model.env.update,
+            &model.env.vars,
+            &from.env,
+            &ctx,
+        )?;
+        let mut agents = Vec::new();
+        for (i, a) in from.agents.iter().enumerate() {
+            self.prefix = format!("{tag}.a{}", i + 1);
+            let slots = self.agent_slots(a, Some(&actions[i]), Some(&env_action), None);
+            let ctx = Ctx {
+                slots: &slots,
+                performed: Some(&performed),
+                env_action: Some(&env_action),
+            };
+            let name = self.prefix.clone();
+            let private = self.update(&name, &t.update, &t.vars, &a.private, &ctx)?;
+            let inter = AgentState {
+                private,
+                percept: a.percept.clone(),
+            };
+            let slots = self.agent_slots(&inter, None, None, Some(&env));
+            let ctx = Ctx {
+                slots: &slots,
+                performed: None,
+                env_action: None,
+            };
+            conds.push(self.can_observe(&t.observe, percepts[i], &ctx)?);
+            agents.push(AgentState {
+                private: inter.private,
+                percept: one_hot(percepts[i], t.percepts.len()),
+            });
+        }
+        Ok((self.and(conds)?, State { agents, env }))
+    }
+}
+
+/// Same actions, percepts and obligations everywhere (values may differ).
+fn same_shape(a: &RealTree, b: &RealTree) -> bool {
+    let percepts = |t: &RealTree| t.state.agents.iter().map(|l| l.percept).collect::<Vec<_>>();
+    a.obligations == b.obligations
+        && percepts(a) == percepts(b)
+        && a.children.len() == b.children.len()
+        && a.children
+            .iter()
+            .zip(&b.children)
+            .all(|((ma, ca), (mb, cb))| ma == mb && same_shape(ca, cb))
+}
+
+/// An initial value as a model value of its declared type.
+fn as_value(ty: &DeclType, x: f64) -> Result<Value, RunError> {
+    Ok(match ty {
+        DeclType::Bool => Value::Bool(x != 0.0),
+        DeclType::Enum { id, .. } => Value::Enum(*id, x as usize),
+        _ => Value::Num(
+            num::from_f64(x)
+                .ok_or_else(|| RunError::Internal("a non-finite initial value".into()))?,
+        ),
+    })
+}
+
+/// Decides an existential core formula from every initial state of an
+/// initial set that contains a real interval (see the module documentation).
+pub fn cover(
+    model: &Model,
+    goal: &Core,
+    (n, m): (usize, usize),
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<Covering, RunError> {
+    let free = vec![Start::Free; model.env.vars.len()];
+    // The witness MILPs check declared ranges from their own initial state
+    // only; leaving a range from ANY initial state is a model error, so the
+    // unrolling from the free initial state is checked once here.
+    {
+        let mut enc = Enc::new(model, opts.encode.clone());
+        let Some(init) = enc.real_initial(n, &free)? else {
+            return Err(RunError::input("the environment has no initial state"));
+        };
+        let mut u = super::formula::Unrolling {
+            states: vec![init],
+            rounds: vec![None],
+        };
+        enc.formula(goal, goal.root, 0, &mut u)?;
+        sizes.milps += 1;
+        super::ranges::check_ranges(&enc, &opts.solve)?;
+    }
+    let mut found: Vec<RealTree> = Vec::new();
+    for round in 1..=MAX_COVER_ROUNDS {
+        let mut enc = Enc::new(model, opts.encode.clone());
+        let Some(init) = enc.real_initial(n, &free)? else {
+            return Err(RunError::input("the environment has no initial state"));
+        };
+        for (i, t) in found.iter().enumerate() {
+            let v = enc.valid(t, &init, &format!("w{i}"))?;
+            enc.milp
+                .le(&format!("w{i}.fails"), v, 0.0)
+                .map_err(milp_error)?;
+        }
+        sizes.milps += 1;
+        let mut solve = opts.solve.clone();
+        solve.feasibility_tolerance.get_or_insert(1e-9);
+        let mut out = enc
+            .milp
+            .solve(&Objective::Feasibility, &solve)
+            .map_err(milp_error)?;
+        sizes.solve_s += out.time.as_secs_f64();
+        if out.status == Status::Infeasible {
+            solve.presolve = false;
+            out = enc
+                .milp
+                .solve(&Objective::Feasibility, &solve)
+                .map_err(milp_error)?;
+            sizes.solve_s += out.time.as_secs_f64();
+            sizes.confirmations += 1;
+            if out.status != Status::Infeasible {
+                sizes.presolve_disagreements += 1;
+            }
+        }
+        let sol = match (out.status, out.solution) {
+            (Status::Infeasible, _) => {
+                return Ok(Covering {
+                    holds: true,
+                    witnesses: found,
+                    uncovered: None,
+                    rounds: round,
+                })
+            }
+            (Status::Optimal | Status::Feasible, Some(sol)) => sol,
+            _ => {
+                return Err(RunError::Internal(format!(
+                    "the MILP decider is undetermined: {}",
+                    out.reason.unwrap_or_else(|| "no answer from HiGHS".into())
+                )))
+            }
+        };
+        let b: Vec<f64> = init
+            .env
+            .iter()
+            .zip(&model.env.vars)
+            .map(|(v, d)| super::real::value(&sol, v, &d.ty))
+            .collect();
+        let start = b
+            .iter()
+            .zip(&model.env.vars)
+            .map(|(&x, d)| as_value(&d.ty, x).map(Start::Fixed))
+            .collect::<Result<Vec<_>, _>>()?;
+        match solve_start(model, goal, (n, m), &start, opts, sizes)? {
+            None => {
+                return Ok(Covering {
+                    holds: false,
+                    witnesses: Vec::new(),
+                    uncovered: Some(b),
+                    rounds: round,
+                })
+            }
+            Some(t) => {
+                if found.iter().any(|f| same_shape(f, &t)) {
+                    return Err(RunError::Internal(format!(
+                        "covering the initial set made no progress at {b:?}: a witness the MILP calls invalid there is valid (a numerical tolerance)"
+                    )));
+                }
+                found.push(t);
+            }
+        }
+    }
+    Err(RunError::Internal(format!(
+        "the MILP decider is undetermined: the initial set was not covered after {MAX_COVER_ROUNDS} witnesses"
+    )))
+}

@@ -1,0 +1,422 @@
+//! Replay of MILP traces of real-valued models through an f64 implementation
+//! of the concrete semantics (seed Definitions 4-6).
+//!
+//! The finite semantics ([`super::semantics`]) numbers local states and
+//! cannot hold a real. Here a state is a vector of f64 values (booleans 0/1,
+//! enumerations their index, numbers as they are) and every function of the
+//! model is evaluated with the shared f64 evaluator ([`crate::lang::eval_f64`]):
+//! the protocol must enable each chosen action at the replayed state, the
+//! round is synchronous (the set of performed actions, the environment's
+//! update, each agent's update), the percept comes from the network
+//! evaluated in f64 at the new private state and the new environment, and
+//! every literal the formula needs is re-evaluated. The replay continues from
+//! its OWN values, so an error of the MILP cannot accumulate unseen.
+//!
+//! Tolerances (the MILP is solved in floating point, to 1e-9 feasibility):
+//! a replayed value matches the MILP's when they differ by at most
+//! [`VALUE_TOL`] (relative to the magnitude, at least absolute); an argmax
+//! percept is accepted when its output is within [`TIE_TOL`] of the maximum
+//! (a near-tie is treated as a tie). Guards, protocol cases and labels are
+//! evaluated exactly in f64 on the replayed values, with no tolerance.
+
+use super::checker::WitnessTree;
+use super::model::{ExtFn, InitSpec, Model, ProtocolCase, UpdateCase};
+use crate::lang::{eval_f64, num, DeclType, EnvF64, TExpr, TKind, Ty};
+
+/// Largest accepted difference between a replayed value and the MILP's
+/// (relative above magnitude 1).
+pub const VALUE_TOL: f64 = 1e-6;
+/// A percept whose network output is this close to the maximum counts as maximal.
+pub const TIE_TOL: f64 = 1e-6;
+
+/// One agent's local state in f64: private values and the percept index.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RealLocal {
+    pub private: Vec<f64>,
+    pub percept: usize,
+}
+
+/// A global state of S(n) (Definition 4) in f64.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RealState {
+    pub agents: Vec<RealLocal>,
+    pub env: Vec<f64>,
+}
+
+/// A joint action (Definition 5): every agent's action and the environment's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RealMove {
+    pub actions: Vec<usize>,
+    pub env_action: usize,
+}
+
+/// A decoded MILP witness or counterexample of a real-valued model.
+pub type RealTree = WitnessTree<RealState, RealMove>;
+
+/// A replayed state and the move that led to it (none at the start).
+#[derive(Clone, Debug)]
+pub struct RealStep {
+    pub state: RealState,
+    pub moved: Option<RealMove>,
+}
+
+/// Evaluation slots plus what `performed` and scalar network outputs need.
+struct Slots<'a> {
+    model: &'a Model,
+    vals: Vec<f64>,
+    performed: Option<&'a [bool]>,
+    env_action: Option<usize>,
+}
+
+impl EnvF64 for Slots<'_> {
+    fn var(&self, slot: usize) -> f64 {
+        self.vals.get(slot).copied().unwrap_or(f64::NAN)
+    }
+
+    fn ext_typed(&self, id: usize, args: &[f64], types: &[Ty]) -> f64 {
+        let b = |x: bool| f64::from(u8::from(x));
+        match &self.model.ext[id] {
+            ExtFn::Performed => {
+                let a = args.first().copied().unwrap_or(f64::NAN) as usize;
+                if types.first() == Some(&Ty::Enum(self.model.template.action_enum)) {
+                    self.performed
+                        .map_or(f64::NAN, |p| b(p.get(a).copied().unwrap_or(false)))
+                } else {
+                    self.env_action.map_or(f64::NAN, |e| b(e == a))
+                }
+            }
+            ExtFn::NetOutput { net, output } => {
+                self.model.networks[*net].network.eval(args)[*output]
+            }
+            _ => f64::NAN,
+        }
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= VALUE_TOL * b.abs().max(1.0)
+}
+
+fn truth(e: &TExpr, s: &Slots) -> Result<bool, String> {
+    let v = eval_f64(e, s);
+    if v.is_nan() {
+        return Err("an expression evaluates to NaN on the replayed state".into());
+    }
+    Ok(v != 0.0)
+}
+
+/// The agent slots of [`super::model::AgentSlots`]; unreadable ones NaN.
+fn agent_vals(
+    l: &RealLocal,
+    action: Option<usize>,
+    ea: Option<usize>,
+    env: Option<&[f64]>,
+    model: &Model,
+) -> Vec<f64> {
+    let mut v = l.private.clone();
+    v.push(l.percept as f64);
+    v.push(action.map_or(f64::NAN, |a| a as f64));
+    v.push(ea.map_or(f64::NAN, |a| a as f64));
+    match env {
+        Some(e) => v.extend_from_slice(e),
+        None => v.extend(std::iter::repeat_n(f64::NAN, model.env.vars.len())),
+    }
+    v
+}
+
+fn enabled(cases: &[ProtocolCase], s: &Slots, action: usize) -> Result<bool, String> {
+    for c in cases {
+        if c.actions.contains(&action) && truth(&c.guard, s)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The first case whose guard holds assigns (simultaneously); none: no change.
+fn update(cases: &[UpdateCase], old: &[f64], s: &Slots) -> Result<Vec<f64>, String> {
+    let mut new = old.to_vec();
+    for c in cases {
+        if truth(&c.guard, s)? {
+            for (v, e) in &c.assigns {
+                new[*v] = eval_f64(e, s);
+            }
+            break;
+        }
+    }
+    Ok(new)
+}
+
+/// Which percepts the observation tree allows (argmax: every output within
+/// [`TIE_TOL`] of the maximum).
+fn percepts(model: &Model, e: &TExpr, s: &Slots, out: &mut [bool]) -> Result<(), String> {
+    match &e.kind {
+        TKind::If(c, a, b) => percepts(model, if truth(c, s)? { a } else { b }, s, out),
+        TKind::Ext(id, args) if matches!(model.ext[*id], ExtFn::Argmax { .. }) => {
+            let ExtFn::Argmax { percepts: ps } = &model.ext[*id] else {
+                unreachable!("matched above")
+            };
+            let Some(TKind::Ext(n, inputs)) = args.first().map(|a| &a.kind) else {
+                return Err("`argmax` without a network call".into());
+            };
+            let ExtFn::NetVector { net } = model.ext[*n] else {
+                return Err("`argmax` without a network call".into());
+            };
+            let x: Vec<f64> = inputs.iter().map(|a| eval_f64(a, s)).collect();
+            let y = model.networks[net].network.eval(&x);
+            let best = y.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            for (o, &p) in ps.iter().enumerate() {
+                if y[o] >= best - TIE_TOL * best.abs().max(1.0) {
+                    out[p] = true;
+                }
+            }
+            Ok(())
+        }
+        _ => {
+            let p = eval_f64(e, s);
+            match out.get_mut(p as usize) {
+                Some(slot) if p >= 0.0 && p.fract() == 0.0 => {
+                    *slot = true;
+                    Ok(())
+                }
+                _ => Err("the observation is not a percept".into()),
+            }
+        }
+    }
+}
+
+fn in_range(ty: &DeclType, x: f64) -> bool {
+    let (lo, hi) = match ty {
+        DeclType::Int { lo, hi } | DeclType::Real { lo, hi } => (lo, hi),
+        _ => return true,
+    };
+    let tol = VALUE_TOL * x.abs().max(1.0);
+    lo.as_ref().is_none_or(|l| x >= num::to_f64(l) - tol)
+        && hi.as_ref().is_none_or(|h| x <= num::to_f64(h) + tol)
+}
+
+/// Whether `env` belongs to the initial set I_e (Definition 2) up to [`VALUE_TOL`].
+fn initial_env(model: &Model, env: &[f64]) -> Result<(), String> {
+    for ((v, spec), &x) in model.env.vars.iter().zip(&model.env.init).zip(env) {
+        let ok = match spec {
+            InitSpec::Point(p) => close(x, p.to_f64()),
+            InitSpec::List(ps) => ps.iter().any(|p| close(x, p.to_f64())),
+            InitSpec::Range(lo, hi) => {
+                let tol = VALUE_TOL * x.abs().max(1.0);
+                x >= num::to_f64(lo) - tol && x <= num::to_f64(hi) + tol
+            }
+        };
+        if !ok {
+            return Err(format!(
+                "the initial `{}` = {x} is not an initial value",
+                v.name
+            ));
+        }
+    }
+    if let Some(f) = &model.env.init_filter {
+        let mut vals = env.to_vec();
+        vals.push(f64::NAN);
+        let s = Slots {
+            model,
+            vals,
+            performed: None,
+            env_action: None,
+        };
+        if !truth(f, &s)? {
+            return Err("the initial environment state fails the `init` condition".into());
+        }
+    }
+    Ok(())
+}
+
+/// Replays a decoded tree from its root; the branches as replayed traces,
+/// or why the tree does not replay.
+pub fn replay_real(model: &Model, tree: &RealTree) -> Result<Vec<Vec<RealStep>>, String> {
+    let t = &model.template;
+    let init: Vec<f64> = t.init.iter().map(|v| v.to_f64()).collect();
+    for (i, a) in tree.state.agents.iter().enumerate() {
+        if a.percept != t.init_percept || a.private.iter().zip(&init).any(|(x, y)| !close(*x, *y)) {
+            return Err(format!(
+                "agent {} does not start at the initial local state",
+                i + 1
+            ));
+        }
+    }
+    initial_env(model, &tree.state.env)?;
+    let root = RealState {
+        agents: vec![
+            RealLocal {
+                private: init,
+                percept: t.init_percept
+            };
+            tree.state.agents.len()
+        ],
+        env: tree.state.env.clone(),
+    };
+    let mut prefix = vec![RealStep {
+        state: root,
+        moved: None,
+    }];
+    let mut out = Vec::new();
+    node(model, tree, &mut prefix, &mut out)?;
+    Ok(out)
+}
+
+fn node(
+    model: &Model,
+    tree: &RealTree,
+    prefix: &mut Vec<RealStep>,
+    out: &mut Vec<Vec<RealStep>>,
+) -> Result<(), String> {
+    let here = prefix.last().expect("non-empty prefix").state.clone();
+    for &(label, agent, negated) in &tree.obligations {
+        let l = &here.agents[agent];
+        let s = Slots {
+            model,
+            vals: agent_vals(l, None, None, None, model),
+            performed: None,
+            env_action: None,
+        };
+        if truth(&model.labels[label].expr, &s)? == negated {
+            return Err(format!(
+                "step {}: literal {}({}, {}) fails on the replayed state",
+                prefix.len() - 1,
+                if negated { "!" } else { "" },
+                model.labels[label].name,
+                agent + 1
+            ));
+        }
+    }
+    if tree.children.is_empty() {
+        out.push(prefix.clone());
+    }
+    for (mv, child) in &tree.children {
+        let next = step(model, &here, mv, &child.state)
+            .map_err(|e| format!("step {}: {e}", prefix.len()))?;
+        prefix.push(RealStep {
+            state: next,
+            moved: Some(mv.clone()),
+        });
+        let r = node(model, child, prefix, out);
+        prefix.pop();
+        r?;
+    }
+    Ok(())
+}
+
+/// One synchronous round (Definition 5) from `from` under `mv`, checked
+/// against the MILP's successor `claimed`; the replayed successor.
+fn step(
+    model: &Model,
+    from: &RealState,
+    mv: &RealMove,
+    claimed: &RealState,
+) -> Result<RealState, String> {
+    let t = &model.template;
+    let e = &model.env;
+    if mv.actions.len() != from.agents.len() || claimed.agents.len() != from.agents.len() {
+        return Err("the move does not name every agent".into());
+    }
+    let mut env_vals = from.env.clone();
+    env_vals.push(f64::NAN);
+    let s = Slots {
+        model,
+        vals: env_vals.clone(),
+        performed: None,
+        env_action: None,
+    };
+    if mv.env_action >= e.actions.len() || !enabled(&e.protocol, &s, mv.env_action)? {
+        return Err("the environment's action is not enabled by its protocol".into());
+    }
+    let mut performed = vec![false; t.actions.len()];
+    for (j, (l, &a)) in from.agents.iter().zip(&mv.actions).enumerate() {
+        let s = Slots {
+            model,
+            vals: agent_vals(l, None, None, None, model),
+            performed: None,
+            env_action: None,
+        };
+        if a >= t.actions.len() || !enabled(&t.protocol, &s, a)? {
+            return Err(format!(
+                "agent {} takes an action its protocol does not allow",
+                j + 1
+            ));
+        }
+        performed[a] = true;
+    }
+    *env_vals.last_mut().expect("action slot") = mv.env_action as f64;
+    let s = Slots {
+        model,
+        vals: env_vals,
+        performed: Some(&performed),
+        env_action: Some(mv.env_action),
+    };
+    let env = update(&e.update, &from.env, &s)?;
+    for ((v, &x), &y) in e.vars.iter().zip(&env).zip(&claimed.env) {
+        if !in_range(&v.ty, x) {
+            return Err(format!(
+                "the environment's `{}` = {x} leaves its declared range",
+                v.name
+            ));
+        }
+        if !close(y, x) {
+            return Err(format!(
+                "the environment's `{}` is {x}, the MILP says {y}",
+                v.name
+            ));
+        }
+    }
+    let mut agents = Vec::with_capacity(from.agents.len());
+    for (j, l) in from.agents.iter().enumerate() {
+        let vals = agent_vals(l, Some(mv.actions[j]), Some(mv.env_action), None, model);
+        let s = Slots {
+            model,
+            vals,
+            performed: Some(&performed),
+            env_action: Some(mv.env_action),
+        };
+        let private = update(&t.update, &l.private, &s)?;
+        let c = &claimed.agents[j];
+        for ((v, &x), &y) in t.vars.iter().zip(&private).zip(&c.private) {
+            if !in_range(&v.ty, x) {
+                return Err(format!(
+                    "agent {}'s `{}` = {x} leaves its declared range",
+                    j + 1,
+                    v.name
+                ));
+            }
+            if !close(y, x) {
+                return Err(format!(
+                    "agent {}'s `{}` is {x}, the MILP says {y}",
+                    j + 1,
+                    v.name
+                ));
+            }
+        }
+        // Observation of the new private state (old percept) and the new environment.
+        let inter = RealLocal {
+            private,
+            percept: l.percept,
+        };
+        let s = Slots {
+            model,
+            vals: agent_vals(&inter, None, None, Some(&env), model),
+            performed: None,
+            env_action: None,
+        };
+        let mut possible = vec![false; t.percepts.len()];
+        percepts(model, &t.observe, &s, &mut possible)?;
+        if !possible.get(c.percept).copied().unwrap_or(false) {
+            return Err(format!(
+                "agent {} cannot observe `{}` at the replayed state",
+                j + 1,
+                t.percepts.get(c.percept).map_or("?", String::as_str)
+            ));
+        }
+        agents.push(RealLocal {
+            private: inter.private,
+            percept: c.percept,
+        });
+    }
+    Ok(RealState { agents, env })
+}
