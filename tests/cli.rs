@@ -115,3 +115,36 @@ fn errors_are_located_and_exit_2() {
         .code(2)
         .stderr(predicate::str::contains("division by zero"));
 }
+
+/// `mavis ... | head`: the reader closes the pipe early; mavis must stop
+/// quietly with the report's exit status, not panic (exit 101).
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    use std::process::{Command as Std, Stdio};
+    let ex = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/foraging/");
+    let mut child = Std::new(env!("CARGO_BIN_EXE_mavis"))
+        .args(["swarm", "export", &format!("{ex}foraging.swarm")])
+        .args([
+            "--faults",
+            &format!("{ex}foraging.faults"),
+            "--agents",
+            "3",
+            "--to",
+            "jani",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The export is about 2 MB, far more than a pipe holds: closing the read end
+    // before mavis writes makes its write fail.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}

@@ -187,20 +187,30 @@ impl From<Box<crate::lang::SourceError>> for RunError {
     }
 }
 
+/// Writes to stdout. A closed pipe (`mavis ... | head`) is not an error: the
+/// reader has what it wanted, so the rest is dropped instead of panicking as
+/// `print!` would.
+fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+}
+
 /// Prints a report on stdout in the chosen format; returns the exit status.
 pub fn emit(report: &Report, ctx: &RunContext) -> u8 {
     match ctx.format {
         Format::Json => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report.to_json()).expect("JSON values serialise")
-            );
+            let json =
+                serde_json::to_string_pretty(&report.to_json()).expect("JSON values serialise");
+            out(&format!("{json}\n"));
         }
         Format::Text => {
             if !ctx.quiet() {
-                print!("{}", report.text);
+                out(&report.text);
             } else if let Some(first) = report.text.lines().next() {
-                println!("{first}");
+                out(&format!("{first}\n"));
             }
             for w in &report.warnings {
                 eprintln!("warning: {w}");
@@ -231,7 +241,7 @@ pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
             "version": env!("CARGO_PKG_VERSION"),
             "error": { "kind": kind, "message": plain },
         });
-        println!("{v}");
+        out(&format!("{v}\n"));
     }
     err.exit_code()
 }

@@ -320,9 +320,8 @@ pub fn export(
             let (mdp, labels) =
                 super::run::explore_model(&l, c.as_deref(), threshold, true, 5_000_000)?;
             let what = format!("{what} of {}, {} states", l.source.name(), mdp.num_states());
-            let mut text =
-                serde_json::to_string_pretty(&super::jani::jani_explicit(&mdp, &labels, &what))
-                    .map_err(|e| RunError::Internal(format!("JANI serialisation: {e}")))?;
+            let mut text = serde_json::to_string(&super::jani::jani_explicit(&mdp, &labels, &what))
+                .map_err(|e| RunError::Internal(format!("JANI serialisation: {e}")))?;
             text.push('\n');
             text
         }
