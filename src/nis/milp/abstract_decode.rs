@@ -250,24 +250,10 @@ pub(super) fn solve_one<'m>(
     sizes.contexts = sizes.contexts.max(contexts);
     let widest = layers.iter().map(|l| l.locals.len()).max().unwrap_or(0);
     sizes.layer_locals = sizes.layer_locals.max(widest);
-    let mut solve = opts.solve.clone();
-    solve.feasibility_tolerance.get_or_insert(1e-9);
-    let mut out = milp
-        .solve(&Objective::Feasibility, &solve)
-        .map_err(milp_error)?;
-    sizes.solve_s += out.time.as_secs_f64();
-    if out.status == Status::Infeasible {
-        // An infeasibility is a verdict no replay can check: a second opinion.
-        solve.presolve = false;
-        out = milp
-            .solve(&Objective::Feasibility, &solve)
-            .map_err(milp_error)?;
-        sizes.solve_s += out.time.as_secs_f64();
-        sizes.confirmations += 1;
-        if out.status != Status::Infeasible {
-            sizes.presolve_disagreements += 1;
-        }
-    }
+    let (out, counts) = super::solve_confirmed(&milp, opts)?;
+    sizes.solve_s += counts.solve_s;
+    sizes.confirmations += counts.confirmations;
+    sizes.presolve_disagreements += counts.presolve_disagreements;
     match (out.status, out.solution) {
         (Status::Infeasible, _) => Ok(None),
         (Status::Optimal | Status::Feasible, Some(sol)) => {

@@ -19,7 +19,7 @@ use super::real::{solve_start, Start};
 use super::unroll::{AgentState, State};
 use super::{Enc, MilpOptions, Sizes};
 use crate::lang::{num, DeclType, TExpr, TKind, Value};
-use crate::milp::{LinExpr, Objective, Status};
+use crate::milp::{LinExpr, Status};
 use crate::nis::checker::Core;
 use crate::nis::model::{ExtFn, Model, ProtocolCase};
 use crate::nis::replay_real::{RealMove, RealTree};
@@ -243,25 +243,10 @@ pub fn cover(
                 .map_err(milp_error)?;
         }
         sizes.milps += 1;
-        let mut solve = opts.solve.clone();
-        solve.feasibility_tolerance.get_or_insert(1e-9);
-        let mut out = enc
-            .milp
-            .solve(&Objective::Feasibility, &solve)
-            .map_err(milp_error)?;
-        sizes.solve_s += out.time.as_secs_f64();
-        if out.status == Status::Infeasible {
-            solve.presolve = false;
-            out = enc
-                .milp
-                .solve(&Objective::Feasibility, &solve)
-                .map_err(milp_error)?;
-            sizes.solve_s += out.time.as_secs_f64();
-            sizes.confirmations += 1;
-            if out.status != Status::Infeasible {
-                sizes.presolve_disagreements += 1;
-            }
-        }
+        let (out, counts) = super::solve_confirmed(&enc.milp, opts)?;
+        sizes.solve_s += counts.solve_s;
+        sizes.confirmations += counts.confirmations;
+        sizes.presolve_disagreements += counts.presolve_disagreements;
         let sol = match (out.status, out.solution) {
             (Status::Infeasible, _) => {
                 return Ok(Covering {

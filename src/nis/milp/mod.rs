@@ -160,6 +160,48 @@ struct Sizes {
     solve_s: f64,
 }
 
+/// Solve time and confirmations of one [`solve_confirmed`].
+struct SolveCounts {
+    solve_s: f64,
+    /// 1 when an infeasibility claim was re-solved without presolve.
+    confirmations: usize,
+    /// 1 when that second solve disagreed.
+    presolve_disagreements: usize,
+}
+
+/// Solves a feasibility MILP of the deciders. A tight feasibility tolerance
+/// keeps solutions close to the semantics (they are replayed) and avoids wrong
+/// infeasibility claims of HiGHS's presolve seen on these models; an
+/// infeasibility is a verdict no replay can check, so it gets a second
+/// opinion without presolve.
+fn solve_confirmed(
+    milp: &crate::milp::Model,
+    opts: &MilpOptions,
+) -> Result<(crate::milp::Outcome, SolveCounts), RunError> {
+    let mut solve = opts.solve.clone();
+    solve.feasibility_tolerance.get_or_insert(1e-9);
+    let mut out = milp
+        .solve(&Objective::Feasibility, &solve)
+        .map_err(milp_error)?;
+    let mut counts = SolveCounts {
+        solve_s: out.time.as_secs_f64(),
+        confirmations: 0,
+        presolve_disagreements: 0,
+    };
+    if out.status == Status::Infeasible {
+        solve.presolve = false;
+        out = milp
+            .solve(&Objective::Feasibility, &solve)
+            .map_err(milp_error)?;
+        counts.solve_s += out.time.as_secs_f64();
+        counts.confirmations = 1;
+        if out.status != Status::Infeasible {
+            counts.presolve_disagreements = 1;
+        }
+    }
+    Ok((out, counts))
+}
+
 /// What one MILP (one initial environment state) answered.
 enum Answer {
     Infeasible,
@@ -199,30 +241,10 @@ fn solve_one(
     sizes.constraints = sizes.constraints.max(st.constraints);
     sizes.network_copies = sizes.network_copies.max(enc.network_copies);
     sizes.network_binaries = sizes.network_binaries.max(enc.network_binaries);
-    // A tight feasibility tolerance keeps solutions close to the exact
-    // semantics (they are replayed) and avoids wrong infeasibility claims of
-    // HiGHS's presolve seen on these models.
-    let mut solve = opts.solve.clone();
-    solve.feasibility_tolerance.get_or_insert(1e-9);
-    let mut out = enc
-        .milp
-        .solve(&Objective::Feasibility, &solve)
-        .map_err(milp_error)?;
-    sizes.solve_s += out.time.as_secs_f64();
-    if out.status == Status::Infeasible {
-        // An infeasibility is a verdict no replay can check: get a second
-        // opinion without presolve.
-        solve.presolve = false;
-        out = enc
-            .milp
-            .solve(&Objective::Feasibility, &solve)
-            .map_err(milp_error)?;
-        sizes.solve_s += out.time.as_secs_f64();
-        sizes.confirmations += 1;
-        if out.status != Status::Infeasible {
-            sizes.presolve_disagreements += 1;
-        }
-    }
+    let (out, counts) = solve_confirmed(&enc.milp, opts)?;
+    sizes.solve_s += counts.solve_s;
+    sizes.confirmations += counts.confirmations;
+    sizes.presolve_disagreements += counts.presolve_disagreements;
     match (out.status, out.solution) {
         (Status::Infeasible, _) => Ok(Answer::Infeasible),
         (Status::Optimal | Status::Feasible, Some(sol)) => {

@@ -21,7 +21,7 @@ use super::formula::{Encoded, Unrolling};
 use super::unroll::{AgentState, State};
 use super::{enum_len, Enc, MilpOptions, MilpOutcome, Sizes};
 use crate::lang::{num, DeclType, Value};
-use crate::milp::{LinExpr, Objective, Solution, Status};
+use crate::milp::{LinExpr, Solution, Status};
 use crate::nis::checker::{Core, WitnessTree};
 use crate::nis::model::{InitSpec, Model};
 use crate::nis::replay_real::{self, RealLocal, RealMove, RealState, RealTree};
@@ -200,26 +200,10 @@ pub(super) fn solve_start(
     sizes.constraints = sizes.constraints.max(st.constraints);
     sizes.network_copies = sizes.network_copies.max(enc.network_copies);
     sizes.network_binaries = sizes.network_binaries.max(enc.network_binaries);
-    let mut solve = opts.solve.clone();
-    solve.feasibility_tolerance.get_or_insert(1e-9);
-    let mut out = enc
-        .milp
-        .solve(&Objective::Feasibility, &solve)
-        .map_err(milp_error)?;
-    sizes.solve_s += out.time.as_secs_f64();
-    if out.status == Status::Infeasible {
-        // As for finite models: an infeasibility cannot be replayed, so it gets a second opinion.
-        solve.presolve = false;
-        out = enc
-            .milp
-            .solve(&Objective::Feasibility, &solve)
-            .map_err(milp_error)?;
-        sizes.solve_s += out.time.as_secs_f64();
-        sizes.confirmations += 1;
-        if out.status != Status::Infeasible {
-            sizes.presolve_disagreements += 1;
-        }
-    }
+    let (out, counts) = super::solve_confirmed(&enc.milp, opts)?;
+    sizes.solve_s += counts.solve_s;
+    sizes.confirmations += counts.confirmations;
+    sizes.presolve_disagreements += counts.presolve_disagreements;
     match (out.status, out.solution) {
         (Status::Infeasible, _) => Ok(None),
         (Status::Optimal | Status::Feasible, Some(sol)) => {
