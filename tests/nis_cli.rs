@@ -100,6 +100,12 @@ fn verify_gives_the_parameterised_verdict_and_threshold() {
         }
         let abs = &w["results"]["checks"][0];
         assert_eq!(abs["model"], "M_ab(2)");
+        let engine_name = if engine == "both" {
+            "explicit+milp"
+        } else {
+            "milp"
+        };
+        assert_eq!(abs["engine"], engine_name);
         let key = if engine == "both" {
             "milp.milp_binaries"
         } else {

@@ -323,6 +323,10 @@ pub fn decide_with(
             }
             f.stats
                 .insert(format!("{}.time_s", r.engine), r.time_s.into());
+            // Both deciders answered and agree: the record says so.
+            if (f.engine, r.engine) == ("explicit", "milp") {
+                f.engine = "explicit+milp";
+            }
         } else {
             first = Some(r);
         }
