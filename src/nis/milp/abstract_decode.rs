@@ -143,9 +143,7 @@ pub(super) struct AbsSizes {
     layer_locals: usize,
     /// Failing (pair, context) combinations shown unreachable and excluded.
     faults: usize,
-    confirmations: usize,
-    presolve_disagreements: usize,
-    solve_s: f64,
+    solving: super::SolveCounts,
 }
 
 /// Fails with a fault's error when some run of the unrolling (the goal
@@ -250,10 +248,7 @@ pub(super) fn solve_one<'m>(
     sizes.contexts = sizes.contexts.max(contexts);
     let widest = layers.iter().map(|l| l.locals.len()).max().unwrap_or(0);
     sizes.layer_locals = sizes.layer_locals.max(widest);
-    let (out, counts) = super::solve_confirmed(&milp, opts)?;
-    sizes.solve_s += counts.solve_s;
-    sizes.confirmations += counts.confirmations;
-    sizes.presolve_disagreements += counts.presolve_disagreements;
+    let out = super::solve_confirmed(&milp, opts, &mut sizes.solving)?;
     match (out.status, out.solution) {
         (Status::Infeasible, _) => Ok(None),
         (Status::Optimal | Status::Feasible, Some(sol)) => {
@@ -336,13 +331,8 @@ pub fn check_abstract(
     put("round_contexts", sizes.contexts.into());
     put("layer_local_states", sizes.layer_locals.into());
     put("excluded_faults", sizes.faults.into());
-    put("infeasibility_confirmations", sizes.confirmations.into());
-    put(
-        "presolve_disagreements",
-        sizes.presolve_disagreements.into(),
-    );
-    put("solve_time_s", sizes.solve_s.into());
     put("total_time_s", start.elapsed().as_secs_f64().into());
+    sizes.solving.put_stats(&mut stats);
     Ok(MilpOutcome {
         holds,
         witness,

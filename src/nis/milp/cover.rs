@@ -243,10 +243,7 @@ pub fn cover(
                 .map_err(milp_error)?;
         }
         sizes.milps += 1;
-        let (out, counts) = super::solve_confirmed(&enc.milp, opts)?;
-        sizes.solve_s += counts.solve_s;
-        sizes.confirmations += counts.confirmations;
-        sizes.presolve_disagreements += counts.presolve_disagreements;
+        let out = super::solve_confirmed(&enc.milp, opts, &mut sizes.solving)?;
         let sol = match (out.status, out.solution) {
             (Status::Infeasible, _) => {
                 return Ok(Covering {

@@ -154,19 +154,32 @@ struct Sizes {
     network_copies: usize,
     network_binaries: usize,
     symmetry_rows: usize,
-    /// Infeasibility claims re-solved without presolve, and how many of those disagreed.
-    confirmations: usize,
-    presolve_disagreements: usize,
-    solve_s: f64,
+    solving: SolveCounts,
 }
 
-/// Solve time and confirmations of one [`solve_confirmed`].
-struct SolveCounts {
+/// Solve time and infeasibility confirmations, summed over a check's MILPs.
+#[derive(Default)]
+pub(super) struct SolveCounts {
     solve_s: f64,
-    /// 1 when an infeasibility claim was re-solved without presolve.
+    /// Infeasibility claims re-solved without presolve.
     confirmations: usize,
-    /// 1 when that second solve disagreed.
+    /// Of those, the second solves that disagreed.
     presolve_disagreements: usize,
+}
+
+impl SolveCounts {
+    /// Adds the report statistics of these counts.
+    fn put_stats(&self, stats: &mut serde_json::Map<String, Value>) {
+        stats.insert(
+            "infeasibility_confirmations".into(),
+            self.confirmations.into(),
+        );
+        stats.insert(
+            "presolve_disagreements".into(),
+            self.presolve_disagreements.into(),
+        );
+        stats.insert("solve_time_s".into(), self.solve_s.into());
+    }
 }
 
 /// Solves a feasibility MILP of the deciders. A tight feasibility tolerance
@@ -177,29 +190,26 @@ struct SolveCounts {
 fn solve_confirmed(
     milp: &crate::milp::Model,
     opts: &MilpOptions,
-) -> Result<(crate::milp::Outcome, SolveCounts), RunError> {
+    counts: &mut SolveCounts,
+) -> Result<crate::milp::Outcome, RunError> {
     let mut solve = opts.solve.clone();
     solve.feasibility_tolerance.get_or_insert(1e-9);
     let mut out = milp
         .solve(&Objective::Feasibility, &solve)
         .map_err(milp_error)?;
-    let mut counts = SolveCounts {
-        solve_s: out.time.as_secs_f64(),
-        confirmations: 0,
-        presolve_disagreements: 0,
-    };
+    counts.solve_s += out.time.as_secs_f64();
     if out.status == Status::Infeasible {
         solve.presolve = false;
         out = milp
             .solve(&Objective::Feasibility, &solve)
             .map_err(milp_error)?;
         counts.solve_s += out.time.as_secs_f64();
-        counts.confirmations = 1;
+        counts.confirmations += 1;
         if out.status != Status::Infeasible {
-            counts.presolve_disagreements = 1;
+            counts.presolve_disagreements += 1;
         }
     }
-    Ok((out, counts))
+    Ok(out)
 }
 
 /// What one MILP (one initial environment state) answered.
@@ -241,10 +251,7 @@ fn solve_one(
     sizes.constraints = sizes.constraints.max(st.constraints);
     sizes.network_copies = sizes.network_copies.max(enc.network_copies);
     sizes.network_binaries = sizes.network_binaries.max(enc.network_binaries);
-    let (out, counts) = solve_confirmed(&enc.milp, opts)?;
-    sizes.solve_s += counts.solve_s;
-    sizes.confirmations += counts.confirmations;
-    sizes.presolve_disagreements += counts.presolve_disagreements;
+    let out = solve_confirmed(&enc.milp, opts, &mut sizes.solving)?;
     match (out.status, out.solution) {
         (Status::Infeasible, _) => Ok(Answer::Infeasible),
         (Status::Optimal | Status::Feasible, Some(sol)) => {
@@ -369,12 +376,7 @@ fn stats_of(sizes: &Sizes, start: Instant) -> serde_json::Map<String, Value> {
     put("network_copies", sizes.network_copies.into());
     put("network_binaries", sizes.network_binaries.into());
     put("symmetry_rows", sizes.symmetry_rows.into());
-    put("infeasibility_confirmations", sizes.confirmations.into());
-    put(
-        "presolve_disagreements",
-        sizes.presolve_disagreements.into(),
-    );
-    put("solve_time_s", sizes.solve_s.into());
     put("total_time_s", start.elapsed().as_secs_f64().into());
+    sizes.solving.put_stats(&mut stats);
     stats
 }

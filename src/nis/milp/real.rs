@@ -200,10 +200,7 @@ pub(super) fn solve_start(
     sizes.constraints = sizes.constraints.max(st.constraints);
     sizes.network_copies = sizes.network_copies.max(enc.network_copies);
     sizes.network_binaries = sizes.network_binaries.max(enc.network_binaries);
-    let (out, counts) = super::solve_confirmed(&enc.milp, opts)?;
-    sizes.solve_s += counts.solve_s;
-    sizes.confirmations += counts.confirmations;
-    sizes.presolve_disagreements += counts.presolve_disagreements;
+    let out = super::solve_confirmed(&enc.milp, opts, &mut sizes.solving)?;
     match (out.status, out.solution) {
         (Status::Infeasible, _) => Ok(None),
         (Status::Optimal | Status::Feasible, Some(sol)) => {
