@@ -9,6 +9,7 @@
 //! Corollaries 1 and 2 ([`procedures`]) -> reports ([`reports`]).
 
 pub mod abstraction;
+pub mod branching;
 pub mod build;
 pub mod checker;
 pub mod concrete;
