@@ -5,12 +5,16 @@
 //! decider must give the explicit decider's verdict on the zero-one
 //! abstraction M_ab(m), m <= 2. Every MILP witness and counterexample is
 //! replayed against Definitions 12 and 13 inside the decider, so a wrong
-//! trace fails the test as an error.
+//! trace fails the test as an error. The slot encoding of the zero-one agent
+//! (the one real-valued templates need) is a third decider on the same
+//! cases; its traces are concretized and replayed through the concrete
+//! semantics.
 
 #[path = "support/nis_random.rs"]
 mod nis_random;
 
-use mavis::nis::engine::{decide, EngineChoice, Target};
+use mavis::nis::engine::{decide, decide_with, EngineChoice, Target};
+use mavis::nis::milp::MilpOptions;
 use mavis::nis::{parse_sentence, Model};
 use nis_random::{model, sentence, spec_strategy, text};
 use proptest::prelude::*;
@@ -19,6 +23,17 @@ fn verdict(model: &Model, spec: &str, engine: EngineChoice) -> bool {
     let s = parse_sentence(spec).unwrap_or_else(|e| panic!("{spec}: {e:?}"));
     decide(engine, model, &s, Target::Abstract)
         .unwrap_or_else(|e| panic!("{spec} on M_ab: {e:?}"))
+        .holds
+}
+
+fn slots_verdict(model: &Model, spec: &str) -> bool {
+    let s = parse_sentence(spec).unwrap_or_else(|e| panic!("{spec}: {e:?}"));
+    let opts = MilpOptions {
+        zero_one_slots: true,
+        ..MilpOptions::default()
+    };
+    decide_with(EngineChoice::Milp, &opts, model, &s, Target::Abstract)
+        .unwrap_or_else(|e| panic!("{spec} on M_ab by slots: {e:?}"))
         .holds
 }
 
@@ -37,6 +52,8 @@ proptest! {
             let x = verdict(&model, &spec, EngineChoice::Explicit);
             let y = verdict(&model, &spec, EngineChoice::Milp);
             prop_assert_eq!(y, x, "{} on M_ab({}) of\n{}", spec, m, text(&s));
+            let z = slots_verdict(&model, &spec);
+            prop_assert_eq!(z, x, "slots: {} on M_ab({}) of\n{}", spec, m, text(&s));
         }
     }
 }

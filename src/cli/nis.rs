@@ -27,6 +27,18 @@ pub struct MilpArgs {
     /// (symmetry breaking is on by default; verdicts are the same either way).
     #[arg(long = "no-symmetry-breaking")]
     pub no_symmetry_breaking: bool,
+    /// MILP decider of M_ab(m): `slots` encodes the zero-one agent by slots
+    /// (child slots per action and tied percept, each with its own network
+    /// copy) even when the template is finite; `auto` tabulates finite
+    /// templates (one-hot over their local states) and uses slots otherwise.
+    #[arg(long = "zero-one", value_enum, default_value = "auto")]
+    pub zero_one: ZeroOneArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ZeroOneArg {
+    Auto,
+    Slots,
 }
 
 impl MilpArgs {
@@ -34,6 +46,7 @@ impl MilpArgs {
         MilpOptions {
             symmetry_breaking: !self.no_symmetry_breaking,
             solve: SolveOptions::from_context(ctx),
+            zero_one_slots: self.zero_one == ZeroOneArg::Slots,
             ..MilpOptions::default()
         }
     }

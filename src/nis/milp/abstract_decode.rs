@@ -280,6 +280,9 @@ pub fn check_abstract(
     sentence: &Sentence,
     opts: &MilpOptions,
 ) -> Result<MilpOutcome, RunError> {
+    if opts.zero_one_slots || model.explicit_obstacle().is_some() {
+        return super::check_abstract_slots(model, sentence, opts);
+    }
     let start = Instant::now();
     let core = lower(sentence, model)?;
     let m = sentence.agents();
@@ -290,7 +293,7 @@ pub fn check_abstract(
     }
     let mut sem = Semantics::new(model).map_err(|why| {
         RunError::input(format!(
-            "the MILP decider for M_ab(m) handles finite templates only (the slot encoding for real-valued templates is not implemented): {why}"
+            "the tabulated MILP decider for M_ab(m) cannot take this model: {why}"
         ))
     })?;
     let universal = core.has_universal();

@@ -176,7 +176,14 @@ impl Enc<'_> {
                 percept: one_hot(percepts[i], t.percepts.len()),
             });
         }
-        Ok((self.and(conds)?, State { agents, env }))
+        Ok((
+            self.and(conds)?,
+            State {
+                agents,
+                env,
+                zero_one: Vec::new(),
+            },
+        ))
     }
 }
 
@@ -210,6 +217,7 @@ pub fn cover(
     model: &Model,
     goal: &Core,
     (n, m): (usize, usize),
+    zero_one: bool,
     opts: &MilpOptions,
     sizes: &mut Sizes,
 ) -> Result<Covering, RunError> {
@@ -219,7 +227,7 @@ pub fn cover(
     // unrolling from the free initial state is checked once here.
     {
         let mut enc = Enc::new(model, opts.encode.clone());
-        let Some(init) = enc.real_initial(n, &free)? else {
+        let Some(init) = enc.real_initial(n, zero_one, &free)? else {
             return Err(RunError::input("the environment has no initial state"));
         };
         let mut u = super::formula::Unrolling {
@@ -233,11 +241,17 @@ pub fn cover(
     let mut found: Vec<RealTree> = Vec::new();
     for round in 1..=MAX_COVER_ROUNDS {
         let mut enc = Enc::new(model, opts.encode.clone());
-        let Some(init) = enc.real_initial(n, &free)? else {
+        let Some(init) = enc.real_initial(n, false, &free)? else {
             return Err(RunError::input("the environment has no initial state"));
         };
         for (i, t) in found.iter().enumerate() {
-            let v = enc.valid(t, &init, &format!("w{i}"))?;
+            // A witness of M_ab(m) is concretized in its own number of agents.
+            let at = State {
+                agents: vec![init.agents[0].clone(); t.state.agents.len()],
+                env: init.env.clone(),
+                zero_one: Vec::new(),
+            };
+            let v = enc.valid(t, &at, &format!("w{i}"))?;
             enc.milp
                 .le(&format!("w{i}.fails"), v, 0.0)
                 .map_err(milp_error)?;
@@ -272,7 +286,7 @@ pub fn cover(
             .zip(&model.env.vars)
             .map(|(&x, d)| as_value(&d.ty, x).map(Start::Fixed))
             .collect::<Result<Vec<_>, _>>()?;
-        match solve_start(model, goal, (n, m), &start, opts, sizes)? {
+        match solve_start(model, goal, (n, m), zero_one, &start, opts, sizes)? {
             None => {
                 return Ok(Covering {
                     holds: false,

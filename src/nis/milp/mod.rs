@@ -14,7 +14,9 @@
 
 mod abstract_decode;
 mod abstract_formula;
+mod abstract_slots;
 mod abstract_unroll;
+mod concretize;
 mod cover;
 mod decode;
 mod encode;
@@ -22,6 +24,7 @@ mod formula;
 mod ops;
 mod ranges;
 mod real;
+mod slots;
 mod unroll;
 
 #[cfg(test)]
@@ -30,6 +33,7 @@ mod abstract_tests;
 mod tests;
 
 pub use abstract_decode::check_abstract;
+pub use abstract_slots::check_abstract_slots;
 
 use super::checker::{lower, WitnessTree};
 use super::concrete::{CMove, CState};
@@ -37,7 +41,7 @@ use super::formula::{Kind, Sentence};
 use super::model::Model;
 use super::replay::replay_concrete;
 use super::semantics::Semantics;
-use crate::milp::{EncodeOptions, Objective, SolveOptions, Status};
+use crate::milp::{EncodeOptions, LinExpr, Objective, SolveOptions, Status};
 use crate::report::RunError;
 use encode::{code_val, milp_error, one_hot, value_val};
 use formula::Unrolling;
@@ -55,6 +59,9 @@ pub struct MilpOptions {
     pub solve: SolveOptions,
     /// How network copies get their bounds.
     pub encode: EncodeOptions,
+    /// Decide M_ab(m) by the slot encoding even when the template is finite
+    /// (`--zero-one slots`; the slot encoding is the only one for real-valued templates).
+    pub zero_one_slots: bool,
 }
 
 impl Default for MilpOptions {
@@ -63,6 +70,7 @@ impl Default for MilpOptions {
             symmetry_breaking: true,
             solve: SolveOptions::default(),
             encode: EncodeOptions::default(),
+            zero_one_slots: false,
         }
     }
 }
@@ -82,6 +90,12 @@ pub struct Enc<'m> {
     pub network_binaries: usize,
     /// Update values that may leave their declared range.
     pub range_checks: Vec<ranges::RangeCheck>,
+    /// Child positions per slot of the zero-one agent (M_ab(m); unused in M(n)).
+    pub branching: usize,
+    /// Slots created so far (capped: [`slots::MAX_SLOTS`]).
+    pub slot_count: usize,
+    /// While set, updates count for the range check only when it is 1 (a slot's active flag).
+    pub range_guard: Option<LinExpr>,
 }
 
 impl<'m> Enc<'m> {
@@ -106,6 +120,9 @@ impl<'m> Enc<'m> {
             network_copies: 0,
             network_binaries: 0,
             range_checks: Vec::new(),
+            branching: 0,
+            slot_count: 0,
+            range_guard: None,
         }
     }
 
@@ -132,6 +149,7 @@ impl<'m> Enc<'m> {
                 .zip(env)
                 .map(|(d, &c)| code_val(&d.ty, c))
                 .collect(),
+            zero_one: Vec::new(),
         }
     }
 }
@@ -154,6 +172,8 @@ struct Sizes {
     network_copies: usize,
     network_binaries: usize,
     symmetry_rows: usize,
+    /// Slots of the zero-one agent (M_ab(m) by slots).
+    slots: usize,
     solving: SolveCounts,
 }
 
@@ -311,7 +331,7 @@ pub fn check_concrete(
         let universal = core.has_universal();
         let goal = if universal { core.negate() } else { core };
         let mut sizes = Sizes::default();
-        let a = real::check_real(model, &goal, universal, (n, m), opts, &mut sizes)?;
+        let a = real::check_real(model, &goal, universal, (n, m), false, opts, &mut sizes)?;
         let shown = real::replay_and_render(model, &a.trees, kind == Kind::Universal)?;
         let mut stats = stats_of(&sizes, start);
         stats.extend(a.extra);
@@ -376,6 +396,9 @@ fn stats_of(sizes: &Sizes, start: Instant) -> serde_json::Map<String, Value> {
     put("network_copies", sizes.network_copies.into());
     put("network_binaries", sizes.network_binaries.into());
     put("symmetry_rows", sizes.symmetry_rows.into());
+    if sizes.slots > 0 {
+        put("zero_one_slots", sizes.slots.into());
+    }
     put("total_time_s", start.elapsed().as_secs_f64().into());
     sizes.solving.put_stats(&mut stats);
     stats

@@ -20,6 +20,8 @@ pub struct RangeCheck {
     pub lo: f64,
     pub hi: f64,
     pub integral: bool,
+    /// A further 0/1 condition (a zero-one slot's active flag).
+    pub guard: Option<LinExpr>,
 }
 
 impl Enc<'_> {
@@ -55,6 +57,7 @@ impl Enc<'_> {
                     lo,
                     hi,
                     integral,
+                    guard: self.range_guard.clone(),
                 });
             }
         }
@@ -83,6 +86,10 @@ pub fn check_ranges(enc: &Enc, solve: &SolveOptions) -> Result<(), RunError> {
             let o = m.binary(&format!("range{i}"));
             m.le(&format!("range{i}.cond"), o, c.cond.clone())
                 .map_err(milp_error)?;
+            if let Some(g) = &c.guard {
+                m.le(&format!("range{i}.guard"), o, g.clone())
+                    .map_err(milp_error)?;
+            }
             let (lhs, rhs) = if above {
                 (c.value.clone(), bound + gap)
             } else {

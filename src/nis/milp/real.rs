@@ -39,10 +39,13 @@ pub(super) enum Start {
 impl Enc<'_> {
     /// S(n)'s initial states (Definition 4): every agent at iota_t, the
     /// environment at the given start (free variables range over their
-    /// initial set); `init COND` becomes a constraint.
+    /// initial set); `init COND` becomes a constraint. With `zero_one`, the
+    /// initial states of S_ab(n) (Definition 13): the zero-one agent is the
+    /// one active slot {iota_t} ([`super::slots`]).
     pub(super) fn real_initial(
         &mut self,
         n: usize,
+        zero_one: bool,
         start: &[Start],
     ) -> Result<Option<State>, RunError> {
         let model = self.model;
@@ -101,9 +104,20 @@ impl Enc<'_> {
                 None => self.milp.ge("s0.env.init", ok, 1.0).map_err(milp_error)?,
             }
         }
+        let zero_one = if zero_one {
+            self.branching = crate::nis::branching::zero_one_branching(model);
+            self.slot_count = 1;
+            vec![super::slots::Slot {
+                active: LinExpr::constant(1.0),
+                local: agent.clone(),
+            }]
+        } else {
+            Vec::new()
+        };
         Ok(Some(State {
             agents: vec![agent; n],
             env,
+            zero_one,
         }))
     }
 }
@@ -165,17 +179,20 @@ fn finite_starts(model: &Model) -> Option<Vec<Vec<Start>>> {
     Some(combos)
 }
 
-/// What one MILP answered: nothing, or the decoded tree.
+/// What one MILP answered: nothing, or the decoded tree (of M(n); on
+/// M_ab(m), with `zero_one`, the abstract tree concretized in some M(n'),
+/// [`super::concretize`]).
 pub(super) fn solve_start(
     model: &Model,
     goal: &Core,
     (n, m): (usize, usize),
+    zero_one: bool,
     start: &[Start],
     opts: &MilpOptions,
     sizes: &mut Sizes,
 ) -> Result<Option<RealTree>, RunError> {
     let mut enc = Enc::new(model, opts.encode.clone());
-    let Some(init) = enc.real_initial(n, start)? else {
+    let Some(init) = enc.real_initial(n, zero_one, start)? else {
         return Ok(None);
     };
     let mut u = Unrolling {
@@ -200,6 +217,7 @@ pub(super) fn solve_start(
     sizes.constraints = sizes.constraints.max(st.constraints);
     sizes.network_copies = sizes.network_copies.max(enc.network_copies);
     sizes.network_binaries = sizes.network_binaries.max(enc.network_binaries);
+    sizes.slots = sizes.slots.max(enc.slot_count);
     let out = super::solve_confirmed(&enc.milp, opts, &mut sizes.solving)?;
     match (out.status, out.solution) {
         (Status::Infeasible, _) => Ok(None),
@@ -208,6 +226,10 @@ pub(super) fn solve_start(
                 return Err(RunError::Internal(format!(
                     "HiGHS returned a point that violates the MILP: {why}"
                 )));
+            }
+            if zero_one {
+                let t = super::concretize::decode_abstract(model, &sol, &u, &root);
+                return super::concretize::concretize(&t).map(Some);
             }
             Ok(Some(decode_tree(model, &sol, &u, &root)))
         }
@@ -218,7 +240,7 @@ pub(super) fn solve_start(
     }
 }
 
-fn which(sol: &Solution, v: &[LinExpr]) -> usize {
+pub(super) fn which(sol: &Solution, v: &[LinExpr]) -> usize {
     (0..v.len())
         .max_by(|&a, &b| sol.eval(&v[a]).total_cmp(&sol.eval(&v[b])))
         .unwrap_or(0)
@@ -234,21 +256,25 @@ pub(super) fn value(sol: &Solution, v: &Val, ty: &DeclType) -> f64 {
     }
 }
 
-fn decode_state(model: &Model, sol: &Solution, s: &State) -> RealState {
-    let t = &model.template;
+/// One agent's (or slot's) local state in f64.
+pub(super) fn decode_local(model: &Model, sol: &Solution, a: &AgentState) -> RealLocal {
+    RealLocal {
+        private: a
+            .private
+            .iter()
+            .zip(&model.template.vars)
+            .map(|(v, d)| value(sol, v, &d.ty))
+            .collect(),
+        percept: which(sol, &a.percept),
+    }
+}
+
+pub(super) fn decode_state(model: &Model, sol: &Solution, s: &State) -> RealState {
     RealState {
         agents: s
             .agents
             .iter()
-            .map(|a| RealLocal {
-                private: a
-                    .private
-                    .iter()
-                    .zip(&t.vars)
-                    .map(|(v, d)| value(sol, v, &d.ty))
-                    .collect(),
-                percept: which(sol, &a.percept),
-            })
+            .map(|a| decode_local(model, sol, a))
             .collect(),
         env: s
             .env
@@ -314,6 +340,7 @@ pub fn check_real(
     goal: &Core,
     universal: bool,
     (n, m): (usize, usize),
+    zero_one: bool,
     opts: &MilpOptions,
     sizes: &mut Sizes,
 ) -> Result<RealAnswer, RunError> {
@@ -323,7 +350,7 @@ pub fn check_real(
     } else if let Some(s) = finite_starts(model) {
         s
     } else {
-        let c = super::cover::cover(model, goal, (n, m), opts, sizes)?;
+        let c = super::cover::cover(model, goal, (n, m), zero_one, opts, sizes)?;
         extra.insert("cover_rounds".into(), c.rounds.into());
         if let Some(b) = c.uncovered {
             let shown: serde_json::Map<String, Json> = model
@@ -345,11 +372,11 @@ pub fn check_real(
     let mut any_start = false;
     for start in &starts {
         let mut probe = Enc::new(model, opts.encode.clone());
-        if probe.real_initial(n, start)?.is_none() {
+        if probe.real_initial(n, false, start)?.is_none() {
             continue;
         }
         any_start = true;
-        match solve_start(model, goal, (n, m), start, opts, sizes)? {
+        match solve_start(model, goal, (n, m), zero_one, start, opts, sizes)? {
             None if !universal => {
                 return Ok(RealAnswer {
                     holds: false,

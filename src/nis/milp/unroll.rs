@@ -19,19 +19,24 @@ pub struct AgentState {
     pub percept: Vec<LinExpr>,
 }
 
-/// A global state of the unrolling.
+/// A global state of the unrolling: the agents, the environment and, in
+/// M_ab(m), the slots of the zero-one agent ([`super::slots`]; empty in M(n)).
 #[derive(Clone, Debug)]
 pub struct State {
     pub agents: Vec<AgentState>,
     pub env: Vec<Val>,
+    pub zero_one: Vec<super::slots::Slot>,
 }
 
-/// The joint action of one round: per agent one-hot actions, the environment's.
+/// The joint action of one round: per agent one-hot actions, the
+/// environment's, and per slot of the successor's zero-one agent its parent
+/// slot and action.
 #[derive(Clone, Debug)]
 pub struct Round {
     pub from: usize,
     pub actions: Vec<Vec<LinExpr>>,
     pub env_action: Vec<LinExpr>,
+    pub zero_one: Vec<super::slots::SlotChoice>,
 }
 
 impl Enc<'_> {
@@ -80,6 +85,19 @@ impl Enc<'_> {
         actions: usize,
         slots: &[Option<Val>],
     ) -> Result<Vec<LinExpr>, RunError> {
+        let enabled = self.enabled_actions(name, cases, actions, slots)?;
+        self.pick_action(name, &enabled, LinExpr::constant(1.0))
+    }
+
+    /// Per action the 0/1 expression "the protocol enables it at `slots`";
+    /// an error when no action can be enabled.
+    pub(super) fn enabled_actions(
+        &mut self,
+        name: &str,
+        cases: &[ProtocolCase],
+        actions: usize,
+        slots: &[Option<Val>],
+    ) -> Result<Vec<LinExpr>, RunError> {
         let ctx = Ctx {
             slots,
             performed: None,
@@ -97,24 +115,38 @@ impl Enc<'_> {
                 .filter(|(c, _)| c.actions.contains(&a))
                 .map(|(_, g)| g.clone())
                 .collect();
-            let enabled = self.or(enabling)?;
-            if super::encode::constant(&enabled) == Some(0.0) {
-                out.push(LinExpr::constant(0.0));
-                continue;
-            }
-            let x = self.milp.binary(&format!("{name}.{a}"));
-            self.milp
-                .le(&format!("{name}.prot{a}"), x, enabled)
-                .map_err(milp_error)?;
-            out.push(x.into());
+            out.push(self.or(enabling)?);
         }
         if out.iter().all(|x| super::encode::constant(x) == Some(0.0)) {
             return Err(RunError::input(format!(
                 "the protocol enables no action at a reachable state ({name})"
             )));
         }
+        Ok(out)
+    }
+
+    /// One-hot action binaries under `enabled`, summing to `total` (1 for
+    /// an agent, the active flag for a slot of the zero-one agent).
+    pub(super) fn pick_action(
+        &mut self,
+        name: &str,
+        enabled: &[LinExpr],
+        total: LinExpr,
+    ) -> Result<Vec<LinExpr>, RunError> {
+        let mut out = Vec::with_capacity(enabled.len());
+        for (a, e) in enabled.iter().enumerate() {
+            if super::encode::constant(e) == Some(0.0) {
+                out.push(LinExpr::constant(0.0));
+                continue;
+            }
+            let x = self.milp.binary(&format!("{name}.{a}"));
+            self.milp
+                .le(&format!("{name}.prot{a}"), x, e.clone())
+                .map_err(milp_error)?;
+            out.push(x.into());
+        }
         self.milp
-            .eq(&format!("{name}.one"), LinExpr::sum(out.clone()), 1.0)
+            .eq(&format!("{name}.one"), LinExpr::sum(out.clone()), total)
             .map_err(milp_error)?;
         Ok(out)
     }
@@ -234,7 +266,7 @@ impl Enc<'_> {
 
     /// The percept (one-hot) chosen by the observation tree; at `argmax`
     /// leaves any maximal output may be chosen (ties: every maximal percept).
-    fn observe(&mut self, e: &TExpr, ctx: &Ctx) -> Result<Vec<LinExpr>, RunError> {
+    pub(super) fn observe(&mut self, e: &TExpr, ctx: &Ctx) -> Result<Vec<LinExpr>, RunError> {
         match &e.kind {
             TKind::If(c, a, b) => {
                 let c = self.boolean(c, ctx)?;
@@ -321,9 +353,14 @@ impl Enc<'_> {
             model.env.actions.len(),
             &env_slots,
         )?;
+        let zero_one = self.slot_choices(&from.zero_one, tag)?;
         let mut performed = Vec::with_capacity(t.actions.len());
         for a in 0..t.actions.len() {
-            let by: Vec<LinExpr> = actions.iter().map(|x| x[a].clone()).collect();
+            let by: Vec<LinExpr> = actions
+                .iter()
+                .map(|x| x[a].clone())
+                .chain(zero_one.iter().map(|c| c.action[a].clone()))
+                .collect();
             performed.push(self.or(by)?);
         }
         self.prefix = format!("{tag}.env");
@@ -368,13 +405,26 @@ impl Enc<'_> {
                 percept,
             });
         }
+        let slots = self.slot_successors(
+            &from.zero_one,
+            &zero_one,
+            &performed,
+            &env_action,
+            &env,
+            tag,
+        )?;
         Ok((
             Round {
                 from: 0,
                 actions,
                 env_action,
+                zero_one,
             },
-            State { agents, env },
+            State {
+                agents,
+                env,
+                zero_one: slots,
+            },
         ))
     }
 }
