@@ -349,6 +349,30 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
+
+    /// M_ab(m) of the real twin (slot encoding, traces concretized and
+    /// replayed in f64) against the explicit zero-one abstraction of the int twin.
+    #[test]
+    fn real_zero_one_abstraction_agrees_with_explicit(s in spec_strategy(), which in 0usize..SPECS.len()) {
+        let spec = parse_sentence(SPECS[which]).unwrap();
+        let finite = model(&s, false);
+        let real = model(&s, true);
+        let opts = MilpOptions::default();
+        let x = decide_with(EngineChoice::Explicit, &opts, &finite, &spec, Target::Abstract);
+        let y = decide_with(EngineChoice::Auto, &opts, &real, &spec, Target::Abstract);
+        match (x, y) {
+            (Ok(x), Ok(y)) => {
+                prop_assert_eq!(y.engine, "milp");
+                prop_assert_eq!(x.holds, y.holds, "{} on M_ab of\n{}", SPECS[which], text(&s, true));
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.exit_code(), b.exit_code()),
+            (x, y) => prop_assert!(false, "explicit {:?} vs milp {:?}\n{}", x.map(|r| r.holds), y.map(|r| r.holds), text(&s, true)),
+        }
+    }
+}
+
 fn example_text() -> String {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/guarding_real/guarding_real.nis");
     std::fs::read_to_string(p).unwrap()
