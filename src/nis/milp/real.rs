@@ -192,6 +192,7 @@ pub(super) fn solve_start(
     sizes: &mut Sizes,
 ) -> Result<Option<RealTree>, RunError> {
     let mut enc = Enc::new(model, opts.encode.clone());
+    enc.max_slots = opts.max_slots;
     let Some(init) = enc.real_initial(n, zero_one, start)? else {
         return Ok(None);
     };

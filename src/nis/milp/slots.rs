@@ -28,7 +28,7 @@ use super::Enc;
 use crate::milp::LinExpr;
 use crate::report::RunError;
 
-/// Most slots one unrolling may create (the encoding is exponential in the depth).
+/// Default cap of the slots of one unrolling (the encoding is exponential in the depth).
 pub const MAX_SLOTS: usize = 2000;
 
 /// A slot of the zero-one agent: active flag (0/1) and local state.
@@ -58,12 +58,12 @@ impl Enc<'_> {
         let t = &self.model.template;
         let mut out = Vec::new();
         self.slot_count += from.len() * self.branching;
-        if self.slot_count > MAX_SLOTS {
+        if self.slot_count > self.max_slots {
             return Err(RunError::input(format!(
-                "the slot encoding of the zero-one agent needs more than {MAX_SLOTS} slots \
+                "the slot encoding of the zero-one agent needs more than {} slots \
                  ({} children per slot; the slots grow as {}^depth): the formula is too deep \
                  for the MILP decider of M_ab(m) on this model",
-                self.branching, self.branching
+                self.max_slots, self.branching, self.branching
             )));
         }
         for (p, slot) in from.iter().enumerate() {
@@ -155,6 +155,47 @@ impl Enc<'_> {
                 },
             });
         }
+        self.order_siblings(choices, &out, tag)?;
         Ok(out)
+    }
+
+    /// Active siblings in strictly increasing (action, percept) order. Sound:
+    /// two active siblings with the same action and percept have the same
+    /// local state, one element of the abstract set, and their subtrees
+    /// merge into one with at most B distinct children per element again; so
+    /// every abstract run has a solution with sorted distinct siblings.
+    fn order_siblings(
+        &mut self,
+        choices: &[SlotChoice],
+        children: &[Slot],
+        tag: &str,
+    ) -> Result<(), RunError> {
+        let percepts = self.model.template.percepts.len();
+        let code = |c: usize| -> LinExpr {
+            let mut e = LinExpr::constant(0.0);
+            for (a, x) in choices[c].action.iter().enumerate() {
+                e += x.clone() * (a * percepts) as f64;
+            }
+            for (p, x) in children[c].local.percept.iter().enumerate() {
+                e += x.clone() * p as f64;
+            }
+            e
+        };
+        let big = (self.model.template.actions.len() * percepts) as f64;
+        for c in 0..choices.len().saturating_sub(1) {
+            let next = &choices[c + 1];
+            if next.parent != choices[c].parent || super::encode::constant(&next.active).is_some() {
+                continue;
+            }
+            // code(c) + 1 <= code(c+1) + big * (1 - active(c+1)).
+            self.milp
+                .le(
+                    &format!("{tag}.zo.sorted{c}"),
+                    code(c) + 1.0 + next.active.clone() * big,
+                    code(c + 1) + big,
+                )
+                .map_err(milp_error)?;
+        }
+        Ok(())
     }
 }
