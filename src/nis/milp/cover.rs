@@ -228,7 +228,8 @@ pub fn cover(
     {
         let mut enc = Enc::new(model, opts.encode.clone());
         enc.max_slots = opts.max_slots;
-        let Some(init) = enc.real_initial(n, zero_one, &free)? else {
+        let children = zero_one.then(|| crate::nis::branching::zero_one_branching(model));
+        let Some(init) = enc.real_initial(n, children, &free)? else {
             return Err(RunError::input("the environment has no initial state"));
         };
         let mut u = super::formula::Unrolling {
@@ -243,7 +244,7 @@ pub fn cover(
     for round in 1..=MAX_COVER_ROUNDS {
         let mut enc = Enc::new(model, opts.encode.clone());
         enc.max_slots = opts.max_slots;
-        let Some(init) = enc.real_initial(n, false, &free)? else {
+        let Some(init) = enc.real_initial(n, None, &free)? else {
             return Err(RunError::input("the environment has no initial state"));
         };
         for (i, t) in found.iter().enumerate() {

@@ -39,13 +39,14 @@ pub(super) enum Start {
 impl Enc<'_> {
     /// S(n)'s initial states (Definition 4): every agent at iota_t, the
     /// environment at the given start (free variables range over their
-    /// initial set); `init COND` becomes a constraint. With `zero_one`, the
-    /// initial states of S_ab(n) (Definition 13): the zero-one agent is the
-    /// one active slot {iota_t} ([`super::slots`]).
+    /// initial set); `init COND` becomes a constraint. With `zero_one =
+    /// Some(children)`, the initial states of S_ab(n) (Definition 13): the
+    /// zero-one agent is the one active slot {iota_t} ([`super::slots`]),
+    /// each slot with that many child positions.
     pub(super) fn real_initial(
         &mut self,
         n: usize,
-        zero_one: bool,
+        zero_one: Option<usize>,
         start: &[Start],
     ) -> Result<Option<State>, RunError> {
         let model = self.model;
@@ -104,8 +105,8 @@ impl Enc<'_> {
                 None => self.milp.ge("s0.env.init", ok, 1.0).map_err(milp_error)?,
             }
         }
-        let zero_one = if zero_one {
-            self.branching = crate::nis::branching::zero_one_branching(model);
+        let zero_one = if let Some(children) = zero_one {
+            self.branching = children;
             self.slot_count = 1;
             vec![super::slots::Slot {
                 active: LinExpr::constant(1.0),
@@ -182,11 +183,39 @@ fn finite_starts(model: &Model) -> Option<Vec<Vec<Start>>> {
 /// What one MILP answered: nothing, or the decoded tree (of M(n); on
 /// M_ab(m), with `zero_one`, the abstract tree concretized in some M(n'),
 /// [`super::concretize`]).
+///
+/// On M_ab(m) a small MILP is tried first in which every slot has ONE child
+/// (the zero-one agent then moves like a single agent: a subset of the
+/// abstract runs, so its solutions are abstract runs too); only when it
+/// has none is the full encoding with B children per slot solved. Runs
+/// needing few extra agents (most witnesses and counterexamples) are found
+/// at the cost of a MILP linear in the depth.
 pub(super) fn solve_start(
     model: &Model,
     goal: &Core,
     (n, m): (usize, usize),
     zero_one: bool,
+    start: &[Start],
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<Option<RealTree>, RunError> {
+    if !zero_one {
+        return solve_one_start(model, goal, (n, m), None, start, opts, sizes);
+    }
+    let b = crate::nis::branching::zero_one_branching(model);
+    if b > 1 {
+        if let Some(t) = solve_one_start(model, goal, (n, m), Some(1), start, opts, sizes)? {
+            return Ok(Some(t));
+        }
+    }
+    solve_one_start(model, goal, (n, m), Some(b), start, opts, sizes)
+}
+
+fn solve_one_start(
+    model: &Model,
+    goal: &Core,
+    (n, m): (usize, usize),
+    zero_one: Option<usize>,
     start: &[Start],
     opts: &MilpOptions,
     sizes: &mut Sizes,
@@ -228,7 +257,7 @@ pub(super) fn solve_start(
                     "HiGHS returned a point that violates the MILP: {why}"
                 )));
             }
-            if zero_one {
+            if zero_one.is_some() {
                 let t = super::concretize::decode_abstract(model, &sol, &u, &root);
                 return super::concretize::concretize(&t).map(Some);
             }
@@ -373,7 +402,7 @@ pub fn check_real(
     let mut any_start = false;
     for start in &starts {
         let mut probe = Enc::new(model, opts.encode.clone());
-        if probe.real_initial(n, false, start)?.is_none() {
+        if probe.real_initial(n, None, start)?.is_none() {
             continue;
         }
         any_start = true;
