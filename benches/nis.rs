@@ -241,12 +241,36 @@ fn abstract_milp(c: &mut Criterion) {
     group.finish();
 }
 
+/// The real-valued guarding example (examples/guarding_real, the bundled
+/// network): M_ab(2) by the slot encoding, only the MILP decider applies.
+fn slots_milp(c: &mut Criterion) {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/guarding_real/guarding_real.nis");
+    let model = mavis::nis::load_model(&path, &LoadOptions::default()).unwrap();
+    let mut group = c.benchmark_group("nis/milp-slots (guarding_real, M_ab(2))");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(10));
+    group.warm_up_time(Duration::from_secs(1));
+    group.sampling_mode(SamplingMode::Flat);
+    for k in 1..=3 {
+        for q in ["EX", "AX"] {
+            let s = parse_sentence(&format!("forall v1, v2: {q}^{k} (alive, v1) & (alive, v2)"))
+                .unwrap();
+            group.bench_function(format!("{q}^{k}"), |b| {
+                b.iter(|| decide(EngineChoice::Milp, &model, &s, Target::Abstract).unwrap())
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     table1,
     table2,
     verify_all,
     table1_milp,
-    abstract_milp
+    abstract_milp,
+    slots_milp
 );
 criterion_main!(benches);
