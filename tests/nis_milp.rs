@@ -48,3 +48,50 @@ proptest! {
         }
     }
 }
+
+/// x climbs by 1 in [0..1], so the second round leaves the declared range.
+/// `EX ((q, v1) | EX (q, v1))` is decided at depth 1 already, but its
+/// horizon is 2: both deciders call the model erroneous (exit 2), on M(n)
+/// and on M_ab(m), whatever the search visits.
+#[test]
+fn leaving_a_range_within_the_horizon_is_an_error_for_every_decider() {
+    let text = r#"
+agent a {
+  var x : [0..1] = 0;
+  percept : {p} = p;
+  actions : {inc};
+  observe = p;
+  protocol { p -> {inc}; }
+  update { inc -> x := x + 1; }
+}
+environment { var e : bool = false; }
+label q = x >= 1;
+"#;
+    let model = mavis::nis::parse_model(
+        &mavis::lang::Source::new("climb.nis", text),
+        std::path::Path::new("."),
+        &Default::default(),
+    )
+    .unwrap();
+    let s = parse_sentence("forall v1: EX ((q, v1) | EX (q, v1))").unwrap();
+    for target in [Target::Concrete { agents: 2 }, Target::Abstract] {
+        for engine in [EngineChoice::Explicit, EngineChoice::Milp] {
+            let e = decide_with(engine, &MilpOptions::default(), &model, &s, target)
+                .expect_err("the model leaves its range");
+            assert_eq!(e.exit_code(), 2, "{engine:?} on {target:?}: {e:?}");
+        }
+    }
+    // Within a horizon of 1 nothing leaves the range, and both agree it holds.
+    let s1 = parse_sentence("forall v1: EX (q, v1)").unwrap();
+    for engine in [EngineChoice::Explicit, EngineChoice::Milp] {
+        let r = decide_with(
+            engine,
+            &MilpOptions::default(),
+            &model,
+            &s1,
+            Target::Abstract,
+        )
+        .unwrap();
+        assert!(r.holds);
+    }
+}

@@ -160,6 +160,7 @@ impl Decider for ExplicitDecider {
                     )));
                 }
                 let mut g = Graph::new(Concrete::new(semantics(model)?, agents, m))?;
+                explore_horizon(&mut g, sentence)?;
                 let outcome = check_system(&mut g, &core)?;
                 stats.insert("states".into(), outcome.states_explored.into());
                 let traces = replay_concrete_all(&mut g, &outcome)?;
@@ -170,6 +171,7 @@ impl Decider for ExplicitDecider {
             }
             Target::Abstract => {
                 let mut g = Graph::new(Abstract::new(semantics(model)?, m))?;
+                explore_horizon(&mut g, sentence)?;
                 let outcome = check_system(&mut g, &core)?;
                 stats.insert("abstract_states".into(), outcome.states_explored.into());
                 replay_abstract_all(&mut g, &outcome)?;
@@ -188,6 +190,19 @@ impl Decider for ExplicitDecider {
             stats,
         })
     }
+}
+
+/// Expands every state within the sentence's temporal depth before the
+/// check: an update that leaves its declared range at any of them is a
+/// model error (exit 2) whether or not the formula's search would visit it,
+/// as in the MILP decider, whose range check covers every run of the
+/// unrolling; so the two deciders fail on the same models.
+fn explore_horizon<'m, S: System<'m>>(
+    g: &mut Graph<'m, S>,
+    sentence: &Sentence,
+) -> Result<(), RunError> {
+    g.layers(sentence.depth())?;
+    Ok(())
 }
 
 fn replay_concrete_all<'m>(

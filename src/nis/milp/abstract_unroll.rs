@@ -151,11 +151,12 @@ impl AbsEnc<'_, '_, '_> {
             let mut next_locals = BTreeSet::new();
             let mut next_envs = BTreeSet::new();
             for c in &contexts {
-                next_envs.extend(c.env_next);
+                // A failing transition is a fault of the round (see
+                // `image_or_fault`): its sink, the unchanged state, is in the layer.
+                next_envs.insert(c.env_next.unwrap_or(c.env));
                 for (l, a) in pairs(self.sem, &locals)? {
-                    // A failing image is a fault of the round, not of the layer.
                     if c.performed >> a & 1 == 1 {
-                        next_locals.extend(image(self.sem, l, a, c).unwrap_or_default());
+                        next_locals.extend(image(self.sem, l, a, c).unwrap_or_else(|_| vec![l]));
                     }
                 }
             }
@@ -326,7 +327,7 @@ impl AbsEnc<'_, '_, '_> {
                 let sel = contexts
                     .iter()
                     .zip(&z)
-                    .filter(|(c, _)| c.env_next == Some(n));
+                    .filter(|(c, _)| c.env_next.unwrap_or(c.env) == n);
                 (n, LinExpr::sum(sel.map(|(_, v)| v.clone())))
             })
             .collect();
@@ -433,7 +434,10 @@ impl AbsEnc<'_, '_, '_> {
     }
 
     /// The image of (l, a) under `c`; a failing update is recorded as a fault
-    /// selected by `pair` and `ctx` (and has no image).
+    /// selected by `pair` and `ctx`. Its image is a sink, the unchanged state
+    /// `l` (likewise the environment's): the fault probe then finds every run
+    /// that selects a fault, whatever follows it, and the decider's MILP
+    /// excludes the fault, so the sink is never part of a verdict.
     fn image_or_fault(
         &mut self,
         l: LocalId,
@@ -449,7 +453,7 @@ impl AbsEnc<'_, '_, '_> {
                     when: vec![pair.clone(), ctx.clone()],
                     error,
                 });
-                Vec::new()
+                vec![l]
             }
         }
     }
