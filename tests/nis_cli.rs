@@ -314,3 +314,91 @@ fn milp_and_both_engines_from_the_command_line() {
     assert!(text.contains("counterexample, branch 1 of 1"), "{text}");
     assert!(text.contains("agent 3"), "{text}");
 }
+
+#[test]
+fn verify_and_emergence_take_the_bound_procedure_on_request() {
+    let f = fixture();
+    let m = f.model.to_str().unwrap();
+    let search = json(&["nis", "verify", m, "--spec", EX3], 1);
+    let bound = json(
+        &["nis", "verify", m, "--spec", EX3, "--simulation", "bound"],
+        1,
+    );
+    assert_eq!(search["results"]["procedure"], "search");
+    assert_eq!(search["results"]["min_simulating_n"], 4);
+    assert_eq!(search["results"]["simulating_bound"], Value::Null);
+    assert_eq!(bound["results"]["procedure"], "bound");
+    assert_eq!(bound["results"]["min_simulating_n"], Value::Null);
+    // B = 2 on the threshold model (two actions, no argmax ties): n' = 2 + 2^3.
+    assert_eq!(bound["results"]["branching"], 2);
+    assert_eq!(bound["results"]["simulating_bound"], 10);
+    for key in ["holds_for_all_n", "emergence_threshold", "abstract_holds"] {
+        assert_eq!(bound["results"][key], search["results"][key], "{key}");
+    }
+    // The bound procedure stops at M(3), the first system that satisfies it.
+    let checks: Vec<&Value> = bound["results"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["model"])
+        .collect();
+    assert_eq!(checks, ["M_ab(2)", "M(2)", "M(3)"]);
+    let v = json(
+        &[
+            "nis",
+            "emergence",
+            m,
+            "--simulation",
+            "bound",
+            "--spec",
+            "forall v1, v2: AX (alive, v1) & (alive, v2)",
+        ],
+        1,
+    );
+    assert_eq!(v["results"]["emergence_threshold"], Value::Null);
+    assert_eq!(v["results"]["fails_from"], 2);
+    let out = mavis()
+        .args(["nis", "verify", m, "--simulation", "bound", "--spec", EX3])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("n' = 2 + 2^3 = 10 (B = 2"), "{text}");
+}
+
+/// A diagnostic without its wrapping and frame.
+fn one_line(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr)
+        .replace(['│', '×'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn the_search_is_refused_on_the_real_valued_example() {
+    let model =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/guarding_real/guarding_real.nis");
+    let model = model.to_str().unwrap();
+    for args in [
+        vec!["nis", "verify", model, "--simulation", "search"],
+        vec!["nis", "emergence", model, "--simulation", "search"],
+    ] {
+        let out = mavis()
+            .args(&args)
+            .args(["--spec", "forall v1: EX (alive, v1)"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = one_line(&out.stderr);
+        assert!(err.contains("needs a finite model"), "{err}");
+        assert!(err.contains("--simulation bound"), "{err}");
+    }
+    let out = mavis()
+        .args(["nis", "simulates", model, "--indexed", "2", "--depth", "3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = one_line(&out.stderr);
+    assert!(err.contains("verify --simulation bound"), "{err}");
+    assert!(err.contains("2 + 4^3 = 66"), "{err}");
+}

@@ -3,7 +3,8 @@
 use crate::lang;
 use crate::milp::SolveOptions;
 use crate::nis::milp::MilpOptions;
-use crate::nis::{self, procedures::VerifyOptions, reports, EngineChoice, LoadOptions};
+use crate::nis::procedures::{Procedure, VerifyOptions};
+use crate::nis::{self, reports, EngineChoice, LoadOptions};
 use crate::report::{Report, RunContext, RunError, TableFormat};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -59,6 +60,24 @@ pub enum EngineArg {
     Both,
 }
 
+/// `--simulation`: how verify/emergence obtain the simulating M(n).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SimulationArg {
+    /// Search the least n with M_ab(m) <=_b M(n) explicitly (finite models).
+    Search,
+    /// No search: M(m + B^b) b-simulates M_ab(m), with the monotonicity lemma.
+    Bound,
+}
+
+impl SimulationArg {
+    fn procedure(self) -> Procedure {
+        match self {
+            SimulationArg::Search => Procedure::Search,
+            SimulationArg::Bound => Procedure::Bound,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum TableFormatArg {
     Text,
@@ -102,7 +121,7 @@ fn parse_list(s: &str) -> Result<Vec<usize>, String> {
 const CHECK_HELP: &str = "Example:\n  mavis nis check examples/guarding/guarding.nis --agents 3 --spec 'forall v1, v2: EX^3 (alive, v1) & (alive, v2)'";
 const TABLE_HELP: &str = "Examples:\n  mavis nis table examples/guarding/guarding.nis --spec 'forall v1, v2: EX^{k} (alive, v1) & (alive, v2)' --k 1..6 --agents 2..6\n  mavis nis table examples/guarding/guarding.nis --abstract --k 1..6 --spec 'forall v1, v2: AX^{k} (alive, v1) & (alive, v2)' --spec 'forall v1, v2, v3: AX^{k} (alive, v1) & (alive, v2) & (alive, v3)'";
 const SIM_HELP: &str = "Examples:\n  mavis nis simulates examples/guarding/guarding.nis --indexed 2 --depth 3            # least n with M_ab(2) <=_3 M(n)\n  mavis nis simulates examples/guarding/guarding.nis --indexed 2 --depth 3 --agents 4 # does M(4) 3-simulate M_ab(2)?";
-const VERIFY_HELP: &str = "Example:\n  mavis nis verify examples/guarding/guarding.nis --spec 'forall v1, v2: EX^3 (alive, v1) & (alive, v2)'\n\nExit status: 0 holds for every n, 1 fails for some n, 2 bad input, 3 undetermined.";
+const VERIFY_HELP: &str = "Examples:\n  mavis nis verify examples/guarding/guarding.nis --spec 'forall v1, v2: EX^3 (alive, v1) & (alive, v2)'\n  mavis nis verify examples/guarding/guarding.nis --simulation bound --spec 'forall v1, v2: EX^3 (alive, v1) & (alive, v2)'\n\nExit status: 0 holds for every n, 1 fails for some n, 2 bad input, 3 undetermined.";
 const EMERGENCE_HELP: &str = "Example:\n  mavis nis emergence examples/guarding/guarding.nis --spec 'forall v1, v2: EX^3 (alive, v1) & (alive, v2)'\n\nExit status: 0 a threshold exists, 1 there is none, 3 undetermined.";
 
 #[derive(Subcommand, Debug)]
@@ -186,9 +205,15 @@ pub enum NisCmd {
         engine: Option<EngineArg>,
         #[command(flatten)]
         milp: MilpArgs,
-        /// Largest N tried in the search for the simulating system.
+        /// Largest N tried: in the search for the simulating system, or
+        /// among the M(N) checked by `--simulation bound`.
         #[arg(long)]
         cap: Option<usize>,
+        /// How the simulating M(n) is found: `search` (explicit, finite
+        /// models; their default) or `bound` (n = m + B^b, no search; the
+        /// default for models with real variables or an initial interval).
+        #[arg(long, value_enum, value_name = "HOW")]
+        simulation: Option<SimulationArg>,
     },
     /// The emergence threshold of a sentence alone.
     #[command(after_help = EMERGENCE_HELP)]
@@ -201,8 +226,12 @@ pub enum NisCmd {
         engine: Option<EngineArg>,
         #[command(flatten)]
         milp: MilpArgs,
+        /// As for `verify`.
         #[arg(long)]
         cap: Option<usize>,
+        /// As for `verify`: `search` or `bound`.
+        #[arg(long, value_enum, value_name = "HOW")]
+        simulation: Option<SimulationArg>,
     },
 }
 
@@ -307,6 +336,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             engine: e,
             milp,
             cap,
+            simulation,
         }
         | NisCmd::Emergence {
             model,
@@ -314,6 +344,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             engine: e,
             milp,
             cap,
+            simulation,
         } => {
             let m = load(&model)?;
             let s = nis::spec(&spec)?;
@@ -322,7 +353,16 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 cap,
                 milp: milp.options(ctx),
             };
-            reports::verify_report(&model.model, &m, &s, &options, ctx, threshold_only)
+            let procedure = simulation.map(SimulationArg::procedure);
+            reports::verify_report(
+                &model.model,
+                &m,
+                &s,
+                &options,
+                procedure,
+                ctx,
+                threshold_only,
+            )
         }
     }
 }

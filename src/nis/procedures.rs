@@ -1,7 +1,50 @@
 //! The parameterised verification and emergence procedures of seed
 //! Corollaries 1 and 2: from checks of M_ab(m) and finitely many M(i) to a
 //! verdict for every n >= m and an emergence threshold (Definition 11).
+//!
+//! Two procedures find the concrete system that b-simulates M_ab(m)
+//! ([`Procedure`]): `search` decides Definition 14 explicitly for
+//! i = m, m+1, ... (finite models only, the seed's Corollary 2 as written);
+//! `bound` searches nothing and rests on the two facts below, so it also
+//! runs on models with real-valued variables or an initial interval.
+//!
+//! **Monotonicity lemma.** For an existential phi\[m\] (every path
+//! quantifier E) and i >= m: M(i) |= phi\[m\] implies M(i+1) |= phi\[m\].
+//! Proof: the initial states of M(i+1) are those of M(i) with one more
+//! agent in the template's initial state (the template's initial state is
+//! one point; only the environment's varies). Given a witness tree of M(i)
+//! from an initial state, let agent i+1 copy agent 1 on every branch: the
+//! same action and, at argmax ties, the same percept. Its local state stays
+//! agent 1's, so its actions stay enabled. The model language lets nothing
+//! count agents: updates see the set of performed actions only
+//! (`performed(a)` is Boolean), protocols see the own local state (the
+//! environment's its own), observations the own private state and the
+//! environment. So the set of performed actions is unchanged and the
+//! environment and agents 1..m, on which phi\[m\] is read, take the same
+//! steps: the copy is a witness tree of M(i+1). Dually, for a universal
+//! phi\[m\], M(i+1) |= phi\[m\] implies M(i) |= phi\[m\] (a counterexample
+//! of M(i), a witness of the existential negation, lifts to M(i+1)). Hence
+//! the existential verdicts along n = m, m+1, ... read false...false
+//! true...true and the universal ones true...true false...false (the
+//! seed's Theorem 4, M(i) <=_b M(i+1), says the same through Theorem 1).
+//!
+//! **Simulating bound.** M_ab(m) <=_b M(n') for n' = m + B^b with B of
+//! [`super::branching`] (proof sketch there), hence for every n >= n' too
+//! (the same copying argument extends a simulation of M(n') to M(n)).
+//!
+//! The bound procedure, existential phi\[m\] of depth b: if M_ab(m) fails,
+//! every M(n), n >= m+1, fails (Theorem 2, M(n) <=_b M_ab(m), with
+//! Theorem 1), and M(m) as well by the lemma (it is checked anyway; holding
+//! there is a bug). If M_ab(m) holds, M(n') holds (Theorem 1), and the first
+//! i = m, m+1, ... with M(i) |= phi\[m\] is the emergence threshold (by the
+//! lemma every larger n holds, every smaller one fails); phi holds for every
+//! n iff that i is m. Universal phi\[m\]: Corollary 1 (M_ab(m) and M(m)); a
+//! counterexample of M_ab(m) is one of M(n') (Theorem 1), so phi fails for
+//! every n >= n' by the lemma, and for every n >= n0 when the abstract
+//! decider replayed its counterexample in a concrete M(n0) (its statistic
+//! `counterexample_agents`).
 
+use super::branching::{simulating_bound, zero_one_branching};
 use super::engine::{decide_with, CheckRecord, EngineChoice, Target};
 use super::formula::{Kind, Sentence};
 use super::milp::MilpOptions;
@@ -9,6 +52,66 @@ use super::model::Model;
 use super::simulation::{default_cap, minimal_simulating_n, MinimalN};
 use crate::report::{RunContext, RunError};
 use std::time::Instant;
+
+/// How the concrete system that b-simulates M_ab(m) is obtained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Procedure {
+    /// The explicit search for the least simulating n (finite models only).
+    Search,
+    /// No search: n' = m + B^b ([`super::branching`]) and the monotonicity lemma.
+    Bound,
+}
+
+impl Procedure {
+    pub fn word(self) -> &'static str {
+        match self {
+            Procedure::Search => "search",
+            Procedure::Bound => "bound",
+        }
+    }
+
+    /// `choice`, or by default `search` for finite models and `bound`
+    /// otherwise; `search` on a model that is not finite is an input error.
+    pub fn select(model: &Model, choice: Option<Procedure>) -> Result<Procedure, RunError> {
+        let obstacle = model.explicit_obstacle();
+        match (choice, obstacle) {
+            (Some(Procedure::Search), Some(why)) => Err(RunError::input(format!(
+                "--simulation search needs a finite model: {why}; use --simulation bound \
+                 (the default for such models: M(m + B^b) b-simulates M_ab(m), no search)"
+            ))),
+            (Some(p), _) => Ok(p),
+            (None, None) => Ok(Procedure::Search),
+            (None, Some(_)) => Ok(Procedure::Bound),
+        }
+    }
+}
+
+/// n' = m + B^b of [`simulating_bound`], as used by a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimulatingBound {
+    /// B, [`zero_one_branching`].
+    pub branching: usize,
+    /// n' = m + B^b (`usize::MAX` when it overflows).
+    pub n: usize,
+}
+
+impl SimulatingBound {
+    pub fn new(model: &Model, m: usize, depth: u32) -> Self {
+        SimulatingBound {
+            branching: zero_one_branching(model),
+            n: simulating_bound(model, m, depth),
+        }
+    }
+
+    /// `m + B^b = n'` for the reports.
+    pub fn describe(&self, m: usize, depth: u32) -> String {
+        if self.n == usize::MAX {
+            format!("{m} + {}^{depth} (beyond {})", self.branching, usize::MAX)
+        } else {
+            format!("{m} + {}^{depth} = {}", self.branching, self.n)
+        }
+    }
+}
 
 /// What a `verify` run found.
 #[derive(Clone, Debug)]
@@ -25,8 +128,15 @@ pub struct VerifyOutcome {
     /// The least th >= m with M(n) |= phi for every n >= th (None: there is none, or undetermined).
     pub emergence_threshold: Option<usize>,
     pub abstract_holds: Option<bool>,
-    /// The least n with M_ab(m) <=_b M(n), when searched.
+    /// How the simulating system was obtained.
+    pub procedure: Procedure,
+    /// The least n with M_ab(m) <=_b M(n), when searched (procedure `search`).
     pub simulation: Option<MinimalN>,
+    /// n' = m + B^b with M_ab(m) <=_b M(n) for every n >= n' (procedure `bound`).
+    pub bound: Option<SimulatingBound>,
+    /// Some n0 with M(n) |/= phi for every n >= n0, when the run establishes
+    /// one (not necessarily the least).
+    pub fails_from: Option<usize>,
     pub conclusion: String,
     /// Every sub-check that was run, in order.
     pub checks: Vec<CheckRecord>,
@@ -36,7 +146,9 @@ pub struct VerifyOutcome {
 
 pub struct VerifyOptions {
     pub engine: EngineChoice,
-    /// Cap of the search for the simulating n (default m + |L_t| * |Act_t|).
+    /// Largest n checked: the cap of the search for the simulating n
+    /// (default m + |L_t| * |Act_t|), or of the M(i) checked by the bound
+    /// procedure (default n' = m + B^b).
     pub cap: Option<usize>,
     /// Options of the MILP decider (symmetry breaking, HiGHS).
     pub milp: MilpOptions,
@@ -46,12 +158,40 @@ fn timed_out(ctx: &RunContext) -> bool {
     ctx.timed_out()
 }
 
-/// Runs the corollary that fits the sentence's kind.
+/// One sub-check: phi\[m\] on M(n) or M_ab(m).
+type Check<'a> = dyn FnMut(Target) -> Result<CheckRecord, RunError> + 'a;
+
+/// Runs the corollary that fits the sentence's kind, with the default
+/// procedure of [`Procedure::select`].
 pub fn verify(
     model: &Model,
     sentence: &Sentence,
     opts: &VerifyOptions,
     ctx: &RunContext,
+) -> Result<VerifyOutcome, RunError> {
+    verify_using(model, sentence, opts, None, ctx)
+}
+
+/// [`verify`] with the procedure chosen (`None`: the default).
+pub fn verify_using(
+    model: &Model,
+    sentence: &Sentence,
+    opts: &VerifyOptions,
+    procedure: Option<Procedure>,
+    ctx: &RunContext,
+) -> Result<VerifyOutcome, RunError> {
+    let mut check = |target| decide_with(opts.engine, &opts.milp, model, sentence, target);
+    run(model, sentence, opts.cap, procedure, ctx, &mut check)
+}
+
+/// The procedures over any decider of the sub-checks.
+fn run(
+    model: &Model,
+    sentence: &Sentence,
+    cap: Option<usize>,
+    procedure: Option<Procedure>,
+    ctx: &RunContext,
+    check: &mut Check,
 ) -> Result<VerifyOutcome, RunError> {
     let start = Instant::now();
     let m = sentence.agents();
@@ -60,13 +200,8 @@ pub fn verify(
             "the sentence names no agent: write `forall v1: ...` with atoms `(p, v1)`",
         ));
     }
+    let procedure = Procedure::select(model, procedure)?;
     let depth = sentence.depth();
-    let cap = match opts.cap {
-        Some(c) => c,
-        None => default_cap(model, m).map_err(|why| {
-            RunError::input(format!("the simulation search needs a finite model: {why}"))
-        })?,
-    };
     let mut out = VerifyOutcome {
         spec: sentence.to_string(),
         kind: sentence.kind(),
@@ -76,20 +211,43 @@ pub fn verify(
         holds_for_all_n: None,
         emergence_threshold: None,
         abstract_holds: None,
+        procedure,
         simulation: None,
+        bound: None,
+        fails_from: None,
         conclusion: String::new(),
         checks: Vec::new(),
         undetermined_reason: None,
         time_s: 0.0,
     };
-    let abs = decide_with(opts.engine, &opts.milp, model, sentence, Target::Abstract)?;
-    out.abstract_holds = Some(abs.holds);
-    out.checks.push(abs);
-    match out.kind {
-        Kind::Universal | Kind::Propositional => {
-            universal(model, sentence, opts, ctx, cap, &mut out)?
+    match procedure {
+        Procedure::Search => {
+            let cap = match cap {
+                Some(c) => c,
+                None => default_cap(model, m).map_err(|why| {
+                    RunError::input(format!("the simulation search needs a finite model: {why}"))
+                })?,
+            };
+            let abs = check(Target::Abstract)?;
+            out.abstract_holds = Some(abs.holds);
+            out.checks.push(abs);
+            match out.kind {
+                Kind::Universal | Kind::Propositional => {
+                    universal(model, ctx, cap, check, &mut out)?
+                }
+                Kind::Existential => existential(model, ctx, cap, check, &mut out)?,
+            }
         }
-        Kind::Existential => existential(model, sentence, opts, ctx, cap, &mut out)?,
+        Procedure::Bound => {
+            out.bound = Some(SimulatingBound::new(model, m, depth));
+            let abs = check(Target::Abstract)?;
+            out.abstract_holds = Some(abs.holds);
+            out.checks.push(abs);
+            match out.kind {
+                Kind::Universal | Kind::Propositional => bound_universal(check, &mut out)?,
+                Kind::Existential => bound_existential(ctx, cap, check, &mut out)?,
+            }
+        }
     }
     out.time_s = start.elapsed().as_secs_f64();
     Ok(out)
@@ -110,50 +268,61 @@ fn search_n(
     }
 }
 
-fn check_n(
-    model: &Model,
-    sentence: &Sentence,
-    opts: &VerifyOptions,
-    n: usize,
-) -> Result<CheckRecord, RunError> {
-    decide_with(
-        opts.engine,
-        &opts.milp,
-        model,
-        sentence,
-        Target::Concrete { agents: n },
-    )
+fn concrete(n: usize) -> Target {
+    Target::Concrete { agents: n }
+}
+
+/// M_ab(m) |= phi[m] and M(m) |/= phi[m] for a universal phi contradicts
+/// Theorem 2 (M(m+1) <=_b M_ab(m)) with the monotonicity lemma.
+fn universal_lemma_violated(m: usize) -> RunError {
+    RunError::Internal(format!(
+        "M_ab({m}) satisfies the universal phi[{m}] and so does M({}) (Theorem 2), yet M({m}) does not: \
+         the monotonicity lemma is violated (a bug)",
+        m + 1
+    ))
 }
 
 /// Corollary 1: M_ab(m) |= phi[m] and M(m) |= phi[m] iff S |= forall phi;
-/// M_ab(m) |= phi[m] makes m+1 an emergence threshold, otherwise there is none.
-fn universal(
-    model: &Model,
-    s: &Sentence,
-    opts: &VerifyOptions,
-    ctx: &RunContext,
-    cap: usize,
-    out: &mut VerifyOutcome,
-) -> Result<(), RunError> {
+/// M_ab(m) |= phi[m] makes m+1 an emergence threshold, otherwise there is
+/// none. Returns whether M_ab(m) held (the conclusion is written then).
+fn corollary_1(check: &mut Check, out: &mut VerifyOutcome) -> Result<bool, RunError> {
     out.corollary = "Corollary 1 (universal)";
     let m = out.m;
     let abstract_holds = out.checks[0].holds;
-    let base = check_n(model, s, opts, m)?;
+    let base = check(concrete(m))?;
     let base_holds = base.holds;
     out.checks.push(base);
     if abstract_holds {
-        out.holds_for_all_n = Some(base_holds);
-        out.emergence_threshold = Some(if base_holds { m } else { m + 1 });
-        out.conclusion = if base_holds {
-            format!("M_ab({m}) and M({m}) satisfy phi[{m}]: holds for every n >= {m}")
-        } else {
-            format!("M_ab({m}) satisfies phi[{m}], M({m}) does not: fails at n = {m}, holds for every n >= {}", m + 1)
-        };
-        return Ok(());
+        if !base_holds {
+            return Err(universal_lemma_violated(m));
+        }
+        out.holds_for_all_n = Some(true);
+        out.emergence_threshold = Some(m);
+        out.conclusion = format!("M_ab({m}) and M({m}) satisfy phi[{m}]: holds for every n >= {m}");
+        return Ok(true);
     }
     out.holds_for_all_n = Some(false);
     out.emergence_threshold = None;
-    // Where the abstract counterexample becomes concrete: the least n that b-simulates M_ab(m).
+    if !base_holds {
+        // The universal lemma: a counterexample of M(m) lifts to every M(n), n >= m.
+        out.fails_from = Some(m);
+    }
+    Ok(false)
+}
+
+/// Corollary 1; where the abstract counterexample becomes concrete is the
+/// least n that b-simulates M_ab(m), searched.
+fn universal(
+    model: &Model,
+    ctx: &RunContext,
+    cap: usize,
+    check: &mut Check,
+    out: &mut VerifyOutcome,
+) -> Result<(), RunError> {
+    if corollary_1(check, out)? {
+        return Ok(());
+    }
+    let m = out.m;
     if timed_out(ctx) {
         out.conclusion = format!(
             "M_ab({m}) has a counterexample: fails for some n >= {m}; no emergence threshold"
@@ -163,9 +332,10 @@ fn universal(
     let sim = search_n(model, m, out.depth, cap, ctx)?;
     if let Some(n0) = sim.n {
         for i in m + 1..n0 {
-            let r = check_n(model, s, opts, i)?;
+            let r = check(concrete(i))?;
             out.checks.push(r);
         }
+        out.fails_from = Some(out.fails_from.unwrap_or(n0).min(n0));
         out.conclusion = format!(
             "M_ab({m}) has a counterexample and M({n0}) {}-simulates M_ab({m}): fails for every n >= {n0}; no emergence threshold",
             out.depth
@@ -185,10 +355,9 @@ fn universal(
 /// otherwise there is none.
 fn existential(
     model: &Model,
-    s: &Sentence,
-    opts: &VerifyOptions,
     ctx: &RunContext,
     cap: usize,
+    check: &mut Check,
     out: &mut VerifyOutcome,
 ) -> Result<(), RunError> {
     out.corollary = "Corollary 2 (existential)";
@@ -198,7 +367,8 @@ fn existential(
     let Some(n0) = sim.n else {
         if !abstract_holds {
             // M_ab(m) simulates every M(n), n >= m+1 (Theorem 2): existential phi fails there.
-            let base = check_n(model, s, opts, m)?;
+            let base = check(concrete(m))?;
+            out.fails_from = Some(if base.holds { m + 1 } else { m });
             out.checks.push(base);
             out.holds_for_all_n = Some(false);
             out.conclusion = format!("M_ab({m}) does not satisfy phi[{m}]: fails for every n >= {}; no emergence threshold", m + 1);
@@ -222,7 +392,7 @@ fn existential(
             out.undetermined_reason = Some(reason);
             return Ok(());
         }
-        let r = check_n(model, s, opts, i)?;
+        let r = check(concrete(i))?;
         verdicts.push((i, r.holds));
         out.checks.push(r);
     }
@@ -245,10 +415,424 @@ fn existential(
         );
     } else {
         out.emergence_threshold = None;
+        // M_ab(m) fails (else the error above): Theorem 2 for every n >= m+1.
+        out.fails_from = Some(if verdicts[0].1 { m + 1 } else { m });
         out.conclusion = format!(
             "M({n0}) {}-simulates M_ab({m}) and does not satisfy phi[{m}]: no emergence threshold",
             out.depth
         );
     }
     Ok(())
+}
+
+/// Universal, bound procedure: Corollary 1; an abstract counterexample is
+/// one of M(n') (Theorem 1), so phi fails for every n >= n' (lemma), and for
+/// every n >= n0 when the abstract decider replayed it in M(n0).
+fn bound_universal(check: &mut Check, out: &mut VerifyOutcome) -> Result<(), RunError> {
+    if corollary_1(check, out)? {
+        return Ok(());
+    }
+    let m = out.m;
+    let b = out.depth;
+    let bound = out.bound.expect("the bound procedure records n'");
+    let replayed = out.checks[0]
+        .stats
+        .get("counterexample_agents")
+        .and_then(|v| v.as_u64())
+        .and_then(|n| usize::try_from(n).ok());
+    if let (None, Some(n0)) = (out.fails_from, replayed) {
+        if n0 <= m {
+            return Err(RunError::Internal(format!(
+                "the abstract counterexample is said to replay in M({n0}), yet M({m}) satisfies the universal phi[{m}] \
+                 (a counterexample needs more than {m} agents, by the monotonicity lemma): a bug"
+            )));
+        }
+    }
+    // Of two valid bounds the smaller.
+    let replayed = replayed.filter(|&n0| n0 <= bound.n);
+    let lemma = "by the monotonicity lemma so does every larger system";
+    let (from, why) = match (out.fails_from, replayed) {
+        (Some(n0), _) => (
+            n0,
+            format!("M_ab({m}) and M({n0}) have counterexamples; {lemma}"),
+        ),
+        (None, Some(n0)) => (
+            n0,
+            format!("M_ab({m}) has a counterexample, M({m}) does not; the abstract counterexample replays in M({n0}), and {lemma}"),
+        ),
+        (None, None) => (
+            bound.n,
+            format!(
+                "M_ab({m}) has a counterexample, M({m}) does not; M(n') {b}-simulates M_ab({m}) for n' = {}, so M(n') has a counterexample (Theorem 1), and {lemma}",
+                bound.describe(m, b)
+            ),
+        ),
+    };
+    out.fails_from = (from != usize::MAX).then_some(from);
+    out.conclusion = if from == m {
+        format!("{why}: fails for every n >= {m}; no emergence threshold")
+    } else if out.fails_from.is_some() {
+        format!(
+            "{why}: fails for some n >= {}, for every n >= {from}; no emergence threshold",
+            m + 1
+        )
+    } else {
+        format!(
+            "{why}: fails for some n >= {}; no emergence threshold",
+            m + 1
+        )
+    };
+    Ok(())
+}
+
+/// Existential, bound procedure: M_ab(m) fails: every M(n) fails (Theorem 2
+/// and the lemma); M_ab(m) holds: the first M(i), i = m, m+1, ..., that
+/// holds is the emergence threshold, found by i = n' (Theorem 1).
+fn bound_existential(
+    ctx: &RunContext,
+    cap: Option<usize>,
+    check: &mut Check,
+    out: &mut VerifyOutcome,
+) -> Result<(), RunError> {
+    out.corollary = "Theorems 1-2 and the monotonicity lemma (existential)";
+    let m = out.m;
+    let b = out.depth;
+    let bound = out.bound.expect("the bound procedure records n'");
+    if !out.checks[0].holds {
+        let base = check(concrete(m))?;
+        let base_holds = base.holds;
+        out.checks.push(base);
+        if base_holds {
+            return Err(RunError::Internal(format!(
+                "M({m}) satisfies the existential phi[{m}] but M_ab({m}) does not, although M_ab({m}) \
+                 simulates M({}) (Theorem 2): the monotonicity lemma is violated (a bug)",
+                m + 1
+            )));
+        }
+        out.holds_for_all_n = Some(false);
+        out.emergence_threshold = None;
+        out.fails_from = Some(m);
+        out.conclusion = format!(
+            "M_ab({m}) does not satisfy phi[{m}]: fails for every n >= {} (Theorem 2), and at n = {m} (checked; the monotonicity lemma): no emergence threshold",
+            m + 1
+        );
+        return Ok(());
+    }
+    let limit = cap.map_or(bound.n, |c| c.min(bound.n));
+    let mut i = m;
+    loop {
+        if i > limit {
+            if limit >= bound.n {
+                return Err(RunError::Internal(format!(
+                    "M_ab({m}) satisfies the existential phi[{m}] and M({}) {b}-simulates it, yet no M(i) with {m} <= i <= {} does (Theorem 1 is violated: a bug)",
+                    bound.n, bound.n
+                )));
+            }
+            let reason = format!(
+                "no M(i) with {m} <= i <= {limit} satisfies phi[{m}] and the bound n' = {} is beyond --cap {limit}",
+                bound.describe(m, b)
+            );
+            out.conclusion = format!("undetermined: {reason}");
+            out.undetermined_reason = Some(reason);
+            return Ok(());
+        }
+        if timed_out(ctx) {
+            let reason = format!(
+                "time-out before some M(i), {m} <= i <= {}, was found to satisfy phi[{m}]",
+                bound.describe(m, b)
+            );
+            out.conclusion = format!("undetermined: {reason}");
+            out.undetermined_reason = Some(reason);
+            return Ok(());
+        }
+        let r = check(concrete(i))?;
+        let holds = r.holds;
+        out.checks.push(r);
+        if holds {
+            break;
+        }
+        // i < limit here unless limit = usize::MAX: n' overflowed, which
+        // no run reaches before its time-out.
+        i = i
+            .checked_add(1)
+            .ok_or_else(|| RunError::Internal("the number of agents overflows".into()))?;
+    }
+    out.holds_for_all_n = Some(i == m);
+    out.emergence_threshold = Some(i);
+    out.conclusion = if i == m {
+        format!("M_ab({m}) and M({m}) satisfy phi[{m}]: holds for every n >= {m} (the monotonicity lemma)")
+    } else {
+        let below = if i == m + 1 {
+            format!("M({m}) does not")
+        } else {
+            format!("M({m}), ..., M({}) do not", i - 1)
+        };
+        format!(
+            "M_ab({m}) satisfies phi[{m}]; {below}, M({i}) does: holds for every n >= {i}, fails for {m} <= n < {i} (the monotonicity lemma)"
+        )
+    };
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nis::formula::parse_sentence;
+    use crate::nis::tests::{fixture_policy, guarding, model_with, GUARDING};
+    use crate::report::Format;
+    use std::time::Duration;
+
+    fn opts(cap: Option<usize>) -> VerifyOptions {
+        VerifyOptions {
+            engine: EngineChoice::Explicit,
+            cap,
+            milp: MilpOptions::default(),
+        }
+    }
+
+    fn models(o: &VerifyOutcome) -> Vec<String> {
+        o.checks.iter().map(|c| c.model.clone()).collect()
+    }
+
+    /// examples/guarding/README.md: EX^k holds for every n at k <= 2 and
+    /// fails from k = 3 on with threshold 3; AX^k fails, no threshold.
+    #[test]
+    fn bound_and_search_agree_on_the_guarding_figures() {
+        let model = guarding();
+        let ctx = RunContext::default();
+        let cases = [
+            ("EX", 1u32, true, Some(2usize)),
+            ("EX", 2, true, Some(2)),
+            ("EX", 3, false, Some(3)),
+            ("EX", 4, false, Some(3)),
+            ("AX", 1, false, None),
+            ("AX", 2, false, None),
+            ("AX", 3, false, None),
+        ];
+        for (q, k, all, th) in cases {
+            let spec = format!("forall v1, v2: {q}^{k} (alive, v1) & (alive, v2)");
+            let s = parse_sentence(&spec).unwrap();
+            let search =
+                verify_using(&model, &s, &opts(None), Some(Procedure::Search), &ctx).unwrap();
+            let bound =
+                verify_using(&model, &s, &opts(None), Some(Procedure::Bound), &ctx).unwrap();
+            for o in [&search, &bound] {
+                assert_eq!(
+                    (o.holds_for_all_n, o.emergence_threshold),
+                    (Some(all), th),
+                    "{spec} by {}",
+                    o.procedure.word()
+                );
+            }
+            assert_eq!(search.procedure, Procedure::Search);
+            assert!(search.bound.is_none());
+            assert_eq!(bound.procedure, Procedure::Bound);
+            assert!(
+                bound.simulation.is_none(),
+                "{spec}: the bound searches nothing"
+            );
+            // B = 4 on the guarding game.
+            let b = bound.bound.unwrap();
+            assert_eq!((b.branching, b.n), (4, 2 + 4usize.pow(k)), "{spec}");
+            if q == "AX" {
+                // M(2) has a counterexample: every n >= 2 fails (the universal lemma).
+                assert_eq!(bound.fails_from, Some(2), "{spec}");
+                assert_eq!(models(&bound), ["M_ab(2)", "M(2)"], "{spec}");
+            }
+        }
+        // The bound procedure stops at the first M(i) that holds; the search
+        // checks every M(i) up to the least simulating n (4 at k = 3).
+        let s = parse_sentence("forall v1, v2: EX^3 (alive, v1) & (alive, v2)").unwrap();
+        let bound = verify_using(&model, &s, &opts(None), Some(Procedure::Bound), &ctx).unwrap();
+        assert_eq!(models(&bound), ["M_ab(2)", "M(2)", "M(3)"]);
+        let search = verify_using(&model, &s, &opts(None), None, &ctx).unwrap();
+        assert_eq!(models(&search), ["M_ab(2)", "M(2)", "M(3)", "M(4)"]);
+        assert_eq!(search.simulation.unwrap().n, Some(4));
+    }
+
+    fn real_model() -> Model {
+        let real = GUARDING.replace("var h : [0..Mh] = 3;", "var h : real[0..4] = 3;");
+        model_with(&real, &[("policy", fixture_policy(0.6))]).unwrap()
+    }
+
+    #[test]
+    fn search_is_refused_on_a_model_that_is_not_finite() {
+        let real = real_model();
+        assert!(real.explicit_obstacle().is_some());
+        assert_eq!(Procedure::select(&real, None).unwrap(), Procedure::Bound);
+        assert_eq!(
+            Procedure::select(&guarding(), None).unwrap(),
+            Procedure::Search
+        );
+        assert_eq!(
+            Procedure::select(&guarding(), Some(Procedure::Bound)).unwrap(),
+            Procedure::Bound
+        );
+        let s = parse_sentence("forall v1, v2: EX^2 (alive, v1) & (alive, v2)").unwrap();
+        let ctx = RunContext::default();
+        let err = verify_using(&real, &s, &opts(Some(5)), Some(Procedure::Search), &ctx)
+            .expect_err("search on a real-valued model");
+        let RunError::Input(msg) = &err else {
+            panic!("not an input error: {err:?}");
+        };
+        let text = msg.to_string();
+        assert!(text.contains("needs a finite model"), "{text}");
+        assert!(text.contains("`h`"), "{text}");
+        assert!(text.contains("--simulation bound"), "{text}");
+        assert_eq!(err.exit_code(), 2);
+    }
+
+    fn record(target: Target, m: usize, holds: bool) -> CheckRecord {
+        CheckRecord {
+            model: target.describe(m),
+            engine: "fake",
+            holds,
+            witness: None,
+            witness_text: None,
+            time_s: 0.0,
+            stats: serde_json::Map::new(),
+        }
+    }
+
+    /// The bound procedure on the guarding model (B = 4) with the sub-checks
+    /// answered by `verdict` (None: M_ab(m)).
+    fn fake(
+        spec: &str,
+        cap: Option<usize>,
+        ctx: &RunContext,
+        abstract_stats: &[(&str, u64)],
+        verdict: impl Fn(Option<usize>) -> bool,
+    ) -> Result<VerifyOutcome, RunError> {
+        let model = guarding();
+        let s = parse_sentence(spec).unwrap();
+        let m = s.agents();
+        let mut check = |t: Target| {
+            let mut r = match t {
+                Target::Abstract => record(t, m, verdict(None)),
+                Target::Concrete { agents } => record(t, m, verdict(Some(agents))),
+            };
+            if t == Target::Abstract {
+                for (k, v) in abstract_stats {
+                    r.stats.insert(k.to_string(), (*v).into());
+                }
+            }
+            Ok(r)
+        };
+        run(&model, &s, cap, Some(Procedure::Bound), ctx, &mut check)
+    }
+
+    const EX1: &str = "forall v1, v2: EX (alive, v1) & (alive, v2)";
+    const AX1: &str = "forall v1, v2: AX (alive, v1) & (alive, v2)";
+
+    #[test]
+    fn the_first_concrete_system_that_holds_is_the_threshold() {
+        let ctx = RunContext::default();
+        let o = fake(EX1, None, &ctx, &[], |n| n.is_none_or(|n| n >= 4)).unwrap();
+        assert_eq!(
+            (o.holds_for_all_n, o.emergence_threshold),
+            (Some(false), Some(4))
+        );
+        assert_eq!(models(&o), ["M_ab(2)", "M(2)", "M(3)", "M(4)"]);
+        assert_eq!(o.undetermined_reason, None);
+        // Found at n' = 2 + 4 = 6 exactly.
+        let o = fake(EX1, None, &ctx, &[], |n| n.is_none_or(|n| n >= 6)).unwrap();
+        assert_eq!(o.emergence_threshold, Some(6));
+        // M_ab(2) fails: every n fails, M(2) checked.
+        let o = fake(EX1, None, &ctx, &[], |_| false).unwrap();
+        assert_eq!(
+            (o.holds_for_all_n, o.emergence_threshold, o.fails_from),
+            (Some(false), None, Some(2))
+        );
+        assert_eq!(models(&o), ["M_ab(2)", "M(2)"]);
+    }
+
+    #[test]
+    fn a_universal_counterexample_fails_from_where_it_was_replayed() {
+        let ctx = RunContext::default();
+        // M_ab(2) has a counterexample that the decider replayed in M(5).
+        let held_at_2 = |n: Option<usize>| n == Some(2);
+        let o = fake(AX1, None, &ctx, &[("counterexample_agents", 5)], held_at_2).unwrap();
+        assert_eq!(
+            (o.holds_for_all_n, o.emergence_threshold, o.fails_from),
+            (Some(false), None, Some(5))
+        );
+        assert!(
+            o.conclusion.contains("for every n >= 5"),
+            "{}",
+            o.conclusion
+        );
+        assert_eq!(models(&o), ["M_ab(2)", "M(2)"]);
+        // One beyond n' = 2 + 4^1 = 6 gives way to n'; one at M(2) is a bug.
+        let o = fake(AX1, None, &ctx, &[("counterexample_agents", 9)], held_at_2).unwrap();
+        assert_eq!(o.fails_from, Some(6));
+        let why = internal(fake(
+            AX1,
+            None,
+            &ctx,
+            &[("counterexample_agents", 2)],
+            held_at_2,
+        ));
+        assert!(why.contains("replay in M(2)"), "{why}");
+        // Without it: from n' = 2 + 4^1 = 6 on.
+        let o = fake(AX1, None, &ctx, &[], held_at_2).unwrap();
+        assert_eq!(o.fails_from, Some(6));
+        assert!(
+            o.conclusion.contains("for every n >= 6"),
+            "{}",
+            o.conclusion
+        );
+        // M_ab(2) holds: so does every n >= 2.
+        let o = fake(AX1, None, &ctx, &[], |_| true).unwrap();
+        assert_eq!(
+            (o.holds_for_all_n, o.emergence_threshold, o.fails_from),
+            (Some(true), Some(2), None)
+        );
+    }
+
+    fn internal(r: Result<VerifyOutcome, RunError>) -> String {
+        match r {
+            Err(RunError::Internal(why)) => why,
+            other => panic!("expected an internal error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn violations_of_the_lemma_or_of_theorem_1_are_internal_errors() {
+        let ctx = RunContext::default();
+        // Existential: M(2) holds although M_ab(2) does not.
+        let why = internal(fake(EX1, None, &ctx, &[], |n| n.is_some()));
+        assert!(why.contains("monotonicity lemma"), "{why}");
+        // Universal: M_ab(2) holds, M(2) does not.
+        let why = internal(fake(AX1, None, &ctx, &[], |n| n.is_none()));
+        assert!(why.contains("monotonicity lemma"), "{why}");
+        // Existential: M_ab(2) holds but no M(i) up to n' = 6.
+        let why = internal(fake(EX1, None, &ctx, &[], |n| n.is_none()));
+        assert!(why.contains("Theorem 1"), "{why}");
+    }
+
+    #[test]
+    fn the_cap_and_the_time_out_leave_it_undetermined() {
+        let ctx = RunContext::default();
+        let o = fake(EX1, Some(3), &ctx, &[], |n| n.is_none_or(|n| n >= 5)).unwrap();
+        assert_eq!((o.holds_for_all_n, o.emergence_threshold), (None, None));
+        assert!(o
+            .undetermined_reason
+            .as_deref()
+            .unwrap()
+            .contains("--cap 3"));
+        assert_eq!(models(&o), ["M_ab(2)", "M(2)", "M(3)"]);
+        // A cap at or beyond n' changes nothing.
+        let o = fake(EX1, Some(100), &ctx, &[], |n| n.is_none_or(|n| n >= 5)).unwrap();
+        assert_eq!(o.emergence_threshold, Some(5));
+        let late = RunContext::new(Format::Text, 1, Some(Duration::from_nanos(1)), 0);
+        std::thread::sleep(Duration::from_millis(2));
+        let o = fake(EX1, None, &late, &[], |_| true).unwrap();
+        assert_eq!(o.holds_for_all_n, None);
+        assert!(o
+            .undetermined_reason
+            .as_deref()
+            .unwrap()
+            .contains("time-out"));
+        assert_eq!(models(&o), ["M_ab(2)"]);
+    }
 }

@@ -7,7 +7,7 @@ use super::engine::{
 use super::formula::{Kind, Sentence};
 use super::milp::MilpOptions;
 use super::model::Model;
-use super::procedures::{verify, VerifyOptions, VerifyOutcome};
+use super::procedures::{verify_using, Procedure, SimulatingBound, VerifyOptions, VerifyOutcome};
 use super::simulation::{default_cap, minimal_simulating_n, Simulation};
 use super::{abstraction::Abstract, checker::Graph, concrete::Concrete, semantics::Semantics};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat, Verdict};
@@ -249,6 +249,17 @@ pub fn table(
     Ok(r)
 }
 
+/// `simulates` on a model that is not finite: the explicit simulation cannot
+/// run; the bound m + B^b and `verify --simulation bound` can.
+fn not_finite(model: &Model, m: usize, b: u32, why: &str) -> RunError {
+    RunError::input(format!(
+        "the explicit simulation needs a finite model: {why}. Without a search, M(n) {b}-simulates M_ab({m}) \
+         for every n >= {} (m + B^b with B the zero-one agent's branching); `mavis nis verify --simulation bound` \
+         (the default for such models) uses that bound",
+        SimulatingBound::new(model, m, b).describe(m, b)
+    ))
+}
+
 /// `mavis nis simulates`: does M(N) b-simulate M_ab(m) (or, reversed, M_ab(m) simulate M(N));
 /// without N, the least such N.
 #[allow(clippy::too_many_arguments)]
@@ -265,10 +276,7 @@ pub fn simulates(
     let start = Instant::now();
     let mut r = Report::new("nis", "simulates");
     r.model = model_ref(path);
-    let sem = || {
-        Semantics::new(model)
-            .map_err(|why| RunError::input(format!("simulation needs a finite model: {why}")))
-    };
+    let sem = || Semantics::new(model).map_err(|why| not_finite(model, m, b, &why));
     match agents {
         Some(n) => {
             if n < m {
@@ -306,10 +314,10 @@ pub fn simulates(
             }
             let cap = match cap {
                 Some(c) => c,
-                None => default_cap(model, m).map_err(RunError::input)?,
+                None => default_cap(model, m).map_err(|why| not_finite(model, m, b, &why))?,
             };
             let found = minimal_simulating_n(model, m, b, cap, || ctx.timed_out())?
-                .map_err(RunError::input)?;
+                .map_err(|why| not_finite(model, m, b, &why))?;
             match found.n {
                 Some(n) => {
                     r.verdict = Some(Verdict::Holds);
@@ -350,8 +358,12 @@ fn verify_results(o: &VerifyOutcome) -> Value {
         "holds_for_all_n": o.holds_for_all_n,
         "emergence_threshold": o.emergence_threshold,
         "abstract_holds": o.abstract_holds,
+        "procedure": o.procedure.word(),
         "min_simulating_n": o.simulation.as_ref().and_then(|s| s.n),
         "simulation_cap": o.simulation.as_ref().map(|s| s.cap),
+        "simulating_bound": o.bound.and_then(|b| (b.n != usize::MAX).then_some(b.n)),
+        "branching": o.bound.map(|b| b.branching),
+        "fails_from": o.fails_from,
         "conclusion": o.conclusion,
         "undetermined_reason": o.undetermined_reason,
         "checks": o.checks.iter().map(CheckRecord::to_json).collect::<Vec<_>>(),
@@ -377,13 +389,14 @@ pub fn verify_report(
     model: &Model,
     sentence: &Sentence,
     opts: &VerifyOptions,
+    procedure: Option<Procedure>,
     ctx: &RunContext,
     threshold_only: bool,
 ) -> Result<Report, RunError> {
     if sentence.kind() == Kind::Propositional && sentence.agents() == 0 {
         return Err(RunError::input("the sentence names no agent"));
     }
-    let o = verify(model, sentence, opts, ctx)?;
+    let o = verify_using(model, sentence, opts, procedure, ctx)?;
     let mut r = Report::new(
         "nis",
         if threshold_only {
@@ -439,6 +452,15 @@ pub fn verify_report(
                 s.cap, o.m, o.depth
             )),
         }
+    }
+    if let Some(b) = &o.bound {
+        r.line(format!(
+            "no simulation search: M_ab({m}) <=_{d} M(n) for every n >= n' = {} (B = {}, the zero-one agent's branching)",
+            b.describe(o.m, o.depth),
+            b.branching,
+            m = o.m,
+            d = o.depth
+        ));
     }
     r.line(o.conclusion.clone());
     r.line("");

@@ -4,7 +4,8 @@
 //! (Corollary 2's n = min{ i : M_ab(m) <=_b M(i) }).
 //!
 //! Labels are compared on the indexed agents 1..m, both ways (the label set
-//! is closed under negation), so negated atoms are preserved as well.
+//! is closed under negation), so negated atoms are preserved as well; and
+//! the initial states are matched both ways (see [`Simulation::holds`]).
 
 use super::abstraction::Abstract;
 use super::checker::Graph;
@@ -35,7 +36,20 @@ impl Simulation {
         }
     }
 
-    /// Every initial state of A is matched by some initial state of B in ~_b.
+    /// Every initial state of A is matched by some initial state of B in
+    /// ~_b (Definition 14), and every initial state of B by some initial
+    /// state of A.
+    ///
+    /// The second condition is not in the seed's Definition 14, but Theorem
+    /// 1's second part needs it: an existential phi of A holds at every
+    /// initial state of A, and carries over to an initial state of B only
+    /// through a related initial state of A. Without it, with several
+    /// initial states (an environment with several initial values), M(n)
+    /// can "simulate" M_ab(m) from one initial state alone while failing an
+    /// existential property of M_ab(m) from another, and Corollary 2 would
+    /// be unsound. The simulations the seed constructs (Theorems 2-4, and
+    /// M(m + B^b) of [`super::branching`]) relate initial states with the
+    /// same environment state, so they meet both conditions.
     pub fn holds<'m, A: System<'m>, B: System<'m>>(
         &mut self,
         ga: &mut Graph<'m, A>,
@@ -45,6 +59,18 @@ impl Simulation {
         for ia in ga.initial.clone() {
             let mut matched = false;
             for ib in gb.initial.clone() {
+                if self.related(ga, gb, ia, ib, b)? {
+                    matched = true;
+                    break;
+                }
+            }
+            if !matched {
+                return Ok(false);
+            }
+        }
+        for ib in gb.initial.clone() {
+            let mut matched = false;
+            for ia in ga.initial.clone() {
                 if self.related(ga, gb, ia, ib, b)? {
                     matched = true;
                     break;

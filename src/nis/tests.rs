@@ -532,3 +532,62 @@ fn environments_and_scalar_outputs() {
             .holds
     );
 }
+
+/// Two initial environment states: M(1) from e = 0 can mimic M_ab(1) from
+/// both, but from e = 1 it fails `EX !(r, v1)`, which M_ab(1) satisfies
+/// (there the zero-one agent's a0 resets e). So M(1) must not count as
+/// simulating M_ab(1): Corollary 2 would then conclude from M(1) alone.
+#[test]
+fn simulation_matches_the_initial_states_both_ways() {
+    let text = r#"
+agent t {
+  var x : [0..1] = 0;
+  percept : {p0, p1} = p0;
+  actions : {a0, a1};
+  observe = if x = 1 & e = 0 then p1 else p0;
+  protocol { p0 -> {a0, a1}; p1 -> {a0}; }
+  update {
+    a1 & env_action = tick -> x := 1;
+    a1 -> x := 0;
+    a0 -> x := 0;
+  }
+}
+environment {
+  var e : [0..1] in {0, 1};
+  actions : {tick, tock};
+  protocol { e = 0 -> {tick, tock}; e = 1 -> {tick}; }
+  update { tick & performed(a0) -> e := 1 - e; }
+}
+label r = percept = p0;
+"#;
+    let model = model_with(text, &[]).unwrap();
+    let s = parse_sentence("forall v1: EX !(r, v1)").unwrap();
+    let on = |t| decide(EngineChoice::Explicit, &model, &s, t).unwrap().holds;
+    assert!(on(Target::Abstract));
+    assert!(!on(Target::Concrete { agents: 1 }));
+    assert!(on(Target::Concrete { agents: 2 }));
+    let sim = |n| {
+        let mut ga = Graph::new(Abstract::new(Semantics::new(&model).unwrap(), 1)).unwrap();
+        let mut gc = Graph::new(super::concrete::Concrete::new(
+            Semantics::new(&model).unwrap(),
+            n,
+            1,
+        ))
+        .unwrap();
+        Simulation::new().holds(&mut ga, &mut gc, 1).unwrap()
+    };
+    assert!(!sim(1));
+    assert!(sim(2));
+    // Corollary 2 with the least simulating n = 2: fails at 1, threshold 2.
+    let opts = VerifyOptions {
+        engine: EngineChoice::Explicit,
+        cap: Some(4),
+        milp: Default::default(),
+    };
+    let o = verify(&model, &s, &opts, &RunContext::default()).unwrap();
+    assert_eq!(o.simulation.as_ref().and_then(|m| m.n), Some(2));
+    assert_eq!(
+        (o.holds_for_all_n, o.emergence_threshold),
+        (Some(false), Some(2))
+    );
+}
