@@ -402,3 +402,65 @@ fn the_search_is_refused_on_the_real_valued_example() {
     assert!(err.contains("verify --simulation bound"), "{err}");
     assert!(err.contains("2 + 4^3 = 66"), "{err}");
 }
+
+/// Corollaries for every n on the real-valued example (examples/guarding_real/README.md):
+/// the abstraction by slots, the bound procedure by default.
+#[test]
+fn verify_and_emergence_on_the_real_valued_example() {
+    let model =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/guarding_real/guarding_real.nis");
+    let m = model.to_str().unwrap();
+    let ex2 = "forall v1, v2: EX^2 (alive, v1) & (alive, v2)";
+    let v = json(&["nis", "verify", m, "--spec", ex2], 1);
+    let r = &v["results"];
+    assert_eq!(r["procedure"], "bound");
+    assert_eq!(r["branching"], 4);
+    assert_eq!(r["simulating_bound"], 18);
+    assert_eq!(r["abstract_holds"], true);
+    assert_eq!(r["holds_for_all_n"], false);
+    assert_eq!(r["emergence_threshold"], 3);
+    let checks: Vec<(&Value, &Value, &Value)> = r["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (&c["model"], &c["engine"], &c["verdict"]))
+        .collect();
+    assert_eq!(
+        checks,
+        [
+            (
+                &Value::from("M_ab(2)"),
+                &Value::from("milp"),
+                &Value::from("holds")
+            ),
+            (
+                &Value::from("M(2)"),
+                &Value::from("milp"),
+                &Value::from("violated")
+            ),
+            (
+                &Value::from("M(3)"),
+                &Value::from("milp"),
+                &Value::from("holds")
+            ),
+        ]
+    );
+    // The abstract witnesses need a third agent (M(2) fails from b = -1).
+    assert!(r["checks"][0]["stats"]["witness_agents"].as_u64().unwrap() >= 3);
+    let v = json(&["nis", "emergence", m, "--spec", ex2], 0);
+    assert_eq!(v["results"]["emergence_threshold"], 3);
+    // k = 3: the abstraction fails from b = -1, so every n fails.
+    let ex3 = "forall v1, v2: EX^3 (alive, v1) & (alive, v2)";
+    let v = json(&["nis", "verify", m, "--spec", ex3], 1);
+    assert_eq!(v["results"]["abstract_holds"], false);
+    assert_eq!(v["results"]["emergence_threshold"], Value::Null);
+    assert_eq!(v["results"]["holds_for_all_n"], false);
+    // Universal: M(2) already has a counterexample.
+    let ax1 = "forall v1, v2: AX (alive, v1) & (alive, v2)";
+    let v = json(&["nis", "verify", m, "--spec", ax1], 1);
+    assert_eq!(v["results"]["fails_from"], 2);
+    assert_eq!(
+        v["results"]["checks"][0]["witness"]["kind"],
+        "counterexample"
+    );
+}

@@ -115,7 +115,7 @@ fn verify_with_both_engines_matches_explicit() {
 }
 
 #[test]
-fn sizes_are_reported_and_real_valued_templates_are_refused() {
+fn sizes_are_reported_and_real_valued_templates_take_the_slots() {
     let model = guarding();
     let s = parse_sentence("forall v1, v2: AX^6 (alive, v1) & (alive, v2)").unwrap();
     let out = check_abstract(&model, &s, &MilpOptions::default()).unwrap();
@@ -127,16 +127,29 @@ fn sizes_are_reported_and_real_valued_templates_are_refused() {
     let s1 = parse_sentence("forall v1: EX (alive, v1)").unwrap();
     let one = check_abstract(&model, &s1, &MilpOptions::default()).unwrap();
     assert_eq!(one.stats["round_contexts"], 3);
-    // A real-valued template needs the slot encoding, which is not here: refused.
+    // The same template with a real-valued health (taking the same integral
+    // values) goes to the slot encoding, with the tabulated verdicts.
     let real =
         crate::nis::tests::GUARDING.replace("var h : [0..Mh] = 3;", "var h : real[0..4] = 3;");
     let m =
         crate::nis::tests::model_with(&real, &[("policy", crate::nis::tests::fixture_policy(0.6))])
             .unwrap();
-    assert!(matches!(
-        check_abstract(&m, &s1, &MilpOptions::default()),
-        Err(RunError::Input(_))
-    ));
+    for spec in [
+        "forall v1: EX (alive, v1)",
+        "forall v1, v2: EX^2 (alive, v1) & (alive, v2)",
+        "forall v1, v2: AX^2 (alive, v1) & (alive, v2)",
+        "forall v1: AX^2 (alive, v1) | (dead, v1)",
+    ] {
+        let s = parse_sentence(spec).unwrap();
+        let tab = check_abstract(&model, &s, &MilpOptions::default()).unwrap();
+        let slots = check_abstract(&m, &s, &MilpOptions::default()).unwrap();
+        assert_eq!(slots.holds, tab.holds, "{spec}");
+        assert!(
+            slots.stats["zero_one_slots"].as_u64().unwrap() >= 2,
+            "{spec}"
+        );
+        assert!(!slots.stats.contains_key("round_contexts"), "{spec}");
+    }
 }
 
 /// A MILP witness of EX^3 on M_ab(2), decoded but not yet replayed.
