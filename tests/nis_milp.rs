@@ -51,8 +51,9 @@ proptest! {
 
 /// x climbs by 1 in [0..1], so the second round leaves the declared range.
 /// `EX ((q, v1) | EX (q, v1))` is decided at depth 1 already, but its
-/// horizon is 2: both deciders call the model erroneous (exit 2), on M(n)
-/// and on M_ab(m), whatever the search visits.
+/// horizon is 2: the deciders call the model erroneous (exit 2) whatever
+/// the search visits: both on M(n), the MILP ones (tabulated and slots) on
+/// M_ab(m), where the explicit decider explores lazily.
 #[test]
 fn leaving_a_range_within_the_horizon_is_an_error_for_every_decider() {
     let text = r#"
@@ -74,12 +75,28 @@ label q = x >= 1;
     )
     .unwrap();
     let s = parse_sentence("forall v1: EX ((q, v1) | EX (q, v1))").unwrap();
-    for target in [Target::Concrete { agents: 2 }, Target::Abstract] {
-        for engine in [EngineChoice::Explicit, EngineChoice::Milp] {
-            let e = decide_with(engine, &MilpOptions::default(), &model, &s, target)
-                .expect_err("the model leaves its range");
-            assert_eq!(e.exit_code(), 2, "{engine:?} on {target:?}: {e:?}");
-        }
+    let slots = MilpOptions {
+        zero_one_slots: true,
+        ..MilpOptions::default()
+    };
+    let runs = [
+        (
+            Target::Concrete { agents: 2 },
+            EngineChoice::Explicit,
+            MilpOptions::default(),
+        ),
+        (
+            Target::Concrete { agents: 2 },
+            EngineChoice::Milp,
+            MilpOptions::default(),
+        ),
+        (Target::Abstract, EngineChoice::Milp, MilpOptions::default()),
+        (Target::Abstract, EngineChoice::Milp, slots),
+    ];
+    for (target, engine, opts) in runs {
+        let e =
+            decide_with(engine, &opts, &model, &s, target).expect_err("the model leaves its range");
+        assert_eq!(e.exit_code(), 2, "{engine:?} on {target:?}: {e:?}");
     }
     // Within a horizon of 1 nothing leaves the range, and both agree it holds.
     let s1 = parse_sentence("forall v1: EX (q, v1)").unwrap();

@@ -60,78 +60,46 @@ pub fn decode_abstract(
     u: &Unrolling,
     root: &Encoded,
 ) -> AbsRealTree {
-    fn state(model: &Model, sol: &Solution, u: &Unrolling, s: usize) -> AbsRealState {
-        AbsRealState {
-            base: decode_state(model, sol, &u.states[s]),
-            slots: active_slots(model, sol, u, s)
-                .into_iter()
-                .map(|x| x.1)
-                .collect(),
-        }
-    }
-    fn fill(
-        model: &Model,
-        sol: &Solution,
-        u: &Unrolling,
-        e: &Encoded,
-        at: usize,
-        t: &mut AbsRealTree,
-    ) {
-        match e {
-            &Encoded::Lit {
-                label,
-                agent,
-                negated,
-                ..
-            } => t.obligations.push((label, agent, negated)),
-            Encoded::And(cs, _) => cs.iter().for_each(|c| fill(model, sol, u, c, at, t)),
-            Encoded::Or(cs, _) => {
-                if let Some(c) = cs.iter().find(|c| sol.eval(&c.value()) > 0.5) {
-                    fill(model, sol, u, c, at, t);
-                }
-            }
-            Encoded::Next { to, child } => {
-                let round = u.rounds[*to].as_ref().expect("a successor has a round");
-                // Parents as positions among the active slots of `at`.
-                let parents: Vec<usize> = active_slots(model, sol, u, at)
-                    .iter()
-                    .map(|x| x.0)
-                    .collect();
-                let children = round
-                    .zero_one
-                    .iter()
-                    .filter(|c| sol.eval(&c.active) > 0.5)
-                    .map(|c| {
-                        let p = parents
-                            .iter()
-                            .position(|&q| q == c.parent)
-                            .unwrap_or(usize::MAX);
-                        (p, which(sol, &c.action))
-                    })
-                    .collect();
-                let mv = AbsRealMove {
-                    base: RealMove {
-                        actions: round.actions.iter().map(|a| which(sol, a)).collect(),
-                        env_action: which(sol, &round.env_action),
-                    },
-                    children,
-                };
-                let mut sub = WitnessTree {
-                    state: state(model, sol, u, *to),
-                    obligations: Vec::new(),
-                    children: Vec::new(),
-                };
-                fill(model, sol, u, child, *to, &mut sub);
-                t.children.push((mv, sub));
-            }
-        }
-    }
+    let state = |s: usize| AbsRealState {
+        base: decode_state(model, sol, &u.states[s]),
+        slots: active_slots(model, sol, u, s)
+            .into_iter()
+            .map(|x| x.1)
+            .collect(),
+    };
     let mut t = WitnessTree {
-        state: state(model, sol, u, 0),
+        state: state(0),
         obligations: Vec::new(),
         children: Vec::new(),
     };
-    fill(model, sol, u, root, 0, &mut t);
+    root.witness(sol, 0, &mut t, &mut |at, to| {
+        let round = u.rounds[to].as_ref().expect("a successor has a round");
+        // Parents as positions among the active slots of `at`.
+        let parents: Vec<usize> = active_slots(model, sol, u, at)
+            .iter()
+            .map(|x| x.0)
+            .collect();
+        let children = round
+            .zero_one
+            .iter()
+            .filter(|c| sol.eval(&c.active) > 0.5)
+            .map(|c| {
+                let p = parents
+                    .iter()
+                    .position(|&q| q == c.parent)
+                    .unwrap_or(usize::MAX);
+                (p, which(sol, &c.action))
+            })
+            .collect();
+        let mv = AbsRealMove {
+            base: RealMove {
+                actions: round.actions.iter().map(|a| which(sol, a)).collect(),
+                env_action: which(sol, &round.env_action),
+            },
+            children,
+        };
+        (mv, state(to))
+    });
     t
 }
 

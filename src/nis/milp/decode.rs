@@ -92,39 +92,10 @@ impl Decoder<'_, '_, '_> {
             obligations: Vec::new(),
             children: Vec::new(),
         };
-        self.fill(root, &mut t);
+        let sol = self.sol;
+        root.witness(sol, 0, &mut t, &mut |_, to| {
+            (self.cmove(to), self.cstate(to))
+        });
         t
-    }
-
-    fn fill(&mut self, e: &Encoded, t: &mut WitnessTree<CState, CMove>) {
-        match e {
-            &Encoded::Lit {
-                label,
-                agent,
-                negated,
-                ..
-            } => t.obligations.push((label, agent, negated)),
-            Encoded::And(cs, _) => {
-                for c in cs {
-                    self.fill(c, t);
-                }
-            }
-            Encoded::Or(cs, _) => {
-                // One disjunct the solution makes true (the OR row guarantees one).
-                if let Some(c) = cs.iter().find(|c| self.sol.eval(&c.value()) > 0.5) {
-                    self.fill(c, t);
-                }
-            }
-            Encoded::Next { to, child } => {
-                let mv = self.cmove(*to);
-                let mut sub = WitnessTree {
-                    state: self.cstate(*to),
-                    obligations: Vec::new(),
-                    children: Vec::new(),
-                };
-                self.fill(child, &mut sub);
-                t.children.push((mv, sub));
-            }
-        }
     }
 }

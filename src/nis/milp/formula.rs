@@ -7,8 +7,8 @@
 use super::encode::{milp_error, not};
 use super::unroll::{Round, State};
 use super::Enc;
-use crate::milp::LinExpr;
-use crate::nis::checker::{Core, Node};
+use crate::milp::{LinExpr, Solution};
+use crate::nis::checker::{Core, Node, WitnessTree};
 use crate::report::RunError;
 
 /// The states of the unrolling as a tree: `rounds[i]` led to `states[i]`
@@ -36,6 +36,43 @@ pub enum Encoded {
 }
 
 impl Encoded {
+    /// The witness tree of this node (which holds under `sol`) at unrolling
+    /// state `at`: literals become obligations, an OR follows a disjunct the
+    /// solution makes true (the OR row guarantees one), an `EX` adds the
+    /// child step that `step(from, to)` decodes (move, state).
+    pub fn witness<S, M>(
+        &self,
+        sol: &Solution,
+        at: usize,
+        t: &mut WitnessTree<S, M>,
+        step: &mut dyn FnMut(usize, usize) -> (M, S),
+    ) {
+        match self {
+            &Encoded::Lit {
+                label,
+                agent,
+                negated,
+                ..
+            } => t.obligations.push((label, agent, negated)),
+            Encoded::And(cs, _) => cs.iter().for_each(|c| c.witness(sol, at, t, step)),
+            Encoded::Or(cs, _) => {
+                if let Some(c) = cs.iter().find(|c| sol.eval(&c.value()) > 0.5) {
+                    c.witness(sol, at, t, step);
+                }
+            }
+            Encoded::Next { to, child } => {
+                let (mv, state) = step(at, *to);
+                let mut sub = WitnessTree {
+                    state,
+                    obligations: Vec::new(),
+                    children: Vec::new(),
+                };
+                child.witness(sol, *to, &mut sub, step);
+                t.children.push((mv, sub));
+            }
+        }
+    }
+
     /// The 0/1 expression "this node holds at its state".
     pub fn value(&self) -> LinExpr {
         match self {

@@ -317,42 +317,19 @@ pub(super) fn decode_state(model: &Model, sol: &Solution, s: &State) -> RealStat
 
 /// The witness tree of the solution along the encoded formula (as `decode`).
 fn decode_tree(model: &Model, sol: &Solution, u: &Unrolling, root: &Encoded) -> RealTree {
-    fn fill(model: &Model, sol: &Solution, u: &Unrolling, e: &Encoded, t: &mut RealTree) {
-        match e {
-            &Encoded::Lit {
-                label,
-                agent,
-                negated,
-                ..
-            } => t.obligations.push((label, agent, negated)),
-            Encoded::And(cs, _) => cs.iter().for_each(|c| fill(model, sol, u, c, t)),
-            Encoded::Or(cs, _) => {
-                if let Some(c) = cs.iter().find(|c| sol.eval(&c.value()) > 0.5) {
-                    fill(model, sol, u, c, t);
-                }
-            }
-            Encoded::Next { to, child } => {
-                let round = u.rounds[*to].as_ref().expect("a successor has a round");
-                let mv = RealMove {
-                    actions: round.actions.iter().map(|a| which(sol, a)).collect(),
-                    env_action: which(sol, &round.env_action),
-                };
-                let mut sub = WitnessTree {
-                    state: decode_state(model, sol, &u.states[*to]),
-                    obligations: Vec::new(),
-                    children: Vec::new(),
-                };
-                fill(model, sol, u, child, &mut sub);
-                t.children.push((mv, sub));
-            }
-        }
-    }
     let mut t = WitnessTree {
         state: decode_state(model, sol, &u.states[0]),
         obligations: Vec::new(),
         children: Vec::new(),
     };
-    fill(model, sol, u, root, &mut t);
+    root.witness(sol, 0, &mut t, &mut |_, to| {
+        let round = u.rounds[to].as_ref().expect("a successor has a round");
+        let mv = RealMove {
+            actions: round.actions.iter().map(|a| which(sol, a)).collect(),
+            env_action: which(sol, &round.env_action),
+        };
+        (mv, decode_state(model, sol, &u.states[to]))
+    });
     t
 }
 
