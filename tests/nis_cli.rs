@@ -463,4 +463,24 @@ fn verify_and_emergence_on_the_real_valued_example() {
         v["results"]["checks"][0]["witness"]["kind"],
         "counterexample"
     );
+    // Universal, holding in M(1) (alone, nobody guards: it dies) but not with
+    // a second agent: the abstract counterexample replays in M(2).
+    let eager = "forall v1: AX^2 (eager, v1) | (dead, v1)";
+    let v = json(&["nis", "verify", m, "--spec", eager], 1);
+    let r = &v["results"];
+    assert_eq!(r["abstract_holds"], false);
+    assert_eq!(r["checks"][1]["model"], "M(1)");
+    assert_eq!(r["checks"][1]["verdict"], "holds");
+    assert_eq!(r["checks"][0]["stats"]["counterexample_agents"], 2);
+    assert_eq!(r["fails_from"], 2);
+    assert_eq!(r["emergence_threshold"], Value::Null);
+    let text = mavis()
+        .args(["nis", "verify", m, "--spec", eager])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("holds at n = 1, fails for every n >= 2"),
+        "{text}"
+    );
 }

@@ -471,10 +471,13 @@ fn bound_universal(check: &mut Check, out: &mut VerifyOutcome) -> Result<(), Run
     out.fails_from = (from != usize::MAX).then_some(from);
     out.conclusion = if from == m {
         format!("{why}: fails for every n >= {m}; no emergence threshold")
+    } else if from == m + 1 {
+        format!("{why}: holds at n = {m}, fails for every n >= {from}; no emergence threshold")
     } else if out.fails_from.is_some() {
         format!(
-            "{why}: fails for some n >= {}, for every n >= {from}; no emergence threshold",
-            m + 1
+            "{why}: holds at n = {m}, fails for every n >= {from} ({}..{} not checked); no emergence threshold",
+            m + 1,
+            from - 1
         )
     } else {
         format!(
