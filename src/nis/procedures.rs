@@ -144,6 +144,14 @@ pub struct VerifyOutcome {
     pub time_s: f64,
 }
 
+impl VerifyOutcome {
+    /// Records why the run ends without a verdict (exit 3).
+    fn undetermined(&mut self, reason: String) {
+        self.conclusion = format!("undetermined: {reason}");
+        self.undetermined_reason = Some(reason);
+    }
+}
+
 pub struct VerifyOptions {
     pub engine: EngineChoice,
     /// Largest n checked: the cap of the search for the simulating n
@@ -377,8 +385,7 @@ fn existential(
                 "no M(i) with i <= {} simulates M_ab({m}) up to depth {}",
                 sim.cap, out.depth
             );
-            out.conclusion = format!("undetermined: {reason}");
-            out.undetermined_reason = Some(reason);
+            out.undetermined(reason);
         }
         out.simulation = Some(sim);
         return Ok(());
@@ -388,8 +395,7 @@ fn existential(
     for i in m..=n0 {
         if timed_out(ctx) {
             let reason = "time-out before every M(i) was checked".to_string();
-            out.conclusion = format!("undetermined: {reason}");
-            out.undetermined_reason = Some(reason);
+            out.undetermined(reason);
             return Ok(());
         }
         let r = check(concrete(i))?;
@@ -535,8 +541,7 @@ fn bound_existential(
                 "no M(i) with {m} <= i <= {limit} satisfies phi[{m}] and the bound n' = {} is beyond --cap {limit}",
                 bound.describe(m, b)
             );
-            out.conclusion = format!("undetermined: {reason}");
-            out.undetermined_reason = Some(reason);
+            out.undetermined(reason);
             return Ok(());
         }
         if timed_out(ctx) {
@@ -544,8 +549,7 @@ fn bound_existential(
                 "time-out before some M(i), {m} <= i <= {}, was found to satisfy phi[{m}]",
                 bound.describe(m, b)
             );
-            out.conclusion = format!("undetermined: {reason}");
-            out.undetermined_reason = Some(reason);
+            out.undetermined(reason);
             return Ok(());
         }
         let r = check(concrete(i))?;

@@ -16,7 +16,7 @@ use super::encode::milp_error;
 use super::{Enc, MilpOptions, MilpOutcome};
 use crate::milp::{LinExpr, Objective, Solution, Status};
 use crate::nis::abstraction::{AMove, AState, LocalSet};
-use crate::nis::checker::{lower, Core, WitnessTree};
+use crate::nis::checker::{Core, WitnessTree};
 use crate::nis::formula::Sentence;
 use crate::nis::model::Model;
 use crate::nis::replay::replay_abstract;
@@ -284,20 +284,13 @@ pub fn check_abstract(
         return super::check_abstract_slots(model, sentence, opts);
     }
     let start = Instant::now();
-    let core = lower(sentence, model)?;
+    let (goal, universal) = super::existential_goal(model, sentence)?;
     let m = sentence.agents();
-    if core.has_universal() && core.has_existential() {
-        return Err(RunError::input(
-            "the MILP decider needs a sentence whose path quantifiers are all A or all E",
-        ));
-    }
     let mut sem = Semantics::new(model).map_err(|why| {
         RunError::input(format!(
             "the tabulated MILP decider for M_ab(m) cannot take this model: {why}"
         ))
     })?;
-    let universal = core.has_universal();
-    let goal = if universal { core.negate() } else { core };
     let mut sizes = AbsSizes::default();
     let mut holds = true;
     let mut witnesses = Vec::new();

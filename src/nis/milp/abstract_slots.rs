@@ -6,7 +6,6 @@
 //! ([`super::concretize`]) and replayed through the concrete semantics.
 
 use super::{real, stats_of, MilpOptions, MilpOutcome, Sizes};
-use crate::nis::checker::lower;
 use crate::nis::formula::Sentence;
 use crate::nis::model::Model;
 use crate::report::RunError;
@@ -23,15 +22,8 @@ pub fn check_abstract_slots(
     opts: &MilpOptions,
 ) -> Result<MilpOutcome, RunError> {
     let start = Instant::now();
-    let core = lower(sentence, model)?;
+    let (goal, universal) = super::existential_goal(model, sentence)?;
     let m = sentence.agents();
-    if core.has_universal() && core.has_existential() {
-        return Err(RunError::input(
-            "the MILP decider needs a sentence whose path quantifiers are all A or all E",
-        ));
-    }
-    let universal = core.has_universal();
-    let goal = if universal { core.negate() } else { core };
     let mut sizes = Sizes::default();
     let a = real::check_real(model, &goal, universal, (m, m), true, opts, &mut sizes)?;
     let (mut json, text) = real::replay_and_render(model, &a.trees, universal)?;

@@ -318,7 +318,7 @@ pub fn check_concrete(
     opts: &MilpOptions,
 ) -> Result<MilpOutcome, RunError> {
     let start = Instant::now();
-    let core = lower(sentence, model)?;
+    let (goal, universal) = existential_goal(model, sentence)?;
     let m = sentence.agents();
     if n < m {
         return Err(RunError::input(format!(
@@ -326,15 +326,8 @@ pub fn check_concrete(
         )));
     }
     let kind = sentence.kind();
-    if core.has_universal() && core.has_existential() {
-        return Err(RunError::input(
-            "the MILP decider needs a sentence whose path quantifiers are all A or all E",
-        ));
-    }
     if model.explicit_obstacle().is_some() {
         // Real-valued or interval-initialised: replayed in f64 (`real`).
-        let universal = core.has_universal();
-        let goal = if universal { core.negate() } else { core };
         let mut sizes = Sizes::default();
         let a = real::check_real(model, &goal, universal, (n, m), false, opts, &mut sizes)?;
         let shown = real::replay_and_render(model, &a.trees, kind == Kind::Universal)?;
@@ -348,8 +341,6 @@ pub fn check_concrete(
             "the MILP decider replays every trace through the finite semantics, which cannot take this model: {why}"
         ))
     })?;
-    let universal = core.has_universal();
-    let goal = if universal { core.negate() } else { core };
     let mut sizes = Sizes::default();
     let mut holds = true;
     let mut witnesses = Vec::new();
@@ -385,6 +376,23 @@ pub fn check_concrete(
         witness_text,
         stats: stats_of(&sizes, start),
     })
+}
+
+/// What every MILP decider solves: the sentence's existential core, or for
+/// a universal sentence the core of its negation (whose solutions are
+/// counterexamples); the flag says which. Mixed sentences are refused.
+fn existential_goal(
+    model: &Model,
+    sentence: &Sentence,
+) -> Result<(super::checker::Core, bool), RunError> {
+    let core = lower(sentence, model)?;
+    if core.has_universal() && core.has_existential() {
+        return Err(RunError::input(
+            "the MILP decider needs a sentence whose path quantifiers are all A or all E",
+        ));
+    }
+    let universal = core.has_universal();
+    Ok((if universal { core.negate() } else { core }, universal))
 }
 
 /// The sizes and times of one check as report statistics.
