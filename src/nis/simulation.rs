@@ -56,31 +56,37 @@ impl Simulation {
         gb: &mut Graph<'m, B>,
         b: u32,
     ) -> SemResult<bool> {
-        for ia in ga.initial.clone() {
-            let mut matched = false;
-            for ib in gb.initial.clone() {
-                if self.related(ga, gb, ia, ib, b)? {
-                    matched = true;
-                    break;
-                }
-            }
-            if !matched {
+        let (ia, ib) = (ga.initial.clone(), gb.initial.clone());
+        for &a in &ia {
+            if !self.some_related(ga, gb, &[a], &ib, b)? {
                 return Ok(false);
             }
         }
-        for ib in gb.initial.clone() {
-            let mut matched = false;
-            for ia in ga.initial.clone() {
-                if self.related(ga, gb, ia, ib, b)? {
-                    matched = true;
-                    break;
-                }
-            }
-            if !matched {
+        for &s in &ib {
+            if !self.some_related(ga, gb, &ia, &[s], b)? {
                 return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// Some a of `xs` and b of `ys` with (a, b) in ~_j.
+    fn some_related<'m, A: System<'m>, B: System<'m>>(
+        &mut self,
+        ga: &mut Graph<'m, A>,
+        gb: &mut Graph<'m, B>,
+        xs: &[u32],
+        ys: &[u32],
+        j: u32,
+    ) -> SemResult<bool> {
+        for &a in xs {
+            for &b in ys {
+                if self.related(ga, gb, a, b, j)? {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
     }
 
     fn labels_agree<'m, A: System<'m>, B: System<'m>>(

@@ -278,12 +278,7 @@ pub fn cover(
                 )))
             }
         };
-        let b: Vec<f64> = init
-            .env
-            .iter()
-            .zip(&model.env.vars)
-            .map(|(v, d)| super::real::value(&sol, v, &d.ty))
-            .collect();
+        let b = super::real::values(&sol, &init.env, &model.env.vars);
         let start = b
             .iter()
             .zip(&model.env.vars)

@@ -23,7 +23,7 @@ use super::{enum_len, Enc, MilpOptions, MilpOutcome, Sizes};
 use crate::lang::{num, DeclType, Value};
 use crate::milp::{LinExpr, Solution, Status};
 use crate::nis::checker::{Core, WitnessTree};
-use crate::nis::model::{InitSpec, Model};
+use crate::nis::model::{InitSpec, Model, VarDecl};
 use crate::nis::replay_real::{self, RealLocal, RealMove, RealState, RealTree};
 use crate::report::RunError;
 use serde_json::{json, Value as Json};
@@ -286,15 +286,18 @@ pub(super) fn value(sol: &Solution, v: &Val, ty: &DeclType) -> f64 {
     }
 }
 
+/// Declared variables' values in f64.
+pub(super) fn values(sol: &Solution, vals: &[Val], decls: &[VarDecl]) -> Vec<f64> {
+    vals.iter()
+        .zip(decls)
+        .map(|(v, d)| value(sol, v, &d.ty))
+        .collect()
+}
+
 /// One agent's (or slot's) local state in f64.
 pub(super) fn decode_local(model: &Model, sol: &Solution, a: &AgentState) -> RealLocal {
     RealLocal {
-        private: a
-            .private
-            .iter()
-            .zip(&model.template.vars)
-            .map(|(v, d)| value(sol, v, &d.ty))
-            .collect(),
+        private: values(sol, &a.private, &model.template.vars),
         percept: which(sol, &a.percept),
     }
 }
@@ -306,12 +309,7 @@ pub(super) fn decode_state(model: &Model, sol: &Solution, s: &State) -> RealStat
             .iter()
             .map(|a| decode_local(model, sol, a))
             .collect(),
-        env: s
-            .env
-            .iter()
-            .zip(&model.env.vars)
-            .map(|(v, d)| value(sol, v, &d.ty))
-            .collect(),
+        env: values(sol, &s.env, &model.env.vars),
     }
 }
 
