@@ -5,7 +5,7 @@
 //! on models whose real variables happen to take integral values only.
 
 use mavis::lang::Source;
-use mavis::nis::checker::WitnessTree;
+use mavis::nis::witness::WitnessTree;
 use mavis::nis::engine::{decide_with, EngineChoice, Target};
 use mavis::nis::milp::MilpOptions;
 use mavis::nis::replay_real::{replay_real, RealLocal, RealMove, RealState, RealTree};

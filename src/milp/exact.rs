@@ -59,11 +59,10 @@ pub fn exact_output_bounds(
     let mut model = Model::new();
     let xs: Vec<LinExpr> = (0..input.len())
         .map(|i| {
-            model
-                .continuous(&format!("x{i}"), input.lo[i], input.hi[i])
-                .map(LinExpr::from)
+            LinExpr::from(model.continuous(&format!("x{i}"), input.lo[i], input.hi[i]))
         })
-        .collect::<Result<_, _>>()?;
+        .collect();
+    model.validate()?;
     let copy = model.add_network("net", net, &xs, None, encode)?;
     let bounds_time = start.elapsed();
     // Exact means no relative gap; the absolute gap stays HiGHS's (1e-6).

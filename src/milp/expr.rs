@@ -19,8 +19,8 @@ impl Var {
 /// ```
 /// use mavis::milp::{LinExpr, Model};
 /// let mut m = Model::new();
-/// let x = m.continuous("x", 0.0, 1.0).unwrap();
-/// let y = m.continuous("y", -1.0, 1.0).unwrap();
+/// let x = m.continuous("x", 0.0, 1.0);
+/// let y = m.continuous("y", -1.0, 1.0);
 /// let e = LinExpr::from(x) * 2.0 - y + 0.5;
 /// assert_eq!(m.bounds(&e), (-0.5, 3.5));
 /// ```

@@ -127,11 +127,11 @@ mod tests {
     #[test]
     fn writes_every_section() {
         let mut m = Model::new();
-        let x = m.continuous("x[0]", -1.0, 2.5).unwrap();
+        let x = m.continuous("x[0]", -1.0, 2.5);
         let b = m.binary("on");
-        let k = m.integer("k", 0.0, 3.0).unwrap();
-        m.le("cap", LinExpr::from(x) * 2.0 - b, 1.0).unwrap();
-        m.eq("link", k, x + 1.0).unwrap();
+        let k = m.integer("k", 0.0, 3.0);
+        m.le("cap", LinExpr::from(x) * 2.0 - b, 1.0);
+        m.eq("link", k, x + 1.0);
         let lp = m.to_lp(&Objective::Maximise(LinExpr::from(x) + k));
         let expected =
             "\\ written by mavis\nMaximize\n obj: + 1.0 x0_x_0_ + 1.0 x2_k\nSubject To\n \

@@ -16,7 +16,7 @@
 //!     Layer { weights: array![[1.0]], bias: array![0.0], activation: Activation::Identity },
 //! ]).unwrap();
 //! let mut m = Model::new();
-//! let x = m.continuous("x", 0.0, 1.0).unwrap();
+//! let x = m.continuous("x", 0.0, 1.0);
 //! let copy = m.add_network("obs", &net, &[LinExpr::from(x)], None, &EncodeOptions::default()).unwrap();
 //! assert_eq!(copy.binaries.len(), 1); // the ReLU is unstable over [0, 1]
 //! let out = m.solve(&Objective::Maximise(copy.outputs[0].into()), &SolveOptions::default()).unwrap();
@@ -43,7 +43,7 @@ mod tighten;
 pub use bounds_command::{bounds_report, BoundsRequest};
 pub use exact::{exact_output_bounds, ExactBounds, Extremum, OutputRange, REPLAY_TOLERANCE};
 pub use expr::{LinExpr, Var};
-pub use logic::Linear;
+pub use logic::{constant, not, Linear};
 pub use model::{MilpError, Model, ModelStats, Sense, VarKind};
 pub use network::{BoundsMethod, EncodeOptions, NetworkCopy};
 pub use solve::{Objective, Outcome, Solution, SolveOptions, Status};

@@ -93,10 +93,16 @@ pub struct ModelStats {
 
 /// A mixed-integer linear model under construction. Variables carry names
 /// (for errors and LP files) and bounds (for every big-M the builders derive).
+///
+/// Building cannot fail (as in good_lp): a variable without a range or a row
+/// with a NaN or infinite coefficient is recorded, and the first such error
+/// is what [`Model::validate`] and [`Model::solve`] return.
 #[derive(Clone, Debug, Default)]
 pub struct Model {
     pub(crate) vars: Vec<VarInfo>,
     pub(crate) rows: Vec<Row>,
+    /// The first building error, reported at solve time.
+    invalid: Option<MilpError>,
 }
 
 impl Model {
@@ -104,9 +110,22 @@ impl Model {
         Model::default()
     }
 
-    fn add_var(&mut self, name: &str, lo: f64, hi: f64, kind: VarKind) -> Result<Var, MilpError> {
+    fn record(&mut self, error: MilpError) {
+        self.invalid.get_or_insert(error);
+    }
+
+    /// The first error met while building (a variable's bounds are not a
+    /// range, a coefficient is not finite), if any.
+    pub fn validate(&self) -> Result<(), MilpError> {
+        match &self.invalid {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    fn add_var(&mut self, name: &str, lo: f64, hi: f64, kind: VarKind) -> Var {
         if lo.is_nan() || hi.is_nan() || lo > hi || lo == f64::INFINITY || hi == f64::NEG_INFINITY {
-            return Err(MilpError::BadBounds {
+            self.record(MilpError::BadBounds {
                 var: name.to_string(),
                 lo,
                 hi,
@@ -118,23 +137,22 @@ impl Model {
             hi,
             kind,
         });
-        Ok(Var(self.vars.len() - 1))
+        Var(self.vars.len() - 1)
     }
 
     /// A continuous variable in `[lo, hi]`; either side may be infinite.
-    pub fn continuous(&mut self, name: &str, lo: f64, hi: f64) -> Result<Var, MilpError> {
+    pub fn continuous(&mut self, name: &str, lo: f64, hi: f64) -> Var {
         self.add_var(name, lo, hi, VarKind::Continuous)
     }
 
     /// An integer variable in `[lo, hi]` (bounds rounded inwards).
-    pub fn integer(&mut self, name: &str, lo: f64, hi: f64) -> Result<Var, MilpError> {
+    pub fn integer(&mut self, name: &str, lo: f64, hi: f64) -> Var {
         self.add_var(name, lo.ceil(), hi.floor(), VarKind::Integer)
     }
 
     /// A 0/1 variable.
     pub fn binary(&mut self, name: &str) -> Var {
         self.add_var(name, 0.0, 1.0, VarKind::Binary)
-            .expect("[0, 1] is a range")
     }
 
     /// Adds `lhs sense rhs`; `name` labels the row in LP files.
@@ -144,13 +162,14 @@ impl Model {
         lhs: impl Into<LinExpr>,
         sense: Sense,
         rhs: impl Into<LinExpr>,
-    ) -> Result<(), MilpError> {
+    ) {
         let e = lhs.into() - rhs.into();
         let terms = e.merged_terms();
         if !e.constant.is_finite() || terms.iter().any(|(_, c)| !c.is_finite()) {
-            return Err(MilpError::NotFinite {
+            self.record(MilpError::NotFinite {
                 row: name.to_string(),
             });
+            return;
         }
         self.rows.push(Row {
             name: name.to_string(),
@@ -158,36 +177,20 @@ impl Model {
             sense,
             rhs: -e.constant,
         });
-        Ok(())
     }
 
     /// `lhs <= rhs`.
-    pub fn le(
-        &mut self,
-        name: &str,
-        lhs: impl Into<LinExpr>,
-        rhs: impl Into<LinExpr>,
-    ) -> Result<(), MilpError> {
+    pub fn le(&mut self, name: &str, lhs: impl Into<LinExpr>, rhs: impl Into<LinExpr>) {
         self.constrain(name, lhs, Sense::Le, rhs)
     }
 
     /// `lhs >= rhs`.
-    pub fn ge(
-        &mut self,
-        name: &str,
-        lhs: impl Into<LinExpr>,
-        rhs: impl Into<LinExpr>,
-    ) -> Result<(), MilpError> {
+    pub fn ge(&mut self, name: &str, lhs: impl Into<LinExpr>, rhs: impl Into<LinExpr>) {
         self.constrain(name, lhs, Sense::Ge, rhs)
     }
 
     /// `lhs = rhs`.
-    pub fn eq(
-        &mut self,
-        name: &str,
-        lhs: impl Into<LinExpr>,
-        rhs: impl Into<LinExpr>,
-    ) -> Result<(), MilpError> {
+    pub fn eq(&mut self, name: &str, lhs: impl Into<LinExpr>, rhs: impl Into<LinExpr>) {
         self.constrain(name, lhs, Sense::Eq, rhs)
     }
 
@@ -326,8 +329,8 @@ mod tests {
     #[test]
     fn bounds_and_refusals() {
         let mut m = Model::new();
-        let x = m.continuous("x", 0.0, 2.0).unwrap();
-        let y = m.continuous("speed", 1.0, f64::INFINITY).unwrap();
+        let x = m.continuous("x", 0.0, 2.0);
+        let y = m.continuous("speed", 1.0, f64::INFINITY);
         assert_eq!(m.bounds(&(x * -1.0 + 1.0)), (-1.0, 1.0));
         assert_eq!(m.bounds(&(x + y)), (1.0, f64::INFINITY));
         assert_eq!(m.finite_lower(&(x + y), "a test").unwrap(), 1.0);
@@ -343,13 +346,9 @@ mod tests {
             e.to_string().contains("'speed' has no finite upper bound"),
             "{e}"
         );
-        assert!(m.continuous("bad", 1.0, 0.0).is_err());
-        assert!(m.continuous("nan", f64::NAN, 0.0).is_err());
-        assert_eq!(
-            m.integer("k", 0.5, 3.7).map(|k| m.var_bounds(k)).unwrap(),
-            (1.0, 3.0)
-        );
-        m.le("c", x + y, 3.0).unwrap();
+        let k = m.integer("k", 0.5, 3.7);
+        assert_eq!(m.var_bounds(k), (1.0, 3.0));
+        m.le("c", x + y, 3.0);
         assert_eq!(
             m.stats(),
             ModelStats {
@@ -359,6 +358,23 @@ mod tests {
                 constraints: 1
             }
         );
-        assert!(m.le("inf", x * f64::INFINITY, 1.0).is_err());
+        assert!(m.validate().is_ok());
+        // Building never fails; the first bad item is the model's error.
+        let mut bad = m.clone();
+        bad.le("inf", x * f64::INFINITY, 1.0);
+        assert_eq!(
+            bad.validate(),
+            Err(MilpError::NotFinite { row: "inf".into() })
+        );
+        assert_eq!(bad.stats().constraints, 1, "the bad row is not added");
+        let mut empty = m.clone();
+        empty.continuous("bad", 1.0, 0.0);
+        empty.continuous("nan", f64::NAN, 0.0);
+        assert!(matches!(
+            empty.validate(),
+            Err(MilpError::BadBounds { var, .. }) if var == "bad"
+        ));
+        let out = empty.solve(&crate::milp::Objective::Feasibility, &Default::default());
+        assert!(matches!(out, Err(MilpError::BadBounds { .. })));
     }
 }

@@ -96,10 +96,10 @@ impl Model {
                 for (i, e) in inputs.iter().enumerate() {
                     let (lo, hi) = self.bounds(e);
                     if lo < b.lo[i] {
-                        self.ge(&format!("{prefix}.in{i}.lo"), e.clone(), b.lo[i])?;
+                        self.ge(&format!("{prefix}.in{i}.lo"), e.clone(), b.lo[i]);
                     }
                     if hi > b.hi[i] {
-                        self.le(&format!("{prefix}.in{i}.hi"), e.clone(), b.hi[i])?;
+                        self.le(&format!("{prefix}.in{i}.hi"), e.clone(), b.hi[i]);
                     }
                 }
                 b.clone()
@@ -163,27 +163,27 @@ impl Model {
                 let var = match bounds.stability(k, j) {
                     Stability::Inactive if k != last => None,
                     Stability::Linear | Stability::Active => {
-                        let v = self.continuous(&name, l, u)?;
-                        self.eq(&format!("{name}.def"), v, z)?;
+                        let v = self.continuous(&name, l, u);
+                        self.eq(&format!("{name}.def"), v, z);
                         Some(v)
                     }
                     // An output must be a variable: fix it to 0.
-                    Stability::Inactive => Some(self.continuous(&name, 0.0, 0.0)?),
+                    Stability::Inactive => Some(self.continuous(&name, 0.0, 0.0)),
                     Stability::Unstable => {
-                        let a = self.continuous(&name, 0.0, u)?;
+                        let a = self.continuous(&name, 0.0, u);
                         let d = self.binary(&format!("{name}.on"));
-                        self.ge(&format!("{name}.ge"), a, z.clone())?;
+                        self.ge(&format!("{name}.ge"), a, z.clone());
                         // a <= z - l (1 - d)  <=>  a - z - l d <= -l
                         self.le(
                             &format!("{name}.le"),
                             LinExpr::from(a) - z + LinExpr::from(d) * (-l),
                             -l,
-                        )?;
+                        );
                         self.le(
                             &format!("{name}.off"),
                             LinExpr::from(a) - LinExpr::from(d) * u,
                             0.0,
-                        )?;
+                        );
                         binaries.push((k, j, d));
                         Some(a)
                     }

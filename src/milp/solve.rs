@@ -130,7 +130,10 @@ impl Model {
     /// HiGHS's presolve occasionally ends in an error status on small,
     /// degenerate MILPs (seen on 2-input ReLU networks); such a solve is
     /// repeated once without presolve before the answer is `Unknown`.
+    /// A model with a building error ([`Model::validate`]) is not solved: the
+    /// error is the answer.
     pub fn solve(&self, objective: &Objective, opts: &SolveOptions) -> Result<Outcome, MilpError> {
+        self.validate()?;
         let first = self.solve_with(objective, opts, true)?;
         match &first.reason {
             Some(r) if first.status == Status::Unknown && r.starts_with(HIGHS_STOPPED) => {

@@ -38,11 +38,10 @@ pub fn lp_tighten(
             let mut model = Model::new();
             let xs: Vec<LinExpr> = (0..input.len())
                 .map(|i| {
-                    model
-                        .continuous(&format!("x{i}"), input.lo[i], input.hi[i])
-                        .map(LinExpr::from)
+                    LinExpr::from(model.continuous(&format!("x{i}"), input.lo[i], input.hi[i]))
                 })
-                .collect::<Result<_, _>>()?;
+                .collect();
+            model.validate()?;
             let copy = model.add_network_with_bounds("lp", &below, &xs, partial)?;
             let model = model.relaxed();
             let a = &copy.neurons[k - 1];

@@ -16,12 +16,12 @@
 //!   exactly the abstract set of actions and the environment and the
 //!   indexed agents 1..m take the same steps.
 
-use super::model::{ExtFn, Model};
+use super::model::{Model, Observation};
 use crate::lang::{eval_f64, EnvF64, TExpr, TKind};
 
 /// B of the module documentation (at least 1).
 pub fn zero_one_branching(model: &Model) -> usize {
-    most_enabled(model) * most_tied(model, &model.template.observe)
+    most_enabled(model) * most_tied(&model.template.observe)
 }
 
 /// The most actions the protocol can enable at one local state: exact when
@@ -64,19 +64,18 @@ pub fn most_enabled(model: &Model) -> usize {
 
 /// The most percepts one evaluation of the observation tree can tie: the
 /// distinct percepts of its largest `argmax` leaf (1 for constant leaves).
-pub fn most_tied(model: &Model, e: &TExpr) -> usize {
-    match &e.kind {
-        TKind::If(_, a, b) => most_tied(model, a).max(most_tied(model, b)),
-        TKind::Ext(id, _) => match &model.ext[*id] {
-            ExtFn::Argmax { percepts } => {
-                let mut distinct = percepts.clone();
-                distinct.sort_unstable();
-                distinct.dedup();
-                distinct.len().max(1)
-            }
-            _ => 1,
-        },
-        _ => 1,
+pub fn most_tied(obs: &Observation) -> usize {
+    match obs {
+        Observation::If {
+            then, otherwise, ..
+        } => most_tied(then).max(most_tied(otherwise)),
+        Observation::Argmax { percepts, .. } => {
+            let mut distinct = percepts.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            distinct.len().max(1)
+        }
+        Observation::Expr(_) => 1,
     }
 }
 
@@ -134,7 +133,7 @@ mod tests {
         // volunteer enables {guard, rest}; argmax ties rest_only and volunteer.
         let m = crate::nis::tests::guarding();
         assert_eq!(most_enabled(&m), 2);
-        assert_eq!(most_tied(&m, &m.template.observe), 2);
+        assert_eq!(most_tied(&m.template.observe), 2);
         assert_eq!(zero_one_branching(&m), 4);
     }
 
@@ -159,7 +158,7 @@ label done = x = 3;
         ));
         // p enables {go, stay}; q enables {go, stop} (cases add up); r {stop}.
         assert_eq!(most_enabled(&m), 2);
-        assert_eq!(most_tied(&m, &m.template.observe), 1);
+        assert_eq!(most_tied(&m.template.observe), 1);
         assert_eq!(zero_one_branching(&m), 2);
         assert_eq!(simulating_bound(&m, 2, 3), 2 + 8);
     }

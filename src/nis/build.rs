@@ -278,7 +278,7 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
     if observe.ty != Ty::Enum(percept_enum) {
         return Err(err(obs_raw.span, "`observe` must give a percept".into()));
     }
-    check_observation(source, &observe, &ext.borrow(), true)?;
+    let observe = observation(source, observe, &ext.borrow())?;
 
     // Protocol and update of the template.
     // A bare percept or action name in a Boolean position of a guard means
@@ -579,48 +579,66 @@ fn fit(source: &Source, span: Span, v: &VarDecl, value: Value) -> LangResult<Val
     ))
 }
 
-/// `argmax` only at percept positions (the root or `if` branches), network
-/// vectors only inside `argmax`, and no network in a condition.
-fn check_observation(
-    source: &Source,
-    e: &TExpr,
-    ext: &[ExtFn],
-    percept_position: bool,
-) -> LangResult<()> {
-    match &e.kind {
-        TKind::If(c, a, b) if percept_position => {
-            check_observation(source, c, ext, false)?;
-            check_observation(source, a, ext, true)?;
-            check_observation(source, b, ext, true)
+/// The typed observation of a checked `observe` expression: `if` at percept
+/// positions, `argmax(net(..), ..)` leaves, other leaves plain expressions.
+/// `argmax` is allowed only at percept positions, network vectors only inside
+/// `argmax`, and no network in a condition.
+fn observation(source: &Source, e: TExpr, ext: &[ExtFn]) -> LangResult<Observation> {
+    match e.kind {
+        TKind::If(c, a, b) => {
+            no_network_vector(source, &c, ext)?;
+            Ok(Observation::If {
+                cond: *c,
+                then: Box::new(observation(source, *a, ext)?),
+                otherwise: Box::new(observation(source, *b, ext)?),
+            })
         }
+        TKind::Ext(id, args) if matches!(ext[id], ExtFn::Argmax { .. }) => {
+            let ExtFn::Argmax { percepts } = &ext[id] else {
+                unreachable!("matched above")
+            };
+            let call = args.into_iter().next().map(|a| a.kind);
+            let Some(TKind::Ext(n, inputs)) = call else {
+                return Err(error_at(source, e.span, "`argmax` needs a network call"));
+            };
+            let ExtFn::NetVector { net } = ext[n] else {
+                return Err(error_at(source, e.span, "`argmax` needs a network call"));
+            };
+            inputs
+                .iter()
+                .try_for_each(|i| no_network_vector(source, i, ext))?;
+            Ok(Observation::Argmax {
+                net,
+                inputs,
+                percepts: percepts.clone(),
+                span: e.span,
+            })
+        }
+        kind => {
+            let e = TExpr { kind, ..e };
+            no_network_vector(source, &e, ext)?;
+            Ok(Observation::Expr(e))
+        }
+    }
+}
+
+/// An operand inside the observation: neither `argmax` nor a bare network vector.
+fn no_network_vector(source: &Source, e: &TExpr, ext: &[ExtFn]) -> LangResult<()> {
+    let rec = |a: &TExpr| no_network_vector(source, a, ext);
+    match &e.kind {
         TKind::Ext(id, args) => match &ext[*id] {
-            ExtFn::Argmax { .. } => {
-                if !percept_position {
-                    return Err(error_at(source, e.span, "`argmax` gives a percept; use it as the value of `observe` or of an `if` branch"));
-                }
-                match &args[0].kind {
-                    TKind::Ext(_, inputs) => inputs.iter().try_for_each(|i| check_observation(source, i, ext, false)),
-                    _ => Ok(()),
-                }
-            }
+            ExtFn::Argmax { .. } => Err(error_at(source, e.span, "`argmax` gives a percept; use it as the value of `observe` or of an `if` branch")),
             ExtFn::NetVector { .. } => Err(error_at(
                 source,
                 e.span,
                 "a network call gives a vector: use it inside `argmax(...)`, or declare `outputs (..)` names to compare single outputs",
             )),
-            _ => args.iter().try_for_each(|a| check_observation(source, a, ext, false)),
+            _ => args.iter().try_for_each(rec),
         },
         TKind::Const(_) | TKind::Var(_) => Ok(()),
-        TKind::Unary(_, a) => check_observation(source, a, ext, false),
-        TKind::Binary(_, a, b) => {
-            check_observation(source, a, ext, false)?;
-            check_observation(source, b, ext, false)
-        }
-        TKind::If(c, a, b) => {
-            check_observation(source, c, ext, false)?;
-            check_observation(source, a, ext, false)?;
-            check_observation(source, b, ext, false)
-        }
-        TKind::Builtin(_, args) => args.iter().try_for_each(|a| check_observation(source, a, ext, false)),
+        TKind::Unary(_, a) => rec(a),
+        TKind::Binary(_, a, b) => rec(a).and_then(|()| rec(b)),
+        TKind::If(c, a, b) => rec(c).and_then(|()| rec(a)).and_then(|()| rec(b)),
+        TKind::Builtin(_, args) => args.iter().try_for_each(rec),
     }
 }

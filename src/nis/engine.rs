@@ -3,7 +3,8 @@
 //! finite templates, the zero-one abstraction M_ab(m).
 
 use super::abstraction::{AMove, AState, Abstract};
-use super::checker::{check_system, lower, Graph, Outcome, WitnessTree};
+use super::checker::{check_system, Graph, Outcome};
+use super::core::lower;
 use super::concrete::{CMove, CState, Concrete};
 use super::formula::Sentence;
 use super::milp::MilpOptions;
@@ -12,6 +13,7 @@ use super::replay::{replay_abstract, replay_concrete, ConcreteTrace};
 use super::semantics::Semantics;
 use super::system::System;
 use super::trace;
+use super::witness::{internal, shown};
 use crate::report::RunError;
 use serde_json::{json, Value};
 use std::time::Instant;
@@ -130,12 +132,6 @@ fn semantics(model: &Model) -> Result<Semantics<'_>, RunError> {
     })
 }
 
-pub(super) fn internal(what: &str, why: String) -> RunError {
-    RunError::Internal(format!(
-        "a {what} did not replay through the semantics: {why}"
-    ))
-}
-
 impl Decider for ExplicitDecider {
     fn name(&self) -> &'static str {
         "explicit"
@@ -165,8 +161,8 @@ impl Decider for ExplicitDecider {
                 stats.insert("states".into(), outcome.states_explored.into());
                 let traces = replay_concrete_all(&mut g, &outcome)?;
                 stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
-                let (w, t) =
-                    render_concrete(&g.sys.sem, &traces, kind == super::formula::Kind::Universal);
+                let counterexample = kind == super::formula::Kind::Universal;
+                let (w, t) = shown(trace::concrete_trace(&g.sys.sem, &traces, counterexample));
                 (outcome.holds, w, t)
             }
             Target::Abstract => {
@@ -177,7 +173,7 @@ impl Decider for ExplicitDecider {
                 stats.insert("abstract_states".into(), outcome.states_explored.into());
                 replay_abstract_all(&mut g, &outcome)?;
                 stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
-                let (w, t) = render_abstract(&g.sys.sem, &outcome.witnesses);
+                let (w, t) = shown(trace::abstract_trace(&g.sys.sem, &outcome.witnesses));
                 (outcome.holds, w, t)
             }
         };
@@ -231,57 +227,6 @@ fn replay_abstract_all<'m>(
         }
     }
     Ok(())
-}
-
-pub(super) fn render_concrete(
-    sem: &Semantics,
-    traces: &[ConcreteTrace],
-    counterexample: bool,
-) -> (Option<Value>, Option<String>) {
-    let Some(first) = traces.first() else {
-        return (None, None);
-    };
-    let what = if counterexample {
-        "counterexample"
-    } else {
-        "witness"
-    };
-    let json = json!({
-        "kind": what,
-        "initial_states": traces.len(),
-        "branches": first.iter().map(|b| trace::concrete_json(sem, b)).collect::<Vec<_>>(),
-    });
-    let mut text = String::new();
-    for (i, b) in first.iter().enumerate() {
-        text.push_str(&format!("{what}, branch {} of {}:\n", i + 1, first.len()));
-        text.push_str(&trace::concrete_table(sem, b).render(crate::report::TableFormat::Text));
-    }
-    (Some(json), Some(text))
-}
-
-pub(super) fn render_abstract(
-    sem: &Semantics,
-    witnesses: &[WitnessTree<AState, AMove>],
-) -> (Option<Value>, Option<String>) {
-    let Some(first) = witnesses.first() else {
-        return (None, None);
-    };
-    let branches = first.branches();
-    let json = json!({
-        "kind": "abstract trace",
-        "initial_states": witnesses.len(),
-        "branches": branches.iter().map(|b| trace::abstract_json(sem, b)).collect::<Vec<_>>(),
-    });
-    let mut text = String::new();
-    for (i, b) in branches.iter().enumerate() {
-        text.push_str(&format!(
-            "abstract trace, branch {} of {}:\n",
-            i + 1,
-            branches.len()
-        ));
-        text.push_str(&trace::abstract_table(sem, b).render(crate::report::TableFormat::Text));
-    }
-    (Some(json), Some(text))
 }
 
 /// The deciders an `--engine` choice runs.

@@ -13,6 +13,7 @@ pub mod branching;
 pub mod build;
 pub mod checker;
 pub mod concrete;
+pub mod core;
 pub mod engine;
 pub mod formula;
 pub mod milp;
@@ -28,6 +29,7 @@ pub mod syntax;
 pub mod system;
 pub mod trace;
 pub mod trace_real;
+pub mod witness;
 
 #[cfg(test)]
 mod tests;

@@ -148,11 +148,36 @@ pub struct Template {
     pub init_percept: usize,
     pub action_enum: usize,
     pub actions: Vec<String>,
-    /// Percept-valued: `if` trees whose leaves are percept constants or `argmax(...)`.
-    pub observe: TExpr,
+    /// obs_t: the percept-valued observation, its `argmax` leaves typed.
+    pub observe: Observation,
     pub protocol: Vec<ProtocolCase>,
     pub update: Vec<UpdateCase>,
     pub slots: AgentSlots,
+}
+
+/// The observation function obs_t as the deciders read it: an `if` tree at
+/// percept positions whose leaves are network argmaxes or plain
+/// percept-valued expressions. Built and checked once by `build`, so no
+/// decider rediscovers the `argmax(net(..), ..)` shape.
+#[derive(Clone, Debug)]
+pub enum Observation {
+    /// `if cond then a else b` at a percept position.
+    If {
+        cond: TExpr,
+        then: Box<Observation>,
+        otherwise: Box<Observation>,
+    },
+    /// `argmax(net(inputs), percepts...)`: the percepts of the maximal
+    /// outputs of network `net` (ties: all of them).
+    Argmax {
+        net: usize,
+        inputs: Vec<TExpr>,
+        /// The percept of each output.
+        percepts: Vec<usize>,
+        span: Span,
+    },
+    /// A percept-valued expression without network (a percept constant, ...).
+    Expr(TExpr),
 }
 
 /// Initial values of one environment variable.

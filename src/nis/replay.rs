@@ -9,7 +9,7 @@
 //! does not replay is an internal error, never a verdict.
 
 use super::abstraction::{validate_step, AMove, AState};
-use super::checker::WitnessTree;
+use super::witness::WitnessTree;
 use super::concrete::{add_count, CMove, CState};
 use super::semantics::{bits, EnvId, LocalId, SemResult, Semantics};
 

@@ -19,8 +19,8 @@
 //! (a near-tie is treated as a tie). Guards, protocol cases and labels are
 //! evaluated exactly in f64 on the replayed values, with no tolerance.
 
-use super::checker::WitnessTree;
-use super::model::{ExtFn, InitSpec, Model, ProtocolCase, UpdateCase};
+use super::witness::WitnessTree;
+use super::model::{ExtFn, InitSpec, Model, Observation, ProtocolCase, UpdateCase};
 use crate::lang::{eval_f64, num, DeclType, EnvF64, TExpr, TKind, Ty};
 
 /// Largest accepted difference between a replayed value and the MILP's
@@ -149,21 +149,21 @@ fn update(cases: &[UpdateCase], old: &[f64], s: &Slots) -> Result<Vec<f64>, Stri
 
 /// Which percepts the observation tree allows (argmax: every output within
 /// [`TIE_TOL`] of the maximum).
-fn percepts(model: &Model, e: &TExpr, s: &Slots, out: &mut [bool]) -> Result<(), String> {
-    match &e.kind {
-        TKind::If(c, a, b) => percepts(model, if truth(c, s)? { a } else { b }, s, out),
-        TKind::Ext(id, args) if matches!(model.ext[*id], ExtFn::Argmax { .. }) => {
-            let ExtFn::Argmax { percepts: ps } = &model.ext[*id] else {
-                unreachable!("matched above")
-            };
-            let Some(TKind::Ext(n, inputs)) = args.first().map(|a| &a.kind) else {
-                return Err("`argmax` without a network call".into());
-            };
-            let ExtFn::NetVector { net } = model.ext[*n] else {
-                return Err("`argmax` without a network call".into());
-            };
+fn percepts(model: &Model, obs: &Observation, s: &Slots, out: &mut [bool]) -> Result<(), String> {
+    match obs {
+        Observation::If {
+            cond,
+            then,
+            otherwise,
+        } => percepts(model, if truth(cond, s)? { then } else { otherwise }, s, out),
+        Observation::Argmax {
+            net,
+            inputs,
+            percepts: ps,
+            ..
+        } => {
             let x: Vec<f64> = inputs.iter().map(|a| eval_f64(a, s)).collect();
-            let y = model.networks[net].network.eval(&x);
+            let y = model.networks[*net].network.eval(&x);
             let best = y.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             for (o, &p) in ps.iter().enumerate() {
                 if y[o] >= best - TIE_TOL * best.abs().max(1.0) {
@@ -172,7 +172,7 @@ fn percepts(model: &Model, e: &TExpr, s: &Slots, out: &mut [bool]) -> Result<(),
             }
             Ok(())
         }
-        _ => {
+        Observation::Expr(e) => {
             let p = eval_f64(e, s);
             match out.get_mut(p as usize) {
                 Some(slot) if p >= 0.0 && p.fract() == 0.0 => {

@@ -4,7 +4,7 @@
 //! the template's finite local-state space L_t = Prv_t x Per_t, so abstract
 //! states (sets of local states) are bitsets over these numbers.
 
-use super::model::{ExtFn, InitSpec, Model, ProtocolCase, UpdateCase, VarDecl};
+use super::model::{ExtFn, InitSpec, Model, Observation, ProtocolCase, UpdateCase, VarDecl};
 use crate::lang::{error_at, eval, num, DeclType, Env, SourceError, TExpr, TKind, Value};
 use num_bigint::BigInt;
 use std::collections::HashMap;
@@ -499,33 +499,26 @@ impl<'m> Semantics<'m> {
         Ok(mask)
     }
 
-    fn percepts_of(&mut self, e: &TExpr, slots: &[Value]) -> SemResult<u64> {
-        match &e.kind {
-            TKind::If(c, a, b) => {
-                if self.eval_bool(c, slots.to_vec(), 0, 0)? {
-                    self.percepts_of(a, slots)
+    fn percepts_of(&mut self, obs: &Observation, slots: &[Value]) -> SemResult<u64> {
+        match obs {
+            Observation::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let branch = if self.eval_bool(cond, slots.to_vec(), 0, 0)? {
+                    then
                 } else {
-                    self.percepts_of(b, slots)
-                }
+                    otherwise
+                };
+                self.percepts_of(branch, slots)
             }
-            TKind::Ext(id, args) if matches!(self.model.ext[*id], ExtFn::Argmax { .. }) => {
-                let ExtFn::Argmax { percepts } = self.model.ext[*id].clone() else {
-                    unreachable!("matched")
-                };
-                let TKind::Ext(net_id, inputs) = &args[0].kind else {
-                    return Err(error_at(
-                        &self.model.source,
-                        e.span,
-                        "`argmax` needs a network call",
-                    ));
-                };
-                let ExtFn::NetVector { net } = self.model.ext[*net_id] else {
-                    return Err(error_at(
-                        &self.model.source,
-                        e.span,
-                        "`argmax` needs a network call",
-                    ));
-                };
+            Observation::Argmax {
+                net,
+                inputs,
+                percepts,
+                span,
+            } => {
                 let mut values = Vec::new();
                 for i in inputs {
                     values.push(self.eval_value(i, slots.to_vec(), 0, 0)?);
@@ -538,18 +531,18 @@ impl<'m> Semantics<'m> {
                     env_action: 0,
                     net_cache: &mut self.net_cache,
                 };
-                let out = ctx.network(net, &values);
+                let out = ctx.network(*net, &values);
                 self.network_evaluations += self.net_cache.len() - before;
                 if out.iter().any(|x| !x.is_finite()) {
                     return Err(error_at(
                         &self.model.source,
-                        e.span,
+                        *span,
                         "the network gives a NaN or infinite output",
                     ));
                 }
-                Ok(argmax_mask(&out, &percepts))
+                Ok(argmax_mask(&out, percepts))
             }
-            _ => match self.eval_value(e, slots.to_vec(), 0, 0)? {
+            Observation::Expr(e) => match self.eval_value(e, slots.to_vec(), 0, 0)? {
                 Value::Enum(_, i) => Ok(1 << i),
                 other => Err(error_at(
                     &self.model.source,

@@ -1,8 +1,9 @@
 //! Witness traces as step tables (text) and JSON.
 
 use super::abstraction::{AMove, AState};
-use super::replay::ConcreteStep;
+use super::replay::{ConcreteStep, ConcreteTrace};
 use super::semantics::{bits, Semantics};
+use super::witness::{kind_word, Trace, WitnessTree};
 use crate::report::Table;
 use serde_json::{json, Value};
 
@@ -157,4 +158,35 @@ pub fn abstract_json(sem: &Semantics, branch: &[(Option<AMove>, AState)]) -> Val
             })
             .collect(),
     )
+}
+
+/// Replayed M(n) traces as shown: the first tree's branches.
+pub fn concrete_trace(
+    sem: &Semantics,
+    traces: &[ConcreteTrace],
+    counterexample: bool,
+) -> Option<Trace> {
+    let first = traces.first()?;
+    Some(Trace {
+        kind: kind_word(counterexample),
+        initial_states: traces.len(),
+        branches: first
+            .iter()
+            .map(|b| (concrete_json(sem, b), concrete_table(sem, b)))
+            .collect(),
+    })
+}
+
+/// Replayed M_ab(m) witnesses as shown: the first tree's branches.
+pub fn abstract_trace(sem: &Semantics, witnesses: &[WitnessTree<AState, AMove>]) -> Option<Trace> {
+    let first = witnesses.first()?;
+    Some(Trace {
+        kind: "abstract trace",
+        initial_states: witnesses.len(),
+        branches: first
+            .branches()
+            .iter()
+            .map(|b| (abstract_json(sem, b), abstract_table(sem, b)))
+            .collect(),
+    })
 }

@@ -3,6 +3,7 @@
 
 use super::model::Model;
 use super::replay_real::{RealLocal, RealStep};
+use super::witness::{kind_word, Trace};
 use crate::lang::DeclType;
 use serde_json::{json, Value};
 
@@ -103,4 +104,18 @@ pub fn json(model: &Model, steps: &[RealStep]) -> Value {
         })
         .collect();
     Value::Array(rows)
+}
+
+/// Replayed f64 traces (per initial state, its branches) as shown: the
+/// first tree's branches.
+pub fn real_trace(model: &Model, traces: &[Vec<Vec<RealStep>>], counterexample: bool) -> Option<Trace> {
+    let first = traces.first()?;
+    Some(Trace {
+        kind: kind_word(counterexample),
+        initial_states: traces.len(),
+        branches: first
+            .iter()
+            .map(|b| (json(model, b), table(model, b)))
+            .collect(),
+    })
 }

@@ -16,7 +16,8 @@ use super::encode::milp_error;
 use super::{Enc, MilpOptions, MilpOutcome};
 use crate::milp::{LinExpr, Objective, Solution, Status};
 use crate::nis::abstraction::{AMove, AState, LocalSet};
-use crate::nis::checker::{Core, WitnessTree};
+use crate::nis::core::Core;
+use crate::nis::witness::{internal, shown, WitnessTree};
 use crate::nis::formula::Sentence;
 use crate::nis::model::Model;
 use crate::nis::replay::replay_abstract;
@@ -312,10 +313,10 @@ pub fn check_abstract(
     }
     for w in &witnesses {
         if let Err(why) = replay_abstract(&mut sem, w)? {
-            return Err(crate::nis::engine::internal("MILP abstract trace", why));
+            return Err(internal("MILP abstract trace", why));
         }
     }
-    let (witness, witness_text) = crate::nis::engine::render_abstract(&sem, &witnesses);
+    let (witness, witness_text) = shown(crate::nis::trace::abstract_trace(&sem, &witnesses));
     let mut stats = serde_json::Map::new();
     let mut put = |k: &str, v: Value| {
         stats.insert(k.to_string(), v);

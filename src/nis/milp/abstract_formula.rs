@@ -5,7 +5,7 @@
 
 use super::abstract_unroll::{AbsEnc, AbsUnrolling};
 use crate::milp::LinExpr;
-use crate::nis::checker::{Core, Node};
+use crate::nis::core::{Core, Node};
 use crate::report::RunError;
 
 /// A formula node as encoded, mirrored for decoding.

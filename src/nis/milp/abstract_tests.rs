@@ -5,7 +5,7 @@
 
 use super::abstract_decode::{solve_one, AbsSizes};
 use super::*;
-use crate::nis::checker::lower;
+use crate::nis::core::lower;
 use crate::nis::engine::{decide, EngineChoice, Target};
 use crate::nis::procedures::{verify, VerifyOptions};
 use crate::nis::replay::replay_abstract;
@@ -155,7 +155,7 @@ fn sizes_are_reported_and_real_valued_templates_take_the_slots() {
 /// A MILP witness of EX^3 on M_ab(2), decoded but not yet replayed.
 fn milp_witness(
     model: &Model,
-) -> crate::nis::checker::WitnessTree<crate::nis::abstraction::AState, crate::nis::abstraction::AMove>
+) -> crate::nis::witness::WitnessTree<crate::nis::abstraction::AState, crate::nis::abstraction::AMove>
 {
     let s = parse_sentence("forall v1, v2: EX^3 (alive, v1) & (alive, v2)").unwrap();
     let core = lower(&s, model).unwrap();

@@ -20,7 +20,7 @@
 use super::formula::{Encoded, Unrolling};
 use super::real::{decode_local, decode_state, which};
 use crate::milp::Solution;
-use crate::nis::checker::WitnessTree;
+use crate::nis::witness::WitnessTree;
 use crate::nis::model::Model;
 use crate::nis::replay_real::{RealLocal, RealMove, RealState, RealTree};
 use crate::report::RunError;

@@ -18,10 +18,10 @@ use super::encode::{milp_error, not, one_hot, Ctx, Val};
 use super::real::{solve_start, Start};
 use super::unroll::{AgentState, State};
 use super::{Enc, MilpOptions, Sizes};
-use crate::lang::{num, DeclType, TExpr, TKind, Value};
+use crate::lang::{num, DeclType, Value};
 use crate::milp::{LinExpr, Status};
-use crate::nis::checker::Core;
-use crate::nis::model::{ExtFn, Model, ProtocolCase};
+use crate::nis::core::Core;
+use crate::nis::model::{Model, Observation, ProtocolCase};
 use crate::nis::replay_real::{RealMove, RealTree};
 use crate::report::RunError;
 
@@ -59,26 +59,29 @@ impl Enc<'_> {
 
     /// 0/1: percept `p` is a possible value of the observation tree `e`
     /// (at `argmax` leaves: some output of `p` is at least every other).
-    fn can_observe(&mut self, e: &TExpr, p: usize, ctx: &Ctx) -> Result<LinExpr, RunError> {
-        match &e.kind {
-            TKind::If(c, a, b) => {
-                let c = self.boolean(c, ctx)?;
-                let (x, y) = (self.can_observe(a, p, ctx)?, self.can_observe(b, p, ctx)?);
+    fn can_observe(&mut self, obs: &Observation, p: usize, ctx: &Ctx) -> Result<LinExpr, RunError> {
+        match obs {
+            Observation::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let c = self.boolean(cond, ctx)?;
+                let (x, y) = (
+                    self.can_observe(then, p, ctx)?,
+                    self.can_observe(otherwise, p, ctx)?,
+                );
                 let l = self.and(vec![c.clone(), x])?;
                 let r = self.and(vec![not(c), y])?;
                 self.or(vec![l, r])
             }
-            TKind::Ext(id, args) if matches!(self.model.ext[*id], ExtFn::Argmax { .. }) => {
-                let ExtFn::Argmax { percepts } = self.model.ext[*id].clone() else {
-                    unreachable!("matched above")
-                };
-                let Some(TKind::Ext(n, inputs)) = args.first().map(|a| &a.kind) else {
-                    return Err(RunError::input("`argmax` needs a network call"));
-                };
-                let ExtFn::NetVector { net } = self.model.ext[*n] else {
-                    return Err(RunError::input("`argmax` needs a network call"));
-                };
-                let outs = self.network(net, inputs, ctx)?;
+            Observation::Argmax {
+                net,
+                inputs,
+                percepts,
+                ..
+            } => {
+                let outs = self.network(*net, inputs, ctx)?;
                 let mut options = Vec::new();
                 for o in (0..outs.len()).filter(|&o| percepts[o] == p) {
                     let mut wins = Vec::new();
@@ -89,7 +92,7 @@ impl Enc<'_> {
                 }
                 self.or(options)
             }
-            _ => Ok(self.enumv(e, ctx)?[p].clone()),
+            Observation::Expr(e) => Ok(self.enumv(e, ctx)?[p].clone()),
         }
     }
 

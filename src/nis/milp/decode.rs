@@ -5,7 +5,7 @@
 use super::encode::Val;
 use super::formula::{Encoded, Unrolling};
 use crate::milp::{LinExpr, Solution};
-use crate::nis::checker::WitnessTree;
+use crate::nis::witness::WitnessTree;
 use crate::nis::concrete::{add_count, CMove, CState};
 use crate::nis::semantics::{LocalId, Semantics};
 

@@ -8,7 +8,8 @@ use super::encode::{milp_error, not};
 use super::unroll::{Round, State};
 use super::Enc;
 use crate::milp::{LinExpr, Solution};
-use crate::nis::checker::{Core, Node, WitnessTree};
+use crate::nis::core::{Core, Node};
+use crate::nis::witness::WitnessTree;
 use crate::report::RunError;
 
 /// The states of the unrolling as a tree: `rounds[i]` led to `states[i]`

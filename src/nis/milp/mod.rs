@@ -35,7 +35,8 @@ mod tests;
 pub use abstract_decode::check_abstract;
 pub use abstract_slots::check_abstract_slots;
 
-use super::checker::{lower, WitnessTree};
+use super::core::{lower, Core};
+use super::witness::{internal, shown, WitnessTree};
 use super::concrete::{CMove, CState};
 use super::formula::{Kind, Sentence};
 use super::model::Model;
@@ -246,7 +247,7 @@ enum Answer {
 fn solve_one(
     model: &Model,
     sem: &mut Semantics,
-    goal: &super::checker::Core,
+    goal: &Core,
     (n, m): (usize, usize),
     env0: &[i64],
     opts: &MilpOptions,
@@ -365,11 +366,14 @@ pub fn check_concrete(
     for w in &witnesses {
         match replay_concrete(&mut sem, w)? {
             Ok(t) => traces.push(t),
-            Err(why) => return Err(super::engine::internal("MILP trace", why)),
+            Err(why) => return Err(internal("MILP trace", why)),
         }
     }
-    let (witness, witness_text) =
-        super::engine::render_concrete(&sem, &traces, kind == Kind::Universal);
+    let (witness, witness_text) = shown(super::trace::concrete_trace(
+        &sem,
+        &traces,
+        kind == Kind::Universal,
+    ));
     Ok(MilpOutcome {
         holds,
         witness,
@@ -384,7 +388,7 @@ pub fn check_concrete(
 fn existential_goal(
     model: &Model,
     sentence: &Sentence,
-) -> Result<(super::checker::Core, bool), RunError> {
+) -> Result<(Core, bool), RunError> {
     let core = lower(sentence, model)?;
     if core.has_universal() && core.has_existential() {
         return Err(RunError::input(

@@ -22,7 +22,8 @@ use super::unroll::{AgentState, State};
 use super::{enum_len, Enc, MilpOptions, MilpOutcome, Sizes};
 use crate::lang::{num, DeclType, Value};
 use crate::milp::{LinExpr, Solution, Status};
-use crate::nis::checker::{Core, WitnessTree};
+use crate::nis::core::Core;
+use crate::nis::witness::{internal, shown, WitnessTree};
 use crate::nis::model::{InitSpec, Model, VarDecl};
 use crate::nis::replay_real::{self, RealLocal, RealMove, RealState, RealTree};
 use crate::report::RunError;
@@ -421,30 +422,14 @@ pub fn replay_and_render(
     for t in trees {
         match replay_real::replay_real(model, t) {
             Ok(b) => traces.push(b),
-            Err(why) => return Err(crate::nis::engine::internal("MILP trace (f64 replay)", why)),
+            Err(why) => return Err(internal("MILP trace (f64 replay)", why)),
         }
     }
-    let Some(first) = traces.first() else {
-        return Ok((None, None));
-    };
-    let what = if counterexample {
-        "counterexample"
-    } else {
-        "witness"
-    };
-    let json = json!({
-        "kind": what,
-        "initial_states": traces.len(),
-        "branches": first.iter().map(|b| crate::nis::trace_real::json(model, b)).collect::<Vec<_>>(),
-    });
-    let mut text = String::new();
-    for (i, b) in first.iter().enumerate() {
-        text.push_str(&format!("{what}, branch {} of {}:\n", i + 1, first.len()));
-        text.push_str(
-            &crate::nis::trace_real::table(model, b).render(crate::report::TableFormat::Text),
-        );
-    }
-    Ok((Some(json), Some(text)))
+    Ok(shown(crate::nis::trace_real::real_trace(
+        model,
+        &traces,
+        counterexample,
+    )))
 }
 
 /// Outcome in the form of the finite path.

@@ -7,9 +7,9 @@
 
 use super::encode::{milp_error, not, one_hot, Ctx, Val};
 use super::Enc;
-use crate::lang::{DeclType, TExpr, TKind};
+use crate::lang::{DeclType, TExpr};
 use crate::milp::{LinExpr, Sense};
-use crate::nis::model::{ExtFn, ProtocolCase, UpdateCase, VarDecl};
+use crate::nis::model::{Observation, ProtocolCase, UpdateCase, VarDecl};
 use crate::report::RunError;
 
 /// One agent's local state: private variables and the percept (one-hot).
@@ -266,14 +266,22 @@ impl Enc<'_> {
 
     /// The percept (one-hot) chosen by the observation tree; at `argmax`
     /// leaves any maximal output may be chosen (ties: every maximal percept).
-    pub(super) fn observe(&mut self, e: &TExpr, ctx: &Ctx) -> Result<Vec<LinExpr>, RunError> {
-        match &e.kind {
-            TKind::If(c, a, b) => {
-                let c = self.boolean(c, ctx)?;
+    pub(super) fn observe(
+        &mut self,
+        obs: &Observation,
+        ctx: &Ctx,
+    ) -> Result<Vec<LinExpr>, RunError> {
+        match obs {
+            Observation::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let c = self.boolean(cond, ctx)?;
                 if let Some(x) = super::encode::constant(&c) {
-                    return self.observe(if x > 0.5 { a } else { b }, ctx);
+                    return self.observe(if x > 0.5 { then } else { otherwise }, ctx);
                 }
-                let (pa, pb) = (self.observe(a, ctx)?, self.observe(b, ctx)?);
+                let (pa, pb) = (self.observe(then, ctx)?, self.observe(otherwise, ctx)?);
                 let mut out = Vec::new();
                 for (x, y) in pa.into_iter().zip(pb) {
                     let l = self.and(vec![c.clone(), x])?;
@@ -282,58 +290,53 @@ impl Enc<'_> {
                 }
                 Ok(out)
             }
-            TKind::Ext(id, args) if matches!(self.model.ext[*id], ExtFn::Argmax { .. }) => {
-                let ExtFn::Argmax { percepts } = self.model.ext[*id].clone() else {
-                    return Err(RunError::Internal("argmax changed kind".into()));
-                };
-                let net = match args.first().map(|a| &a.kind) {
-                    Some(TKind::Ext(n, inputs)) => match self.model.ext[*n] {
-                        ExtFn::NetVector { net } => Some((net, inputs)),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                let Some((net, inputs)) = net else {
-                    return Err(RunError::input("`argmax` needs a network call"));
-                };
-                let outs = self.network(net, inputs, ctx)?;
-                let size = self.model.template.percepts.len();
-                let chosen: Vec<LinExpr> = if outs.iter().all(|o| o.is_constant()) {
-                    // Constant outputs (the f64 evaluation): a choice among the
-                    // exactly maximal ones only, as the semantics' tie rule.
-                    let vals: Vec<f64> = outs.iter().map(LinExpr::constant_part).collect();
-                    let best = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    let top: Vec<usize> = (0..vals.len()).filter(|&i| vals[i] == best).collect();
-                    if top.len() == 1 {
-                        one_hot(top[0], outs.len())
-                    } else {
-                        let name = self.aux(&format!("{}.tie", self.prefix));
-                        let mut c = vec![LinExpr::constant(0.0); outs.len()];
-                        for &i in &top {
-                            c[i] = self.milp.binary(&format!("{name}.{i}")).into();
-                        }
-                        self.milp
-                            .eq(&name, LinExpr::sum(c.clone()), 1.0)
-                            .map_err(milp_error)?;
-                        c
-                    }
-                } else {
-                    let name = self.aux(&format!("{}.argmax", self.prefix));
-                    self.milp
-                        .argmax(&name, &outs)
-                        .map_err(milp_error)?
-                        .into_iter()
-                        .map(LinExpr::from)
-                        .collect()
-                };
-                let mut out = vec![LinExpr::constant(0.0); size];
+            Observation::Argmax {
+                net,
+                inputs,
+                percepts,
+                ..
+            } => {
+                let outs = self.network(*net, inputs, ctx)?;
+                let chosen = self.maximal_outputs(&outs)?;
+                let mut out = vec![LinExpr::constant(0.0); self.model.template.percepts.len()];
                 for (o, c) in chosen.into_iter().enumerate() {
                     out[percepts[o]] = out[percepts[o]].clone() + c;
                 }
                 Ok(out)
             }
-            _ => self.enumv(e, ctx),
+            Observation::Expr(e) => self.enumv(e, ctx),
         }
+    }
+
+    /// One-hot choice of a maximal output (ties: any maximal one).
+    fn maximal_outputs(&mut self, outs: &[LinExpr]) -> Result<Vec<LinExpr>, RunError> {
+        if outs.iter().all(|o| o.is_constant()) {
+            // Constant outputs (the f64 evaluation): a choice among the
+            // exactly maximal ones only, as the semantics' tie rule.
+            let vals: Vec<f64> = outs.iter().map(LinExpr::constant_part).collect();
+            let best = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let top: Vec<usize> = (0..vals.len()).filter(|&i| vals[i] == best).collect();
+            if top.len() == 1 {
+                return Ok(one_hot(top[0], outs.len()));
+            }
+            let name = self.aux(&format!("{}.tie", self.prefix));
+            let mut c = vec![LinExpr::constant(0.0); outs.len()];
+            for &i in &top {
+                c[i] = self.milp.binary(&format!("{name}.{i}")).into();
+            }
+            self.milp
+                .eq(&name, LinExpr::sum(c.clone()), 1.0)
+                .map_err(milp_error)?;
+            return Ok(c);
+        }
+        let name = self.aux(&format!("{}.argmax", self.prefix));
+        Ok(self
+            .milp
+            .argmax(&name, outs)
+            .map_err(milp_error)?
+            .into_iter()
+            .map(LinExpr::from)
+            .collect())
     }
 
     /// Adds the successor of state `from` (one round of Definition 5).

@@ -1,0 +1,150 @@
+//! bICTL sentences in core form (Definitions 7-9 after Lemma 1): phi[m]
+//! over label and agent numbers, EX^k / AX^k unrolled into single steps and
+//! bounded until expanded. Every decider (explicit checker, MILP encoders)
+//! reads this form; universal sentences reach the MILP through [`Core::negate`].
+
+use super::formula::{AgentRef, Formula, Sentence};
+use super::model::Model;
+use crate::lang::{error_at, LangResult};
+
+/// A formula in core form over label and agent numbers (agents 0-based),
+/// with EX^k / AX^k unrolled into k single steps and until expanded.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    Lit {
+        label: usize,
+        agent: usize,
+        negated: bool,
+    },
+    And(Vec<usize>),
+    Or(Vec<usize>),
+    EX(usize),
+    AX(usize),
+}
+
+#[derive(Clone, Debug)]
+pub struct Core {
+    pub nodes: Vec<Node>,
+    pub root: usize,
+}
+
+impl Core {
+    fn push(&mut self, n: Node) -> usize {
+        if let Some(i) = self.nodes.iter().position(|m| *m == n) {
+            return i;
+        }
+        self.nodes.push(n);
+        self.nodes.len() - 1
+    }
+
+    /// The dual formula: negation pushed to the atoms (A and E swap).
+    pub fn negate(&self) -> Core {
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|n| match n {
+                Node::Lit {
+                    label,
+                    agent,
+                    negated,
+                } => Node::Lit {
+                    label: *label,
+                    agent: *agent,
+                    negated: !negated,
+                },
+                Node::And(v) => Node::Or(v.clone()),
+                Node::Or(v) => Node::And(v.clone()),
+                Node::EX(c) => Node::AX(*c),
+                Node::AX(c) => Node::EX(*c),
+            })
+            .collect();
+        Core {
+            nodes,
+            root: self.root,
+        }
+    }
+
+    pub fn has_universal(&self) -> bool {
+        self.nodes.iter().any(|n| matches!(n, Node::AX(_)))
+    }
+
+    pub fn has_existential(&self) -> bool {
+        self.nodes.iter().any(|n| matches!(n, Node::EX(_)))
+    }
+}
+
+/// phi[m] (Lemma 1): variables bound to agents 1..m in order; labels resolved in the model.
+pub fn lower(sentence: &Sentence, model: &Model) -> LangResult<Core> {
+    let mut core = Core {
+        nodes: Vec::new(),
+        root: 0,
+    };
+    core.root = lower_rec(sentence, model, &sentence.body, &mut core)?;
+    Ok(core)
+}
+
+fn lower_rec(s: &Sentence, model: &Model, f: &Formula, core: &mut Core) -> LangResult<usize> {
+    Ok(match f {
+        Formula::Atom {
+            label,
+            agent,
+            negated,
+            span,
+        } => {
+            let Some(l) = model.label_index(label) else {
+                let known: Vec<&str> = model.labels.iter().map(|l| l.name.as_str()).collect();
+                return Err(error_at(
+                    &s.source,
+                    *span,
+                    format!(
+                        "unknown label `{label}` (the model has: {})",
+                        known.join(", ")
+                    ),
+                ));
+            };
+            let agent = match agent {
+                AgentRef::Var(v) => s.vars.iter().position(|x| x == v).unwrap_or(0),
+                AgentRef::Index(i) => i - 1,
+            };
+            core.push(Node::Lit {
+                label: l,
+                agent,
+                negated: *negated,
+            })
+        }
+        Formula::And(a, b) => {
+            let (a, b) = (lower_rec(s, model, a, core)?, lower_rec(s, model, b, core)?);
+            core.push(Node::And(vec![a, b]))
+        }
+        Formula::Or(a, b) => {
+            let (a, b) = (lower_rec(s, model, a, core)?, lower_rec(s, model, b, core)?);
+            core.push(Node::Or(vec![a, b]))
+        }
+        Formula::EX(k, a) | Formula::AX(k, a) => {
+            let mut n = lower_rec(s, model, a, core)?;
+            for _ in 0..*k {
+                n = core.push(if matches!(f, Formula::EX(..)) {
+                    Node::EX(n)
+                } else {
+                    Node::AX(n)
+                });
+            }
+            n
+        }
+        Formula::EU(k, a, b) | Formula::AU(k, a, b) => {
+            let (phi, psi) = (lower_rec(s, model, a, core)?, lower_rec(s, model, b, core)?);
+            let mut u = psi;
+            for _ in 0..*k {
+                let step = core.push(if matches!(f, Formula::EU(..)) {
+                    Node::EX(u)
+                } else {
+                    Node::AX(u)
+                });
+                let both = core.push(Node::And(vec![phi, step]));
+                u = core.push(Node::Or(vec![psi, both]));
+            }
+            u
+        }
+    })
+}
+

@@ -1,0 +1,88 @@
+//! Witnesses and counterexamples of every decider: the tree the deciders
+//! produce ([`WitnessTree`]), the replayed trace shown to the user
+//! ([`Trace`], one JSON form and one text form), and the error of a
+//! witness that does not replay.
+
+use crate::report::{RunError, Table, TableFormat};
+use serde_json::{json, Value};
+
+/// A witness (or counterexample) as a tree: at each node the literals that
+/// must hold there, and the successor steps that the path quantifiers chose.
+#[derive(Clone, Debug)]
+pub struct WitnessTree<St, Mv> {
+    pub state: St,
+    pub obligations: Vec<(usize, usize, bool)>,
+    pub children: Vec<(Mv, WitnessTree<St, Mv>)>,
+}
+
+impl<St: Clone, Mv: Clone> WitnessTree<St, Mv> {
+    /// Root-to-leaf paths: (state, move that led there) lists.
+    pub fn branches(&self) -> Vec<Vec<(Option<Mv>, St)>> {
+        let mut out = Vec::new();
+        let mut prefix = vec![(None, self.state.clone())];
+        self.collect(&mut prefix, &mut out);
+        out
+    }
+
+    fn collect(&self, prefix: &mut Vec<(Option<Mv>, St)>, out: &mut Vec<Vec<(Option<Mv>, St)>>) {
+        if self.children.is_empty() {
+            out.push(prefix.clone());
+            return;
+        }
+        for (mv, child) in &self.children {
+            prefix.push((Some(mv.clone()), child.state.clone()));
+            child.collect(prefix, out);
+            prefix.pop();
+        }
+    }
+}
+
+/// A replayed witness as shown: its kind ("witness", "counterexample",
+/// "abstract trace"), how many initial states it covers, and per branch of
+/// the first tree its JSON form and its step table.
+pub struct Trace {
+    pub kind: &'static str,
+    pub initial_states: usize,
+    pub branches: Vec<(Value, Table)>,
+}
+
+impl Trace {
+    /// The report's witness JSON and its text (one table per branch).
+    pub fn render(self) -> (Option<Value>, Option<String>) {
+        let mut text = String::new();
+        let count = self.branches.len();
+        let mut jsons = Vec::with_capacity(count);
+        for (i, (j, table)) in self.branches.into_iter().enumerate() {
+            text.push_str(&format!("{}, branch {} of {count}:\n", self.kind, i + 1));
+            text.push_str(&table.render(TableFormat::Text));
+            jsons.push(j);
+        }
+        let json = json!({
+            "kind": self.kind,
+            "initial_states": self.initial_states,
+            "branches": jsons,
+        });
+        (Some(json), Some(text))
+    }
+}
+
+/// "witness" or "counterexample".
+pub fn kind_word(counterexample: bool) -> &'static str {
+    if counterexample {
+        "counterexample"
+    } else {
+        "witness"
+    }
+}
+
+/// A decider's witness that failed its replay: an internal error (exit 3).
+pub fn internal(what: &str, why: String) -> RunError {
+    RunError::Internal(format!(
+        "a {what} did not replay through the semantics: {why}"
+    ))
+}
+
+/// The report's witness JSON and text of a trace, if there is one.
+pub fn shown(trace: Option<Trace>) -> (Option<Value>, Option<String>) {
+    trace.map_or((None, None), Trace::render)
+}
