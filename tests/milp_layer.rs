@@ -140,7 +140,9 @@ fn implication_by_big_m_from_bounds() {
     assert!(close(minimise(&m, x).0, 0.6) && close(maximise(&m, x).0, 0.6));
     // An unbounded variable is refused, by name.
     let free = m.continuous("speed", 0.0, f64::INFINITY);
-    let err = m.implies("limit", &on.into(), &Linear::le(free, 3.0)).unwrap_err();
+    let err = m
+        .implies("limit", &on.into(), &Linear::le(free, 3.0))
+        .unwrap_err();
     assert!(
         matches!(&err, MilpError::Unbounded { var, side: "upper", .. } if var == "speed"),
         "{err}"
@@ -187,10 +189,9 @@ fn disjunction_and_boolean_connectives() {
         m.eq("pb", b, q);
         let want_or = if p + q > 0.0 { 1.0 } else { 0.0 };
         let want_and = p * q;
-        for v in [or, and] {
-            let want = if v == or { want_or } else { want_and };
+        for (v, want) in [(or, want_or), (and, want_and)] {
             assert!(
-                close(maximise(&m, v).0, want) && close(minimise(&m, v).0, want),
+                close(maximise(&m, v.clone()).0, want) && close(minimise(&m, v).0, want),
                 "{p} {q}"
             );
         }

@@ -13,8 +13,8 @@
 #[path = "support/nis_random.rs"]
 mod nis_random;
 
+use mavis::nis::encode::MilpOptions;
 use mavis::nis::engine::{decide, decide_with, EngineChoice, Target};
-use mavis::nis::milp::MilpOptions;
 use mavis::nis::{parse_sentence, Model};
 use nis_random::{model, sentence, spec_strategy, text};
 use proptest::prelude::*;

@@ -5,10 +5,10 @@
 //! on models whose real variables happen to take integral values only.
 
 use mavis::lang::Source;
-use mavis::nis::witness::WitnessTree;
+use mavis::nis::encode::MilpOptions;
 use mavis::nis::engine::{decide_with, EngineChoice, Target};
-use mavis::nis::milp::MilpOptions;
 use mavis::nis::replay_real::{replay_real, RealLocal, RealMove, RealState, RealTree};
+use mavis::nis::witness::WitnessTree;
 use mavis::nis::{parse_model, parse_sentence, LoadOptions, Model};
 use mavis::nn::{Activation, Layer, Network};
 use ndarray::{Array1, Array2};

@@ -6,8 +6,8 @@
 //! abstract witness concretized in M(w) makes M(w) hold; and where the
 //! abstraction fails, M(n) fails for the n checked (Theorem 2).
 
+use mavis::nis::encode::MilpOptions;
 use mavis::nis::engine::{decide_with, CheckRecord, EngineChoice, Target};
-use mavis::nis::milp::MilpOptions;
 use mavis::nis::{load_model, parse_sentence, LoadOptions, Model};
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 
 use crate::lang;
 use crate::milp::SolveOptions;
-use crate::nis::milp::MilpOptions;
+use crate::nis::encode::MilpOptions;
 use crate::nis::procedures::{Procedure, VerifyOptions};
 use crate::nis::{self, reports, EngineChoice, LoadOptions};
 use crate::report::{Report, RunContext, RunError, TableFormat};

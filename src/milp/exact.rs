@@ -58,9 +58,7 @@ pub fn exact_output_bounds(
     let start = Instant::now();
     let mut model = Model::new();
     let xs: Vec<LinExpr> = (0..input.len())
-        .map(|i| {
-            LinExpr::from(model.continuous(&format!("x{i}"), input.lo[i], input.hi[i]))
-        })
+        .map(|i| LinExpr::from(model.continuous(&format!("x{i}"), input.lo[i], input.hi[i])))
         .collect();
     model.validate()?;
     let copy = model.add_network("net", net, &xs, None, encode)?;

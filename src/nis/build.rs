@@ -3,11 +3,12 @@
 //! and where the engine functions may appear.
 
 use super::model::*;
-use super::scope::{Allow, NetShape, NisScope};
-use super::syntax::{RawBlock, RawInit, RawModel, RawProtocolCase, RawUpdateCase};
+use super::rules::{Kinds, Names};
+use super::scope::NetShape;
+use super::syntax::{RawBlock, RawInit, RawModel, RawNet};
 use crate::lang::{
-    check, error_at, eval_const, resolve_type, BinOp, DeclType, EnumTable, Expr, ExprKind,
-    LangResult, Source, Span, TExpr, TKind, Ty, UnOp, Value,
+    error_at, eval_const, resolve_type, Constants, DeclType, EnumTable, LangResult, Source,
+    SourceError, Span, Value,
 };
 use crate::nn::Network;
 use std::cell::RefCell;
@@ -26,6 +27,8 @@ pub struct NetworkSource<'a> {
     pub load: &'a dyn Fn(&Path) -> Result<Network, String>,
 }
 
+/// Checks a parsed model: networks, enumerations, variables, then every
+/// expression of the template, the environment and the labels.
 pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult<Model> {
     let mut enums = EnumTable::default();
     let consts = raw.constants;
@@ -36,12 +39,101 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
             "the model declares no `agent` template",
         ));
     };
-    let err = |span: Span, msg: String| error_at(source, span, msg);
+    let (networks, shapes) = load_networks(source, &raw.nets, nets)?;
+    let env_block = raw.env.as_ref().map(|(_, b)| b.clone()).unwrap_or_default();
+    let missing = |what: &str| {
+        error_at(
+            source,
+            agent_span,
+            format!("agent `{agent_name}` declares no `{what}`"),
+        )
+    };
+    let kinds = enumerations(source, &agent, &env_block, &consts, &mut enums, &missing)?;
+    let tvars = variables(source, &agent, &consts, &mut enums)?;
+    let evars = variables(source, &env_block, &consts, &mut enums)?;
+    check_variables(source, &tvars, &evars, &consts, &enums)?;
+    let names = Names {
+        source,
+        consts: &consts,
+        enums: &enums,
+        kinds: &kinds,
+        tvars: &tvars,
+        evars: &evars,
+        shapes: &shapes,
+        ext: RefCell::new(Vec::new()),
+    };
+    let init = template_init(&names, &agent)?;
+    let observe = names.observation(agent.observe.as_ref().ok_or_else(|| missing("observe"))?)?;
+    let protocol =
+        names.template_protocol(agent.protocol.as_ref().ok_or_else(|| missing("protocol"))?)?;
+    let update = match &agent.update {
+        Some(u) => names.template_update(u)?,
+        None => Vec::new(),
+    };
+    let eprotocol = names.env_protocol(env_block.protocol.as_deref())?;
+    let eupdate = match &env_block.update {
+        Some(u) => names.env_update(u)?,
+        None => Vec::new(),
+    };
+    let einit = env_init(&names, &env_block)?;
+    let init_filter = match &env_block.init_filter {
+        Some(e) => Some(names.env_condition(e)?),
+        None => None,
+    };
+    let labels = names.labels(&raw.labels)?;
+    let ext = names.ext.into_inner();
+    let slots = AgentSlots {
+        private: tvars.len(),
+        env_vars: evars.len(),
+    };
+    let constants = consts
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.clone()))
+        .collect();
+    Ok(Model {
+        source: source.clone(),
+        constants,
+        networks,
+        template: Template {
+            name: agent_name,
+            vars: tvars,
+            init,
+            percept_enum: kinds.percept_enum,
+            percepts: kinds.percepts,
+            init_percept: kinds.init_percept,
+            action_enum: kinds.action_enum,
+            actions: kinds.actions,
+            observe,
+            protocol,
+            update,
+            slots,
+        },
+        env: Environment {
+            init: einit,
+            init_filter,
+            action_enum: kinds.env_action_enum,
+            actions: kinds.env_actions,
+            protocol: eprotocol,
+            update: eupdate,
+            slots: EnvSlots { vars: evars.len() },
+            vars: evars,
+        },
+        labels,
+        ext,
+    })
+}
 
-    // Networks.
+/// Loads the declared networks (in-memory ones win over files, `--network`
+/// overrides over the model's paths) and their shapes for the checker.
+fn load_networks(
+    source: &Source,
+    raw: &[RawNet],
+    nets: &NetworkSource,
+) -> LangResult<(Vec<NetDecl>, Vec<NetShape>)> {
+    let err = |span: Span, msg: String| error_at(source, span, msg);
     let mut networks = Vec::new();
     let mut shapes = Vec::new();
-    for rn in &raw.nets {
+    for rn in raw {
         if networks.iter().any(|n: &NetDecl| n.name == rn.name) {
             return Err(err(
                 rn.span,
@@ -89,15 +181,23 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
             outputs: rn.outputs.iter().map(|(n, _)| n.clone()).collect(),
         });
     }
+    Ok((networks, shapes))
+}
 
-    // Enumerations: percepts, agent actions, environment actions.
+/// Percepts, agent actions and environment actions as enumerations.
+fn enumerations(
+    source: &Source,
+    agent: &RawBlock,
+    env_block: &RawBlock,
+    consts: &Constants,
+    enums: &mut EnumTable,
+    missing: &dyn Fn(&str) -> Box<SourceError>,
+) -> LangResult<Kinds> {
+    let err = |span: Span, msg: String| error_at(source, span, msg);
     let Some((pty, pty_span, pinit, pinit_span)) = agent.percept.clone() else {
-        return Err(err(
-            agent_span,
-            format!("agent `{agent_name}` declares no `percept`"),
-        ));
+        return Err(missing("percept"));
     };
-    let percept_ty = resolve_type(source, &pty, pty_span, &consts, &mut enums)?;
+    let percept_ty = resolve_type(source, &pty, pty_span, consts, enums)?;
     let DeclType::Enum {
         id: percept_enum,
         values: percepts,
@@ -113,17 +213,12 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         .position(|p| *p == pinit)
         .ok_or_else(|| err(pinit_span, format!("`{pinit}` is not a percept")))?;
     let Some((acts, acts_span)) = agent.actions.clone() else {
-        return Err(err(
-            agent_span,
-            format!("agent `{agent_name}` declares no `actions`"),
-        ));
+        return Err(missing("actions"));
     };
     if acts.is_empty() {
         return Err(err(acts_span, "the set of actions is empty".into()));
     }
     let action_enum = enums.add(source, None, &acts)?;
-    let actions: Vec<String> = acts.iter().map(|(n, _)| n.clone()).collect();
-    let env_block = raw.env.as_ref().map(|(_, b)| b.clone()).unwrap_or_default();
     let env_acts = match &env_block.actions {
         Some((list, span)) if list.is_empty() => {
             return Err(err(*span, "the set of actions is empty".into()))
@@ -132,24 +227,47 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         None => vec![("env_idle".to_string(), Span::default())],
     };
     let env_action_enum = enums.add(source, None, &env_acts)?;
-    let env_actions: Vec<String> = env_acts.iter().map(|(n, _)| n.clone()).collect();
+    Ok(Kinds {
+        percept_enum,
+        percepts,
+        init_percept,
+        action_enum,
+        actions: acts.iter().map(|(n, _)| n.clone()).collect(),
+        env_action_enum,
+        env_actions: env_acts.iter().map(|(n, _)| n.clone()).collect(),
+    })
+}
 
-    // Variables.
-    let resolve_vars = |block: &RawBlock, enums: &mut EnumTable| -> LangResult<Vec<VarDecl>> {
-        let mut out: Vec<VarDecl> = Vec::new();
-        for v in &block.vars {
-            let ty = resolve_type(source, &v.ty, v.ty_span, &consts, enums)?;
-            out.push(VarDecl {
-                name: v.name.clone(),
-                ty,
-                span: v.span,
-            });
-        }
-        Ok(out)
-    };
-    let tvars = resolve_vars(&agent, &mut enums)?;
-    let evars = resolve_vars(&env_block, &mut enums)?;
-    for v in tvars.iter().chain(&evars) {
+/// The declared variables of a block with their resolved types.
+fn variables(
+    source: &Source,
+    block: &RawBlock,
+    consts: &Constants,
+    enums: &mut EnumTable,
+) -> LangResult<Vec<VarDecl>> {
+    let mut out: Vec<VarDecl> = Vec::new();
+    for v in &block.vars {
+        let ty = resolve_type(source, &v.ty, v.ty_span, consts, enums)?;
+        out.push(VarDecl {
+            name: v.name.clone(),
+            ty,
+            span: v.span,
+        });
+    }
+    Ok(out)
+}
+
+/// Numbers need bounds (the MILP encoding needs them); names are unique and
+/// not reserved.
+fn check_variables(
+    source: &Source,
+    tvars: &[VarDecl],
+    evars: &[VarDecl],
+    consts: &Constants,
+    enums: &EnumTable,
+) -> LangResult<()> {
+    let err = |span: Span, msg: String| error_at(source, span, msg);
+    for v in tvars.iter().chain(evars) {
         if let DeclType::Real { lo, hi } | DeclType::Int { lo, hi } = &v.ty {
             if lo.is_none() || hi.is_none() {
                 return Err(err(
@@ -160,7 +278,7 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         }
     }
     let mut seen: HashMap<&str, Span> = HashMap::new();
-    for v in tvars.iter().chain(&evars) {
+    for v in tvars.iter().chain(evars) {
         if ["percept", "action", "env_action"].contains(&v.name.as_str()) {
             return Err(err(v.span, format!("`{}` is a reserved name", v.name)));
         }
@@ -174,78 +292,17 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
             ));
         }
     }
-    let slots = AgentSlots {
-        private: tvars.len(),
-        env_vars: evars.len(),
-    };
-    let eslots = EnvSlots { vars: evars.len() };
-    let ext = RefCell::new(Vec::new());
-    let ty_of = |v: &VarDecl| v.ty.ty();
-    let agent_scope = |include_env: bool, allow: Allow| {
-        let mut vars = HashMap::new();
-        for (i, v) in tvars.iter().enumerate() {
-            vars.insert(v.name.clone(), (i, ty_of(v)));
-        }
-        vars.insert(
-            "percept".to_string(),
-            (slots.percept(), Ty::Enum(percept_enum)),
-        );
-        if allow.performed {
-            vars.insert(
-                "action".to_string(),
-                (slots.action(), Ty::Enum(action_enum)),
-            );
-            vars.insert(
-                "env_action".to_string(),
-                (slots.env_action(), Ty::Enum(env_action_enum)),
-            );
-        }
-        if include_env {
-            for (i, v) in evars.iter().enumerate() {
-                vars.insert(v.name.clone(), (slots.env_var(i), ty_of(v)));
-            }
-        }
-        NisScope {
-            consts: &consts,
-            enums: &enums,
-            vars,
-            nets: &shapes,
-            ext: &ext,
-            allow,
-            agent_actions: Some(action_enum),
-            env_actions: Some(env_action_enum),
-            percept_enum: Some(percept_enum),
-        }
-    };
-    let env_scope = |allow: Allow| {
-        let mut vars = HashMap::new();
-        for (i, v) in evars.iter().enumerate() {
-            vars.insert(v.name.clone(), (i, ty_of(v)));
-        }
-        if allow.performed {
-            vars.insert(
-                "env_action".to_string(),
-                (eslots.action(), Ty::Enum(env_action_enum)),
-            );
-        }
-        NisScope {
-            consts: &consts,
-            enums: &enums,
-            vars,
-            nets: &shapes,
-            ext: &ext,
-            allow,
-            agent_actions: Some(action_enum),
-            env_actions: Some(env_action_enum),
-            percept_enum: Some(percept_enum),
-        }
-    };
+    Ok(())
+}
 
-    // Template initial state.
+/// The template's initial private state (iota_t).
+fn template_init(names: &Names, agent: &RawBlock) -> LangResult<Vec<Value>> {
+    let source = names.source;
     let mut init = Vec::new();
-    for (raw, v) in agent.vars.iter().zip(&tvars) {
+    for (raw, v) in agent.vars.iter().zip(names.tvars) {
         let RawInit::Point(e) = &raw.init else {
-            return Err(err(
+            return Err(error_at(
+                source,
                 raw.span,
                 format!(
                     "template variable `{}` needs an initial value: `= EXPR`",
@@ -253,173 +310,19 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
                 ),
             ));
         };
-        let value = eval_const(source, e, &consts_and_enums(&consts, &enums))?;
+        let value = eval_const(source, e, &consts_and_enums(names.consts, names.enums))?;
         init.push(fit(source, e.span, v, value)?);
     }
+    Ok(init)
+}
 
-    // Observation.
-    let Some(obs_raw) = &agent.observe else {
-        return Err(err(
-            agent_span,
-            format!("agent `{agent_name}` declares no `observe`"),
-        ));
-    };
-    let observe = check(
-        source,
-        obs_raw,
-        &agent_scope(
-            true,
-            Allow {
-                performed: false,
-                networks: true,
-            },
-        ),
-    )?;
-    if observe.ty != Ty::Enum(percept_enum) {
-        return Err(err(obs_raw.span, "`observe` must give a percept".into()));
-    }
-    let observe = observation(source, observe, &ext.borrow())?;
-
-    // Protocol and update of the template.
-    // A bare percept or action name in a Boolean position of a guard means
-    // `percept = name` / `action = name` / `env_action = name`.
-    let guard_sugar = |t: &Expr, scope: &NisScope, ctx: &[(usize, &str)]| -> LangResult<TExpr> {
-        let sugared = sugar(t, &enums, ctx);
-        let checked = check(source, &sugared, scope)?;
-        if checked.ty != Ty::Bool {
-            return Err(err(
-                t.span,
-                "a guard must be a condition, a percept or an action".into(),
-            ));
-        }
-        Ok(checked)
-    };
-    let protocol_cases = |cases: &[RawProtocolCase],
-                          scope: &NisScope,
-                          sugar: &[(usize, &str)],
-                          enum_id: usize,
-                          names: &[String]|
-     -> LangResult<Vec<ProtocolCase>> {
-        let mut out = Vec::new();
-        for c in cases {
-            let g = guard_sugar(&c.guard, scope, sugar)?;
-            let mut acts = Vec::new();
-            for (a, aspan) in &c.actions {
-                match enums.member(a) {
-                    Some(Value::Enum(id, i)) if id == enum_id => acts.push(i),
-                    _ => {
-                        return Err(err(
-                            *aspan,
-                            format!("`{a}` is not one of the actions {{{}}}", names.join(", ")),
-                        ))
-                    }
-                }
-            }
-            if acts.is_empty() {
-                return Err(err(
-                    c.span,
-                    "an empty protocol case: every case must enable at least one action".into(),
-                ));
-            }
-            out.push(ProtocolCase {
-                guard: g,
-                actions: acts,
-                span: c.span,
-            });
-        }
-        Ok(out)
-    };
-    let update_cases = |cases: &[RawUpdateCase],
-                        scope: &NisScope,
-                        sugar: &[(usize, &str)],
-                        vars: &[VarDecl]|
-     -> LangResult<Vec<UpdateCase>> {
-        let mut out = Vec::new();
-        for c in cases {
-            let g = guard_sugar(&c.guard, scope, sugar)?;
-            let mut assigns = Vec::new();
-            for (name, nspan, e) in &c.assigns {
-                let Some(slot) = vars.iter().position(|v| v.name == *name) else {
-                    return Err(err(
-                        *nspan,
-                        format!("`{name}` is not a variable this block may assign"),
-                    ));
-                };
-                if assigns.iter().any(|(s, _)| *s == slot) {
-                    return Err(err(
-                        *nspan,
-                        format!("`{name}` is assigned twice in one case"),
-                    ));
-                }
-                let t = check(source, e, scope)?;
-                let want = vars[slot].ty.ty();
-                let ok = t.ty == want || (want == Ty::Real && t.ty == Ty::Int);
-                if !ok {
-                    return Err(err(
-                        e.span,
-                        format!(
-                            "`{name}` has type {} but the value does not",
-                            vars[slot].ty.describe()
-                        ),
-                    ));
-                }
-                assigns.push((slot, t));
-            }
-            out.push(UpdateCase {
-                guard: g,
-                assigns,
-                span: c.span,
-            });
-        }
-        Ok(out)
-    };
-    let none = Allow::default();
-    let upd = Allow {
-        performed: true,
-        networks: false,
-    };
-    let tscope_prot = agent_scope(false, none);
-    let Some(tprot) = &agent.protocol else {
-        return Err(err(
-            agent_span,
-            format!("agent `{agent_name}` declares no `protocol`"),
-        ));
-    };
-    let percept_sugar = [(percept_enum, "percept")];
-    let protocol = protocol_cases(tprot, &tscope_prot, &percept_sugar, action_enum, &actions)?;
-    let tscope_upd = agent_scope(false, upd);
-    let update_sugar = [
-        (action_enum, "action"),
-        (env_action_enum, "env_action"),
-        (percept_enum, "percept"),
-    ];
-    let update = match &agent.update {
-        Some(u) => update_cases(u, &tscope_upd, &update_sugar, &tvars)?,
-        None => Vec::new(),
-    };
-
-    // Environment.
-    let escope_prot = env_scope(none);
-    let eprotocol = match &env_block.protocol {
-        Some(cases) => protocol_cases(cases, &escope_prot, &[], env_action_enum, &env_actions)?,
-        None => vec![ProtocolCase {
-            guard: TExpr {
-                kind: TKind::Const(Value::Bool(true)),
-                ty: Ty::Bool,
-                span: Span::default(),
-            },
-            actions: (0..env_actions.len()).collect(),
-            span: Span::default(),
-        }],
-    };
-    let escope_upd = env_scope(upd);
-    let eupdate = match &env_block.update {
-        Some(u) => update_cases(u, &escope_upd, &[(env_action_enum, "env_action")], &evars)?,
-        None => Vec::new(),
-    };
-    let ce = consts_and_enums(&consts, &enums);
+/// The environment's initial values (I_e): a point, a list or a range per variable.
+fn env_init(names: &Names, env_block: &RawBlock) -> LangResult<Vec<InitSpec>> {
+    let source = names.source;
+    let err = |span: Span, msg: String| error_at(source, span, msg);
+    let ce = consts_and_enums(names.consts, names.enums);
     let mut einit = Vec::new();
-    for (raw, v) in env_block.vars.iter().zip(&evars) {
+    for (raw, v) in env_block.vars.iter().zip(names.evars) {
         let spec = match &raw.init {
             RawInit::None => {
                 return Err(err(raw.span, format!("environment variable `{}` needs initial values: `= v`, `in {{a, b}}` or `in [lo..hi]`", v.name)))
@@ -443,112 +346,18 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         };
         einit.push(spec);
     }
-    let init_filter = match &env_block.init_filter {
-        Some(e) => Some(crate::lang::check_as(
-            source,
-            e,
-            &env_scope(none),
-            Ty::Bool,
-        )?),
-        None => None,
-    };
-
-    // Labels over the template's local state.
-    let mut labels: Vec<Label> = Vec::new();
-    let lscope = agent_scope(false, none);
-    for (name, span, e) in &raw.labels {
-        if labels.iter().any(|l| l.name == *name) {
-            return Err(err(*span, format!("label `{name}` is declared twice")));
-        }
-        let t = crate::lang::check_as(source, e, &lscope, Ty::Bool)?;
-        labels.push(Label {
-            name: name.clone(),
-            expr: t,
-            span: *span,
-        });
-    }
-
-    let ext = ext.into_inner();
-    let constants = consts
-        .iter()
-        .map(|(n, v)| (n.to_string(), v.clone()))
-        .collect();
-    Ok(Model {
-        source: source.clone(),
-        constants,
-        networks,
-        template: Template {
-            name: agent_name,
-            vars: tvars,
-            init,
-            percept_enum,
-            percepts,
-            init_percept,
-            action_enum,
-            actions,
-            observe,
-            protocol,
-            update,
-            slots,
-        },
-        env: Environment {
-            vars: evars,
-            init: einit,
-            init_filter,
-            action_enum: env_action_enum,
-            actions: env_actions,
-            protocol: eprotocol,
-            update: eupdate,
-            slots: eslots,
-        },
-        labels,
-        ext,
-    })
-}
-
-/// Rewrites bare enumeration members in Boolean positions into `var = member`.
-fn sugar(e: &Expr, enums: &EnumTable, ctx: &[(usize, &str)]) -> Expr {
-    let span = e.span;
-    match &e.kind {
-        ExprKind::Ident(name) => {
-            if let Some(Value::Enum(id, _)) = enums.member(name) {
-                if let Some((_, var)) = ctx.iter().find(|(eid, _)| *eid == id) {
-                    let lhs = Expr::new(ExprKind::Ident(var.to_string()), span);
-                    return Expr::new(
-                        ExprKind::Binary(BinOp::Eq, Box::new(lhs), Box::new(e.clone())),
-                        span,
-                    );
-                }
-            }
-            e.clone()
-        }
-        ExprKind::Unary(UnOp::Not, a) => Expr::new(
-            ExprKind::Unary(UnOp::Not, Box::new(sugar(a, enums, ctx))),
-            span,
-        ),
-        ExprKind::Binary(op @ (BinOp::And | BinOp::Or | BinOp::Implies | BinOp::Iff), a, b) => {
-            Expr::new(
-                ExprKind::Binary(
-                    *op,
-                    Box::new(sugar(a, enums, ctx)),
-                    Box::new(sugar(b, enums, ctx)),
-                ),
-                span,
-            )
-        }
-        _ => e.clone(),
-    }
+    Ok(einit)
 }
 
 /// Constants plus enumeration members, for initial values.
-fn consts_and_enums<'a>(
+pub(super) fn consts_and_enums<'a>(
     consts: &'a crate::lang::Constants,
     enums: &'a EnumTable,
 ) -> ConstEnumScope<'a> {
     ConstEnumScope { consts, enums }
 }
 
-struct ConstEnumScope<'a> {
+pub(super) struct ConstEnumScope<'a> {
     consts: &'a crate::lang::Constants,
     enums: &'a EnumTable,
 }
@@ -564,7 +373,7 @@ impl crate::lang::Scope for ConstEnumScope<'_> {
 }
 
 /// Checks a value against a variable's declared type (integers widen to reals).
-fn fit(source: &Source, span: Span, v: &VarDecl, value: Value) -> LangResult<Value> {
+pub(super) fn fit(source: &Source, span: Span, v: &VarDecl, value: Value) -> LangResult<Value> {
     if v.ty.contains(&value) {
         return Ok(value);
     }
@@ -577,68 +386,4 @@ fn fit(source: &Source, span: Span, v: &VarDecl, value: Value) -> LangResult<Val
             v.name
         ),
     ))
-}
-
-/// The typed observation of a checked `observe` expression: `if` at percept
-/// positions, `argmax(net(..), ..)` leaves, other leaves plain expressions.
-/// `argmax` is allowed only at percept positions, network vectors only inside
-/// `argmax`, and no network in a condition.
-fn observation(source: &Source, e: TExpr, ext: &[ExtFn]) -> LangResult<Observation> {
-    match e.kind {
-        TKind::If(c, a, b) => {
-            no_network_vector(source, &c, ext)?;
-            Ok(Observation::If {
-                cond: *c,
-                then: Box::new(observation(source, *a, ext)?),
-                otherwise: Box::new(observation(source, *b, ext)?),
-            })
-        }
-        TKind::Ext(id, args) if matches!(ext[id], ExtFn::Argmax { .. }) => {
-            let ExtFn::Argmax { percepts } = &ext[id] else {
-                unreachable!("matched above")
-            };
-            let call = args.into_iter().next().map(|a| a.kind);
-            let Some(TKind::Ext(n, inputs)) = call else {
-                return Err(error_at(source, e.span, "`argmax` needs a network call"));
-            };
-            let ExtFn::NetVector { net } = ext[n] else {
-                return Err(error_at(source, e.span, "`argmax` needs a network call"));
-            };
-            inputs
-                .iter()
-                .try_for_each(|i| no_network_vector(source, i, ext))?;
-            Ok(Observation::Argmax {
-                net,
-                inputs,
-                percepts: percepts.clone(),
-                span: e.span,
-            })
-        }
-        kind => {
-            let e = TExpr { kind, ..e };
-            no_network_vector(source, &e, ext)?;
-            Ok(Observation::Expr(e))
-        }
-    }
-}
-
-/// An operand inside the observation: neither `argmax` nor a bare network vector.
-fn no_network_vector(source: &Source, e: &TExpr, ext: &[ExtFn]) -> LangResult<()> {
-    let rec = |a: &TExpr| no_network_vector(source, a, ext);
-    match &e.kind {
-        TKind::Ext(id, args) => match &ext[*id] {
-            ExtFn::Argmax { .. } => Err(error_at(source, e.span, "`argmax` gives a percept; use it as the value of `observe` or of an `if` branch")),
-            ExtFn::NetVector { .. } => Err(error_at(
-                source,
-                e.span,
-                "a network call gives a vector: use it inside `argmax(...)`, or declare `outputs (..)` names to compare single outputs",
-            )),
-            _ => args.iter().try_for_each(rec),
-        },
-        TKind::Const(_) | TKind::Var(_) => Ok(()),
-        TKind::Unary(_, a) => rec(a),
-        TKind::Binary(_, a, b) => rec(a).and_then(|()| rec(b)),
-        TKind::If(c, a, b) => rec(c).and_then(|()| rec(a)).and_then(|()| rec(b)),
-        TKind::Builtin(_, args) => args.iter().try_for_each(rec),
-    }
 }

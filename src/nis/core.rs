@@ -147,4 +147,3 @@ fn lower_rec(s: &Sentence, model: &Model, f: &Formula, core: &mut Core) -> LangR
         }
     })
 }
-

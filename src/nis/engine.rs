@@ -1,13 +1,13 @@
 //! Deciders behind one interface: `--engine explicit|milp|both`. The explicit
-//! decider is here; the MILP decider ([`super::milp`]) decides M(n) and, for
+//! decider is here; the MILP decider ([`super::encode`]) decides M(n) and, for
 //! finite templates, the zero-one abstraction M_ab(m).
 
 use super::abstraction::{AMove, AState, Abstract};
 use super::checker::{check_system, Graph, Outcome};
-use super::core::lower;
 use super::concrete::{CMove, CState, Concrete};
+use super::core::lower;
+use super::encode::MilpOptions;
 use super::formula::Sentence;
-use super::milp::MilpOptions;
 use super::model::Model;
 use super::replay::{replay_abstract, replay_concrete, ConcreteTrace};
 use super::semantics::Semantics;
@@ -88,7 +88,7 @@ pub trait Decider {
 /// Explicit-state search with the counter representation (finite models).
 pub struct ExplicitDecider;
 
-/// The MILP decider of M(n) and M_ab(m) ([`super::milp`]).
+/// The MILP decider of M(n) and M_ab(m) ([`super::encode`]).
 #[derive(Clone, Debug, Default)]
 pub struct MilpDecider {
     pub options: MilpOptions,
@@ -108,9 +108,9 @@ impl Decider for MilpDecider {
         let start = Instant::now();
         let out = match target {
             Target::Concrete { agents } => {
-                super::milp::check_concrete(model, sentence, agents, &self.options)?
+                super::encode::check_concrete(model, sentence, agents, &self.options)?
             }
-            Target::Abstract => super::milp::check_abstract(model, sentence, &self.options)?,
+            Target::Abstract => super::encode::check_abstract(model, sentence, &self.options)?,
         };
         Ok(CheckRecord {
             model: target.describe(sentence.agents()),

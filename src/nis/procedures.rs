@@ -45,9 +45,9 @@
 //! `counterexample_agents`).
 
 use super::branching::{simulating_bound, zero_one_branching};
+use super::encode::MilpOptions;
 use super::engine::{decide_with, CheckRecord, EngineChoice, Target};
 use super::formula::{Kind, Sentence};
-use super::milp::MilpOptions;
 use super::model::Model;
 use super::simulation::{default_cap, minimal_simulating_n, MinimalN};
 use crate::report::{RunContext, RunError};

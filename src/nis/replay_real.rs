@@ -19,9 +19,9 @@
 //! (a near-tie is treated as a tie). Guards, protocol cases and labels are
 //! evaluated exactly in f64 on the replayed values, with no tolerance.
 
-use super::witness::WitnessTree;
 use super::model::{ExtFn, InitSpec, Model, Observation, ProtocolCase, UpdateCase};
-use crate::lang::{eval_f64, num, DeclType, EnvF64, TExpr, TKind, Ty};
+use super::witness::WitnessTree;
+use crate::lang::{eval_f64, num, DeclType, EnvF64, TExpr, Ty};
 
 /// Largest accepted difference between a replayed value and the MILP's
 /// (relative above magnitude 1).
@@ -155,7 +155,12 @@ fn percepts(model: &Model, obs: &Observation, s: &Slots, out: &mut [bool]) -> Re
             cond,
             then,
             otherwise,
-        } => percepts(model, if truth(cond, s)? { then } else { otherwise }, s, out),
+        } => percepts(
+            model,
+            if truth(cond, s)? { then } else { otherwise },
+            s,
+            out,
+        ),
         Observation::Argmax {
             net,
             inputs,

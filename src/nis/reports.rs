@@ -1,11 +1,11 @@
 //! The `mavis nis` verbs as functions from parsed arguments to a [`Report`].
 //! JSON `results` keys are documented in README.md (engine nis).
 
+use super::encode::MilpOptions;
 use super::engine::{
     abstract_state_counts, decide_with, state_counts, CheckRecord, EngineChoice, Target,
 };
 use super::formula::{Kind, Sentence};
-use super::milp::MilpOptions;
 use super::model::Model;
 use super::procedures::{verify_using, Procedure, SimulatingBound, VerifyOptions, VerifyOutcome};
 use super::simulation::{default_cap, minimal_simulating_n, Simulation};

@@ -5,7 +5,7 @@
 //! states (sets of local states) are bitsets over these numbers.
 
 use super::model::{ExtFn, InitSpec, Model, Observation, ProtocolCase, UpdateCase, VarDecl};
-use crate::lang::{error_at, eval, num, DeclType, Env, SourceError, TExpr, TKind, Value};
+use crate::lang::{error_at, eval, num, DeclType, Env, SourceError, TExpr, Value};
 use num_bigint::BigInt;
 use std::collections::HashMap;
 

@@ -108,7 +108,11 @@ pub fn json(model: &Model, steps: &[RealStep]) -> Value {
 
 /// Replayed f64 traces (per initial state, its branches) as shown: the
 /// first tree's branches.
-pub fn real_trace(model: &Model, traces: &[Vec<Vec<RealStep>>], counterexample: bool) -> Option<Trace> {
+pub fn real_trace(
+    model: &Model,
+    traces: &[Vec<Vec<RealStep>>],
+    counterexample: bool,
+) -> Option<Trace> {
     let first = traces.first()?;
     Some(Trace {
         kind: kind_word(counterexample),

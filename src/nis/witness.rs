@@ -15,6 +15,17 @@ pub struct WitnessTree<St, Mv> {
     pub children: Vec<(Mv, WitnessTree<St, Mv>)>,
 }
 
+impl<St, Mv> WitnessTree<St, Mv> {
+    /// A node without obligations or children.
+    pub fn leaf(state: St) -> Self {
+        WitnessTree {
+            state,
+            obligations: Vec::new(),
+            children: Vec::new(),
+        }
+    }
+}
+
 impl<St: Clone, Mv: Clone> WitnessTree<St, Mv> {
     /// Root-to-leaf paths: (state, move that led there) lists.
     pub fn branches(&self) -> Vec<Vec<(Option<Mv>, St)>> {

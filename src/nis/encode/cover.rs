@@ -14,12 +14,16 @@
 //! There are finitely many witness shapes, so the loop ends; a cap guards
 //! against numerical stalls (undetermined, exit 3).
 
-use super::encode::{milp_error, not, one_hot, Ctx, Val};
-use super::real::{solve_start, Start};
-use super::unroll::{AgentState, State};
-use super::{Enc, MilpOptions, Sizes};
+use super::concrete::{values, Concrete, F64};
+use super::decide::{check_runs, solve, solve_confirmed, undetermined, Answer};
+use super::expr::{one_hot, Ctx, Enc, Val};
+use super::initial::{Start, StartVar};
+use super::options::MilpOptions;
+use super::slots::SlotUnrolling;
+use super::state::{AgentState, Joint, State};
+use super::stats::Sizes;
 use crate::lang::{num, DeclType, Value};
-use crate::milp::{LinExpr, Status};
+use crate::milp::{not, LinExpr, Status};
 use crate::nis::core::Core;
 use crate::nis::model::{Model, Observation, ProtocolCase};
 use crate::nis::replay_real::{RealMove, RealTree};
@@ -54,7 +58,7 @@ impl Enc<'_> {
         for c in cases.iter().filter(|c| c.actions.contains(&action)) {
             gs.push(self.boolean(&c.guard, &ctx)?);
         }
-        self.or(gs)
+        Ok(self.milp.or("or", gs))
     }
 
     /// 0/1: percept `p` is a possible value of the observation tree `e`
@@ -71,9 +75,9 @@ impl Enc<'_> {
                     self.can_observe(then, p, ctx)?,
                     self.can_observe(otherwise, p, ctx)?,
                 );
-                let l = self.and(vec![c.clone(), x])?;
-                let r = self.and(vec![not(c), y])?;
-                self.or(vec![l, r])
+                let l = self.milp.and("and", vec![c.clone(), x]);
+                let r = self.milp.and("and", vec![not(c), y]);
+                Ok(self.milp.or("or", vec![l, r]))
             }
             Observation::Argmax {
                 net,
@@ -88,9 +92,9 @@ impl Enc<'_> {
                     for j in (0..outs.len()).filter(|&j| j != o) {
                         wins.push(self.le_zero(outs[j].clone() - outs[o].clone())?);
                     }
-                    options.push(self.and(wins)?);
+                    options.push(self.milp.and("and", wins));
                 }
-                self.or(options)
+                Ok(self.milp.or("or", options))
             }
             Observation::Expr(e) => Ok(self.enumv(e, ctx)?[p].clone()),
         }
@@ -109,7 +113,7 @@ impl Enc<'_> {
             conds.push(ok);
             conds.push(self.valid(child, &next, &format!("{tag}.{i}"))?);
         }
-        self.and(conds)
+        Ok(self.milp.and("and", conds))
     }
 
     /// One round (Definition 5) with every choice fixed: its validity and the successor.
@@ -138,31 +142,20 @@ impl Enc<'_> {
         let performed: Vec<LinExpr> = (0..t.actions.len())
             .map(|a| LinExpr::constant(f64::from(u8::from(mv.actions.contains(&a)))))
             .collect();
+        let joint = Joint {
+            env_action: &env_action,
+            performed: &performed,
+        };
         self.prefix = format!("{tag}.env");
         let slots = Self::env_slots(&from.env, Some(&env_action));
-        let ctx = Ctx {
-            slots: &slots,
-            performed: Some(&performed),
-            env_action: Some(&env_action),
-        };
-        let env = self.update(
-            &format!("{tag}.env"),
-            &model.env.update,
-            &model.env.vars,
-            &from.env,
-            &ctx,
-        )?;
+        let ctx = joint.ctx(&slots);
+        let env_update = (&model.env.update[..], &model.env.vars[..]);
+        let env = self.update(&format!("{tag}.env"), env_update, &from.env, &ctx, None)?;
         let mut agents = Vec::new();
         for (i, a) in from.agents.iter().enumerate() {
             self.prefix = format!("{tag}.a{}", i + 1);
-            let slots = self.agent_slots(a, Some(&actions[i]), Some(&env_action), None);
-            let ctx = Ctx {
-                slots: &slots,
-                performed: Some(&performed),
-                env_action: Some(&env_action),
-            };
             let name = self.prefix.clone();
-            let private = self.update(&name, &t.update, &t.vars, &a.private, &ctx)?;
+            let private = self.agent_update(&name, a, &actions[i], &joint, None)?;
             let inter = AgentState {
                 private,
                 percept: a.percept.clone(),
@@ -180,7 +173,7 @@ impl Enc<'_> {
             });
         }
         Ok((
-            self.and(conds)?,
+            self.milp.and("and", conds),
             State {
                 agents,
                 env,
@@ -224,30 +217,29 @@ pub fn cover(
     opts: &MilpOptions,
     sizes: &mut Sizes,
 ) -> Result<Covering, RunError> {
-    let free = vec![Start::Free; model.env.vars.len()];
+    let free = vec![StartVar::Free; model.env.vars.len()];
     // The witness MILPs check declared ranges from their own initial state
     // only; leaving a range from ANY initial state is a model error, so the
     // unrolling from the free initial state is checked once here.
-    {
-        let mut enc = Enc::new(model, opts.encode.clone());
-        enc.max_slots = opts.max_slots;
-        let children = zero_one.then(|| crate::nis::branching::zero_one_branching(model));
-        let Some(init) = enc.real_initial(n, children, &free)? else {
-            return Err(RunError::input("the environment has no initial state"));
+    let start = Start::Vars(free.clone());
+    if zero_one {
+        let b = crate::nis::branching::zero_one_branching(model);
+        let mut u = SlotUnrolling::new(model, n, start.clone(), b, opts);
+        check_runs(&mut u, goal, opts, sizes)?;
+    } else {
+        let mut u = Concrete {
+            enc: Enc::new(model, opts.encode.clone()),
+            agents: n,
+            m,
+            start: start.clone(),
+            decoding: F64,
         };
-        let mut u = super::formula::Unrolling {
-            states: vec![init],
-            rounds: vec![None],
-        };
-        enc.formula(goal, goal.root, 0, &mut u)?;
-        sizes.milps += 1;
-        super::ranges::check_ranges(&enc, &opts.solve)?;
+        check_runs(&mut u, goal, opts, sizes)?;
     }
     let mut found: Vec<RealTree> = Vec::new();
     for round in 1..=MAX_COVER_ROUNDS {
         let mut enc = Enc::new(model, opts.encode.clone());
-        enc.max_slots = opts.max_slots;
-        let Some(init) = enc.real_initial(n, None, &free)? else {
+        let Some(init) = enc.initial(n, &start)? else {
             return Err(RunError::input("the environment has no initial state"));
         };
         for (i, t) in found.iter().enumerate() {
@@ -258,12 +250,10 @@ pub fn cover(
                 zero_one: Vec::new(),
             };
             let v = enc.valid(t, &at, &format!("w{i}"))?;
-            enc.milp
-                .le(&format!("w{i}.fails"), v, 0.0)
-                .map_err(milp_error)?;
+            enc.milp.le(&format!("w{i}.fails"), v, 0.0);
         }
         sizes.milps += 1;
-        let out = super::solve_confirmed(&enc.milp, opts, &mut sizes.solving)?;
+        let out = solve_confirmed(&enc.milp, opts, &mut sizes.solving)?;
         let sol = match (out.status, out.solution) {
             (Status::Infeasible, _) => {
                 return Ok(Covering {
@@ -274,21 +264,16 @@ pub fn cover(
                 })
             }
             (Status::Optimal | Status::Feasible, Some(sol)) => sol,
-            _ => {
-                return Err(RunError::Internal(format!(
-                    "the MILP decider is undetermined: {}",
-                    out.reason.unwrap_or_else(|| "no answer from HiGHS".into())
-                )))
-            }
+            _ => return Err(undetermined(out.reason)),
         };
-        let b = super::real::values(&sol, &init.env, &model.env.vars);
+        let b = values(&sol, &init.env, &model.env.vars);
         let start = b
             .iter()
             .zip(&model.env.vars)
-            .map(|(&x, d)| as_value(&d.ty, x).map(Start::Fixed))
+            .map(|(&x, d)| as_value(&d.ty, x).map(StartVar::Fixed))
             .collect::<Result<Vec<_>, _>>()?;
-        match solve_start(model, goal, (n, m), zero_one, &start, opts, sizes)? {
-            None => {
+        match solve_from(model, goal, (n, m), zero_one, &start, opts, sizes)? {
+            Answer::NoStart | Answer::Infeasible => {
                 return Ok(Covering {
                     holds: false,
                     witnesses: Vec::new(),
@@ -296,7 +281,7 @@ pub fn cover(
                     rounds: round,
                 })
             }
-            Some(t) => {
+            Answer::Witness(t) => {
                 if found.iter().any(|f| same_shape(f, &t)) {
                     return Err(RunError::Internal(format!(
                         "covering the initial set made no progress at {b:?}: a witness the MILP calls invalid there is valid (a numerical tolerance)"
@@ -309,4 +294,44 @@ pub fn cover(
     Err(RunError::Internal(format!(
         "the MILP decider is undetermined: the initial set was not covered after {MAX_COVER_ROUNDS} witnesses"
     )))
+}
+
+/// The f64 witness from one start: M(n) (`zero_one` false), or M_ab(m)
+/// concretized in some M(n') ([`super::concretize`]).
+///
+/// On M_ab(m) a small MILP is tried first in which every slot has ONE child
+/// (the zero-one agent then moves like a single agent: a subset of the
+/// abstract runs, so its solutions are abstract runs too); only when it
+/// has none is the full encoding with B children per slot solved. Runs
+/// needing few extra agents (most witnesses and counterexamples) are found
+/// at the cost of a MILP linear in the depth.
+pub fn solve_from(
+    model: &Model,
+    goal: &Core,
+    (n, m): (usize, usize),
+    zero_one: bool,
+    start: &[StartVar],
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<Answer<RealTree>, RunError> {
+    let start = Start::Vars(start.to_vec());
+    if !zero_one {
+        let mut u = Concrete {
+            enc: Enc::new(model, opts.encode.clone()),
+            agents: n,
+            m,
+            start,
+            decoding: F64,
+        };
+        return solve(&mut u, goal, opts, sizes);
+    }
+    let b = crate::nis::branching::zero_one_branching(model);
+    if b > 1 {
+        let mut u = SlotUnrolling::new(model, m, start.clone(), 1, opts);
+        if let Answer::Witness(t) = solve(&mut u, goal, opts, sizes)? {
+            return Ok(Answer::Witness(t));
+        }
+    }
+    let mut u = SlotUnrolling::new(model, m, start, b, opts);
+    solve(&mut u, goal, opts, sizes)
 }

@@ -3,7 +3,6 @@
 //! Corollaries 1 and 2 with `--engine both`), and the replay rejecting
 //! corrupted abstract traces decoded from a MILP solution.
 
-use super::abstract_decode::{solve_one, AbsSizes};
 use super::*;
 use crate::nis::core::lower;
 use crate::nis::engine::{decide, EngineChoice, Target};
@@ -161,18 +160,21 @@ fn milp_witness(
     let core = lower(&s, model).unwrap();
     let mut sem = Semantics::new(model).unwrap();
     let env = sem.initial_envs().unwrap()[0];
-    let mut sizes = AbsSizes::default();
-    solve_one(
-        model,
-        &mut sem,
-        &core,
-        2,
-        env,
-        &MilpOptions::default(),
-        &mut sizes,
-    )
-    .unwrap()
-    .expect("EX^3 holds on M_ab(2)")
+    let mut sizes = Sizes::default();
+    let mut u = Tabulated {
+        milp: crate::milp::Model::new(),
+        sem: &mut sem,
+        m: 2,
+        env0: env,
+        layers: Vec::new(),
+        max_contexts: 0,
+        faults: Vec::new(),
+        excluded: 0,
+    };
+    match solve(&mut u, &core, &MilpOptions::default(), &mut sizes).unwrap() {
+        decide::Answer::Witness(w) => w,
+        _ => panic!("EX^3 holds on M_ab(2)"),
+    }
 }
 
 #[test]

@@ -17,12 +17,14 @@
 //! sentence in M(n') shows it fails in every M(n), n >= n' (an added agent
 //! copies another's choices without changing the performed set).
 
-use super::formula::{Encoded, Unrolling};
-use super::real::{decode_local, decode_state, which};
+use super::concrete::{decode_local, decode_move, decode_state, which};
+use super::encoded::Encoded;
+use super::state::{Round, State};
+use super::unrolling::Unrolled;
 use crate::milp::Solution;
-use crate::nis::witness::WitnessTree;
 use crate::nis::model::Model;
 use crate::nis::replay_real::{RealLocal, RealMove, RealState, RealTree};
+use crate::nis::witness::WitnessTree;
 use crate::report::RunError;
 
 /// A state of S_ab(m) in f64: the concrete part and the active slots.
@@ -43,7 +45,12 @@ pub struct AbsRealMove {
 pub type AbsRealTree = WitnessTree<AbsRealState, AbsRealMove>;
 
 /// The active slots of unrolling state `s`: their indices there and values.
-fn active_slots(model: &Model, sol: &Solution, u: &Unrolling, s: usize) -> Vec<(usize, RealLocal)> {
+fn active_slots(
+    model: &Model,
+    sol: &Solution,
+    u: &Unrolled<State, Round>,
+    s: usize,
+) -> Vec<(usize, RealLocal)> {
     u.states[s]
         .zero_one
         .iter()
@@ -57,7 +64,7 @@ fn active_slots(model: &Model, sol: &Solution, u: &Unrolling, s: usize) -> Vec<(
 pub fn decode_abstract(
     model: &Model,
     sol: &Solution,
-    u: &Unrolling,
+    u: &Unrolled<State, Round>,
     root: &Encoded,
 ) -> AbsRealTree {
     let state = |s: usize| AbsRealState {
@@ -67,13 +74,8 @@ pub fn decode_abstract(
             .map(|x| x.1)
             .collect(),
     };
-    let mut t = WitnessTree {
-        state: state(0),
-        obligations: Vec::new(),
-        children: Vec::new(),
-    };
-    root.witness(sol, 0, &mut t, &mut |at, to| {
-        let round = u.rounds[to].as_ref().expect("a successor has a round");
+    root.tree(sol, state(0), &mut |at, to| {
+        let round = &u.step(to).round;
         // Parents as positions among the active slots of `at`.
         let parents: Vec<usize> = active_slots(model, sol, u, at)
             .iter()
@@ -92,15 +94,11 @@ pub fn decode_abstract(
             })
             .collect();
         let mv = AbsRealMove {
-            base: RealMove {
-                actions: round.actions.iter().map(|a| which(sol, a)).collect(),
-                env_action: which(sol, &round.env_action),
-            },
+            base: decode_move(sol, round),
             children,
         };
         (mv, state(to))
-    });
-    t
+    })
 }
 
 /// Concrete agents slot `s` of node `t` needs (module documentation).

@@ -3,11 +3,9 @@
 //! unrolling records every update value whose bounds exceed its variable's
 //! range; one MILP then asks whether any of them can leave it.
 
-use super::encode::Val;
-use super::ops::milp_error;
-use super::Enc;
+use super::options::milp_error;
 use crate::lang::{num, DeclType};
-use crate::milp::{LinExpr, Objective, SolveOptions};
+use crate::milp::{LinExpr, Model as Milp, Objective, SolveOptions};
 use crate::nis::model::VarDecl;
 use crate::report::RunError;
 
@@ -24,58 +22,61 @@ pub struct RangeCheck {
     pub guard: Option<LinExpr>,
 }
 
-impl Enc<'_> {
-    /// Notes every update value whose bounds exceed the declared range of a
-    /// number variable, with the condition under which it is assigned: the
-    /// semantics calls leaving the range an error, which the decider looks
-    /// for before it answers (`RangeCheck`).
-    pub fn record_range_checks(
-        &mut self,
-        name: &str,
-        decl: &VarDecl,
-        options: &[(LinExpr, Val)],
-    ) -> Result<(), RunError> {
-        let (lo, hi, integral) = match &decl.ty {
-            DeclType::Int { lo, hi } => (lo, hi, true),
-            DeclType::Real { lo, hi } => (lo, hi, false),
-            _ => return Ok(()),
-        };
-        let lo = lo.as_ref().map_or(f64::NEG_INFINITY, num::to_f64);
-        let hi = hi.as_ref().map_or(f64::INFINITY, num::to_f64);
-        for (cond, v) in options {
-            let Val::Num(value) = v else { continue };
-            let (l, h) = self.milp.bounds(value);
-            if l < lo - 1e-9 || h > hi + 1e-9 {
-                self.range_checks.push(RangeCheck {
-                    what: format!(
-                        "the declared range {} of `{}` (MILP variable {name})",
-                        decl.ty.describe(),
-                        decl.name
-                    ),
-                    cond: cond.clone(),
-                    value: value.clone(),
-                    lo,
-                    hi,
-                    integral,
-                    guard: self.range_guard.clone(),
-                });
-            }
+/// The update values (each assigned when its 0/1 condition holds) whose
+/// bounds exceed the declared range of a number variable: the semantics
+/// calls leaving the range an error, which the decider looks for before it
+/// answers ([`check_ranges`]). `guard`: a further condition (a slot's active flag).
+pub fn range_checks<'v>(
+    milp: &Milp,
+    name: &str,
+    decl: &VarDecl,
+    values: impl Iterator<Item = (&'v LinExpr, &'v LinExpr)>,
+    guard: Option<&LinExpr>,
+) -> Vec<RangeCheck> {
+    let (lo, hi, integral) = match &decl.ty {
+        DeclType::Int { lo, hi } => (lo, hi, true),
+        DeclType::Real { lo, hi } => (lo, hi, false),
+        _ => return Vec::new(),
+    };
+    let lo = lo.as_ref().map_or(f64::NEG_INFINITY, num::to_f64);
+    let hi = hi.as_ref().map_or(f64::INFINITY, num::to_f64);
+    let mut out = Vec::new();
+    for (cond, value) in values {
+        let (l, h) = milp.bounds(value);
+        if l < lo - 1e-9 || h > hi + 1e-9 {
+            out.push(RangeCheck {
+                what: format!(
+                    "the declared range {} of `{}` (MILP variable {name})",
+                    decl.ty.describe(),
+                    decl.name
+                ),
+                cond: cond.clone(),
+                value: value.clone(),
+                lo,
+                hi,
+                integral,
+                guard: guard.cloned(),
+            });
         }
-        Ok(())
     }
+    out
 }
 
 /// Leaving a declared range is an error of the model (exit 2), as in the
 /// exact semantics: one MILP (without the goal) asks whether any recorded
 /// update value can leave its range on some run of the unrolling (state
 /// variables are bounded by their value hulls, not clipped, so none is hidden).
-pub fn check_ranges(enc: &Enc, solve: &SolveOptions) -> Result<(), RunError> {
-    if enc.range_checks.is_empty() {
+pub fn check_ranges(
+    milp: &Milp,
+    checks: &[RangeCheck],
+    solve: &SolveOptions,
+) -> Result<(), RunError> {
+    if checks.is_empty() {
         return Ok(());
     }
-    let mut m = enc.milp.clone();
+    let mut m = milp.clone();
     let mut sides = Vec::new();
-    for (i, c) in enc.range_checks.iter().enumerate() {
+    for (i, c) in checks.iter().enumerate() {
         let gap = if c.integral { 1.0 } else { 1e-6 };
         let (l, h) = m.bounds(&c.value);
         for (above, bound) in [(true, c.hi), (false, c.lo)] {
@@ -84,11 +85,9 @@ pub fn check_ranges(enc: &Enc, solve: &SolveOptions) -> Result<(), RunError> {
                 continue;
             }
             let o = m.binary(&format!("range{i}"));
-            m.le(&format!("range{i}.cond"), o, c.cond.clone())
-                .map_err(milp_error)?;
+            m.le(&format!("range{i}.cond"), o, c.cond.clone());
             if let Some(g) = &c.guard {
-                m.le(&format!("range{i}.guard"), o, g.clone())
-                    .map_err(milp_error)?;
+                m.le(&format!("range{i}.guard"), o, g.clone());
             }
             let (lhs, rhs) = if above {
                 (c.value.clone(), bound + gap)
@@ -102,16 +101,14 @@ pub fn check_ranges(enc: &Enc, solve: &SolveOptions) -> Result<(), RunError> {
                 &format!("range{i}.out"),
                 lhs - LinExpr::from(o) * big,
                 rhs - big,
-            )
-            .map_err(milp_error)?;
+            );
             sides.push((i, o));
         }
     }
     if sides.is_empty() {
         return Ok(());
     }
-    m.ge("range.some", LinExpr::sum(sides.iter().map(|s| s.1)), 1.0)
-        .map_err(milp_error)?;
+    m.ge("range.some", LinExpr::sum(sides.iter().map(|s| s.1)), 1.0);
     let mut solve = solve.clone();
     solve.feasibility_tolerance.get_or_insert(1e-9);
     let out = m
@@ -119,7 +116,7 @@ pub fn check_ranges(enc: &Enc, solve: &SolveOptions) -> Result<(), RunError> {
         .map_err(milp_error)?;
     if let Some(sol) = out.solution {
         if let Some(&(i, _)) = sides.iter().find(|(_, o)| sol.is_set(*o)) {
-            let c = &enc.range_checks[i];
+            let c = &checks[i];
             return Err(RunError::input(format!(
                 "an update leaves {}: it takes the value {} on a run of the model",
                 c.what,

@@ -3,7 +3,9 @@
 //! replay rejecting corrupted MILP traces.
 
 use super::*;
+use crate::nis::concrete::{CMove, CState};
 use crate::nis::engine::{decide, decide_with, EngineChoice, Target};
+use crate::nis::witness::WitnessTree;
 use crate::nis::{load_model, parse_sentence, LoadOptions};
 use std::path::Path;
 
@@ -100,22 +102,18 @@ fn milp_tree(model: &Model, spec: &str, n: usize) -> WitnessTree<CState, CMove> 
     let core = lower(&s, model).unwrap();
     let mut sem = Semantics::new(model).unwrap();
     let env = sem.initial_envs().unwrap()[0];
-    let codes = sem.env_codes(env).to_vec();
     let mut sizes = Sizes::default();
     let opts = MilpOptions::default();
-    match solve_one(
-        model,
-        &mut sem,
-        &core,
-        (n, s.agents()),
-        &codes,
-        &opts,
-        &mut sizes,
-    )
-    .unwrap()
-    {
-        Answer::Witness(w) => w,
-        Answer::Infeasible => panic!("{spec} should be feasible on M({n})"),
+    let mut u = Concrete {
+        enc: expr::Enc::new(model, opts.encode.clone()),
+        agents: n,
+        m: s.agents(),
+        start: Start::Codes(sem.env_codes(env).to_vec()),
+        decoding: Exact { sem: &mut sem },
+    };
+    match solve(&mut u, &core, &opts, &mut sizes).unwrap() {
+        decide::Answer::Witness(w) => w,
+        _ => panic!("{spec} should be feasible on M({n})"),
     }
 }
 

@@ -5,13 +5,67 @@
 //! enumerations one-hot vectors. Constant subexpressions are folded, so the
 //! initial step, whose state is a point, adds almost nothing.
 
-pub use super::ops::{constant, milp_error, not};
-use super::Enc;
+use super::options::milp_error;
+use super::ranges::RangeCheck;
 use crate::lang::types::Builtin;
 use crate::lang::{num, BinOp, DeclType, TExpr, TKind, Ty, UnOp, Value};
-use crate::milp::LinExpr;
-use crate::nis::model::ExtFn;
+use crate::milp::{constant, not, EncodeOptions, LinExpr};
+use crate::nis::model::{ExtFn, Model};
 use crate::report::RunError;
+use std::collections::HashMap;
+
+/// The expression encoder's state: the MILP under construction and what
+/// names and enumerations need. M(n) and the slot encoding of M_ab(m)
+/// unroll rounds with it ([`super::round`]).
+pub struct Enc<'m> {
+    pub model: &'m Model,
+    pub milp: crate::milp::Model,
+    pub encode: EncodeOptions,
+    /// Members per enumeration id (percepts, actions, enumerated variables).
+    pub enum_sizes: HashMap<usize, usize>,
+    pub counter: usize,
+    /// Name stem of the variables being added (step and agent).
+    pub prefix: String,
+    pub network_copies: usize,
+    pub network_binaries: usize,
+    /// Update values that may leave their declared range.
+    pub range_checks: Vec<RangeCheck>,
+}
+
+impl<'m> Enc<'m> {
+    /// An empty MILP for `model`, network copies bounded as `encode` says.
+    pub fn new(model: &'m Model, encode: EncodeOptions) -> Self {
+        let mut enum_sizes = HashMap::new();
+        let t = &model.template;
+        enum_sizes.insert(t.percept_enum, t.percepts.len());
+        enum_sizes.insert(t.action_enum, t.actions.len());
+        enum_sizes.insert(model.env.action_enum, model.env.actions.len());
+        for v in t.vars.iter().chain(&model.env.vars) {
+            if let DeclType::Enum { id, values } = &v.ty {
+                enum_sizes.insert(*id, values.len());
+            }
+        }
+        Enc {
+            model,
+            milp: crate::milp::Model::new(),
+            encode,
+            enum_sizes,
+            counter: 0,
+            prefix: String::new(),
+            network_copies: 0,
+            network_binaries: 0,
+            range_checks: Vec::new(),
+        }
+    }
+}
+
+/// Members of an enumerated type (0 for other types).
+pub fn enum_len(ty: &DeclType) -> usize {
+    match ty {
+        DeclType::Enum { values, .. } => values.len(),
+        _ => 0,
+    }
+}
 
 /// A slot's value in the MILP.
 #[derive(Clone, Debug)]
@@ -106,7 +160,7 @@ impl Enc<'_> {
             TKind::If(c, a, b) => {
                 let c = self.boolean(c, ctx)?;
                 let (a, b) = (self.num(a, ctx)?, self.num(b, ctx)?);
-                self.select(&c, a, b)?
+                self.milp.select("if", &c, a, b).map_err(milp_error)?
             }
             TKind::Builtin(f, args) => {
                 let xs: Vec<LinExpr> = args
@@ -195,19 +249,19 @@ impl Enc<'_> {
             TKind::Binary(op @ (BinOp::And | BinOp::Or | BinOp::Implies | BinOp::Iff), a, b) => {
                 let (x, y) = (self.boolean(a, ctx)?, self.boolean(b, ctx)?);
                 match op {
-                    BinOp::And => self.and(vec![x, y])?,
-                    BinOp::Or => self.or(vec![x, y])?,
-                    BinOp::Implies => self.or(vec![not(x), y])?,
-                    _ => self.iff(x, y)?,
+                    BinOp::And => self.milp.and("and", vec![x, y]),
+                    BinOp::Or => self.milp.or("or", vec![x, y]),
+                    BinOp::Implies => self.milp.or("or", vec![not(x), y]),
+                    _ => self.iff(x, y),
                 }
             }
             TKind::Binary(op, a, b) => self.compare(e, *op, a, b, ctx)?,
             TKind::If(c, a, b) => {
                 let c = self.boolean(c, ctx)?;
                 let (a, b) = (self.boolean(a, ctx)?, self.boolean(b, ctx)?);
-                let left = self.and(vec![c.clone(), a])?;
-                let right = self.and(vec![not(c), b])?;
-                self.or(vec![left, right])?
+                let left = self.milp.and("and", vec![c.clone(), a]);
+                let right = self.milp.and("and", vec![not(c), b]);
+                self.milp.or("or", vec![left, right])
             }
             TKind::Ext(id, args) if self.model.ext[*id] == ExtFn::Performed => {
                 self.performed(e, args, ctx)?
@@ -216,10 +270,10 @@ impl Enc<'_> {
         })
     }
 
-    fn iff(&mut self, x: LinExpr, y: LinExpr) -> Result<LinExpr, RunError> {
-        let a = self.or(vec![not(x.clone()), y.clone()])?;
-        let b = self.or(vec![x, not(y)])?;
-        self.and(vec![a, b])
+    fn iff(&mut self, x: LinExpr, y: LinExpr) -> LinExpr {
+        let a = self.milp.or("or", vec![not(x.clone()), y.clone()]);
+        let b = self.milp.or("or", vec![x, not(y)]);
+        self.milp.and("and", vec![a, b])
     }
 
     fn compare(
@@ -239,13 +293,13 @@ impl Enc<'_> {
         let eq = match a.ty {
             Ty::Bool => {
                 let (x, y) = (self.boolean(a, ctx)?, self.boolean(b, ctx)?);
-                Some(self.iff(x, y)?)
+                Some(self.iff(x, y))
             }
             Ty::Enum(_) => {
                 let (x, y) = (self.enumv(a, ctx)?, self.enumv(b, ctx)?);
                 let mut terms = Vec::new();
                 for (xi, yi) in x.into_iter().zip(y) {
-                    terms.push(self.and(vec![xi, yi])?);
+                    terms.push(self.milp.and("and", vec![xi, yi]));
                 }
                 // Both are one-hot: at most one member agrees.
                 Some(LinExpr::sum(terms))
@@ -268,7 +322,7 @@ impl Enc<'_> {
             _ => {
                 let le = self.le_zero(d.clone())?;
                 let ge = self.le_zero(-d)?;
-                let eq = self.and(vec![le, ge])?;
+                let eq = self.milp.and("and", vec![le, ge]);
                 if op == BinOp::Eq {
                     eq
                 } else {
@@ -294,7 +348,7 @@ impl Enc<'_> {
         let which = self.enumv(arg, ctx)?;
         let mut terms = Vec::new();
         for (w, p) in which.into_iter().zip(source) {
-            terms.push(self.and(vec![w, p])?);
+            terms.push(self.milp.and("and", vec![w, p]));
         }
         Ok(LinExpr::sum(terms))
     }
@@ -313,14 +367,27 @@ impl Enc<'_> {
                 let (a, b) = (self.enumv(a, ctx)?, self.enumv(b, ctx)?);
                 let mut out = Vec::new();
                 for (ai, bi) in a.into_iter().zip(b) {
-                    let l = self.and(vec![c.clone(), ai])?;
-                    let r = self.and(vec![not(c.clone()), bi])?;
-                    out.push(self.or(vec![l, r])?);
+                    let l = self.milp.and("and", vec![c.clone(), ai]);
+                    let r = self.milp.and("and", vec![not(c.clone()), bi]);
+                    out.push(self.milp.or("or", vec![l, r]));
                 }
                 out
             }
             _ => return Err(self.nonlinear(e, "this enumeration value")),
         })
+    }
+
+    fn extremum(&mut self, items: Vec<LinExpr>, is_max: bool) -> Result<LinExpr, RunError> {
+        let name = self.aux("max");
+        self.milp
+            .extremum_of(&name, items, is_max)
+            .map_err(milp_error)
+    }
+
+    /// The exact 0/1 expression of `d <= 0`.
+    pub fn le_zero(&mut self, d: LinExpr) -> Result<LinExpr, RunError> {
+        let name = self.aux("cmp");
+        self.milp.is_nonpositive(&name, d).map_err(milp_error)
     }
 
     fn unreadable(&self, e: &TExpr) -> RunError {

@@ -22,29 +22,27 @@
 //! Inactive children still get an update and a percept (their values are
 //! not read); declared ranges are checked under the active flag only.
 
-use super::encode::{milp_error, Ctx};
-use super::unroll::AgentState;
-use super::Enc;
-use crate::milp::LinExpr;
+use super::concretize::{concretize, decode_abstract};
+use super::encoded::Encoded;
+use super::expr::{Enc, Val};
+use super::initial::Start;
+use super::options::MilpOptions;
+use super::ranges::check_ranges;
+use super::state::{Joint, Round, Slot, SlotChoice, State};
+use super::stats::Sizes;
+use super::unrolling::{Unrolled, Unrolling};
+use crate::milp::{constant, LinExpr, Model as Milp, Solution};
+use crate::nis::model::Model;
+use crate::nis::replay_real::RealTree;
 use crate::report::RunError;
 
-/// Default cap of the slots of one unrolling (the encoding is exponential in the depth).
-pub const MAX_SLOTS: usize = 2000;
-
-/// A slot of the zero-one agent: active flag (0/1) and local state.
-#[derive(Clone, Debug)]
-pub struct Slot {
-    pub active: LinExpr,
-    pub local: AgentState,
-}
-
-/// A child position of one round: its parent slot, active flag and one-hot
-/// action (summing to the flag).
-#[derive(Clone, Debug)]
-pub struct SlotChoice {
-    pub parent: usize,
-    pub active: LinExpr,
-    pub action: Vec<LinExpr>,
+/// The slots of one unrolling: child positions per slot, slots created so
+/// far and their cap ([`super::MilpOptions::max_slots`]).
+#[derive(Clone, Copy, Debug)]
+pub struct SlotBudget {
+    pub branching: usize,
+    pub count: usize,
+    pub max: usize,
 }
 
 impl Enc<'_> {
@@ -52,34 +50,34 @@ impl Enc<'_> {
     /// (Definition 12's constraints); none in M(n).
     pub(super) fn slot_choices(
         &mut self,
+        budget: &mut SlotBudget,
         from: &[Slot],
         tag: &str,
     ) -> Result<Vec<SlotChoice>, RunError> {
         let t = &self.model.template;
         let mut out = Vec::new();
-        self.slot_count += from.len() * self.branching;
-        if self.slot_count > self.max_slots {
+        budget.count += from.len() * budget.branching;
+        if budget.count > budget.max {
             return Err(RunError::input(format!(
                 "the slot encoding of the zero-one agent needs more than {} slots \
                  ({} children per slot; the slots grow as {}^depth): the formula is too deep \
                  for the MILP decider of M_ab(m) on this model",
-                self.max_slots, self.branching, self.branching
+                budget.max, budget.branching, budget.branching
             )));
         }
         for (p, slot) in from.iter().enumerate() {
             let slots = self.agent_slots(&slot.local, None, None, None);
             let name = format!("{tag}.zo{p}");
             let enabled = self.enabled_actions(&name, &t.protocol, t.actions.len(), &slots)?;
-            let mut flags = Vec::with_capacity(self.branching);
-            for c in 0..self.branching {
+            let mut flags = Vec::with_capacity(budget.branching);
+            for c in 0..budget.branching {
                 let cname = format!("{name}.c{c}");
-                let active: LinExpr = if super::encode::constant(&slot.active) == Some(0.0) {
+                let active: LinExpr = if constant(&slot.active) == Some(0.0) {
                     LinExpr::constant(0.0)
                 } else {
                     let x = self.milp.binary(&format!("{cname}.on"));
                     self.milp
-                        .le(&format!("{cname}.under"), x, slot.active.clone())
-                        .map_err(milp_error)?;
+                        .le(&format!("{cname}.under"), x, slot.active.clone());
                     x.into()
                 };
                 let action = self.pick_action(&format!("{cname}.act"), &enabled, active.clone())?;
@@ -91,19 +89,16 @@ impl Enc<'_> {
                 });
             }
             // A present state takes a non-empty set of actions.
-            self.milp
-                .ge(
-                    &format!("{name}.some"),
-                    LinExpr::sum(flags.clone()),
-                    slot.active.clone(),
-                )
-                .map_err(milp_error)?;
+            self.milp.ge(
+                &format!("{name}.some"),
+                LinExpr::sum(flags.clone()),
+                slot.active.clone(),
+            );
             // The positions are interchangeable: active ones first.
             for (c, w) in flags.windows(2).enumerate() {
-                if super::encode::constant(&w[0]).is_none() {
+                if constant(&w[0]).is_none() {
                     self.milp
-                        .ge(&format!("{name}.order{c}"), w[0].clone(), w[1].clone())
-                        .map_err(milp_error)?;
+                        .ge(&format!("{name}.order{c}"), w[0].clone(), w[1].clone());
                 }
             }
         }
@@ -116,46 +111,22 @@ impl Enc<'_> {
         &mut self,
         from: &[Slot],
         choices: &[SlotChoice],
-        performed: &[LinExpr],
-        env_action: &[LinExpr],
-        env: &[super::encode::Val],
+        joint: &Joint,
+        env: &[Val],
         tag: &str,
     ) -> Result<Vec<Slot>, RunError> {
-        let t = &self.model.template;
         let mut out = Vec::with_capacity(choices.len());
         for (c, ch) in choices.iter().enumerate() {
             let parent = &from[ch.parent].local;
             let tag = format!("{tag}.zo.c{c}");
-            let slots = self.agent_slots(parent, Some(&ch.action), Some(env_action), None);
-            let ctx = Ctx {
-                slots: &slots,
-                performed: Some(performed),
-                env_action: Some(env_action),
-            };
-            self.range_guard = Some(ch.active.clone());
-            let private = self.update(&tag, &t.update, &t.vars, &parent.private, &ctx);
-            self.range_guard = None;
-            let inter = AgentState {
-                private: private?,
-                percept: parent.percept.clone(),
-            };
-            let slots = self.agent_slots(&inter, None, None, Some(env));
-            let ctx = Ctx {
-                slots: &slots,
-                performed: None,
-                env_action: None,
-            };
+            let private = self.agent_update(&tag, parent, &ch.action, joint, Some(&ch.active))?;
             self.prefix = tag;
-            let percept = self.observe(&t.observe, &ctx)?;
             out.push(Slot {
                 active: ch.active.clone(),
-                local: AgentState {
-                    private: inter.private,
-                    percept,
-                },
+                local: self.observed(private, parent, env)?,
             });
         }
-        self.order_siblings(choices, &out, tag)?;
+        self.order_siblings(choices, &out, tag);
         Ok(out)
     }
 
@@ -164,12 +135,7 @@ impl Enc<'_> {
     /// local state, one element of the abstract set, and their subtrees
     /// merge into one with at most B distinct children per element again; so
     /// every abstract run has a solution with sorted distinct siblings.
-    fn order_siblings(
-        &mut self,
-        choices: &[SlotChoice],
-        children: &[Slot],
-        tag: &str,
-    ) -> Result<(), RunError> {
+    fn order_siblings(&mut self, choices: &[SlotChoice], children: &[Slot], tag: &str) {
         let percepts = self.model.template.percepts.len();
         let code = |c: usize| -> LinExpr {
             let mut e = LinExpr::constant(0.0);
@@ -184,18 +150,100 @@ impl Enc<'_> {
         let big = (self.model.template.actions.len() * percepts) as f64;
         for c in 0..choices.len().saturating_sub(1) {
             let next = &choices[c + 1];
-            if next.parent != choices[c].parent || super::encode::constant(&next.active).is_some() {
+            if next.parent != choices[c].parent || constant(&next.active).is_some() {
                 continue;
             }
             // code(c) + 1 <= code(c+1) + big * (1 - active(c+1)).
-            self.milp
-                .le(
-                    &format!("{tag}.zo.sorted{c}"),
-                    code(c) + 1.0 + next.active.clone() * big,
-                    code(c + 1) + big,
-                )
-                .map_err(milp_error)?;
+            self.milp.le(
+                &format!("{tag}.zo.sorted{c}"),
+                code(c) + 1.0 + next.active.clone() * big,
+                code(c + 1) + big,
+            );
         }
-        Ok(())
+    }
+}
+
+/// M_ab(m) with the zero-one agent as slots, from one start: the m indexed
+/// agents and the environment as in M(n), the zero-one agent as the tree
+/// of slots of this module. Solutions are concretized in some M(n')
+/// ([`super::concretize`]) and read in f64.
+pub struct SlotUnrolling<'m> {
+    pub enc: Enc<'m>,
+    pub m: usize,
+    pub start: Start,
+    pub budget: SlotBudget,
+}
+
+impl<'m> SlotUnrolling<'m> {
+    /// The unrolling with `branching` child positions per slot.
+    pub fn new(
+        model: &'m Model,
+        m: usize,
+        start: Start,
+        branching: usize,
+        opts: &MilpOptions,
+    ) -> Self {
+        SlotUnrolling {
+            enc: Enc::new(model, opts.encode.clone()),
+            m,
+            start,
+            budget: SlotBudget {
+                branching,
+                count: 0,
+                max: opts.max_slots,
+            },
+        }
+    }
+}
+
+impl Unrolling for SlotUnrolling<'_> {
+    type State = State;
+    type Round = Round;
+    type Witness = RealTree;
+
+    fn milp(&mut self) -> &mut Milp {
+        &mut self.enc.milp
+    }
+
+    /// The initial states of S_ab(m) (Definition 13): the zero-one agent is
+    /// the one active slot {iota_t}.
+    fn initial(&mut self) -> Result<Option<State>, RunError> {
+        let Some(mut state) = self.enc.initial(self.m, &self.start)? else {
+            return Ok(None);
+        };
+        self.budget.count = 1;
+        state.zero_one = vec![Slot {
+            active: LinExpr::constant(1.0),
+            local: self.enc.initial_local(),
+        }];
+        Ok(Some(state))
+    }
+
+    fn label(&mut self, state: &State, label: usize, agent: usize) -> Result<LinExpr, RunError> {
+        let expr = &self.enc.model.labels[label].expr;
+        self.enc.label(expr, &state.agents[agent])
+    }
+
+    fn round(&mut self, from: &State, tag: &str) -> Result<(Round, State), RunError> {
+        self.enc.round(from, tag, Some(&mut self.budget))
+    }
+
+    fn final_checks(&mut self, opts: &MilpOptions) -> Result<(), RunError> {
+        check_ranges(&self.enc.milp, &self.enc.range_checks, &opts.solve)
+    }
+
+    fn measure(&self, sizes: &mut Sizes) {
+        sizes.network_copies = sizes.network_copies.max(self.enc.network_copies);
+        sizes.network_binaries = sizes.network_binaries.max(self.enc.network_binaries);
+        sizes.slots = sizes.slots.max(self.budget.count);
+    }
+
+    fn decode(
+        &mut self,
+        sol: &Solution,
+        tree: &Unrolled<State, Round>,
+        root: &Encoded,
+    ) -> Result<RealTree, RunError> {
+        concretize(&decode_abstract(self.enc.model, sol, tree, root))
     }
 }

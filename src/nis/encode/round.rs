@@ -5,39 +5,15 @@
 //! percept through a network copy whose bounds come from the new state's
 //! variable bounds (propagated step by step).
 
-use super::encode::{milp_error, not, one_hot, Ctx, Val};
-use super::Enc;
+use super::expr::{one_hot, Ctx, Enc, Val};
+use super::options::milp_error;
+use super::ranges::range_checks;
+use super::slots::SlotBudget;
+use super::state::{AgentState, Joint, Round, State};
 use crate::lang::{DeclType, TExpr};
-use crate::milp::{LinExpr, Sense};
+use crate::milp::{constant, not, LinExpr, Linear};
 use crate::nis::model::{Observation, ProtocolCase, UpdateCase, VarDecl};
 use crate::report::RunError;
-
-/// One agent's local state: private variables and the percept (one-hot).
-#[derive(Clone, Debug)]
-pub struct AgentState {
-    pub private: Vec<Val>,
-    pub percept: Vec<LinExpr>,
-}
-
-/// A global state of the unrolling: the agents, the environment and, in
-/// M_ab(m), the slots of the zero-one agent ([`super::slots`]; empty in M(n)).
-#[derive(Clone, Debug)]
-pub struct State {
-    pub agents: Vec<AgentState>,
-    pub env: Vec<Val>,
-    pub zero_one: Vec<super::slots::Slot>,
-}
-
-/// The joint action of one round: per agent one-hot actions, the
-/// environment's, and per slot of the successor's zero-one agent its parent
-/// slot and action.
-#[derive(Clone, Debug)]
-pub struct Round {
-    pub from: usize,
-    pub actions: Vec<Vec<LinExpr>>,
-    pub env_action: Vec<LinExpr>,
-    pub zero_one: Vec<super::slots::SlotChoice>,
-}
 
 impl Enc<'_> {
     /// Slots of an agent expression (see `AgentSlots`); unreadable slots are `None`.
@@ -115,9 +91,9 @@ impl Enc<'_> {
                 .filter(|(c, _)| c.actions.contains(&a))
                 .map(|(_, g)| g.clone())
                 .collect();
-            out.push(self.or(enabling)?);
+            out.push(self.milp.or("or", enabling));
         }
-        if out.iter().all(|x| super::encode::constant(x) == Some(0.0)) {
+        if out.iter().all(|x| constant(x) == Some(0.0)) {
             return Err(RunError::input(format!(
                 "the protocol enables no action at a reachable state ({name})"
             )));
@@ -135,19 +111,16 @@ impl Enc<'_> {
     ) -> Result<Vec<LinExpr>, RunError> {
         let mut out = Vec::with_capacity(enabled.len());
         for (a, e) in enabled.iter().enumerate() {
-            if super::encode::constant(e) == Some(0.0) {
+            if constant(e) == Some(0.0) {
                 out.push(LinExpr::constant(0.0));
                 continue;
             }
             let x = self.milp.binary(&format!("{name}.{a}"));
-            self.milp
-                .le(&format!("{name}.prot{a}"), x, e.clone())
-                .map_err(milp_error)?;
+            self.milp.le(&format!("{name}.prot{a}"), x, e.clone());
             out.push(x.into());
         }
         self.milp
-            .eq(&format!("{name}.one"), LinExpr::sum(out.clone()), total)
-            .map_err(milp_error)?;
+            .eq(&format!("{name}.one"), LinExpr::sum(out.clone()), total);
         Ok(out)
     }
 
@@ -164,48 +137,38 @@ impl Enc<'_> {
                     .map(|i| LinExpr::from(self.milp.binary(&format!("{name}={i}"))))
                     .collect();
                 self.milp
-                    .eq(&format!("{name}.one"), LinExpr::sum(bits.clone()), 1.0)
-                    .map_err(milp_error)?;
+                    .eq(&format!("{name}.one"), LinExpr::sum(bits.clone()), 1.0);
                 Val::Enum(bits)
             }
-            DeclType::Int { .. } => Val::Num(
-                self.milp
-                    .integer(name, hull.0, hull.1)
-                    .map_err(milp_error)?
-                    .into(),
-            ),
-            DeclType::Real { .. } => Val::Num(
-                self.milp
-                    .continuous(name, hull.0, hull.1)
-                    .map_err(milp_error)?
-                    .into(),
-            ),
+            DeclType::Int { .. } => Val::Num(self.milp.integer(name, hull.0, hull.1).into()),
+            DeclType::Real { .. } => Val::Num(self.milp.continuous(name, hull.0, hull.1).into()),
         })
     }
 
     /// The first update case whose guard holds assigns; no case: no change.
+    /// With `guard` (a slot's active flag) the range checks count only where it is 1.
     pub(super) fn update(
         &mut self,
         name: &str,
-        cases: &[UpdateCase],
-        decls: &[VarDecl],
+        (cases, decls): (&[UpdateCase], &[VarDecl]),
         old: &[Val],
         ctx: &Ctx,
+        guard: Option<&LinExpr>,
     ) -> Result<Vec<Val>, RunError> {
         // fire[j]: case j is the first whose guard holds; the last entry: none holds.
         let mut fire = Vec::new();
         let mut none_before = LinExpr::constant(1.0);
         for c in cases {
             let g = self.boolean(&c.guard, ctx)?;
-            fire.push(self.and(vec![g.clone(), none_before.clone()])?);
-            none_before = self.and(vec![none_before, not(g)])?;
+            fire.push(self.milp.and("and", vec![g.clone(), none_before.clone()]));
+            none_before = self.milp.and("and", vec![none_before, not(g)]);
         }
         fire.push(none_before);
         let mut next = Vec::with_capacity(decls.len());
         for (v, decl) in decls.iter().enumerate() {
             let mut options: Vec<(LinExpr, Val)> = Vec::new();
             for (j, f) in fire.iter().enumerate() {
-                if super::encode::constant(f) == Some(0.0) {
+                if constant(f) == Some(0.0) {
                     continue;
                 }
                 let assigned = cases
@@ -221,7 +184,7 @@ impl Enc<'_> {
                 };
                 options.push((f.clone(), value));
             }
-            next.push(self.merge(&format!("{name}.{}", decl.name), decl, options)?);
+            next.push(self.merge(&format!("{name}.{}", decl.name), decl, options, guard)?);
         }
         Ok(next)
     }
@@ -232,6 +195,7 @@ impl Enc<'_> {
         name: &str,
         decl: &VarDecl,
         options: Vec<(LinExpr, Val)>,
+        guard: Option<&LinExpr>,
     ) -> Result<Val, RunError> {
         let parts = |v: &Val| -> Vec<LinExpr> {
             match v {
@@ -239,7 +203,12 @@ impl Enc<'_> {
                 Val::Enum(xs) => xs.clone(),
             }
         };
-        self.record_range_checks(name, decl, &options)?;
+        let numbers = options.iter().filter_map(|(c, v)| match v {
+            Val::Num(x) => Some((c, x)),
+            _ => None,
+        });
+        let found = range_checks(&self.milp, name, decl, numbers, guard);
+        self.range_checks.extend(found);
         let first = parts(&options[0].1);
         if options.len() == 1 || options.iter().all(|(_, v)| parts(v) == first) {
             return Ok(options[0].1.clone());
@@ -258,7 +227,9 @@ impl Enc<'_> {
         let ys = parts(&y);
         for (cond, v) in &options {
             for (yi, xi) in ys.iter().zip(parts(v)) {
-                self.implies(name, cond, yi.clone(), Sense::Eq, xi)?;
+                self.milp
+                    .implies(name, cond, &Linear::eq(yi.clone(), xi))
+                    .map_err(milp_error)?;
             }
         }
         Ok(y)
@@ -278,15 +249,15 @@ impl Enc<'_> {
                 otherwise,
             } => {
                 let c = self.boolean(cond, ctx)?;
-                if let Some(x) = super::encode::constant(&c) {
+                if let Some(x) = constant(&c) {
                     return self.observe(if x > 0.5 { then } else { otherwise }, ctx);
                 }
                 let (pa, pb) = (self.observe(then, ctx)?, self.observe(otherwise, ctx)?);
                 let mut out = Vec::new();
                 for (x, y) in pa.into_iter().zip(pb) {
-                    let l = self.and(vec![c.clone(), x])?;
-                    let r = self.and(vec![not(c.clone()), y])?;
-                    out.push(self.or(vec![l, r])?);
+                    let l = self.milp.and("and", vec![c.clone(), x]);
+                    let r = self.milp.and("and", vec![not(c.clone()), y]);
+                    out.push(self.milp.or("or", vec![l, r]));
                 }
                 Ok(out)
             }
@@ -324,9 +295,7 @@ impl Enc<'_> {
             for &i in &top {
                 c[i] = self.milp.binary(&format!("{name}.{i}")).into();
             }
-            self.milp
-                .eq(&name, LinExpr::sum(c.clone()), 1.0)
-                .map_err(milp_error)?;
+            self.milp.eq(&name, LinExpr::sum(c.clone()), 1.0);
             return Ok(c);
         }
         let name = self.aux(&format!("{}.argmax", self.prefix));
@@ -339,8 +308,15 @@ impl Enc<'_> {
             .collect())
     }
 
-    /// Adds the successor of state `from` (one round of Definition 5).
-    pub fn round(&mut self, from: &State, tag: &str) -> Result<(Round, State), RunError> {
+    /// Adds the successor of state `from` (one round of Definition 5). With
+    /// `zero_one`, the slots of the zero-one agent move too (Definition 13,
+    /// [`super::slots`]): their actions are performed as well.
+    pub fn round(
+        &mut self,
+        from: &State,
+        tag: &str,
+        zero_one: Option<&mut SlotBudget>,
+    ) -> Result<(Round, State), RunError> {
         let model = self.model;
         let t = &model.template;
         let mut actions = Vec::with_capacity(from.agents.len());
@@ -356,72 +332,45 @@ impl Enc<'_> {
             model.env.actions.len(),
             &env_slots,
         )?;
-        let zero_one = self.slot_choices(&from.zero_one, tag)?;
+        let mut budget = zero_one;
+        let choices = match budget.as_deref_mut() {
+            Some(b) => self.slot_choices(b, &from.zero_one, tag)?,
+            None => Vec::new(),
+        };
         let mut performed = Vec::with_capacity(t.actions.len());
         for a in 0..t.actions.len() {
             let by: Vec<LinExpr> = actions
                 .iter()
                 .map(|x| x[a].clone())
-                .chain(zero_one.iter().map(|c| c.action[a].clone()))
+                .chain(choices.iter().map(|c| c.action[a].clone()))
                 .collect();
-            performed.push(self.or(by)?);
+            performed.push(self.milp.or("or", by));
         }
+        let joint = Joint {
+            env_action: &env_action,
+            performed: &performed,
+        };
         self.prefix = format!("{tag}.env");
         let slots = Self::env_slots(&from.env, Some(&env_action));
-        let ctx = Ctx {
-            slots: &slots,
-            performed: Some(&performed),
-            env_action: Some(&env_action),
-        };
-        let env = self.update(
-            &format!("{tag}.env"),
-            &model.env.update,
-            &model.env.vars,
-            &from.env,
-            &ctx,
-        )?;
+        let ctx = joint.ctx(&slots);
+        let env_update = (&model.env.update[..], &model.env.vars[..]);
+        let env = self.update(&format!("{tag}.env"), env_update, &from.env, &ctx, None)?;
         let mut agents = Vec::with_capacity(from.agents.len());
         for (i, a) in from.agents.iter().enumerate() {
             self.prefix = format!("{tag}.a{}", i + 1);
-            let slots = self.agent_slots(a, Some(&actions[i]), Some(&env_action), None);
-            let ctx = Ctx {
-                slots: &slots,
-                performed: Some(&performed),
-                env_action: Some(&env_action),
-            };
             let name = self.prefix.clone();
-            let private = self.update(&name, &t.update, &t.vars, &a.private, &ctx)?;
-            // Observation of (prv', per) and the new environment state.
-            let inter = AgentState {
-                private,
-                percept: a.percept.clone(),
-            };
-            let slots = self.agent_slots(&inter, None, None, Some(&env));
-            let ctx = Ctx {
-                slots: &slots,
-                performed: None,
-                env_action: None,
-            };
-            let percept = self.observe(&t.observe, &ctx)?;
-            agents.push(AgentState {
-                private: inter.private,
-                percept,
-            });
+            let private = self.agent_update(&name, a, &actions[i], &joint, None)?;
+            agents.push(self.observed(private, a, &env)?);
         }
-        let slots = self.slot_successors(
-            &from.zero_one,
-            &zero_one,
-            &performed,
-            &env_action,
-            &env,
-            tag,
-        )?;
+        let slots = match budget {
+            Some(_) => self.slot_successors(&from.zero_one, &choices, &joint, &env, tag)?,
+            None => Vec::new(),
+        };
         Ok((
             Round {
-                from: 0,
                 actions,
                 env_action,
-                zero_one,
+                zero_one: choices,
             },
             State {
                 agents,
@@ -429,5 +378,47 @@ impl Enc<'_> {
                 zero_one: slots,
             },
         ))
+    }
+
+    /// An agent's private update (Definition 1's tr_t) under its action and
+    /// the round's joint choices.
+    pub(super) fn agent_update(
+        &mut self,
+        name: &str,
+        a: &AgentState,
+        action: &[LinExpr],
+        joint: &Joint,
+        guard: Option<&LinExpr>,
+    ) -> Result<Vec<Val>, RunError> {
+        let t = &self.model.template;
+        let slots = self.agent_slots(a, Some(action), Some(joint.env_action), None);
+        let ctx = joint.ctx(&slots);
+        self.update(name, (&t.update, &t.vars), &a.private, &ctx, guard)
+    }
+
+    /// The local state after an update: the new private state and the
+    /// percept observed at it and the new environment state.
+    pub(super) fn observed(
+        &mut self,
+        private: Vec<Val>,
+        before: &AgentState,
+        env: &[Val],
+    ) -> Result<AgentState, RunError> {
+        let inter = AgentState {
+            private,
+            percept: before.percept.clone(),
+        };
+        let slots = self.agent_slots(&inter, None, None, Some(env));
+        let ctx = Ctx {
+            slots: &slots,
+            performed: None,
+            env_action: None,
+        };
+        let model = self.model;
+        let percept = self.observe(&model.template.observe, &ctx)?;
+        Ok(AgentState {
+            private: inter.private,
+            percept,
+        })
     }
 }

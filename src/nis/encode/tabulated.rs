@@ -21,9 +21,7 @@
 //! Rows with a context are written with M = 1 (all terms are 0/1), so there
 //! are no numerically delicate big-M constants.
 
-use super::encode::milp_error;
-use super::Enc;
-use crate::milp::LinExpr;
+use crate::milp::{LinExpr, Model as Milp};
 use crate::nis::semantics::{bits, ActionMask, EnvId, LocalId, Semantics};
 use crate::nis::system::nonempty_submasks;
 use crate::report::RunError;
@@ -77,27 +75,24 @@ pub struct AbsState {
 /// "taken" pairs, the context one-hot (indices into the layer's contexts).
 #[derive(Clone, Debug)]
 pub struct AbsRound {
-    pub from: usize,
     pub agents: Vec<Vec<((LocalId, usize), LinExpr)>>,
     pub zo: Vec<((LocalId, usize), LinExpr)>,
     pub contexts: Vec<LinExpr>,
 }
 
-/// The states of the unrolling as a tree (as [`super::formula::Unrolling`]).
-pub struct AbsUnrolling {
-    pub states: Vec<AbsState>,
-    pub rounds: Vec<Option<AbsRound>>,
-}
-
-/// The encoder of S_ab(m): the shared MILP encoder state, the exact
-/// semantics that tabulates the images, and the layers built so far.
-pub struct AbsEnc<'e, 's, 'm> {
-    pub enc: Enc<'m>,
+/// S_ab(m) from one initial environment state: the MILP it owns, the
+/// exact semantics that tabulates the images, and the layers built so far.
+pub struct Tabulated<'s, 'm> {
+    pub milp: Milp,
     pub sem: &'s mut Semantics<'m>,
-    pub layers: &'e mut Vec<Layer>,
+    pub m: usize,
+    pub env0: EnvId,
+    pub layers: Vec<Layer>,
     /// The largest number of contexts of one round.
     pub max_contexts: usize,
     pub faults: Vec<Fault>,
+    /// Faults the last final check excluded.
+    pub excluded: usize,
 }
 
 /// The successors of pair (l, a) under a context: the observed images
@@ -133,7 +128,7 @@ fn pairs(sem: &mut Semantics, locals: &[LocalId]) -> Result<Vec<(LocalId, usize)
     Ok(out)
 }
 
-impl AbsEnc<'_, '_, '_> {
+impl Tabulated<'_, '_> {
     /// Builds layers up to `depth` (layer 0: the initial state with `env0`).
     fn layer(&mut self, depth: usize, env0: EnvId) -> Result<&Layer, RunError> {
         if self.layers.is_empty() {
@@ -204,7 +199,8 @@ impl AbsEnc<'_, '_, '_> {
 
     /// The initial abstract state: every concrete agent at iota_t, the
     /// zero-one agent {iota_t}, the environment at `env0` (Definition 13).
-    pub fn initial(&mut self, m: usize, env0: EnvId) -> Result<AbsState, RunError> {
+    pub fn initial_state(&mut self) -> Result<AbsState, RunError> {
+        let (m, env0) = (self.m, self.env0);
         let iota = self.layer(0, env0)?.locals[0];
         let one = || vec![(iota, LinExpr::constant(1.0))];
         Ok(AbsState {
@@ -216,7 +212,11 @@ impl AbsEnc<'_, '_, '_> {
     }
 
     /// Adds one round of S_ab(m) from `from` and its successor state.
-    pub fn round(&mut self, from: &AbsState, tag: &str) -> Result<(AbsRound, AbsState), RunError> {
+    pub fn add_round(
+        &mut self,
+        from: &AbsState,
+        tag: &str,
+    ) -> Result<(AbsRound, AbsState), RunError> {
         let env0 = from.env[0].0;
         let depth = from.depth;
         self.layer(depth + 1, env0)?;
@@ -224,14 +224,12 @@ impl AbsEnc<'_, '_, '_> {
         let next_locals = self.layers[depth + 1].locals.clone();
         let next_envs = self.layers[depth + 1].envs.clone();
         self.max_contexts = self.max_contexts.max(contexts.len());
-        let milp = &mut self.enc.milp;
-        let e = milp_error;
+        let milp = &mut self.milp;
         // The context one-hot, tied to the environment state.
         let z: Vec<LinExpr> = (0..contexts.len())
             .map(|i| milp.binary(&format!("{tag}.ctx{i}")).into())
             .collect();
-        milp.eq(&format!("{tag}.ctx"), LinExpr::sum(z.clone()), 1.0)
-            .map_err(e)?;
+        milp.eq(&format!("{tag}.ctx"), LinExpr::sum(z.clone()), 1.0);
         for (c, zc) in contexts.iter().zip(&z) {
             if c.env_next.is_none() {
                 if let Err(error) = self.sem.env_transition(c.env, c.env_action, c.performed) {
@@ -242,19 +240,18 @@ impl AbsEnc<'_, '_, '_> {
                 }
             }
         }
-        let milp = &mut self.enc.milp;
+        let milp = &mut self.milp;
         for (env, x) in &from.env {
             let sel = contexts.iter().zip(&z).filter(|(c, _)| c.env == *env);
             let sum = LinExpr::sum(sel.map(|(_, v)| v.clone()));
-            milp.eq(&format!("{tag}.env{env}"), sum, x.clone())
-                .map_err(e)?;
+            milp.eq(&format!("{tag}.env{env}"), sum, x.clone());
         }
         // Concrete agents: one pair per agent, consistent with its local state.
         let mut agents = Vec::with_capacity(from.agents.len());
         for (i, state) in from.agents.iter().enumerate() {
             let locals: Vec<LocalId> = state.iter().map(|(l, _)| *l).collect();
             let ps = pairs(self.sem, &locals)?;
-            let milp = &mut self.enc.milp;
+            let milp = &mut self.milp;
             let q: Vec<((LocalId, usize), LinExpr)> = ps
                 .iter()
                 .map(|&(l, a)| {
@@ -266,15 +263,14 @@ impl AbsEnc<'_, '_, '_> {
                 .collect();
             for (l, x) in state {
                 let sum = LinExpr::sum(q.iter().filter(|(p, _)| p.0 == *l).map(|(_, v)| v.clone()));
-                milp.eq(&format!("{tag}.a{}.at{l}", i + 1), sum, x.clone())
-                    .map_err(e)?;
+                milp.eq(&format!("{tag}.a{}.at{l}", i + 1), sum, x.clone());
             }
             agents.push(q);
         }
         // The zero-one agent: taken pairs under present states, at least one each.
         let zo_locals: Vec<LocalId> = from.zo.iter().map(|(l, _)| *l).collect();
         let zo_pairs = pairs(self.sem, &zo_locals)?;
-        let milp = &mut self.enc.milp;
+        let milp = &mut self.milp;
         let t: Vec<((LocalId, usize), LinExpr)> = zo_pairs
             .iter()
             .map(|&(l, a)| ((l, a), milp.binary(&format!("{tag}.zo.{l}.{a}")).into()))
@@ -286,15 +282,13 @@ impl AbsEnc<'_, '_, '_> {
                 .map(|(_, v)| v.clone())
                 .collect();
             for x in &mine {
-                milp.le(&format!("{tag}.zo.need{l}"), x.clone(), present.clone())
-                    .map_err(e)?;
+                milp.le(&format!("{tag}.zo.need{l}"), x.clone(), present.clone());
             }
             milp.ge(
                 &format!("{tag}.zo.some{l}"),
                 LinExpr::sum(mine),
                 present.clone(),
-            )
-            .map_err(e)?;
+            );
         }
         // performed(a) = OR of everybody's a, and the context's performed set.
         let actions = self.sem.model.template.actions.len();
@@ -314,11 +308,9 @@ impl AbsEnc<'_, '_, '_> {
                 .map(|(_, v)| v.clone())
                 .collect();
             for x in &by {
-                milp.ge(&format!("{tag}.perf{a}.by"), perf.clone(), x.clone())
-                    .map_err(e)?;
+                milp.ge(&format!("{tag}.perf{a}.by"), perf.clone(), x.clone());
             }
-            milp.le(&format!("{tag}.perf{a}"), perf, LinExpr::sum(by))
-                .map_err(e)?;
+            milp.le(&format!("{tag}.perf{a}"), perf, LinExpr::sum(by));
         }
         // The successor state's variables; the environment is the context's.
         let env: Vec<(EnvId, LinExpr)> = next_envs
@@ -341,8 +333,7 @@ impl AbsEnc<'_, '_, '_> {
                 &format!("{tag}.a{}.one", i + 1),
                 LinExpr::sum(x.iter().map(|(_, v)| v.clone())),
                 1.0,
-            )
-            .map_err(e)?;
+            );
             next_agents.push(x);
         }
         let zo_next: Vec<(LocalId, LinExpr)> = next_locals
@@ -369,7 +360,7 @@ impl AbsEnc<'_, '_, '_> {
                         leads.push((pi, self.image_or_fault(*l, *a, c, x, &z[ci])));
                     }
                 }
-                let milp = &mut self.enc.milp;
+                let milp = &mut self.milp;
                 for (l2, x2) in &next_agents[i] {
                     let support = LinExpr::sum(
                         leads
@@ -381,11 +372,10 @@ impl AbsEnc<'_, '_, '_> {
                         &format!("{tag}.a{}.c{ci}.sup{l2}", i + 1),
                         x2.clone(),
                         support + off.clone(),
-                    )
-                    .map_err(e)?;
+                    );
                 }
             }
-            let milp = &mut self.enc.milp;
+            let milp = &mut self.milp;
             for (l2, x2) in &zo_next {
                 let support = LinExpr::sum(
                     t.iter()
@@ -397,8 +387,7 @@ impl AbsEnc<'_, '_, '_> {
                     &format!("{tag}.zo.c{ci}.sup{l2}"),
                     x2.clone(),
                     support + off.clone(),
-                )
-                .map_err(e)?;
+                );
             }
             for (((l, a), taken), img) in t.iter().zip(&images) {
                 if img.is_empty() {
@@ -414,12 +403,10 @@ impl AbsEnc<'_, '_, '_> {
                     &format!("{tag}.zo.c{ci}.img{l}.{a}"),
                     hit + off.clone(),
                     taken.clone(),
-                )
-                .map_err(e)?;
+                );
             }
         }
         let round = AbsRound {
-            from: 0,
             agents,
             zo: t,
             contexts: z,

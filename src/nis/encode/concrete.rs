@@ -1,0 +1,283 @@
+//! M(n) as an [`Unrolling`] (seed Definitions 4 and 5): n agents of the
+//! template and the environment, each round encoded by [`super::round`].
+//! Finite and real-valued models share the encoding (integrality is a
+//! property of the variables); they differ in how a solution is read back:
+//! [`Exact`] gives the explicit decider's counter form (indexed agents
+//! 1..m, the others as a multiset) for [`crate::nis::replay::replay_concrete`],
+//! [`F64`] gives f64 states for [`crate::nis::replay_real`].
+
+use super::encoded::Encoded;
+use super::expr::{Enc, Val};
+use super::initial::Start;
+use super::options::MilpOptions;
+use super::ranges::check_ranges;
+use super::state::{AgentState, Round, State};
+use super::stats::Sizes;
+use super::unrolling::{Unrolled, Unrolling};
+use crate::lang::DeclType;
+use crate::milp::{LinExpr, Model as Milp, Solution};
+use crate::nis::concrete::{add_count, CMove, CState};
+use crate::nis::model::{Model, VarDecl};
+use crate::nis::replay_real::{RealLocal, RealMove, RealState, RealTree};
+use crate::nis::semantics::{LocalId, Semantics};
+use crate::nis::witness::WitnessTree;
+use crate::report::RunError;
+
+/// How a solution of M(n) becomes a witness.
+pub trait Decoding {
+    type Witness;
+    fn decode(
+        &mut self,
+        model: &Model,
+        sol: &Solution,
+        tree: &Unrolled<State, Round>,
+        root: &Encoded,
+        m: usize,
+    ) -> Self::Witness;
+}
+
+/// M(n) from one start; `m` agents are indexed by the formula.
+pub struct Concrete<'m, D> {
+    pub enc: Enc<'m>,
+    pub agents: usize,
+    pub m: usize,
+    pub start: Start,
+    pub decoding: D,
+}
+
+impl<D: Decoding> Unrolling for Concrete<'_, D> {
+    type State = State;
+    type Round = Round;
+    type Witness = D::Witness;
+
+    fn milp(&mut self) -> &mut Milp {
+        &mut self.enc.milp
+    }
+
+    fn initial(&mut self) -> Result<Option<State>, RunError> {
+        self.enc.initial(self.agents, &self.start)
+    }
+
+    fn label(&mut self, state: &State, label: usize, agent: usize) -> Result<LinExpr, RunError> {
+        let expr = &self.enc.model.labels[label].expr;
+        self.enc.label(expr, &state.agents[agent])
+    }
+
+    fn round(&mut self, from: &State, tag: &str) -> Result<(Round, State), RunError> {
+        self.enc.round(from, tag, None)
+    }
+
+    fn final_checks(&mut self, opts: &MilpOptions) -> Result<(), RunError> {
+        check_ranges(&self.enc.milp, &self.enc.range_checks, &opts.solve)
+    }
+
+    fn break_symmetry(&mut self, tree: &Unrolled<State, Round>) -> usize {
+        break_symmetry(&mut self.enc, tree, self.m)
+    }
+
+    fn measure(&self, sizes: &mut Sizes) {
+        sizes.network_copies = sizes.network_copies.max(self.enc.network_copies);
+        sizes.network_binaries = sizes.network_binaries.max(self.enc.network_binaries);
+    }
+
+    fn decode(
+        &mut self,
+        sol: &Solution,
+        tree: &Unrolled<State, Round>,
+        root: &Encoded,
+    ) -> Result<D::Witness, RunError> {
+        let model = self.enc.model;
+        Ok(self.decoding.decode(model, sol, tree, root, self.m))
+    }
+}
+
+/// Lexicographic order of agents `m..n` by (first action, percept after
+/// the first round) in the root's first successor: these agents start in
+/// the same local state and no formula names them, so sorting them in any
+/// solution gives another solution of the whole tree.
+pub fn break_symmetry(enc: &mut Enc, tree: &Unrolled<State, Round>, m: usize) -> usize {
+    let Some(first) = (1..tree.states.len()).find(|&i| tree.step(i).from == 0) else {
+        return 0;
+    };
+    let round = &tree.step(first).round;
+    let percepts = enc.model.template.percepts.len() as f64;
+    let code = |i: usize| -> LinExpr {
+        let mut e = LinExpr::constant(0.0);
+        for (a, x) in round.actions[i].iter().enumerate() {
+            e += x.clone() * (a as f64 * percepts);
+        }
+        for (p, x) in tree.states[first].agents[i].percept.iter().enumerate() {
+            e += x.clone() * p as f64;
+        }
+        e
+    };
+    let n = round.actions.len();
+    let mut rows = 0;
+    for i in m..n.saturating_sub(1) {
+        enc.milp.le(&format!("sym.{}", i + 1), code(i), code(i + 1));
+        rows += 1;
+    }
+    rows
+}
+
+/// The index of the largest entry of a one-hot vector under the solution.
+pub fn which(sol: &Solution, v: &[LinExpr]) -> usize {
+    (0..v.len())
+        .max_by(|&a, &b| sol.eval(&v[a]).total_cmp(&sol.eval(&v[b])))
+        .unwrap_or(0)
+}
+
+/// Reads solutions in the explicit decider's counter form through the finite semantics.
+pub struct Exact<'s, 'm> {
+    pub sem: &'s mut Semantics<'m>,
+}
+
+fn code(sol: &Solution, v: &Val) -> i64 {
+    match v {
+        Val::Num(e) | Val::Bool(e) => sol.eval(e).round() as i64,
+        Val::Enum(xs) => which(sol, xs) as i64,
+    }
+}
+
+impl Exact<'_, '_> {
+    fn locals(&mut self, sol: &Solution, state: &State) -> Vec<LocalId> {
+        state
+            .agents
+            .iter()
+            .map(|a| {
+                let mut codes: Vec<i64> = a.private.iter().map(|v| code(sol, v)).collect();
+                codes.push(which(sol, &a.percept) as i64);
+                self.sem.space.encode(&codes)
+            })
+            .collect()
+    }
+
+    fn cstate(&mut self, sol: &Solution, state: &State, m: usize) -> CState {
+        let locals = self.locals(sol, state);
+        let mut others = Vec::new();
+        for &l in &locals[m..] {
+            add_count(&mut others, l, 1);
+        }
+        let codes: Vec<i64> = state.env.iter().map(|v| code(sol, v)).collect();
+        CState {
+            indexed: locals[..m].to_vec(),
+            others,
+            env: self.sem.env_id(codes),
+        }
+    }
+
+    fn cmove(
+        &mut self,
+        sol: &Solution,
+        tree: &Unrolled<State, Round>,
+        to: usize,
+        m: usize,
+    ) -> CMove {
+        let step = tree.step(to);
+        let from = self.locals(sol, &tree.states[step.from]);
+        let next = self.locals(sol, &tree.states[to]);
+        let acts: Vec<usize> = step.round.actions.iter().map(|a| which(sol, a)).collect();
+        let mut others: Vec<(LocalId, usize, LocalId, u32)> = Vec::new();
+        for j in m..acts.len() {
+            let key = (from[j], acts[j], next[j]);
+            match others.iter_mut().find(|g| (g.0, g.1, g.2) == key) {
+                Some(g) => g.3 += 1,
+                None => others.push((key.0, key.1, key.2, 1)),
+            }
+        }
+        CMove {
+            env_action: which(sol, &step.round.env_action),
+            indexed: acts[..m].to_vec(),
+            others,
+        }
+    }
+}
+
+impl Decoding for Exact<'_, '_> {
+    type Witness = WitnessTree<CState, CMove>;
+
+    fn decode(
+        &mut self,
+        _model: &Model,
+        sol: &Solution,
+        tree: &Unrolled<State, Round>,
+        root: &Encoded,
+        m: usize,
+    ) -> Self::Witness {
+        let first = self.cstate(sol, &tree.states[0], m);
+        root.tree(sol, first, &mut |_, to| {
+            (
+                self.cmove(sol, tree, to, m),
+                self.cstate(sol, &tree.states[to], m),
+            )
+        })
+    }
+}
+
+/// Reads solutions as f64 states, for models that are not finite.
+pub struct F64;
+
+/// A state value in f64: integers and Booleans rounded (they are integral
+/// variables), enumerations their index, reals as the solver has them.
+pub fn value(sol: &Solution, v: &Val, ty: &DeclType) -> f64 {
+    match (v, ty) {
+        (Val::Enum(xs), _) => which(sol, xs) as f64,
+        (Val::Num(e), DeclType::Real { .. }) => sol.eval(e),
+        (Val::Num(e) | Val::Bool(e), _) => sol.eval(e).round(),
+    }
+}
+
+/// Declared variables' values in f64.
+pub fn values(sol: &Solution, vals: &[Val], decls: &[VarDecl]) -> Vec<f64> {
+    vals.iter()
+        .zip(decls)
+        .map(|(v, d)| value(sol, v, &d.ty))
+        .collect()
+}
+
+/// One agent's (or slot's) local state in f64.
+pub fn decode_local(model: &Model, sol: &Solution, a: &AgentState) -> RealLocal {
+    RealLocal {
+        private: values(sol, &a.private, &model.template.vars),
+        percept: which(sol, &a.percept),
+    }
+}
+
+/// A global state in f64 (the zero-one agent's slots aside).
+pub fn decode_state(model: &Model, sol: &Solution, s: &State) -> RealState {
+    RealState {
+        agents: s
+            .agents
+            .iter()
+            .map(|a| decode_local(model, sol, a))
+            .collect(),
+        env: values(sol, &s.env, &model.env.vars),
+    }
+}
+
+/// The agents' and the environment's actions of one round.
+pub fn decode_move(sol: &Solution, round: &Round) -> RealMove {
+    RealMove {
+        actions: round.actions.iter().map(|a| which(sol, a)).collect(),
+        env_action: which(sol, &round.env_action),
+    }
+}
+
+impl Decoding for F64 {
+    type Witness = RealTree;
+
+    fn decode(
+        &mut self,
+        model: &Model,
+        sol: &Solution,
+        tree: &Unrolled<State, Round>,
+        root: &Encoded,
+        _m: usize,
+    ) -> RealTree {
+        let first = decode_state(model, sol, &tree.states[0]);
+        root.tree(sol, first, &mut |_, to| {
+            let mv = decode_move(sol, &tree.step(to).round);
+            (mv, decode_state(model, sol, &tree.states[to]))
+        })
+    }
+}

@@ -1,0 +1,164 @@
+//! One solve of an [`Unrolling`] and the loop over initial states shared by
+//! every MILP decider: encode the goal, run the final checks, solve with a
+//! second opinion on infeasibility, decode; existential sentences need a
+//! witness from every initial state, universal ones fail at the first
+//! counterexample.
+
+use super::formula::encode;
+use super::options::{milp_error, MilpOptions};
+use super::stats::{Sizes, SolveCounts};
+use super::unrolling::{Unrolled, Unrolling};
+use crate::milp::{constant, Model as Milp, Objective, Outcome, Status};
+use crate::nis::core::Core;
+use crate::report::RunError;
+
+/// Solves a feasibility MILP of the deciders. A tight feasibility tolerance
+/// keeps solutions close to the semantics (they are replayed) and avoids wrong
+/// infeasibility claims of HiGHS's presolve seen on these models; an
+/// infeasibility is a verdict no replay can check, so it gets a second
+/// opinion without presolve.
+pub fn solve_confirmed(
+    milp: &Milp,
+    opts: &MilpOptions,
+    counts: &mut SolveCounts,
+) -> Result<Outcome, RunError> {
+    let mut solve = opts.solve.clone();
+    solve.feasibility_tolerance.get_or_insert(1e-9);
+    let mut out = milp
+        .solve(&Objective::Feasibility, &solve)
+        .map_err(milp_error)?;
+    counts.solve_s += out.time.as_secs_f64();
+    if out.status == Status::Infeasible {
+        solve.presolve = false;
+        out = milp
+            .solve(&Objective::Feasibility, &solve)
+            .map_err(milp_error)?;
+        counts.solve_s += out.time.as_secs_f64();
+        counts.confirmations += 1;
+        if out.status != Status::Infeasible {
+            counts.presolve_disagreements += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// The error of a solve that ended without a verdict.
+pub fn undetermined(reason: Option<String>) -> RunError {
+    RunError::Internal(format!(
+        "the MILP decider is undetermined: {}",
+        reason.unwrap_or_else(|| "no answer from HiGHS".into())
+    ))
+}
+
+/// What one MILP answered.
+pub enum Answer<W> {
+    /// The start is not an initial state (no MILP was solved).
+    NoStart,
+    Infeasible,
+    Witness(W),
+}
+
+/// Encodes the goal on `u`, checks what every run must satisfy, solves and
+/// decodes a solution.
+pub fn solve<U: Unrolling>(
+    u: &mut U,
+    goal: &Core,
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<Answer<U::Witness>, RunError> {
+    let Some(init) = u.initial()? else {
+        return Ok(Answer::NoStart);
+    };
+    let mut tree = Unrolled::new(init);
+    let root = encode(u, goal, goal.root, 0, &mut tree)?;
+    let holds = root.value();
+    sizes.milps += 1;
+    if constant(&holds) == Some(0.0) {
+        return Ok(Answer::Infeasible);
+    }
+    u.final_checks(opts)?;
+    u.milp().ge("goal", holds, 1.0);
+    if opts.symmetry_breaking {
+        sizes.symmetry_rows += u.break_symmetry(&tree);
+    }
+    sizes.record(u.milp());
+    u.measure(sizes);
+    let out = solve_confirmed(u.milp(), opts, &mut sizes.solving)?;
+    match (out.status, out.solution) {
+        (Status::Infeasible, _) => Ok(Answer::Infeasible),
+        (Status::Optimal | Status::Feasible, Some(sol)) => {
+            if let Err(why) = u.milp().check(&sol, 1e-6) {
+                return Err(RunError::Internal(format!(
+                    "HiGHS returned a point that violates the MILP: {why}"
+                )));
+            }
+            Ok(Answer::Witness(u.decode(&sol, &tree, &root)?))
+        }
+        _ => Err(undetermined(out.reason)),
+    }
+}
+
+/// Encodes the goal on `u` without solving and runs its final checks: a
+/// declared range left from any state of a set of starts is an error of the
+/// model even where no witness MILP looks.
+pub fn check_runs<U: Unrolling>(
+    u: &mut U,
+    goal: &Core,
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<(), RunError> {
+    let Some(init) = u.initial()? else {
+        return Err(RunError::input("the environment has no initial state"));
+    };
+    let mut tree = Unrolled::new(init);
+    encode(u, goal, goal.root, 0, &mut tree)?;
+    sizes.milps += 1;
+    u.final_checks(opts)
+}
+
+/// The verdict over a set of starts and the witnesses found.
+pub struct Decided<W> {
+    pub holds: bool,
+    /// Existential: one per start (when it holds); universal: the counterexample.
+    pub witnesses: Vec<W>,
+    /// Some start was an initial state.
+    pub started: bool,
+}
+
+/// Definition 8 over the starts: an existential goal needs a witness from
+/// every start, a universal sentence (whose dual is the goal) fails at the
+/// first counterexample.
+pub fn decide<S, W>(
+    starts: impl IntoIterator<Item = S>,
+    universal: bool,
+    mut solve: impl FnMut(S) -> Result<Answer<W>, RunError>,
+) -> Result<Decided<W>, RunError> {
+    let mut out = Decided {
+        holds: true,
+        witnesses: Vec::new(),
+        started: false,
+    };
+    for start in starts {
+        match solve(start)? {
+            Answer::NoStart => continue,
+            Answer::Infeasible if !universal => {
+                return Ok(Decided {
+                    holds: false,
+                    witnesses: Vec::new(),
+                    started: true,
+                })
+            }
+            Answer::Witness(w) if universal => {
+                return Ok(Decided {
+                    holds: false,
+                    witnesses: vec![w],
+                    started: true,
+                })
+            }
+            Answer::Witness(w) => out.witnesses.push(w),
+            Answer::Infeasible => {}
+        }
+        out.started = true;
+    }
+    Ok(out)
+}

@@ -1,0 +1,67 @@
+//! The existential fragment of bICTL (Definition 7) over any [`Unrolling`]:
+//! each formula node gets a 0/1 expression "holds here"; each `EX`
+//! occurrence adds its own successor state, so a conjunction of `EX`
+//! subformulas gets one successor per branch and the witness is a tree.
+//! Universal sentences arrive as their existential dual (`Core::negate`).
+
+use super::encoded::Encoded;
+use super::unrolling::{Step, Unrolled, Unrolling};
+use crate::milp::not;
+use crate::nis::core::{Core, Node};
+use crate::report::RunError;
+
+/// Encodes `node` of an existential core formula at unrolling state `at`.
+pub fn encode<U: Unrolling>(
+    u: &mut U,
+    core: &Core,
+    node: usize,
+    at: usize,
+    tree: &mut Unrolled<U::State, U::Round>,
+) -> Result<Encoded, RunError> {
+    Ok(match &core.nodes[node] {
+        &Node::Lit {
+            label,
+            agent,
+            negated,
+        } => {
+            let holds = u.label(&tree.states[at], label, agent)?;
+            Encoded::Lit {
+                label,
+                agent,
+                negated,
+                value: if negated { not(holds) } else { holds },
+            }
+        }
+        Node::And(cs) | Node::Or(cs) => {
+            let mut children = Vec::with_capacity(cs.len());
+            for &c in cs {
+                children.push(encode(u, core, c, at, tree)?);
+            }
+            let values = children.iter().map(Encoded::value).collect();
+            if matches!(core.nodes[node], Node::And(_)) {
+                let v = u.milp().and("and", values);
+                Encoded::And(children, v)
+            } else {
+                let v = u.milp().or("or", values);
+                Encoded::Or(children, v)
+            }
+        }
+        &Node::EX(c) => {
+            let tag = format!("s{}", tree.states.len());
+            let (round, next) = u.round(&tree.states[at], &tag)?;
+            tree.states.push(next);
+            tree.steps.push(Some(Step { from: at, round }));
+            let to = tree.states.len() - 1;
+            let child = encode(u, core, c, to, tree)?;
+            Encoded::Next {
+                to,
+                child: Box::new(child),
+            }
+        }
+        Node::AX(_) => {
+            return Err(RunError::Internal(
+                "the MILP encoder got a universal formula; it encodes the existential dual".into(),
+            ))
+        }
+    })
+}

@@ -1,0 +1,144 @@
+//! Initial states of the unrollings (Definition 4, and Definition 2's I_e):
+//! every agent at iota_t, the environment at a start. A start is one
+//! initial state of a finite model, or per variable a value or its whole
+//! initial set (a point is a constant, a list a one-hot choice, an interval
+//! a continuous or integer variable with the interval as bounds).
+
+use super::expr::{code_val, enum_len, one_hot, value_val, Ctx, Enc, Val};
+use super::state::{AgentState, State};
+use crate::lang::{num, DeclType, Value};
+use crate::milp::{constant, LinExpr};
+use crate::nis::model::InitSpec;
+use crate::report::RunError;
+
+/// How one initial environment variable enters a MILP: fixed to one value
+/// of its initial set, or left to the solver within the set.
+#[derive(Clone)]
+pub enum StartVar {
+    Fixed(Value),
+    Free,
+}
+
+/// The initial environment of one unrolling.
+#[derive(Clone)]
+pub enum Start {
+    /// One initial state of a finite model, as the finite semantics numbers it.
+    Codes(Vec<i64>),
+    /// Per variable a value or its whole initial set.
+    Vars(Vec<StartVar>),
+}
+
+impl Enc<'_> {
+    /// S(n)'s initial state (Definition 4): every agent at iota_t, the
+    /// environment at `start` (free variables range over their initial
+    /// set; `init COND` becomes a constraint). `None` when a fixed start
+    /// fails `init COND`.
+    pub fn initial(&mut self, n: usize, start: &Start) -> Result<Option<State>, RunError> {
+        let agent = self.initial_local();
+        let env = match start {
+            Start::Codes(codes) => self
+                .model
+                .env
+                .vars
+                .iter()
+                .zip(codes)
+                .map(|(d, &c)| code_val(&d.ty, c))
+                .collect(),
+            Start::Vars(vars) => match self.initial_env(vars)? {
+                Some(env) => env,
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(State {
+            agents: vec![agent; n],
+            env,
+            zero_one: Vec::new(),
+        }))
+    }
+
+    /// iota_t with the initial percept.
+    pub fn initial_local(&self) -> AgentState {
+        let t = &self.model.template;
+        AgentState {
+            private: t
+                .init
+                .iter()
+                .zip(&t.vars)
+                .map(|(v, d)| value_val(v, enum_len(&d.ty)))
+                .collect(),
+            percept: one_hot(t.init_percept, t.percepts.len()),
+        }
+    }
+
+    fn initial_env(&mut self, start: &[StartVar]) -> Result<Option<Vec<Val>>, RunError> {
+        let model = self.model;
+        let mut env = Vec::new();
+        for ((v, spec), s) in model.env.vars.iter().zip(&model.env.init).zip(start) {
+            let k = enum_len(&v.ty);
+            env.push(match (s, spec) {
+                (StartVar::Fixed(x), _) => value_val(x, k),
+                (StartVar::Free, InitSpec::Point(x)) => value_val(x, k),
+                (StartVar::Free, InitSpec::Range(lo, hi)) => {
+                    let (lo, hi) = (num::to_f64(lo), num::to_f64(hi));
+                    let name = format!("s0.env.{}", v.name);
+                    Val::Num(match v.ty {
+                        DeclType::Real { .. } => self.milp.continuous(&name, lo, hi).into(),
+                        _ => self.milp.integer(&name, lo.ceil(), hi.floor()).into(),
+                    })
+                }
+                (StartVar::Free, InitSpec::List(xs)) => {
+                    let pick: Vec<LinExpr> = (0..xs.len())
+                        .map(|i| self.milp.binary(&format!("s0.env.{}={i}", v.name)).into())
+                        .collect();
+                    let one = format!("s0.env.{}.one", v.name);
+                    self.milp.eq(&one, LinExpr::sum(pick.clone()), 1.0);
+                    choose(xs, &pick, k)
+                }
+            });
+        }
+        if let Some(f) = &model.env.init_filter {
+            let mut slots: Vec<Option<Val>> = env.iter().cloned().map(Some).collect();
+            slots.push(None);
+            let ctx = Ctx {
+                slots: &slots,
+                performed: None,
+                env_action: None,
+            };
+            let ok = self.boolean(f, &ctx)?;
+            match constant(&ok) {
+                Some(c) if c < 0.5 => return Ok(None),
+                Some(_) => {}
+                None => self.milp.ge("s0.env.init", ok, 1.0),
+            }
+        }
+        Ok(Some(env))
+    }
+}
+
+/// The value picked by one-hot `pick` among `xs`.
+fn choose(xs: &[Value], pick: &[LinExpr], k: usize) -> Val {
+    let vals: Vec<Val> = xs.iter().map(|x| value_val(x, k)).collect();
+    match &vals[0] {
+        Val::Enum(_) => Val::Enum(
+            (0..k)
+                .map(|j| {
+                    LinExpr::sum(vals.iter().zip(pick).map(|(v, p)| match v {
+                        Val::Enum(bits) => p.clone() * bits[j].constant_part(),
+                        _ => LinExpr::constant(0.0),
+                    }))
+                })
+                .collect(),
+        ),
+        first => {
+            let sum = LinExpr::sum(vals.iter().zip(pick).map(|(v, p)| match v {
+                Val::Num(c) | Val::Bool(c) => p.clone() * c.constant_part(),
+                Val::Enum(_) => LinExpr::constant(0.0),
+            }));
+            if matches!(first, Val::Bool(_)) {
+                Val::Bool(sum)
+            } else {
+                Val::Num(sum)
+            }
+        }
+    }
+}

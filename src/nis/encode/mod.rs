@@ -1,0 +1,236 @@
+//! The MILP deciders of NIS (seed Sections 3 and 4): a system is unrolled k
+//! steps (k = the temporal depth, Definition 9) into one mixed-integer
+//! program over HiGHS ([`crate::milp`]), with the existential formula on top.
+//! Existential sentences: feasible = holds, the solution is a witness.
+//! Universal ones: the existential dual is solved, infeasible = holds, a
+//! solution is a counterexample. Every solution is decoded and replayed
+//! through the semantics (exact for finite models, f64 with tolerances for
+//! real-valued ones) before it counts.
+//!
+//! The systems implement one trait, [`unrolling::Unrolling`]:
+//!
+//! |                | finite model                      | real-valued model        |
+//! |----------------|-----------------------------------|--------------------------|
+//! | M(n)           | [`concrete`], exact replay        | [`concrete`], f64 replay |
+//! | M_ab(m)        | [`tabulated`] (or [`slots`] on request) | [`slots`], concretized |
+//!
+//! [`formula`] encodes the formula over any of them, [`decide`] solves and
+//! loops over the initial states ([`starts`]; intervals by [`cover`]).
+//! [`expr`] turns checked expressions into MILP expressions, [`round`] adds
+//! one round of Definition 5, [`ranges`] finds updates that leave their
+//! declared range.
+
+mod concrete;
+mod concretize;
+mod cover;
+mod decide;
+mod encoded;
+mod expr;
+mod formula;
+mod initial;
+mod options;
+mod ranges;
+mod round;
+mod slots;
+mod starts;
+mod state;
+mod stats;
+mod tabulated;
+mod tabulated_unrolling;
+mod unrolling;
+
+#[cfg(test)]
+mod tabulated_tests;
+#[cfg(test)]
+mod tests;
+
+use super::core::{lower, Core};
+use super::formula::{Kind, Sentence};
+use super::model::Model;
+use super::replay::{replay_abstract, replay_concrete};
+use super::semantics::Semantics;
+use super::trace::{abstract_trace, concrete_trace};
+use super::witness::{internal, shown};
+use crate::report::RunError;
+use concrete::{Concrete, Exact};
+use decide::{decide, solve};
+use initial::Start;
+pub use options::{MilpOptions, MilpOutcome};
+use serde_json::Value;
+use stats::{tabulated_stats, unrolling_stats, Sizes};
+use std::time::Instant;
+use tabulated::Tabulated;
+
+/// The finite semantics every witness of a finite model is replayed through.
+fn semantics<'m>(model: &'m Model, decider: &str) -> Result<Semantics<'m>, RunError> {
+    Semantics::new(model)
+        .map_err(|why| RunError::input(format!("{decider} cannot take this model: {why}")))
+}
+
+/// Decides phi\[m\] (Lemma 1) on M(n) by MILP; every witness or
+/// counterexample is replayed through the semantics (Definition 5).
+pub fn check_concrete(
+    model: &Model,
+    sentence: &Sentence,
+    n: usize,
+    opts: &MilpOptions,
+) -> Result<MilpOutcome, RunError> {
+    let start = Instant::now();
+    let (goal, universal) = existential_goal(model, sentence)?;
+    let m = sentence.agents();
+    if n < m {
+        return Err(RunError::input(format!(
+            "the formula names {m} agents but the system has {n}"
+        )));
+    }
+    let counterexample = sentence.kind() == Kind::Universal;
+    let mut sizes = Sizes::default();
+    if model.explicit_obstacle().is_some() {
+        // Real-valued or interval-initialised: replayed in f64.
+        let a = starts::decide_f64(model, &goal, universal, (n, m), false, opts, &mut sizes)?;
+        let (witness, witness_text) = starts::replay_f64(model, &a.trees, counterexample)?;
+        let mut stats = unrolling_stats(&sizes, start);
+        stats.extend(a.extra);
+        return Ok(MilpOutcome {
+            holds: a.holds,
+            witness,
+            witness_text,
+            stats,
+        });
+    }
+    let mut sem = semantics(
+        model,
+        "the MILP decider replays every trace through the finite semantics, which",
+    )?;
+    let envs = sem.initial_envs()?;
+    let d = decide(envs, universal, |env| {
+        let mut u = Concrete {
+            enc: expr::Enc::new(model, opts.encode.clone()),
+            agents: n,
+            m,
+            start: Start::Codes(sem.env_codes(env).to_vec()),
+            decoding: Exact { sem: &mut sem },
+        };
+        solve(&mut u, &goal, opts, &mut sizes)
+    })?;
+    let mut traces = Vec::new();
+    for w in &d.witnesses {
+        match replay_concrete(&mut sem, w)? {
+            Ok(t) => traces.push(t),
+            Err(why) => return Err(internal("MILP trace", why)),
+        }
+    }
+    let (witness, witness_text) = shown(concrete_trace(&sem, &traces, counterexample));
+    Ok(MilpOutcome {
+        holds: d.holds,
+        witness,
+        witness_text,
+        stats: unrolling_stats(&sizes, start),
+    })
+}
+
+/// Decides phi\[m\] on the abstract system M_ab(m) (Definitions 12 and 13)
+/// by MILP: tabulated for finite templates, by slots for the others (or on
+/// request). Every witness or counterexample is replayed.
+pub fn check_abstract(
+    model: &Model,
+    sentence: &Sentence,
+    opts: &MilpOptions,
+) -> Result<MilpOutcome, RunError> {
+    if opts.zero_one_slots || model.explicit_obstacle().is_some() {
+        return check_abstract_slots(model, sentence, opts);
+    }
+    let start = Instant::now();
+    let (goal, universal) = existential_goal(model, sentence)?;
+    let m = sentence.agents();
+    let mut sem = semantics(model, "the tabulated MILP decider for M_ab(m)")?;
+    let mut sizes = Sizes::default();
+    let envs = sem.initial_envs()?;
+    let d = decide(envs, universal, |env0| {
+        let mut u = Tabulated {
+            milp: crate::milp::Model::new(),
+            sem: &mut sem,
+            m,
+            env0,
+            layers: Vec::new(),
+            max_contexts: 0,
+            faults: Vec::new(),
+            excluded: 0,
+        };
+        solve(&mut u, &goal, opts, &mut sizes)
+    })?;
+    for w in &d.witnesses {
+        if let Err(why) = replay_abstract(&mut sem, w)? {
+            return Err(internal("MILP abstract trace", why));
+        }
+    }
+    let (witness, witness_text) = shown(abstract_trace(&sem, &d.witnesses));
+    Ok(MilpOutcome {
+        holds: d.holds,
+        witness,
+        witness_text,
+        stats: tabulated_stats(&sizes, start),
+    })
+}
+
+/// Decides phi\[m\] on M_ab(m) (Definitions 12 and 13) with the slot encoding.
+/// The statistics name the number of agents of the concrete system in which
+/// the counterexample (`counterexample_agents`) or the witnesses
+/// (`witness_agents`, the largest) were replayed.
+pub fn check_abstract_slots(
+    model: &Model,
+    sentence: &Sentence,
+    opts: &MilpOptions,
+) -> Result<MilpOutcome, RunError> {
+    let start = Instant::now();
+    let (goal, universal) = existential_goal(model, sentence)?;
+    let m = sentence.agents();
+    let mut sizes = Sizes::default();
+    let a = starts::decide_f64(model, &goal, universal, (m, m), true, opts, &mut sizes)?;
+    let (mut json, text) = starts::replay_f64(model, &a.trees, universal)?;
+    let agents = a.trees.iter().map(|t| t.state.agents.len()).max();
+    let mut stats = unrolling_stats(&sizes, start);
+    stats.extend(a.extra);
+    if let Some(n) = agents {
+        let key = if universal {
+            "counterexample_agents"
+        } else {
+            "witness_agents"
+        };
+        stats.insert(key.into(), n.into());
+        if let Some(Value::Object(o)) = &mut json {
+            o.insert("concretized_in".into(), format!("M({n})").into());
+        }
+    }
+    let witness_text = text.map(|t| {
+        let n = agents.unwrap_or(m);
+        let who = if n == m + 1 {
+            format!("agent {n} follows the zero-one agent")
+        } else if n > m {
+            format!("agents {}..{n} follow the zero-one agent", m + 1)
+        } else {
+            format!("agents 1..{m} perform every action of the zero-one agent")
+        };
+        format!("the abstract trace of M_ab({m}), concretized in M({n}) ({who}):\n{t}")
+    });
+    Ok(MilpOutcome {
+        holds: a.holds,
+        witness: json,
+        witness_text,
+        stats,
+    })
+}
+
+/// What every MILP decider solves: the sentence's existential core, or for
+/// a universal sentence the core of its negation (whose solutions are
+/// counterexamples); the flag says which. Mixed sentences are refused.
+fn existential_goal(model: &Model, sentence: &Sentence) -> Result<(Core, bool), RunError> {
+    let core = lower(sentence, model)?;
+    if core.has_universal() && core.has_existential() {
+        return Err(RunError::input(
+            "the MILP decider needs a sentence whose path quantifiers are all A or all E",
+        ));
+    }
+    let universal = core.has_universal();
+    Ok((if universal { core.negate() } else { core }, universal))
+}

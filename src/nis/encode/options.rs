@@ -1,0 +1,58 @@
+//! What the MILP deciders take and give: their options, their outcome, and
+//! how a MILP-layer error becomes a run error.
+
+use crate::milp::{EncodeOptions, SolveOptions};
+use crate::report::RunError;
+use serde_json::Value;
+
+/// Default cap of the slots of one unrolling of M_ab(m) by slots (the
+/// encoding is exponential in the depth).
+pub const MAX_SLOTS: usize = 2000;
+
+/// Options of the MILP decider (the CLI fills them from its flags).
+#[derive(Clone, Debug)]
+pub struct MilpOptions {
+    /// Order the interchangeable agents m+1..n (`--no-symmetry-breaking` turns it off).
+    pub symmetry_breaking: bool,
+    /// HiGHS threads and time limit.
+    pub solve: SolveOptions,
+    /// How network copies get their bounds.
+    pub encode: EncodeOptions,
+    /// Decide M_ab(m) by the slot encoding even when the template is finite
+    /// (`--zero-one slots`; the slot encoding is the only one for real-valued templates).
+    pub zero_one_slots: bool,
+    /// Most slots of the zero-one agent in one MILP (the slots grow as B^depth).
+    pub max_slots: usize,
+}
+
+impl Default for MilpOptions {
+    fn default() -> Self {
+        MilpOptions {
+            symmetry_breaking: true,
+            solve: SolveOptions::default(),
+            encode: EncodeOptions::default(),
+            zero_one_slots: false,
+            max_slots: MAX_SLOTS,
+        }
+    }
+}
+
+/// The outcome of a MILP check: verdict, replayed witness rendered as the
+/// explicit decider renders it, and the sizes.
+pub struct MilpOutcome {
+    pub holds: bool,
+    pub witness: Option<Value>,
+    pub witness_text: Option<String>,
+    pub stats: serde_json::Map<String, Value>,
+}
+
+/// A MILP-layer error as a run error: missing bounds are the user's to fix
+/// (exit 2), solver failures are ours (exit 3).
+pub fn milp_error(e: crate::milp::MilpError) -> RunError {
+    match e {
+        crate::milp::MilpError::Solver(_) | crate::milp::MilpError::Replay(_) => {
+            RunError::Internal(format!("MILP decider: {e}"))
+        }
+        other => RunError::input(format!("MILP decider: {other}")),
+    }
+}

@@ -1,0 +1,133 @@
+//! Definition 8's "from every initial state" for models that are not
+//! finite (real-valued variables, an interval of initial values).
+//!
+//! The initial environment state is part of the MILP ([`super::initial`]).
+//! Every state variable after it is bounded by propagation from its bounds
+//! (the update hulls of [`super::round`]), so each network copy gets finite
+//! input bounds.
+//! Solutions of such models are decoded to f64 states and replayed through
+//! [`crate::nis::replay_real`], never through the finite semantics.
+//!
+//! For a universal sentence one MILP over all initial states finds a
+//! counterexample from any of them. An existential sentence needs "for every
+//! initial state some path": it is decided per initial state when I_e is
+//! finite, and by covering ([`super::cover`]) when I_e contains a real interval.
+
+use super::cover::{cover, solve_from};
+use super::decide::decide;
+use super::initial::StartVar;
+use super::options::MilpOptions;
+use super::stats::Sizes;
+use crate::lang::{num, DeclType, Value};
+use crate::nis::core::Core;
+use crate::nis::model::{InitSpec, Model};
+use crate::nis::replay_real::{self, RealTree};
+use crate::nis::witness::{internal, shown};
+use crate::report::RunError;
+use serde_json::{json, Value as Json};
+
+/// The finite initial sets as a list of starts (all variables fixed), or
+/// `None` when some initial set is a real interval.
+fn finite_starts(model: &Model) -> Option<Vec<Vec<StartVar>>> {
+    let mut combos: Vec<Vec<StartVar>> = vec![Vec::new()];
+    for (v, spec) in model.env.vars.iter().zip(&model.env.init) {
+        let values: Vec<Value> = match spec {
+            InitSpec::Point(x) => vec![x.clone()],
+            InitSpec::List(xs) => xs.clone(),
+            InitSpec::Range(lo, hi) if lo == hi => vec![Value::Num(lo.clone())],
+            InitSpec::Range(lo, hi) if matches!(v.ty, DeclType::Int { .. }) => {
+                let (lo, hi) = (num::to_i64(&lo.ceil())?, num::to_i64(&hi.floor())?);
+                (lo..=hi).map(|i| Value::Num(num::int(i))).collect()
+            }
+            InitSpec::Range(..) => return None,
+        };
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                values.iter().map(move |x| {
+                    let mut c = c.clone();
+                    c.push(StartVar::Fixed(x.clone()));
+                    c
+                })
+            })
+            .collect();
+    }
+    Some(combos)
+}
+
+/// What [`decide_f64`] found: verdict, trees to replay, extra statistics.
+pub struct RealAnswer {
+    pub holds: bool,
+    pub trees: Vec<RealTree>,
+    pub extra: serde_json::Map<String, Json>,
+}
+
+/// Decides an existential goal (or the dual of a universal sentence) on
+/// M(n), or on M_ab(m) with `zero_one`, for a model that is not finite
+/// (see the module documentation).
+pub fn decide_f64(
+    model: &Model,
+    goal: &Core,
+    universal: bool,
+    (n, m): (usize, usize),
+    zero_one: bool,
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<RealAnswer, RunError> {
+    let mut extra = serde_json::Map::new();
+    let starts = if universal {
+        vec![vec![StartVar::Free; model.env.vars.len()]]
+    } else if let Some(s) = finite_starts(model) {
+        s
+    } else {
+        let c = cover(model, goal, (n, m), zero_one, opts, sizes)?;
+        extra.insert("cover_rounds".into(), c.rounds.into());
+        if let Some(b) = c.uncovered {
+            let shown: serde_json::Map<String, Json> = model
+                .env
+                .vars
+                .iter()
+                .zip(&b)
+                .map(|(v, &x)| (v.name.clone(), json!(x)))
+                .collect();
+            extra.insert("initial_env_without_witness".into(), Json::Object(shown));
+        }
+        return Ok(RealAnswer {
+            holds: c.holds,
+            trees: c.witnesses,
+            extra,
+        });
+    };
+    let d = decide(starts, universal, |start| {
+        solve_from(model, goal, (n, m), zero_one, &start, opts, sizes)
+    })?;
+    if !d.started && !universal {
+        return Err(RunError::input("the environment has no initial state"));
+    }
+    Ok(RealAnswer {
+        holds: d.holds,
+        trees: d.witnesses,
+        extra,
+    })
+}
+
+/// Replays the decoded trees (a tree that does not replay is an internal
+/// error, exit 3) and renders the first as the finite decider renders its traces.
+pub fn replay_f64(
+    model: &Model,
+    trees: &[RealTree],
+    counterexample: bool,
+) -> Result<(Option<Json>, Option<String>), RunError> {
+    let mut traces = Vec::new();
+    for t in trees {
+        match replay_real::replay_real(model, t) {
+            Ok(b) => traces.push(b),
+            Err(why) => return Err(internal("MILP trace (f64 replay)", why)),
+        }
+    }
+    Ok(shown(crate::nis::trace_real::real_trace(
+        model,
+        &traces,
+        counterexample,
+    )))
+}

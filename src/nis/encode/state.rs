@@ -1,0 +1,65 @@
+//! The MILP form of the states and rounds of M(n) and of M_ab(m) by slots:
+//! every value a MILP expression over one unrolling's variables.
+
+use super::expr::{Ctx, Val};
+use crate::milp::LinExpr;
+
+/// One agent's local state: private variables and the percept (one-hot).
+#[derive(Clone, Debug)]
+pub struct AgentState {
+    pub private: Vec<Val>,
+    pub percept: Vec<LinExpr>,
+}
+
+/// A global state of the unrolling: the agents, the environment and, in
+/// M_ab(m), the slots of the zero-one agent ([`super::slots`]; empty in M(n)).
+#[derive(Clone, Debug)]
+pub struct State {
+    pub agents: Vec<AgentState>,
+    pub env: Vec<Val>,
+    pub zero_one: Vec<Slot>,
+}
+
+/// The joint action of one round: per agent one-hot actions, the
+/// environment's, and per slot of the successor's zero-one agent its parent
+/// slot and action.
+#[derive(Clone, Debug)]
+pub struct Round {
+    pub actions: Vec<Vec<LinExpr>>,
+    pub env_action: Vec<LinExpr>,
+    pub zero_one: Vec<SlotChoice>,
+}
+
+/// A slot of the zero-one agent: active flag (0/1) and local state.
+#[derive(Clone, Debug)]
+pub struct Slot {
+    pub active: LinExpr,
+    pub local: AgentState,
+}
+
+/// A child position of one round: its parent slot, active flag and one-hot
+/// action (summing to the flag).
+#[derive(Clone, Debug)]
+pub struct SlotChoice {
+    pub parent: usize,
+    pub active: LinExpr,
+    pub action: Vec<LinExpr>,
+}
+
+/// The round's joint choices every update reads: the environment's action
+/// and the performed set.
+pub struct Joint<'j> {
+    pub env_action: &'j [LinExpr],
+    pub performed: &'j [LinExpr],
+}
+
+impl Joint<'_> {
+    /// An evaluation context over `slots` that reads the joint choices.
+    pub fn ctx<'c>(&'c self, slots: &'c [Option<Val>]) -> Ctx<'c> {
+        Ctx {
+            slots,
+            performed: Some(self.performed),
+            env_action: Some(self.env_action),
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! The interface of the MILP deciders: a system that can be unrolled into a
+//! mixed-integer program, one layer of states per round (as
+//! [`crate::nis::system::System`] is the interface of the explicit deciders).
+//!
+//! Three systems implement it: M(n) ([`super::concrete`], finite and
+//! real-valued alike: integrality is a property of the variables), M_ab(m)
+//! tabulated over the finite local states ([`super::tabulated`]) and M_ab(m)
+//! with the zero-one agent as slots ([`super::slots`]). One encoder of the
+//! formula ([`super::formula`]) and one solve loop ([`super::decide`]) serve
+//! all three.
+
+use super::encoded::Encoded;
+use super::options::MilpOptions;
+use super::stats::Sizes;
+use crate::milp::{LinExpr, Model as Milp, Solution};
+use crate::report::RunError;
+
+/// The round that led to a state of the unrolling, and the state it left.
+pub struct Step<R> {
+    pub from: usize,
+    pub round: R,
+}
+
+/// The states of one unrolling as a tree: state 0 is initial; every other
+/// state `i` was reached by `steps[i]` (one successor copy per `EX`).
+pub struct Unrolled<S, R> {
+    pub states: Vec<S>,
+    pub steps: Vec<Option<Step<R>>>,
+}
+
+impl<S, R> Unrolled<S, R> {
+    /// The unrolling of the initial state alone.
+    pub fn new(initial: S) -> Self {
+        Unrolled {
+            states: vec![initial],
+            steps: vec![None],
+        }
+    }
+
+    /// The step into state `to` (not the initial state).
+    pub fn step(&self, to: usize) -> &Step<R> {
+        self.steps[to]
+            .as_ref()
+            .expect("every state but the initial one has a step")
+    }
+}
+
+/// A system the MILP decider can unroll. Every method adds variables and
+/// rows to the MILP it owns ([`Unrolling::milp`]).
+pub trait Unrolling {
+    /// A state as MILP expressions.
+    type State;
+    /// The choices of one round (actions, performed set, contexts).
+    type Round;
+    /// A solution read back as a witness tree, to be replayed.
+    type Witness;
+
+    /// The program under construction.
+    fn milp(&mut self) -> &mut Milp;
+
+    /// The initial layer; `None` when the start given to this unrolling is
+    /// not an initial state (an `init` condition excludes it).
+    fn initial(&mut self) -> Result<Option<Self::State>, RunError>;
+
+    /// 0/1: label `label` holds for indexed agent `agent` at `state`.
+    fn label(
+        &mut self,
+        state: &Self::State,
+        label: usize,
+        agent: usize,
+    ) -> Result<LinExpr, RunError>;
+
+    /// One round from `from` (Definition 5, or 13 for M_ab(m)): the choices
+    /// and the successor state; `tag` names its variables.
+    fn round(
+        &mut self,
+        from: &Self::State,
+        tag: &str,
+    ) -> Result<(Self::Round, Self::State), RunError>;
+
+    /// What must hold of every run of the unrolling before a verdict counts
+    /// (declared ranges, failing updates); called before the goal is added.
+    fn final_checks(&mut self, opts: &MilpOptions) -> Result<(), RunError>;
+
+    /// Rows ordering interchangeable agents, added after the goal; their count.
+    fn break_symmetry(&mut self, _tree: &Unrolled<Self::State, Self::Round>) -> usize {
+        0
+    }
+
+    /// Records this encoding's own sizes (the MILP's are recorded by the caller).
+    fn measure(&self, sizes: &mut Sizes);
+
+    /// The witness tree of a solution along the encoded formula.
+    fn decode(
+        &mut self,
+        sol: &Solution,
+        tree: &Unrolled<Self::State, Self::Round>,
+        root: &Encoded,
+    ) -> Result<Self::Witness, RunError>;
+}
