@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MAVIS_NEEDS_PYTHON=1 source scripts/prereqs.sh
 
+echo "== import cycles between files of src/"
+python3 scripts/check_cycles.py
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy --all-targets -- -D warnings"
