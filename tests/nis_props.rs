@@ -4,12 +4,12 @@
 //! direction), and a parser that never panics.
 
 use mavis::lang::Source;
-use mavis::nis::abstraction::Abstract;
-use mavis::nis::checker::Graph;
-use mavis::nis::concrete::Concrete;
 use mavis::nis::engine::{decide, state_counts, EngineChoice, Target};
-use mavis::nis::semantics::{bits, LocalId, Semantics};
-use mavis::nis::simulation::Simulation;
+use mavis::nis::explicit::abstraction::Abstract;
+use mavis::nis::explicit::checker::Graph;
+use mavis::nis::explicit::concrete::Concrete;
+use mavis::nis::explicit::semantics::{bits, LocalId, Semantics};
+use mavis::nis::explicit::simulation::Simulation;
 use mavis::nis::{parse_model, parse_sentence, LoadOptions, Model};
 use mavis::nn::{Activation, Layer, Network};
 use ndarray::{Array1, Array2};

@@ -2,17 +2,17 @@
 //! decider is here; the MILP decider ([`super::encode`]) decides M(n) and, for
 //! finite templates, the zero-one abstraction M_ab(m).
 
-use super::abstraction::{AMove, AState, Abstract};
-use super::checker::{check_system, Graph, Outcome};
-use super::concrete::{CMove, CState, Concrete};
-use super::core::lower;
 use super::encode::MilpOptions;
-use super::formula::Sentence;
-use super::model::Model;
-use super::replay::{replay_abstract, replay_concrete, ConcreteTrace};
-use super::semantics::Semantics;
-use super::system::System;
-use super::trace;
+use super::explicit::abstraction::{AMove, AState, Abstract};
+use super::explicit::checker::{check_system, Graph, Outcome};
+use super::explicit::concrete::{CMove, CState, Concrete};
+use super::explicit::replay::{replay_abstract, replay_concrete, ConcreteTrace};
+use super::explicit::semantics::Semantics;
+use super::explicit::system::System;
+use super::front::core::lower;
+use super::front::formula::Sentence;
+use super::front::model::Model;
+use super::witness::trace;
 use super::witness::{internal, shown};
 use crate::report::RunError;
 use serde_json::{json, Value};
@@ -161,7 +161,7 @@ impl Decider for ExplicitDecider {
                 stats.insert("states".into(), outcome.states_explored.into());
                 let traces = replay_concrete_all(&mut g, &outcome)?;
                 stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
-                let counterexample = kind == super::formula::Kind::Universal;
+                let counterexample = kind == super::front::formula::Kind::Universal;
                 let (w, t) = shown(trace::concrete_trace(&g.sys.sem, &traces, counterexample));
                 (outcome.holds, w, t)
             }

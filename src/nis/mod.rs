@@ -1,35 +1,18 @@
 //! NIS: neural interpreted systems of unknown size (seed 001, PANoS).
 //!
-//! Text flows one way: `.nis` file ([`syntax`]) -> checked [`model::Model`]
-//! ([`build`]) -> finite semantics ([`semantics`], Definitions 1-6) ->
-//! transition systems S(n) ([`concrete`], counter representation) and
-//! S_ab(m) ([`abstraction`], Definitions 12-13) -> deciders ([`engine`],
-//! [`checker`], bICTL of [`formula`], Definitions 7-9) -> bounded simulation
-//! ([`simulation`], Definition 14) -> the parameterised procedures of
-//! Corollaries 1 and 2 ([`procedures`]) -> reports ([`reports`]).
+//! Text flows one way: `.nis` file -> checked [`Model`] and bICTL
+//! [`Sentence`] ([`front`]) -> deciders behind one interface ([`engine`]):
+//! the explicit ones over the finite semantics ([`explicit`]) and the MILP
+//! ones over unrollings ([`encode`]) -> witnesses replayed and shown
+//! ([`witness`]) -> the parameterised procedures of Corollaries 1 and 2
+//! ([`procedures`]) -> reports ([`reports`]).
 
-pub mod abstraction;
-pub mod branching;
-pub mod build;
-pub mod checker;
-pub mod concrete;
-pub mod core;
 pub mod encode;
 pub mod engine;
-pub mod formula;
-pub mod model;
+pub mod explicit;
+pub mod front;
 pub mod procedures;
-pub mod replay;
-pub mod replay_real;
 pub mod reports;
-pub mod rules;
-pub mod scope;
-pub mod semantics;
-pub mod simulation;
-pub mod syntax;
-pub mod system;
-pub mod trace;
-pub mod trace_real;
 pub mod witness;
 
 #[cfg(test)]
@@ -42,8 +25,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use engine::{EngineChoice, Target};
-pub use formula::{parse_sentence, Sentence};
-pub use model::Model;
+pub use front::formula::{parse_sentence, Sentence};
+pub use front::model::Model;
 
 /// How to read a model: command-line overrides of networks and constants,
 /// and networks given in memory (tests, benches).
@@ -63,14 +46,14 @@ pub fn load_network(path: &Path) -> Result<Network, String> {
 
 /// Parses and checks a model text; relative network paths start at `base_dir`.
 pub fn parse_model(source: &Source, base_dir: &Path, opts: &LoadOptions) -> LangResult<Model> {
-    let raw = syntax::parse(source, Constants::with_overrides(opts.constants.clone()))?;
-    let nets = build::NetworkSource {
+    let raw = front::syntax::parse(source, Constants::with_overrides(opts.constants.clone()))?;
+    let nets = front::build::NetworkSource {
         base_dir: base_dir.to_path_buf(),
         overrides: opts.networks.clone(),
         in_memory: opts.in_memory.clone(),
         load: &load_network,
     };
-    build::build(source, raw, &nets)
+    front::build::build(source, raw, &nets)
 }
 
 /// Reads, parses and checks a `.nis` file.

@@ -29,7 +29,7 @@
 //! seed's Theorem 4, M(i) <=_b M(i+1), says the same through Theorem 1).
 //!
 //! **Simulating bound.** M_ab(m) <=_b M(n') for n' = m + B^b with B of
-//! [`super::branching`] (proof sketch there), hence for every n >= n' too
+//! [`super::explicit::branching`] (proof sketch there), hence for every n >= n' too
 //! (the same copying argument extends a simulation of M(n') to M(n)).
 //!
 //! The bound procedure, existential phi\[m\] of depth b: if M_ab(m) fails,
@@ -44,12 +44,12 @@
 //! decider replayed its counterexample in a concrete M(n0) (its statistic
 //! `counterexample_agents`).
 
-use super::branching::{simulating_bound, zero_one_branching};
 use super::encode::MilpOptions;
 use super::engine::{decide_with, CheckRecord, EngineChoice, Target};
-use super::formula::{Kind, Sentence};
-use super::model::Model;
-use super::simulation::{default_cap, minimal_simulating_n, MinimalN};
+use super::explicit::branching::{simulating_bound, zero_one_branching};
+use super::explicit::simulation::{default_cap, minimal_simulating_n, MinimalN};
+use super::front::formula::{Kind, Sentence};
+use super::front::model::Model;
 use crate::report::{RunContext, RunError};
 use std::time::Instant;
 
@@ -58,7 +58,7 @@ use std::time::Instant;
 pub enum Procedure {
     /// The explicit search for the least simulating n (finite models only).
     Search,
-    /// No search: n' = m + B^b ([`super::branching`]) and the monotonicity lemma.
+    /// No search: n' = m + B^b ([`super::explicit::branching`]) and the monotonicity lemma.
     Bound,
 }
 

@@ -1,7 +1,7 @@
 //! Unit tests of the verify procedures (split from `procedures.rs`).
 
 use super::*;
-use crate::nis::formula::parse_sentence;
+use crate::nis::front::formula::parse_sentence;
 use crate::nis::tests::{fixture_policy, guarding, model_with, GUARDING};
 use crate::report::Format;
 use std::time::Duration;

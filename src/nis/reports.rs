@@ -5,11 +5,13 @@ use super::encode::MilpOptions;
 use super::engine::{
     abstract_state_counts, decide_with, state_counts, CheckRecord, EngineChoice, Target,
 };
-use super::formula::{Kind, Sentence};
-use super::model::Model;
+use super::explicit::simulation::{default_cap, minimal_simulating_n, Simulation};
+use super::explicit::{
+    abstraction::Abstract, checker::Graph, concrete::Concrete, semantics::Semantics,
+};
+use super::front::formula::{Kind, Sentence};
+use super::front::model::Model;
 use super::procedures::{verify_using, Procedure, SimulatingBound, VerifyOptions, VerifyOutcome};
-use super::simulation::{default_cap, minimal_simulating_n, Simulation};
-use super::{abstraction::Abstract, checker::Graph, concrete::Concrete, semantics::Semantics};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat, Verdict};
 use serde_json::{json, Value};
 use std::path::Path;

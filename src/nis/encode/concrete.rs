@@ -3,8 +3,8 @@
 //! Finite and real-valued models share the encoding (integrality is a
 //! property of the variables); they differ in how a solution is read back:
 //! [`Exact`] gives the explicit decider's counter form (indexed agents
-//! 1..m, the others as a multiset) for [`crate::nis::replay::replay_concrete`],
-//! [`F64`] gives f64 states for [`crate::nis::replay_real`].
+//! 1..m, the others as a multiset) for [`crate::nis::explicit::replay::replay_concrete`],
+//! [`F64`] gives f64 states for [`crate::nis::explicit::replay_real`].
 
 use super::encoded::Encoded;
 use super::expr::{Enc, Val};
@@ -16,10 +16,10 @@ use super::stats::Sizes;
 use super::unrolling::{Unrolled, Unrolling};
 use crate::lang::DeclType;
 use crate::milp::{LinExpr, Model as Milp, Solution};
-use crate::nis::concrete::{add_count, CMove, CState};
-use crate::nis::model::{Model, VarDecl};
-use crate::nis::replay_real::{RealLocal, RealMove, RealState, RealTree};
-use crate::nis::semantics::{LocalId, Semantics};
+use crate::nis::explicit::concrete::{add_count, CMove, CState};
+use crate::nis::explicit::replay_real::{RealLocal, RealMove, RealState, RealTree};
+use crate::nis::explicit::semantics::{LocalId, Semantics};
+use crate::nis::front::model::{Model, VarDecl};
 use crate::nis::witness::WitnessTree;
 use crate::report::RunError;
 

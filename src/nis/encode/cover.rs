@@ -24,9 +24,9 @@ use super::state::{AgentState, Joint, State};
 use super::stats::Sizes;
 use crate::lang::{num, DeclType, Value};
 use crate::milp::{not, LinExpr, Status};
-use crate::nis::core::Core;
-use crate::nis::model::{Model, Observation, ProtocolCase};
-use crate::nis::replay_real::{RealMove, RealTree};
+use crate::nis::explicit::replay_real::{RealMove, RealTree};
+use crate::nis::front::core::Core;
+use crate::nis::front::model::{Model, Observation, ProtocolCase};
 use crate::report::RunError;
 
 /// Most covering rounds before the decider gives up (undetermined).
@@ -223,7 +223,7 @@ pub fn cover(
     // unrolling from the free initial state is checked once here.
     let start = Start::Vars(free.clone());
     if zero_one {
-        let b = crate::nis::branching::zero_one_branching(model);
+        let b = crate::nis::explicit::branching::zero_one_branching(model);
         let mut u = SlotUnrolling::new(model, n, start.clone(), b, opts);
         check_runs(&mut u, goal, opts, sizes)?;
     } else {
@@ -325,7 +325,7 @@ pub fn solve_from(
         };
         return solve(&mut u, goal, opts, sizes);
     }
-    let b = crate::nis::branching::zero_one_branching(model);
+    let b = crate::nis::explicit::branching::zero_one_branching(model);
     if b > 1 {
         let mut u = SlotUnrolling::new(model, m, start.clone(), 1, opts);
         if let Answer::Witness(t) = solve(&mut u, goal, opts, sizes)? {

@@ -9,7 +9,7 @@ use super::options::{milp_error, MilpOptions};
 use super::stats::{Sizes, SolveCounts};
 use super::unrolling::{Unrolled, Unrolling};
 use crate::milp::{constant, Model as Milp, Objective, Outcome, Status};
-use crate::nis::core::Core;
+use crate::nis::front::core::Core;
 use crate::report::RunError;
 
 /// Solves a feasibility MILP of the deciders. A tight feasibility tolerance

@@ -10,7 +10,7 @@ use super::ranges::RangeCheck;
 use crate::lang::types::Builtin;
 use crate::lang::{num, BinOp, DeclType, TExpr, TKind, Ty, UnOp, Value};
 use crate::milp::{constant, not, EncodeOptions, LinExpr};
-use crate::nis::model::{ExtFn, Model};
+use crate::nis::front::model::{ExtFn, Model};
 use crate::report::RunError;
 use std::collections::HashMap;
 

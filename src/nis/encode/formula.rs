@@ -7,7 +7,7 @@
 use super::encoded::Encoded;
 use super::unrolling::{Step, Unrolled, Unrolling};
 use crate::milp::not;
-use crate::nis::core::{Core, Node};
+use crate::nis::front::core::{Core, Node};
 use crate::report::RunError;
 
 /// Encodes `node` of an existential core formula at unrolling state `at`.

@@ -8,7 +8,7 @@ use super::expr::{code_val, enum_len, one_hot, value_val, Ctx, Enc, Val};
 use super::state::{AgentState, State};
 use crate::lang::{num, DeclType, Value};
 use crate::milp::{constant, LinExpr};
-use crate::nis::model::InitSpec;
+use crate::nis::front::model::InitSpec;
 use crate::report::RunError;
 
 /// How one initial environment variable enters a MILP: fixed to one value

@@ -44,12 +44,12 @@ mod tabulated_tests;
 #[cfg(test)]
 mod tests;
 
-use super::core::{lower, Core};
-use super::formula::{Kind, Sentence};
-use super::model::Model;
-use super::replay::{replay_abstract, replay_concrete};
-use super::semantics::Semantics;
-use super::trace::{abstract_trace, concrete_trace};
+use super::explicit::replay::{replay_abstract, replay_concrete};
+use super::explicit::semantics::Semantics;
+use super::front::core::{lower, Core};
+use super::front::formula::{Kind, Sentence};
+use super::front::model::Model;
+use super::witness::trace::{abstract_trace, concrete_trace};
 use super::witness::{internal, shown};
 use crate::report::RunError;
 use concrete::{Concrete, Exact};

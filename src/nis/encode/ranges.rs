@@ -6,7 +6,7 @@
 use super::options::milp_error;
 use crate::lang::{num, DeclType};
 use crate::milp::{LinExpr, Model as Milp, Objective, SolveOptions};
-use crate::nis::model::VarDecl;
+use crate::nis::front::model::VarDecl;
 use crate::report::RunError;
 
 /// An update value that may leave its variable's declared range: `value`

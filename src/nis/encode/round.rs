@@ -12,7 +12,7 @@ use super::slots::SlotBudget;
 use super::state::{AgentState, Joint, Round, State};
 use crate::lang::{DeclType, TExpr};
 use crate::milp::{constant, not, LinExpr, Linear};
-use crate::nis::model::{Observation, ProtocolCase, UpdateCase, VarDecl};
+use crate::nis::front::model::{Observation, ProtocolCase, UpdateCase, VarDecl};
 use crate::report::RunError;
 
 impl Enc<'_> {

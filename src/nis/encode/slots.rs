@@ -5,7 +5,7 @@
 //! the singleton {iota_t}, every element of the set may take a non-empty set
 //! of its enabled actions and see each successor with a non-empty set of
 //! tied percepts, so it has at most B children
-//! ([`crate::nis::branching::zero_one_branching`]). The encoding gives every
+//! ([`crate::nis::explicit::branching::zero_one_branching`]). The encoding gives every
 //! slot B child positions, each with an active flag, its own action (one-hot,
 //! summing to the flag, allowed by the protocol at the parent), its own
 //! update and its own network copy for the percept. The abstract state at
@@ -32,8 +32,8 @@ use super::state::{Joint, Round, Slot, SlotChoice, State};
 use super::stats::Sizes;
 use super::unrolling::{Unrolled, Unrolling};
 use crate::milp::{constant, LinExpr, Model as Milp, Solution};
-use crate::nis::model::Model;
-use crate::nis::replay_real::RealTree;
+use crate::nis::explicit::replay_real::RealTree;
+use crate::nis::front::model::Model;
 use crate::report::RunError;
 
 /// The slots of one unrolling: child positions per slot, slots created so

@@ -4,10 +4,10 @@
 //! corrupted abstract traces decoded from a MILP solution.
 
 use super::*;
-use crate::nis::core::lower;
 use crate::nis::engine::{decide, EngineChoice, Target};
+use crate::nis::explicit::replay::replay_abstract;
+use crate::nis::front::core::lower;
 use crate::nis::procedures::{verify, VerifyOptions};
-use crate::nis::replay::replay_abstract;
 use crate::nis::{load_model, parse_sentence, LoadOptions};
 use crate::report::RunContext;
 use std::path::Path;
@@ -154,8 +154,10 @@ fn sizes_are_reported_and_real_valued_templates_take_the_slots() {
 /// A MILP witness of EX^3 on M_ab(2), decoded but not yet replayed.
 fn milp_witness(
     model: &Model,
-) -> crate::nis::witness::WitnessTree<crate::nis::abstraction::AState, crate::nis::abstraction::AMove>
-{
+) -> crate::nis::witness::WitnessTree<
+    crate::nis::explicit::abstraction::AState,
+    crate::nis::explicit::abstraction::AMove,
+> {
     let s = parse_sentence("forall v1, v2: EX^3 (alive, v1) & (alive, v2)").unwrap();
     let core = lower(&s, model).unwrap();
     let mut sem = Semantics::new(model).unwrap();
@@ -188,7 +190,7 @@ fn corrupted_abstract_traces_are_rejected() {
     let mut bad = good.clone();
     let child = &mut bad.children[0].1;
     let present: Vec<u32> = child.state.zo.iter().collect();
-    let mut zo = crate::nis::abstraction::LocalSet::empty(sem.space.size);
+    let mut zo = crate::nis::explicit::abstraction::LocalSet::empty(sem.space.size);
     zo.insert(present[0]);
     if present.len() > 1 {
         child.state.zo = zo;

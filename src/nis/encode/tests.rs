@@ -3,8 +3,8 @@
 //! replay rejecting corrupted MILP traces.
 
 use super::*;
-use crate::nis::concrete::{CMove, CState};
 use crate::nis::engine::{decide, decide_with, EngineChoice, Target};
+use crate::nis::explicit::concrete::{CMove, CState};
 use crate::nis::witness::WitnessTree;
 use crate::nis::{load_model, parse_sentence, LoadOptions};
 use std::path::Path;

@@ -1,7 +1,11 @@
 //! Witnesses and counterexamples of every decider: the tree the deciders
 //! produce ([`WitnessTree`]), the replayed trace shown to the user
 //! ([`Trace`], one JSON form and one text form), and the error of a
-//! witness that does not replay.
+//! witness that does not replay; [`trace`] and [`trace_real`] turn replayed
+//! traces into step tables and JSON.
+
+pub mod trace;
+pub mod trace_real;
 
 use crate::report::{RunError, Table, TableFormat};
 use serde_json::{json, Value};

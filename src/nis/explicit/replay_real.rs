@@ -19,9 +19,9 @@
 //! (a near-tie is treated as a tie). Guards, protocol cases and labels are
 //! evaluated exactly in f64 on the replayed values, with no tolerance.
 
-use super::model::{ExtFn, InitSpec, Model, Observation, ProtocolCase, UpdateCase};
-use super::witness::WitnessTree;
 use crate::lang::{eval_f64, num, DeclType, EnvF64, TExpr, Ty};
+use crate::nis::front::model::{ExtFn, InitSpec, Model, Observation, ProtocolCase, UpdateCase};
+use crate::nis::witness::WitnessTree;
 
 /// Largest accepted difference between a replayed value and the MILP's
 /// (relative above magnitude 1).
@@ -105,7 +105,7 @@ fn truth(e: &TExpr, s: &Slots) -> Result<bool, String> {
     Ok(v != 0.0)
 }
 
-/// The agent slots of [`super::model::AgentSlots`]; unreadable ones NaN.
+/// The agent slots of [`crate::nis::front::model::AgentSlots`]; unreadable ones NaN.
 fn agent_vals(
     l: &RealLocal,
     action: Option<usize>,

@@ -1,9 +1,9 @@
 //! Witness traces as step tables (text) and JSON.
 
-use super::abstraction::{AMove, AState};
-use super::replay::{ConcreteStep, ConcreteTrace};
-use super::semantics::{bits, Semantics};
-use super::witness::{kind_word, Trace, WitnessTree};
+use crate::nis::explicit::abstraction::{AMove, AState};
+use crate::nis::explicit::replay::{ConcreteStep, ConcreteTrace};
+use crate::nis::explicit::semantics::{bits, Semantics};
+use crate::nis::witness::{kind_word, Trace, WitnessTree};
 use crate::report::Table;
 use serde_json::{json, Value};
 

@@ -11,7 +11,7 @@
 use super::abstraction::{validate_step, AMove, AState};
 use super::concrete::{add_count, CMove, CState};
 use super::semantics::{bits, EnvId, LocalId, SemResult, Semantics};
-use super::witness::WitnessTree;
+use crate::nis::witness::WitnessTree;
 
 /// One step of a replayed concrete trace: every agent's local state, the
 /// actions taken to get there (none at the start), the environment.

@@ -2,10 +2,10 @@
 //! over any [`System`], with witness trees for existential formulas and
 //! counterexample trees for universal ones (a witness of the dual formula).
 
-use super::core::{Core, Node};
 use super::semantics::SemResult;
 use super::system::System;
-use super::witness::WitnessTree;
+use crate::nis::front::core::{Core, Node};
+use crate::nis::witness::WitnessTree;
 use std::collections::HashMap;
 
 /// Successors of one state: the move and the successor's number.

@@ -1,10 +1,10 @@
-//! Replayed traces of real-valued models ([`super::replay_real`]) as step
+//! Replayed traces of real-valued models ([`crate::nis::explicit::replay_real`]) as step
 //! tables (text) and JSON, in the shape of the finite decider's ([`super::trace`]).
 
-use super::model::Model;
-use super::replay_real::{RealLocal, RealStep};
-use super::witness::{kind_word, Trace};
 use crate::lang::DeclType;
+use crate::nis::explicit::replay_real::{RealLocal, RealStep};
+use crate::nis::front::model::Model;
+use crate::nis::witness::{kind_word, Trace};
 use serde_json::{json, Value};
 
 fn show(ty: &DeclType, x: f64) -> String {

@@ -16,8 +16,8 @@
 //!   exactly the abstract set of actions and the environment and the
 //!   indexed agents 1..m take the same steps.
 
-use super::model::{Model, Observation};
 use crate::lang::{eval_f64, EnvF64, TExpr, TKind};
+use crate::nis::front::model::{Model, Observation};
 
 /// B of the module documentation (at least 1).
 pub fn zero_one_branching(model: &Model) -> usize {

@@ -4,8 +4,10 @@
 //! the template's finite local-state space L_t = Prv_t x Per_t, so abstract
 //! states (sets of local states) are bitsets over these numbers.
 
-use super::model::{ExtFn, InitSpec, Model, Observation, ProtocolCase, UpdateCase, VarDecl};
 use crate::lang::{error_at, eval, num, DeclType, Env, SourceError, TExpr, Value};
+use crate::nis::front::model::{
+    ExtFn, InitSpec, Model, Observation, ProtocolCase, UpdateCase, VarDecl,
+};
 use num_bigint::BigInt;
 use std::collections::HashMap;
 

@@ -10,9 +10,9 @@
 use super::abstraction::Abstract;
 use super::checker::Graph;
 use super::concrete::Concrete;
-use super::model::Model;
 use super::semantics::{SemResult, Semantics};
 use super::system::System;
+use crate::nis::front::model::Model;
 use std::collections::HashMap;
 
 /// Decides `A <=_b B`: B simulates A up to b steps.

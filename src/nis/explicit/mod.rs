@@ -1,0 +1,16 @@
+//! The explicit side of NIS: the exact finite semantics ([`semantics`],
+//! Definitions 1-6), the interface of the explicit deciders ([`system`])
+//! with S(n) ([`concrete`]) and S_ab(m) ([`abstraction`]), the memoised
+//! checker ([`checker`]), bounded simulation ([`simulation`], Definition
+//! 14), the zero-one agent's branching ([`branching`]), and the replays of
+//! every decider's witnesses: exact ([`replay`]) and f64 ([`replay_real`]).
+
+pub mod abstraction;
+pub mod branching;
+pub mod checker;
+pub mod concrete;
+pub mod replay;
+pub mod replay_real;
+pub mod semantics;
+pub mod simulation;
+pub mod system;
