@@ -6,14 +6,13 @@
 //! 1..m, the others as a multiset) for [`crate::nis::explicit::replay::replay_concrete`],
 //! [`F64`] gives f64 states for [`crate::nis::explicit::replay_real`].
 
-use super::encoded::Encoded;
 use super::expr::{Enc, Val};
 use super::initial::Start;
 use super::options::MilpOptions;
 use super::ranges::check_ranges;
 use super::state::{AgentState, Round, State};
 use super::stats::Sizes;
-use super::unrolling::{Unrolled, Unrolling};
+use super::unrolling::{Solved, Unrolled, Unrolling};
 use crate::lang::DeclType;
 use crate::milp::{LinExpr, Model as Milp, Solution};
 use crate::nis::explicit::concrete::{add_count, CMove, CState};
@@ -23,17 +22,10 @@ use crate::nis::front::model::{Model, VarDecl};
 use crate::nis::witness::WitnessTree;
 use crate::report::RunError;
 
-/// How a solution of M(n) becomes a witness.
+/// How a solution of M(n) becomes a witness (`m`: the indexed agents).
 pub trait Decoding {
     type Witness;
-    fn decode(
-        &mut self,
-        model: &Model,
-        sol: &Solution,
-        tree: &Unrolled<State, Round>,
-        root: &Encoded,
-        m: usize,
-    ) -> Self::Witness;
+    fn decode(&mut self, model: &Model, s: Solved<State, Round>, m: usize) -> Self::Witness;
 }
 
 /// M(n) from one start; `m` agents are indexed by the formula.
@@ -59,8 +51,7 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
     }
 
     fn label(&mut self, state: &State, label: usize, agent: usize) -> Result<LinExpr, RunError> {
-        let expr = &self.enc.model.labels[label].expr;
-        self.enc.label(expr, &state.agents[agent])
+        self.enc.label_of(state, label, agent)
     }
 
     fn round(&mut self, from: &State, tag: &str) -> Result<(Round, State), RunError> {
@@ -68,7 +59,7 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
     }
 
     fn final_checks(&mut self, opts: &MilpOptions) -> Result<(), RunError> {
-        check_ranges(&self.enc.milp, &self.enc.range_checks, &opts.solve)
+        self.enc.check_ranges(opts)
     }
 
     fn break_symmetry(&mut self, tree: &Unrolled<State, Round>) -> usize {
@@ -76,18 +67,36 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
     }
 
     fn measure(&self, sizes: &mut Sizes) {
-        sizes.network_copies = sizes.network_copies.max(self.enc.network_copies);
-        sizes.network_binaries = sizes.network_binaries.max(self.enc.network_binaries);
+        self.enc.measure(sizes);
     }
 
-    fn decode(
-        &mut self,
-        sol: &Solution,
-        tree: &Unrolled<State, Round>,
-        root: &Encoded,
-    ) -> Result<D::Witness, RunError> {
+    fn decode(&mut self, s: Solved<State, Round>) -> Result<D::Witness, RunError> {
         let model = self.enc.model;
-        Ok(self.decoding.decode(model, sol, tree, root, self.m))
+        Ok(self.decoding.decode(model, s, self.m))
+    }
+}
+
+impl Enc<'_> {
+    /// 0/1: label `label` holds for agent `agent` at `state`.
+    pub fn label_of(
+        &mut self,
+        state: &State,
+        label: usize,
+        agent: usize,
+    ) -> Result<LinExpr, RunError> {
+        let expr = &self.model.labels[label].expr;
+        self.label(expr, &state.agents[agent])
+    }
+
+    /// No recorded update leaves its declared range on a run ([`check_ranges`]).
+    pub fn check_ranges(&self, opts: &MilpOptions) -> Result<(), RunError> {
+        check_ranges(&self.milp, &self.range_checks, &opts.solve)
+    }
+
+    /// The network copies of this unrolling.
+    pub fn measure(&self, sizes: &mut Sizes) {
+        sizes.network_copies = sizes.network_copies.max(self.network_copies);
+        sizes.network_binaries = sizes.network_binaries.max(self.network_binaries);
     }
 }
 
@@ -196,16 +205,10 @@ impl Exact<'_, '_> {
 impl Decoding for Exact<'_, '_> {
     type Witness = WitnessTree<CState, CMove>;
 
-    fn decode(
-        &mut self,
-        _model: &Model,
-        sol: &Solution,
-        tree: &Unrolled<State, Round>,
-        root: &Encoded,
-        m: usize,
-    ) -> Self::Witness {
+    fn decode(&mut self, _model: &Model, s: Solved<State, Round>, m: usize) -> Self::Witness {
+        let (sol, tree) = (s.sol, s.tree);
         let first = self.cstate(sol, &tree.states[0], m);
-        root.tree(sol, first, &mut |_, to| {
+        s.root.tree(sol, first, &mut |_, to| {
             (
                 self.cmove(sol, tree, to, m),
                 self.cstate(sol, &tree.states[to], m),
@@ -266,16 +269,10 @@ pub fn decode_move(sol: &Solution, round: &Round) -> RealMove {
 impl Decoding for F64 {
     type Witness = RealTree;
 
-    fn decode(
-        &mut self,
-        model: &Model,
-        sol: &Solution,
-        tree: &Unrolled<State, Round>,
-        root: &Encoded,
-        _m: usize,
-    ) -> RealTree {
+    fn decode(&mut self, model: &Model, s: Solved<State, Round>, _m: usize) -> RealTree {
+        let (sol, tree) = (s.sol, s.tree);
         let first = decode_state(model, sol, &tree.states[0]);
-        root.tree(sol, first, &mut |_, to| {
+        s.root.tree(sol, first, &mut |_, to| {
             let mv = decode_move(sol, &tree.step(to).round);
             (mv, decode_state(model, sol, &tree.states[to]))
         })

@@ -18,9 +18,8 @@
 //! copies another's choices without changing the performed set).
 
 use super::concrete::{decode_local, decode_move, decode_state, which};
-use super::encoded::Encoded;
 use super::state::{Round, State};
-use super::unrolling::Unrolled;
+use super::unrolling::{Solved, Unrolled};
 use crate::milp::Solution;
 use crate::nis::explicit::replay_real::{RealLocal, RealMove, RealState, RealTree};
 use crate::nis::front::model::Model;
@@ -61,12 +60,8 @@ fn active_slots(
 }
 
 /// The abstract witness tree of a solution along the encoded formula.
-pub fn decode_abstract(
-    model: &Model,
-    sol: &Solution,
-    u: &Unrolled<State, Round>,
-    root: &Encoded,
-) -> AbsRealTree {
+pub fn decode_abstract(model: &Model, s: Solved<State, Round>) -> AbsRealTree {
+    let (sol, u) = (s.sol, s.tree);
     let state = |s: usize| AbsRealState {
         base: decode_state(model, sol, &u.states[s]),
         slots: active_slots(model, sol, u, s)
@@ -74,7 +69,7 @@ pub fn decode_abstract(
             .map(|x| x.1)
             .collect(),
     };
-    root.tree(sol, state(0), &mut |at, to| {
+    s.root.tree(sol, state(0), &mut |at, to| {
         let round = &u.step(to).round;
         // Parents as positions among the active slots of `at`.
         let parents: Vec<usize> = active_slots(model, sol, u, at)

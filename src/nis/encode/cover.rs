@@ -49,11 +49,7 @@ impl Enc<'_> {
         action: usize,
         slots: &[Option<Val>],
     ) -> Result<LinExpr, RunError> {
-        let ctx = Ctx {
-            slots,
-            performed: None,
-            env_action: None,
-        };
+        let ctx = Ctx::of(slots);
         let mut gs = Vec::new();
         for c in cases.iter().filter(|c| c.actions.contains(&action)) {
             gs.push(self.boolean(&c.guard, &ctx)?);
@@ -65,11 +61,7 @@ impl Enc<'_> {
     /// (at `argmax` leaves: some output of `p` is at least every other).
     fn can_observe(&mut self, obs: &Observation, p: usize, ctx: &Ctx) -> Result<LinExpr, RunError> {
         match obs {
-            Observation::If {
-                cond,
-                then,
-                otherwise,
-            } => {
+            Observation::If(cond, then, otherwise) => {
                 let c = self.boolean(cond, ctx)?;
                 let (x, y) = (
                     self.can_observe(then, p, ctx)?,
@@ -146,11 +138,7 @@ impl Enc<'_> {
             env_action: &env_action,
             performed: &performed,
         };
-        self.prefix = format!("{tag}.env");
-        let slots = Self::env_slots(&from.env, Some(&env_action));
-        let ctx = joint.ctx(&slots);
-        let env_update = (&model.env.update[..], &model.env.vars[..]);
-        let env = self.update(&format!("{tag}.env"), env_update, &from.env, &ctx, None)?;
+        let env = self.env_update(&from.env, &joint, tag)?;
         let mut agents = Vec::new();
         for (i, a) in from.agents.iter().enumerate() {
             self.prefix = format!("{tag}.a{}", i + 1);
@@ -161,11 +149,7 @@ impl Enc<'_> {
                 percept: a.percept.clone(),
             };
             let slots = self.agent_slots(&inter, None, None, Some(&env));
-            let ctx = Ctx {
-                slots: &slots,
-                performed: None,
-                env_action: None,
-            };
+            let ctx = Ctx::of(&slots);
             conds.push(self.can_observe(&t.observe, percepts[i], &ctx)?);
             agents.push(AgentState {
                 private: inter.private,

@@ -7,7 +7,7 @@
 use super::formula::encode;
 use super::options::{milp_error, MilpOptions};
 use super::stats::{Sizes, SolveCounts};
-use super::unrolling::{Unrolled, Unrolling};
+use super::unrolling::{Solved, Unrolled, Unrolling};
 use crate::milp::{constant, Model as Milp, Objective, Outcome, Status};
 use crate::nis::front::core::Core;
 use crate::report::RunError;
@@ -92,7 +92,12 @@ pub fn solve<U: Unrolling>(
                     "HiGHS returned a point that violates the MILP: {why}"
                 )));
             }
-            Ok(Answer::Witness(u.decode(&sol, &tree, &root)?))
+            let solved = Solved {
+                sol: &sol,
+                tree: &tree,
+                root: &root,
+            };
+            Ok(Answer::Witness(u.decode(solved)?))
         }
         _ => Err(undetermined(out.reason)),
     }

@@ -86,6 +86,17 @@ pub struct Ctx<'c> {
     pub env_action: Option<&'c [LinExpr]>,
 }
 
+impl<'c> Ctx<'c> {
+    /// A context that reads the slots only (no round's choices).
+    pub fn of(slots: &'c [Option<Val>]) -> Self {
+        Ctx {
+            slots,
+            performed: None,
+            env_action: None,
+        }
+    }
+}
+
 /// The constant value of a declared type's code as a MILP value.
 pub fn value_val(v: &Value, enum_size: usize) -> Val {
     match v {

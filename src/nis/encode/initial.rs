@@ -99,11 +99,7 @@ impl Enc<'_> {
         if let Some(f) = &model.env.init_filter {
             let mut slots: Vec<Option<Val>> = env.iter().cloned().map(Some).collect();
             slots.push(None);
-            let ctx = Ctx {
-                slots: &slots,
-                performed: None,
-                env_action: None,
-            };
+            let ctx = Ctx::of(&slots);
             let ok = self.boolean(f, &ctx)?;
             match constant(&ok) {
                 Some(c) if c < 0.5 => return Ok(None),

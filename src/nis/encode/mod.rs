@@ -88,15 +88,10 @@ pub fn check_concrete(
     if model.explicit_obstacle().is_some() {
         // Real-valued or interval-initialised: replayed in f64.
         let a = starts::decide_f64(model, &goal, universal, (n, m), false, opts, &mut sizes)?;
-        let (witness, witness_text) = starts::replay_f64(model, &a.trees, counterexample)?;
+        let shown = starts::replay_f64(model, &a.trees, counterexample)?;
         let mut stats = unrolling_stats(&sizes, start);
         stats.extend(a.extra);
-        return Ok(MilpOutcome {
-            holds: a.holds,
-            witness,
-            witness_text,
-            stats,
-        });
+        return Ok(MilpOutcome::new(a.holds, shown, stats));
     }
     let mut sem = semantics(
         model,
@@ -120,13 +115,12 @@ pub fn check_concrete(
             Err(why) => return Err(internal("MILP trace", why)),
         }
     }
-    let (witness, witness_text) = shown(concrete_trace(&sem, &traces, counterexample));
-    Ok(MilpOutcome {
-        holds: d.holds,
-        witness,
-        witness_text,
-        stats: unrolling_stats(&sizes, start),
-    })
+    let shown = shown(concrete_trace(&sem, &traces, counterexample));
+    Ok(MilpOutcome::new(
+        d.holds,
+        shown,
+        unrolling_stats(&sizes, start),
+    ))
 }
 
 /// Decides phi\[m\] on the abstract system M_ab(m) (Definitions 12 and 13)
@@ -147,16 +141,7 @@ pub fn check_abstract(
     let mut sizes = Sizes::default();
     let envs = sem.initial_envs()?;
     let d = decide(envs, universal, |env0| {
-        let mut u = Tabulated {
-            milp: crate::milp::Model::new(),
-            sem: &mut sem,
-            m,
-            env0,
-            layers: Vec::new(),
-            max_contexts: 0,
-            faults: Vec::new(),
-            excluded: 0,
-        };
+        let mut u = Tabulated::new(&mut sem, m, env0);
         solve(&mut u, &goal, opts, &mut sizes)
     })?;
     for w in &d.witnesses {
@@ -164,13 +149,12 @@ pub fn check_abstract(
             return Err(internal("MILP abstract trace", why));
         }
     }
-    let (witness, witness_text) = shown(abstract_trace(&sem, &d.witnesses));
-    Ok(MilpOutcome {
-        holds: d.holds,
-        witness,
-        witness_text,
-        stats: tabulated_stats(&sizes, start),
-    })
+    let shown = shown(abstract_trace(&sem, &d.witnesses));
+    Ok(MilpOutcome::new(
+        d.holds,
+        shown,
+        tabulated_stats(&sizes, start),
+    ))
 }
 
 /// Decides phi\[m\] on M_ab(m) (Definitions 12 and 13) with the slot encoding.
@@ -213,12 +197,7 @@ pub fn check_abstract_slots(
         };
         format!("the abstract trace of M_ab({m}), concretized in M({n}) ({who}):\n{t}")
     });
-    Ok(MilpOutcome {
-        holds: a.holds,
-        witness: json,
-        witness_text,
-        stats,
-    })
+    Ok(MilpOutcome::new(a.holds, (json, witness_text), stats))
 }
 
 /// What every MILP decider solves: the sentence's existential core, or for

@@ -46,6 +46,22 @@ pub struct MilpOutcome {
     pub stats: serde_json::Map<String, Value>,
 }
 
+impl MilpOutcome {
+    /// The outcome of a verdict, its shown witness (JSON, text) and statistics.
+    pub fn new(
+        holds: bool,
+        (witness, witness_text): (Option<Value>, Option<String>),
+        stats: serde_json::Map<String, Value>,
+    ) -> Self {
+        MilpOutcome {
+            holds,
+            witness,
+            witness_text,
+            stats,
+        }
+    }
+}
+
 /// A MILP-layer error as a run error: missing bounds are the user's to fix
 /// (exit 2), solver failures are ours (exit 3).
 pub fn milp_error(e: crate::milp::MilpError) -> RunError {

@@ -45,11 +45,7 @@ impl Enc<'_> {
     /// Labels are read on an agent's local state alone.
     pub fn label(&mut self, expr: &TExpr, a: &AgentState) -> Result<LinExpr, RunError> {
         let slots = self.agent_slots(a, None, None, None);
-        let ctx = Ctx {
-            slots: &slots,
-            performed: None,
-            env_action: None,
-        };
+        let ctx = Ctx::of(&slots);
         self.boolean(expr, &ctx)
     }
 
@@ -57,8 +53,7 @@ impl Enc<'_> {
     fn choose_action(
         &mut self,
         name: &str,
-        cases: &[ProtocolCase],
-        actions: usize,
+        (cases, actions): (&[ProtocolCase], usize),
         slots: &[Option<Val>],
     ) -> Result<Vec<LinExpr>, RunError> {
         let enabled = self.enabled_actions(name, cases, actions, slots)?;
@@ -74,11 +69,7 @@ impl Enc<'_> {
         actions: usize,
         slots: &[Option<Val>],
     ) -> Result<Vec<LinExpr>, RunError> {
-        let ctx = Ctx {
-            slots,
-            performed: None,
-            env_action: None,
-        };
+        let ctx = Ctx::of(slots);
         let mut guards = Vec::new();
         for c in cases {
             guards.push(self.boolean(&c.guard, &ctx)?);
@@ -243,11 +234,7 @@ impl Enc<'_> {
         ctx: &Ctx,
     ) -> Result<Vec<LinExpr>, RunError> {
         match obs {
-            Observation::If {
-                cond,
-                then,
-                otherwise,
-            } => {
+            Observation::If(cond, then, otherwise) => {
                 let c = self.boolean(cond, ctx)?;
                 if let Some(x) = constant(&c) {
                     return self.observe(if x > 0.5 { then } else { otherwise }, ctx);
@@ -323,15 +310,11 @@ impl Enc<'_> {
         for (i, a) in from.agents.iter().enumerate() {
             let slots = self.agent_slots(a, None, None, None);
             let name = format!("{tag}.a{}.act", i + 1);
-            actions.push(self.choose_action(&name, &t.protocol, t.actions.len(), &slots)?);
+            actions.push(self.choose_action(&name, (&t.protocol, t.actions.len()), &slots)?);
         }
         let env_slots = Self::env_slots(&from.env, None);
-        let env_action = self.choose_action(
-            &format!("{tag}.env.act"),
-            &model.env.protocol,
-            model.env.actions.len(),
-            &env_slots,
-        )?;
+        let env_rules = (&model.env.protocol[..], model.env.actions.len());
+        let env_action = self.choose_action(&format!("{tag}.env.act"), env_rules, &env_slots)?;
         let mut budget = zero_one;
         let choices = match budget.as_deref_mut() {
             Some(b) => self.slot_choices(b, &from.zero_one, tag)?,
@@ -350,11 +333,7 @@ impl Enc<'_> {
             env_action: &env_action,
             performed: &performed,
         };
-        self.prefix = format!("{tag}.env");
-        let slots = Self::env_slots(&from.env, Some(&env_action));
-        let ctx = joint.ctx(&slots);
-        let env_update = (&model.env.update[..], &model.env.vars[..]);
-        let env = self.update(&format!("{tag}.env"), env_update, &from.env, &ctx, None)?;
+        let env = self.env_update(&from.env, &joint, tag)?;
         let mut agents = Vec::with_capacity(from.agents.len());
         for (i, a) in from.agents.iter().enumerate() {
             self.prefix = format!("{tag}.a{}", i + 1);
@@ -378,6 +357,21 @@ impl Enc<'_> {
                 zero_one: slots,
             },
         ))
+    }
+
+    /// The environment's update (Definition 2's tr_e) under the round's joint choices.
+    pub(super) fn env_update(
+        &mut self,
+        env: &[Val],
+        joint: &Joint,
+        tag: &str,
+    ) -> Result<Vec<Val>, RunError> {
+        let model = self.model;
+        self.prefix = format!("{tag}.env");
+        let slots = Self::env_slots(env, Some(joint.env_action));
+        let ctx = joint.ctx(&slots);
+        let rules = (&model.env.update[..], &model.env.vars[..]);
+        self.update(&format!("{tag}.env"), rules, env, &ctx, None)
     }
 
     /// An agent's private update (Definition 1's tr_t) under its action and
@@ -409,11 +403,7 @@ impl Enc<'_> {
             percept: before.percept.clone(),
         };
         let slots = self.agent_slots(&inter, None, None, Some(env));
-        let ctx = Ctx {
-            slots: &slots,
-            performed: None,
-            env_action: None,
-        };
+        let ctx = Ctx::of(&slots);
         let model = self.model;
         let percept = self.observe(&model.template.observe, &ctx)?;
         Ok(AgentState {

@@ -23,15 +23,13 @@
 //! not read); declared ranges are checked under the active flag only.
 
 use super::concretize::{concretize, decode_abstract};
-use super::encoded::Encoded;
 use super::expr::{Enc, Val};
 use super::initial::Start;
 use super::options::MilpOptions;
-use super::ranges::check_ranges;
 use super::state::{Joint, Round, Slot, SlotChoice, State};
 use super::stats::Sizes;
-use super::unrolling::{Unrolled, Unrolling};
-use crate::milp::{constant, LinExpr, Model as Milp, Solution};
+use super::unrolling::{Solved, Unrolling};
+use crate::milp::{constant, LinExpr, Model as Milp};
 use crate::nis::explicit::replay_real::RealTree;
 use crate::nis::front::model::Model;
 use crate::report::RunError;
@@ -220,8 +218,7 @@ impl Unrolling for SlotUnrolling<'_> {
     }
 
     fn label(&mut self, state: &State, label: usize, agent: usize) -> Result<LinExpr, RunError> {
-        let expr = &self.enc.model.labels[label].expr;
-        self.enc.label(expr, &state.agents[agent])
+        self.enc.label_of(state, label, agent)
     }
 
     fn round(&mut self, from: &State, tag: &str) -> Result<(Round, State), RunError> {
@@ -229,21 +226,15 @@ impl Unrolling for SlotUnrolling<'_> {
     }
 
     fn final_checks(&mut self, opts: &MilpOptions) -> Result<(), RunError> {
-        check_ranges(&self.enc.milp, &self.enc.range_checks, &opts.solve)
+        self.enc.check_ranges(opts)
     }
 
     fn measure(&self, sizes: &mut Sizes) {
-        sizes.network_copies = sizes.network_copies.max(self.enc.network_copies);
-        sizes.network_binaries = sizes.network_binaries.max(self.enc.network_binaries);
+        self.enc.measure(sizes);
         sizes.slots = sizes.slots.max(self.budget.count);
     }
 
-    fn decode(
-        &mut self,
-        sol: &Solution,
-        tree: &Unrolled<State, Round>,
-        root: &Encoded,
-    ) -> Result<RealTree, RunError> {
-        concretize(&decode_abstract(self.enc.model, sol, tree, root))
+    fn decode(&mut self, s: Solved<State, Round>) -> Result<RealTree, RunError> {
+        concretize(&decode_abstract(self.enc.model, s))
     }
 }

@@ -63,42 +63,54 @@ impl SolveCounts {
     }
 }
 
-/// The sizes and times of one check on M(n) (or M_ab(m) by slots) as report statistics.
-pub fn unrolling_stats(sizes: &Sizes, start: Instant) -> serde_json::Map<String, Value> {
+/// The statistics: the counts in order, the total time, the solve counts.
+fn stats_of(
+    counts: &[(&str, usize)],
+    sizes: &Sizes,
+    start: Instant,
+) -> serde_json::Map<String, Value> {
     let mut stats = serde_json::Map::new();
-    let mut put = |k: &str, v: Value| {
-        stats.insert(k.to_string(), v);
-    };
-    put("milps", sizes.milps.into());
-    put("milp_variables", sizes.variables.into());
-    put("milp_binaries", sizes.binaries.into());
-    put("milp_integers", sizes.integers.into());
-    put("milp_constraints", sizes.constraints.into());
-    put("network_copies", sizes.network_copies.into());
-    put("network_binaries", sizes.network_binaries.into());
-    put("symmetry_rows", sizes.symmetry_rows.into());
-    if sizes.slots > 0 {
-        put("zero_one_slots", sizes.slots.into());
+    for &(k, v) in counts {
+        stats.insert(k.to_string(), v.into());
     }
-    put("total_time_s", start.elapsed().as_secs_f64().into());
+    stats.insert("total_time_s".into(), start.elapsed().as_secs_f64().into());
     sizes.solving.put_stats(&mut stats);
     stats
 }
 
+/// The counts every MILP decider reports first.
+fn milp_counts(sizes: &Sizes) -> Vec<(&'static str, usize)> {
+    vec![
+        ("milps", sizes.milps),
+        ("milp_variables", sizes.variables),
+        ("milp_binaries", sizes.binaries),
+    ]
+}
+
+/// The sizes and times of one check on M(n) (or M_ab(m) by slots) as report statistics.
+pub fn unrolling_stats(sizes: &Sizes, start: Instant) -> serde_json::Map<String, Value> {
+    let mut counts = milp_counts(sizes);
+    counts.extend([
+        ("milp_integers", sizes.integers),
+        ("milp_constraints", sizes.constraints),
+        ("network_copies", sizes.network_copies),
+        ("network_binaries", sizes.network_binaries),
+        ("symmetry_rows", sizes.symmetry_rows),
+    ]);
+    if sizes.slots > 0 {
+        counts.push(("zero_one_slots", sizes.slots));
+    }
+    stats_of(&counts, sizes, start)
+}
+
 /// The sizes and times of one check on tabulated M_ab(m) as report statistics.
 pub fn tabulated_stats(sizes: &Sizes, start: Instant) -> serde_json::Map<String, Value> {
-    let mut stats = serde_json::Map::new();
-    let mut put = |k: &str, v: Value| {
-        stats.insert(k.to_string(), v);
-    };
-    put("milps", sizes.milps.into());
-    put("milp_variables", sizes.variables.into());
-    put("milp_binaries", sizes.binaries.into());
-    put("milp_constraints", sizes.constraints.into());
-    put("round_contexts", sizes.contexts.into());
-    put("layer_local_states", sizes.layer_locals.into());
-    put("excluded_faults", sizes.faults.into());
-    put("total_time_s", start.elapsed().as_secs_f64().into());
-    sizes.solving.put_stats(&mut stats);
-    stats
+    let mut counts = milp_counts(sizes);
+    counts.extend([
+        ("milp_constraints", sizes.constraints),
+        ("round_contexts", sizes.contexts),
+        ("layer_local_states", sizes.layer_locals),
+        ("excluded_faults", sizes.faults),
+    ]);
+    stats_of(&counts, sizes, start)
 }

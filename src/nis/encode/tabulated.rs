@@ -128,7 +128,21 @@ fn pairs(sem: &mut Semantics, locals: &[LocalId]) -> Result<Vec<(LocalId, usize)
     Ok(out)
 }
 
-impl Tabulated<'_, '_> {
+impl<'s, 'm> Tabulated<'s, 'm> {
+    /// S_ab(m) from the initial environment state `env0`, nothing built yet.
+    pub fn new(sem: &'s mut Semantics<'m>, m: usize, env0: EnvId) -> Self {
+        Tabulated {
+            milp: Milp::new(),
+            sem,
+            m,
+            env0,
+            layers: Vec::new(),
+            max_contexts: 0,
+            faults: Vec::new(),
+            excluded: 0,
+        }
+    }
+
     /// Builds layers up to `depth` (layer 0: the initial state with `env0`).
     fn layer(&mut self, depth: usize, env0: EnvId) -> Result<&Layer, RunError> {
         if self.layers.is_empty() {

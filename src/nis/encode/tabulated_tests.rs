@@ -163,16 +163,7 @@ fn milp_witness(
     let mut sem = Semantics::new(model).unwrap();
     let env = sem.initial_envs().unwrap()[0];
     let mut sizes = Sizes::default();
-    let mut u = Tabulated {
-        milp: crate::milp::Model::new(),
-        sem: &mut sem,
-        m: 2,
-        env0: env,
-        layers: Vec::new(),
-        max_contexts: 0,
-        faults: Vec::new(),
-        excluded: 0,
-    };
+    let mut u = Tabulated::new(&mut sem, 2, env);
     match solve(&mut u, &core, &MilpOptions::default(), &mut sizes).unwrap() {
         decide::Answer::Witness(w) => w,
         _ => panic!("EX^3 holds on M_ab(2)"),

@@ -7,7 +7,7 @@ use super::encoded::Encoded;
 use super::options::{milp_error, MilpOptions};
 use super::stats::Sizes;
 use super::tabulated::{AbsRound, AbsState, Fault, Layer, Tabulated};
-use super::unrolling::{Unrolled, Unrolling};
+use super::unrolling::{Solved, Unrolled, Unrolling};
 use crate::milp::{LinExpr, Model as Milp, Objective, Solution, Status};
 use crate::nis::explicit::abstraction::{AMove, AState, LocalSet};
 use crate::nis::explicit::semantics::Semantics;
@@ -59,19 +59,14 @@ impl Unrolling for Tabulated<'_, '_> {
         sizes.faults += self.excluded;
     }
 
-    fn decode(
-        &mut self,
-        sol: &Solution,
-        tree: &Unrolled<AbsState, AbsRound>,
-        root: &Encoded,
-    ) -> Result<Self::Witness, RunError> {
+    fn decode(&mut self, s: Solved<AbsState, AbsRound>) -> Result<Self::Witness, RunError> {
         let d = Decoder {
-            sol,
+            sol: s.sol,
             sem: self.sem,
-            u: tree,
+            u: s.tree,
             layers: &self.layers,
         };
-        Ok(d.tree(root))
+        Ok(d.tree(s.root))
     }
 }
 

@@ -13,6 +13,13 @@ use super::encoded::Encoded;
 use super::options::MilpOptions;
 use super::stats::Sizes;
 use crate::milp::{LinExpr, Model as Milp, Solution};
+
+/// A solution of an unrolling with what it is read along.
+pub struct Solved<'a, S, R> {
+    pub sol: &'a Solution,
+    pub tree: &'a Unrolled<S, R>,
+    pub root: &'a Encoded,
+}
 use crate::report::RunError;
 
 /// The round that led to a state of the unrolling, and the state it left.
@@ -91,10 +98,5 @@ pub trait Unrolling {
     fn measure(&self, sizes: &mut Sizes);
 
     /// The witness tree of a solution along the encoded formula.
-    fn decode(
-        &mut self,
-        sol: &Solution,
-        tree: &Unrolled<Self::State, Self::Round>,
-        root: &Encoded,
-    ) -> Result<Self::Witness, RunError>;
+    fn decode(&mut self, s: Solved<Self::State, Self::Round>) -> Result<Self::Witness, RunError>;
 }

@@ -66,9 +66,7 @@ pub fn most_enabled(model: &Model) -> usize {
 /// distinct percepts of its largest `argmax` leaf (1 for constant leaves).
 pub fn most_tied(obs: &Observation) -> usize {
     match obs {
-        Observation::If {
-            then, otherwise, ..
-        } => most_tied(then).max(most_tied(otherwise)),
+        Observation::If(_, then, otherwise) => most_tied(then).max(most_tied(otherwise)),
         Observation::Argmax { percepts, .. } => {
             let mut distinct = percepts.clone();
             distinct.sort_unstable();

@@ -151,11 +151,7 @@ fn update(cases: &[UpdateCase], old: &[f64], s: &Slots) -> Result<Vec<f64>, Stri
 /// [`TIE_TOL`] of the maximum).
 fn percepts(model: &Model, obs: &Observation, s: &Slots, out: &mut [bool]) -> Result<(), String> {
     match obs {
-        Observation::If {
-            cond,
-            then,
-            otherwise,
-        } => percepts(
+        Observation::If(cond, then, otherwise) => percepts(
             model,
             if truth(cond, s)? { then } else { otherwise },
             s,

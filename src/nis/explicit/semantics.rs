@@ -503,11 +503,7 @@ impl<'m> Semantics<'m> {
 
     fn percepts_of(&mut self, obs: &Observation, slots: &[Value]) -> SemResult<u64> {
         match obs {
-            Observation::If {
-                cond,
-                then,
-                otherwise,
-            } => {
+            Observation::If(cond, then, otherwise) => {
                 let branch = if self.eval_bool(cond, slots.to_vec(), 0, 0)? {
                     then
                 } else {

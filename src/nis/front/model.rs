@@ -162,11 +162,7 @@ pub struct Template {
 #[derive(Clone, Debug)]
 pub enum Observation {
     /// `if cond then a else b` at a percept position.
-    If {
-        cond: TExpr,
-        then: Box<Observation>,
-        otherwise: Box<Observation>,
-    },
+    If(TExpr, Box<Observation>, Box<Observation>),
     /// `argmax(net(inputs), percepts...)`: the percepts of the maximal
     /// outputs of network `net` (ties: all of them).
     Argmax {

@@ -340,11 +340,11 @@ fn observation(source: &Source, e: TExpr, ext: &[ExtFn]) -> LangResult<Observati
     match e.kind {
         TKind::If(c, a, b) => {
             no_network_vector(source, &c, ext)?;
-            Ok(Observation::If {
-                cond: *c,
-                then: Box::new(observation(source, *a, ext)?),
-                otherwise: Box::new(observation(source, *b, ext)?),
-            })
+            Ok(Observation::If(
+                *c,
+                Box::new(observation(source, *a, ext)?),
+                Box::new(observation(source, *b, ext)?),
+            ))
         }
         TKind::Ext(id, args) if matches!(ext[id], ExtFn::Argmax { .. }) => {
             let ExtFn::Argmax { percepts } = &ext[id] else {

@@ -81,6 +81,23 @@ impl Trace {
     }
 }
 
+impl Trace {
+    /// The shown form of replayed traces, one per initial state, each a
+    /// list of branches: the first trace's branches as `show` renders them.
+    pub fn of<B>(
+        kind: &'static str,
+        traces: &[Vec<B>],
+        show: impl Fn(&B) -> (Value, Table),
+    ) -> Option<Trace> {
+        let first = traces.first()?;
+        Some(Trace {
+            kind,
+            initial_states: traces.len(),
+            branches: first.iter().map(show).collect(),
+        })
+    }
+}
+
 /// "witness" or "counterexample".
 pub fn kind_word(counterexample: bool) -> &'static str {
     if counterexample {

@@ -166,27 +166,21 @@ pub fn concrete_trace(
     traces: &[ConcreteTrace],
     counterexample: bool,
 ) -> Option<Trace> {
-    let first = traces.first()?;
-    Some(Trace {
-        kind: kind_word(counterexample),
-        initial_states: traces.len(),
-        branches: first
-            .iter()
-            .map(|b| (concrete_json(sem, b), concrete_table(sem, b)))
-            .collect(),
+    Trace::of(kind_word(counterexample), traces, |b| {
+        (concrete_json(sem, b), concrete_table(sem, b))
     })
 }
 
 /// Replayed M_ab(m) witnesses as shown: the first tree's branches.
 pub fn abstract_trace(sem: &Semantics, witnesses: &[WitnessTree<AState, AMove>]) -> Option<Trace> {
-    let first = witnesses.first()?;
-    Some(Trace {
-        kind: "abstract trace",
-        initial_states: witnesses.len(),
-        branches: first
-            .branches()
-            .iter()
-            .map(|b| (abstract_json(sem, b), abstract_table(sem, b)))
-            .collect(),
-    })
+    let branches: Vec<_> = witnesses
+        .iter()
+        .take(1)
+        .map(WitnessTree::branches)
+        .collect();
+    let mut t = Trace::of("abstract trace", &branches, |b| {
+        (abstract_json(sem, b), abstract_table(sem, b))
+    })?;
+    t.initial_states = witnesses.len();
+    Some(t)
 }

@@ -113,13 +113,7 @@ pub fn real_trace(
     traces: &[Vec<Vec<RealStep>>],
     counterexample: bool,
 ) -> Option<Trace> {
-    let first = traces.first()?;
-    Some(Trace {
-        kind: kind_word(counterexample),
-        initial_states: traces.len(),
-        branches: first
-            .iter()
-            .map(|b| (json(model, b), table(model, b)))
-            .collect(),
+    Trace::of(kind_word(counterexample), traces, |b| {
+        (json(model, b), table(model, b))
     })
 }
