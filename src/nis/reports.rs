@@ -1,5 +1,5 @@
 //! The `mavis nis` verbs as functions from parsed arguments to a [`Report`].
-//! JSON `results` keys are documented in README.md (engine nis).
+//! JSON `results` keys are documented in docs/nis.md.
 
 use super::engine::{
     abstract_state_counts, decide_with, state_counts, CheckRecord, EngineChoice, Target,
