@@ -79,7 +79,7 @@ fn bench(c: &mut Criterion) {
     for (name, net, input) in &cases {
         for (label, method) in methods {
             // Interval bounds leave 112 of the random net's 192 neurons unstable:
-            // HiGHS does not prove those 8 optima in 5 s each (README), so only the
+            // HiGHS does not prove those 8 optima in 5 s each (docs/nn.md), so only the
             // symbolic variants of that net are timed.
             if name.starts_with("random") && method == BoundsMethod::Interval {
                 continue;

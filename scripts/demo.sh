@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: builds mavis and verifies the guarding game on the bundled
-# network for every number of agents (Corollaries 1 and 2 of the NIS seed).
+# network for every number of agents (Corollaries 1 and 2 of the NIS paper).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/prereqs.sh

@@ -1,10 +1,13 @@
 //! mavis: verification of multi-agent systems of unknown size.
 //!
-//! Shared parts: [`lang`] (model language), [`report`] (output). Engines live
-//! in their own modules and never import each other. See ARCHITECTURE.md.
+//! Shared layers: [`lang`] (model language), [`nn`] (networks), [`milp`]
+//! (MILP modelling), [`report`] (output); [`layer_verbs`] holds their verbs.
+//! Engines live in their own modules and never import each other. See
+//! ARCHITECTURE.md.
 
 pub mod cli;
 pub mod lang;
+pub mod layer_verbs;
 pub mod milp;
 pub mod nis;
 pub mod nn;

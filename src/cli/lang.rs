@@ -1,6 +1,7 @@
 //! `mavis lang`: the expression language on its own.
 
-use crate::lang::{self, Source};
+use crate::lang;
+use crate::layer_verbs::lang_eval;
 use crate::report::{Report, RunContext, RunError};
 use clap::Subcommand;
 
@@ -21,14 +22,6 @@ pub enum LangCmd {
 
 pub fn run(cmd: LangCmd, _ctx: &RunContext) -> Result<Report, RunError> {
     match cmd {
-        LangCmd::Eval { expr, set } => {
-            let source = Source::new("<expression>", expr);
-            let mut consts = lang::Constants::default();
-            for (name, value) in set {
-                consts.define(&source, &name, lang::Span::default(), value)?;
-            }
-            let value = crate::lang::eval_expression(&source, &consts)?;
-            Ok(crate::lang::report_value(&value))
-        }
+        LangCmd::Eval { expr, set } => lang_eval::eval(&expr, set),
     }
 }

@@ -82,7 +82,7 @@ pub enum Command {
     /// ONNX networks: information, evaluation, output bounds over a box.
     #[command(subcommand)]
     Nn(nn::NnCmd),
-    /// Neural-symbolic agents of unknown number: bICTL, zero-one abstraction, emergence (seed 001).
+    /// Neural-symbolic agents of unknown number: bICTL, zero-one abstraction, emergence (Kouvaros et al., IJCAI 2024).
     #[command(subcommand)]
     Nis(nis::NisCmd),
     /// Agents with timed periodic tasks (.mapt): accelerated semantics, layered search, nested queries.

@@ -1,4 +1,4 @@
-//! `mavis nis`: neural interpreted systems of unknown size (seed 001).
+//! `mavis nis`: neural interpreted systems of unknown size (Kouvaros et al., IJCAI 2024).
 
 use crate::lang;
 use crate::milp::SolveOptions;
@@ -148,7 +148,7 @@ pub enum NisCmd {
         #[arg(long)]
         counts: bool,
     },
-    /// Verdicts and times over a grid of k and n (the seed's Tables 1 and 2).
+    /// Verdicts and times over a grid of k and n (the NIS paper's Tables 1 and 2).
     #[command(after_help = TABLE_HELP)]
     Table {
         #[command(flatten)]

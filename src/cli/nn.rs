@@ -1,6 +1,7 @@
 //! `mavis nn`: inspect, evaluate and bound ONNX networks.
 
-use crate::nn::commands;
+use crate::layer_verbs::nn as commands;
+use crate::layer_verbs::nn_bounds;
 use crate::report::{Report, RunContext, RunError};
 use clap::Subcommand;
 use std::path::PathBuf;
@@ -73,14 +74,14 @@ pub fn run(cmd: NnCmd, ctx: &RunContext) -> Result<Report, RunError> {
             no_exact,
             dump_lp,
         } => {
-            let req = crate::milp::BoundsRequest {
+            let req = nn_bounds::BoundsRequest {
                 net,
                 box_text: input_box,
                 lp_tighten,
                 exact: !no_exact,
                 dump_lp,
             };
-            crate::milp::bounds_report(&req, ctx)
+            nn_bounds::bounds_report(&req, ctx)
         }
     }
 }

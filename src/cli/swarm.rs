@@ -80,7 +80,7 @@ pub enum SwarmCmd {
         #[arg(long, value_name = "N", default_value_t = 30_000_000)]
         max_states: usize,
     },
-    /// Max p against k and a swept constant (the seed's Figure 2): table, CSV, SVG and PNG.
+    /// Max p against k and a swept constant (the swarm paper's Figure 2): table, CSV, SVG and PNG.
     #[command(
         after_help = "Example:\n  mavis swarm sweep examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --prop 'Pmax=? [ F<k \"deposited2\" ]' --sweep pf=0:0.1:1 --k 8..20 --agents 2 --out sweep"
     )]

@@ -5,6 +5,7 @@ use crate::report::{Report, RunContext, RunError};
 use crate::timed::check::RunOptions;
 use crate::timed::explore::{Heuristic, Memory, Options, Search};
 use crate::timed::export::Target;
+use crate::timed::query::parse_heuristic;
 use crate::timed::run::{self, Horizon, QuerySelection};
 use crate::timed::semantics::SemanticsKind;
 use clap::{Args, Subcommand, ValueEnum};
@@ -153,21 +154,9 @@ pub fn run(cmd: TimedCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 Some(n) => run::agent_named(&m, n)?,
                 None => run::default_pacemaker(&m),
             };
-            let scope = crate::timed::model::StateScope { model: &m };
-            let heuristic_expr = |text: &str| -> Result<lang::TExpr, RunError> {
-                let src = lang::Source::new("<heuristic>", text);
-                let e = lang::parse_expr(&src)?;
-                let t = lang::check(&src, &e, &scope)?;
-                if !t.ty.is_numeric() {
-                    return Err(RunError::input(
-                        "a heuristic must be a numerical expression",
-                    ));
-                }
-                Ok(t)
-            };
             let heuristic = match (&opts.minimize, &opts.maximize, opts.random) {
-                (Some(e), _, _) => Heuristic::Minimize(heuristic_expr(e)?),
-                (_, Some(e), _) => Heuristic::Maximize(heuristic_expr(e)?),
+                (Some(e), _, _) => Heuristic::Minimize(parse_heuristic(&m, e)?),
+                (_, Some(e), _) => Heuristic::Maximize(parse_heuristic(&m, e)?),
                 (_, _, true) => Heuristic::Random(opts.seed),
                 _ => Heuristic::None,
             };

@@ -53,22 +53,3 @@ pub fn eval_expression(source: &Source, consts: &Constants) -> LangResult<Value>
     let expr = parse_expr(source)?;
     eval_const(source, &expr, consts)
 }
-
-/// The report of `mavis lang eval`: the exact value, and its decimal when it is a fraction.
-pub fn report_value(value: &Value) -> crate::report::Report {
-    let mut r = crate::report::Report::new("lang", "eval");
-    let mut results = serde_json::Map::new();
-    results.insert("value".into(), value.to_string().into());
-    if let Value::Num(x) = value {
-        results.insert("decimal".into(), num::to_f64(x).into());
-        if x.is_integer() {
-            r.line(value.to_string());
-        } else {
-            r.line(format!("{value} ({})", num::to_f64(x)));
-        }
-    } else {
-        r.line(value.to_string());
-    }
-    r.results = serde_json::Value::Object(results);
-    r
-}

@@ -30,7 +30,6 @@
 //! Names given to builders label variables and rows in errors and LP files;
 //! they need not be unique.
 
-mod bounds_command;
 mod exact;
 mod expr;
 mod logic;
@@ -40,7 +39,6 @@ mod network;
 mod solve;
 mod tighten;
 
-pub use bounds_command::{bounds_report, BoundsRequest};
 pub use exact::{exact_output_bounds, ExactBounds, Extremum, OutputRange, REPLAY_TOLERANCE};
 pub use expr::{LinExpr, Var};
 pub use logic::{constant, not, Linear};

@@ -194,7 +194,7 @@ impl Decider for ExplicitDecider {
 /// model error (exit 2) whether or not the formula's search would visit it,
 /// as in the MILP decider, whose range check covers every run of the
 /// unrolling; so the two deciders fail on the same models. (On M_ab(m) the
-/// explicit decider stays lazy: see the README.)
+/// explicit decider stays lazy: see docs/nis.md.)
 fn explore_horizon<'m, S: System<'m>>(
     g: &mut Graph<'m, S>,
     sentence: &Sentence,

@@ -1,5 +1,5 @@
 //! The `mavis nis` verbs as functions from parsed arguments to a [`Report`].
-//! JSON `results` keys are documented in README.md (engine nis).
+//! JSON `results` keys are documented in docs/nis.md.
 
 use super::encode::MilpOptions;
 use super::engine::{

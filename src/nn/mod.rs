@@ -3,7 +3,6 @@
 //! input box (interval and symbolic; LP tightening is in `milp`).
 
 mod bounds;
-pub mod commands;
 mod load_error;
 mod network;
 mod onnx;

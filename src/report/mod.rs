@@ -181,9 +181,12 @@ impl RunError {
     }
 }
 
-impl From<Box<crate::lang::SourceError>> for RunError {
-    fn from(e: Box<crate::lang::SourceError>) -> Self {
-        RunError::Input(miette::Report::new(*e))
+/// Any located diagnostic (a model-language error, for one) is bad input; the
+/// conversion is generic so that `report` need not know the layers that
+/// produce diagnostics.
+impl<E: miette::Diagnostic + Send + Sync + 'static> From<Box<E>> for RunError {
+    fn from(e: Box<E>) -> Self {
+        RunError::Input(miette::Report::new_boxed(e))
     }
 }
 
@@ -269,6 +272,26 @@ mod tests {
         r.verdict = None;
         assert!(r.to_json().get("verdict").is_none());
         assert_eq!(r.exit_code(), 0);
+    }
+
+    /// A diagnostic from outside `report`, as a layer or an engine defines one.
+    #[derive(Debug, thiserror::Error, miette::Diagnostic)]
+    #[error("m.x:3:7: unexpected `}}`")]
+    #[diagnostic(help("close the block"))]
+    struct Located;
+
+    #[test]
+    fn any_boxed_diagnostic_is_bad_input_with_its_message_and_help() {
+        let err = RunError::from(Box::new(Located));
+        assert_eq!(err.exit_code(), exit::BAD_INPUT);
+        let RunError::Input(report) = &err else {
+            panic!("expected an input error")
+        };
+        assert_eq!(report.to_string(), "m.x:3:7: unexpected `}`");
+        assert_eq!(
+            report.help().map(|h| h.to_string()).as_deref(),
+            Some("close the block")
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! "it stays occupied" and an "it empties" variant. Every concrete size is
 //! simulated, so Pmax bounds sup over n and Pmin bounds inf over n. With
 //! initial counts 1..h and t = h + 1 nothing saturates and the model is the
-//! exact symmetry quotient of S(1..h) (the cutoff; see README).
+//! exact symmetry quotient of S(1..h) (the cutoff; see docs/swarm.md).
 
 use super::concrete::{Packer, DEADLOCK};
 use super::local::{Dist, LocalSystem};

@@ -505,7 +505,7 @@ fn check_abstract(
     Ok(out)
 }
 
-/// The cutoff (README): with only asynchronous and agent-environment
+/// The cutoff (docs/swarm.md): with only asynchronous and agent-environment
 /// actions, h steps move at most h counted agents, so S(m + h) and every
 /// larger size agree on an h-step property, and the exact symmetric
 /// quotients of S(m+1..m+h) give the supremum and infimum over all n.

@@ -1,4 +1,4 @@
-//! The `.mapt` text form (see README "Timed engine" for the grammar):
+//! The `.mapt` text form (see docs/timed.md for the grammar):
 //!
 //! ```text
 //! const GAP = 5;

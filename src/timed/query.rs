@@ -48,6 +48,23 @@ pub enum Query {
     },
 }
 
+/// Parses and checks a search heuristic (`--minimize EXPR`, `--maximize
+/// EXPR`): a numerical expression over the state, with the names a query may
+/// use.
+pub fn parse_heuristic(model: &Model, text: &str) -> LangResult<TExpr> {
+    let source = Source::new("<heuristic>", text);
+    let expr = parse_expr(&source)?;
+    let checked = check(&source, &expr, &StateScope { model })?;
+    if !checked.ty.is_numeric() {
+        return Err(error_at(
+            &source,
+            checked.span,
+            "a heuristic must be a numerical expression",
+        ));
+    }
+    Ok(checked)
+}
+
 /// Parses a query written in `loc` (a span of a model file or a whole command-line text).
 pub fn parse_query(model: &Model, loc: &Loc) -> LangResult<Query> {
     let all = lex(&loc.source)?;

@@ -516,6 +516,27 @@ fn queries_with_errors_are_located() {
 }
 
 #[test]
+fn heuristics_are_numerical_expressions_over_the_state() {
+    let m = model(COUNTERS);
+    let parse = |h: &str| {
+        query::parse_heuristic(&m, h)
+            .map(|e| e.ty)
+            .map_err(|e| format!("{}: {}", e.location, e.message))
+    };
+    assert!(parse("x - 1/2").unwrap().is_numeric());
+    assert!(parse("min(x, a.clock)").unwrap().is_numeric());
+    assert_eq!(
+        parse("x > 0").unwrap_err(),
+        "<heuristic>:1:1: a heuristic must be a numerical expression"
+    );
+    assert_eq!(
+        parse("x + z").unwrap_err(),
+        "<heuristic>:1:5: unknown name `z`"
+    );
+    assert!(parse("x +").is_err());
+}
+
+#[test]
 fn layered_search_keeps_fewer_states_than_bfs() {
     // Three agents, the pacemaker with period 2: layers are short, borders few.
     let m = model(

@@ -1,5 +1,5 @@
-//! The report of `mavis nn bounds` (here rather than in `nn` because its last
-//! stage needs the MILP layer).
+//! The report of `mavis nn bounds`: interval and symbolic bounds from `nn`,
+//! LP tightening and the exact ranges from `milp`.
 //!
 //! JSON `results`: `box` (`lo`, `hi`), `stages`: a list of
 //! `{name, unstable, time_s, outputs: [{lo, hi}]}` for `interval`, `symbolic`,
@@ -7,12 +7,12 @@
 //! constraints, bounds_time_s, solve_time_s, outputs: [{lo, hi, status_lo,
 //! status_hi, argmin, argmax}]}` (absent with `--no-exact`).
 
-use super::exact::{exact_output_bounds, Extremum};
-use super::network::{BoundsMethod, EncodeOptions};
-use super::solve::{Objective, SolveOptions, Status};
-use crate::nn::{
-    commands::load_for_command, interval_bounds, symbolic_bounds, InputBox, NetworkBounds,
+use super::nn::load_for_command;
+use crate::milp::{
+    exact_output_bounds, lp_tighten, BoundsMethod, EncodeOptions, Extremum, MilpError, Objective,
+    SolveOptions, Status,
 };
+use crate::nn::{interval_bounds, symbolic_bounds, InputBox, NetworkBounds};
 use crate::report::{Report, RunContext, RunError, Table, TableFormat, Verdict};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -70,8 +70,8 @@ pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, Ru
     let solve = SolveOptions::from_context(ctx);
     if req.lp_tighten {
         let t = Instant::now();
-        let tightened = super::lp_tighten(net, &symbolic, &solve)
-            .map_err(|e| RunError::Internal(e.to_string()))?;
+        let tightened =
+            lp_tighten(net, &symbolic, &solve).map_err(|e| RunError::Internal(e.to_string()))?;
         stages.push(("lp".into(), tightened, t.elapsed().as_secs_f64()));
     }
     let relus: usize = net
@@ -91,7 +91,7 @@ pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, Ru
     let exact = if req.exact || req.dump_lp.is_some() {
         Some(
             exact_output_bounds(net, &input, &encode, &solve).map_err(|e| match e {
-                super::MilpError::Replay(_) => RunError::Internal(e.to_string()),
+                MilpError::Replay(_) => RunError::Internal(e.to_string()),
                 other => RunError::input(other),
             })?,
         )

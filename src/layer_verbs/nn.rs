@@ -5,7 +5,7 @@
 //! `onnx_nodes`, `layers` (list of `{inputs, outputs, activation}`).
 //! `eval`: `inputs` and `outputs`, lists of lists (one row per input).
 
-use super::{load_model, Activation, LoadedModel, Network};
+use crate::nn::{load_model, Activation, LoadedModel, Network};
 use crate::report::{ModelRef, Report, RunError, Table};
 use serde_json::json;
 use std::path::Path;

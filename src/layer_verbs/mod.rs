@@ -1,0 +1,9 @@
+//! The verbs of the shared layers: `mavis lang eval`, `mavis nn info|eval`
+//! and `mavis nn bounds`.
+//!
+//! They turn results of `lang`, `nn` and `milp` into `Report`s here, beside
+//! the engines, so that those layers import nothing above them.
+
+pub mod lang_eval;
+pub mod nn;
+pub mod nn_bounds;
