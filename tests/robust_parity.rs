@@ -98,6 +98,44 @@ fn pgsolver_errors_are_located() {
     }
 }
 
+/// Headers, `start` lines and solution headers are checked against the
+/// nodes really defined (they were accepted unchecked: `parity 0;` alone was
+/// solved as an empty game).
+#[test]
+fn pgsolver_headers_and_start_lines_are_checked() {
+    for (text, needle) in [
+        ("", "the game has no nodes"),
+        ("parity 0;", "the game has no nodes"),
+        ("parity 0;\n", "the game has no nodes"),
+        (
+            "parity 5;\n0 1 0 1;\n1 2 1 0;\n",
+            "the header declares nodes 0..=5, but the largest node defined is 1",
+        ),
+        (
+            "parity 1;\nstart 7;\n0 1 0 1;\n1 2 1 0;\n",
+            "the start node 7 is not a node of the game",
+        ),
+    ] {
+        let err = pgsolver::read_game(&Source::new("bad.pg", text)).unwrap_err();
+        assert!(err.message.contains(needle), "{text:?}: {}", err.message);
+        assert!(err.location.starts_with("bad.pg:"), "{}", err.location);
+    }
+    let good = "parity 1;\nstart 1;\n0 1 0 1;\n1 2 1 0;\n";
+    assert_eq!(
+        pgsolver::read_game(&Source::new("g.pg", good))
+            .unwrap()
+            .len(),
+        2
+    );
+    for (text, needle) in [
+        ("paritysol 4;\n0 0;\n1 0;\n", "declares nodes 0..=4"),
+        ("paritysol 1;\n0 0;\n0 1;\n1 0;\n", "node 0 is solved twice"),
+    ] {
+        let err = pgsolver::read_solution(&Source::new("s.sol", text), 2).unwrap_err();
+        assert!(err.message.contains(needle), "{text:?}: {}", err.message);
+    }
+}
+
 fn with_objective(
     mut a: mavis::robust::model::Automaton,
     obj: Objective,

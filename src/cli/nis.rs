@@ -303,6 +303,9 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             if ks.is_empty() || (ns.is_empty() && !abstract_system) {
                 return Err(RunError::input("--k and --agents need at least one value"));
             }
+            if !abstract_system && ns.contains(&0) {
+                return Err(RunError::input("--agents: a system has at least 1 agent"));
+            }
             reports::table(
                 &model.model,
                 &m,
@@ -327,6 +330,19 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             let m = load(&model)?;
             if indexed == 0 {
                 return Err(RunError::input("--indexed must be at least 1"));
+            }
+            let limit = crate::nis::engine::MAX_AGENTS;
+            if let Some((what, n)) = [
+                ("--indexed", Some(indexed)),
+                ("--agents", agents),
+                ("--cap", cap),
+            ]
+            .into_iter()
+            .find_map(|(what, n)| n.filter(|&n| n > limit).map(|n| (what, n)))
+            {
+                return Err(RunError::input(format!(
+                    "{what} {n} is beyond the limit of {limit} agents"
+                )));
             }
             reports::simulates(&model.model, &m, indexed, depth, agents, reverse, cap, ctx)
         }

@@ -29,6 +29,15 @@ fn parse_periods(s: &str) -> Result<(usize, usize), String> {
     Ok((lo, hi))
 }
 
+/// A bound on sigma: a number >= 0 (`inf` allowed); NaN compares false with
+/// everything and would make every verdict "violated".
+fn parse_max_sigma(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v >= 0.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a bound on sigma (a number >= 0)")),
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum RobustCmd {
     /// Synthesise an optimally robust strategy: sigma, the strategy, the bound per state.
@@ -42,7 +51,7 @@ pub enum RobustCmd {
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
         set: Vec<(String, lang::Value)>,
         /// Verdict "violated" if sigma exceeds this.
-        #[arg(long, value_name = "SIGMA")]
+        #[arg(long, value_name = "SIGMA", value_parser = parse_max_sigma)]
         max_sigma: Option<f64>,
         /// Write the reachability strategy in the `check` format.
         #[arg(long, value_name = "FILE")]
@@ -60,7 +69,7 @@ pub enum RobustCmd {
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
         set: Vec<(String, lang::Value)>,
         /// Verdict "violated" if sigma exceeds this.
-        #[arg(long, value_name = "SIGMA")]
+        #[arg(long, value_name = "SIGMA", value_parser = parse_max_sigma)]
         max_sigma: Option<f64>,
     },
     /// Solve a parity game in PGSolver format, with strategies for both players.

@@ -74,6 +74,29 @@ impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Self {
         Expr { kind, span }
     }
+
+    /// The direct subexpressions, in written order.
+    pub fn children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Num(_) | ExprKind::Bool(_) | ExprKind::Ident(_) => Vec::new(),
+            ExprKind::Unary(_, e) => vec![e],
+            ExprKind::Binary(_, a, b) => vec![a, b],
+            ExprKind::If(c, a, b) => vec![c, a, b],
+            ExprKind::Call(_, _, args) => args.iter().collect(),
+        }
+    }
+
+    /// The number of nodes on the longest path from the root to a leaf,
+    /// computed with an explicit stack (the tree may be too deep to recurse).
+    pub fn depth(&self) -> usize {
+        let mut deepest = 0;
+        let mut stack = vec![(self, 1)];
+        while let Some((e, d)) = stack.pop() {
+            deepest = deepest.max(d);
+            stack.extend(e.children().into_iter().map(|c| (c, d + 1)));
+        }
+        deepest
+    }
 }
 
 impl std::fmt::Display for Expr {

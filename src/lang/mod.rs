@@ -6,6 +6,7 @@
 //! exact rational; every error names file, line and column ([`diag`]).
 
 pub mod ast;
+pub mod chain;
 pub mod decl;
 pub mod diag;
 pub mod eval;

@@ -7,13 +7,21 @@
 //! branches extend as far as possible.
 
 use super::ast::{BinOp, Expr, ExprKind, UnOp};
+use super::chain::Run;
 use super::diag::{error_at, LangResult, SourceError};
 use super::lexer::{lex, Tok, Token};
 use super::num::parse_decimal;
 use super::source::{Source, Span};
 
-/// Nesting deeper than this is refused instead of overflowing the stack.
-const MAX_DEPTH: usize = 200;
+/// Nesting (parentheses, unary operators, `if`, `?:`, `=>`, calls) deeper
+/// than this is refused instead of overflowing the stack.
+pub const MAX_DEPTH: usize = 200;
+
+/// An expression tree deeper than this is refused: every pass over
+/// expressions recurses, and this depth leaves them ample stack. Long chains
+/// of one operator do not count against it much, as they are balanced
+/// ([`super::chain`]); only nesting combined with chains can get here.
+pub const MAX_TREE_DEPTH: usize = 1000;
 
 pub struct Parser {
     source: Source,
@@ -171,6 +179,19 @@ impl Parser {
         }
         let result = self.ternary();
         self.depth -= 1;
+        if self.depth == 0 {
+            if let Ok(e) = &result {
+                let depth = e.depth();
+                if depth > MAX_TREE_DEPTH {
+                    return Err(self.error(
+                        Span::new(e.span.start, (e.span.start + 1).min(e.span.end)),
+                        format!(
+                            "expression nested too deeply: its tree is {depth} levels deep, the limit is {MAX_TREE_DEPTH}"
+                        ),
+                    ));
+                }
+            }
+        }
         result
     }
 
@@ -212,23 +233,30 @@ impl Parser {
     }
 
     fn binary(&mut self, min_bp: u8) -> LangResult<Expr> {
-        let mut lhs = self.prefix()?;
+        // Operators met by this loop have non-increasing binding powers (a
+        // tighter one is consumed by the right operand's own call), so the
+        // operands of one level form a contiguous run, folded as a whole
+        // (`chain`) before the next, looser level takes it as its left operand.
+        let mut run = Run::new(self.prefix()?);
+        let mut level = None;
         while let Some((l_bp, r_bp, op)) = self.infix() {
             if l_bp < min_bp {
                 break;
             }
-            let op_span = self.bump().span;
+            self.bump();
             let rhs = self.nested(|p| p.binary(r_bp))?;
             if is_comparison(op) && matches!(self.infix(), Some((11, _, _))) {
                 return Err(self
                     .error(self.peek_span(), "comparisons do not chain")
                     .into_help("write `a < b & b < c`"));
             }
-            let _ = op_span;
-            let span = lhs.span.to(rhs.span);
-            lhs = Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span);
+            if level.is_some_and(|l| l != l_bp) {
+                run = Run::new(run.fold());
+            }
+            level = Some(l_bp);
+            run.rest.push((op, rhs));
         }
-        Ok(lhs)
+        Ok(run.fold())
     }
 
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> LangResult<T>) -> LangResult<T> {

@@ -2,6 +2,28 @@
 
 use std::sync::Arc;
 
+/// The largest input file mavis reads (models, networks, strategies,
+/// properties, CSV inputs): 256 MiB. Reading stops one byte past it, so
+/// `/dev/zero` or an endless FIFO is refused instead of filling the memory.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// Reads a whole file, refusing one longer than [`MAX_INPUT_BYTES`] with an
+/// error that names the limit (the caller adds the path).
+pub fn read_capped(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(std::io::Error::other(format!(
+            "the file is larger than the input limit of {} MiB",
+            MAX_INPUT_BYTES >> 20
+        )));
+    }
+    Ok(bytes)
+}
+
 /// A half-open byte range `[start, end)` into a [`Source`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {
@@ -43,9 +65,15 @@ impl Source {
         }
     }
 
-    /// Reads a file; the error names the path.
+    /// Reads a text file of at most [`MAX_INPUT_BYTES`]; the error names the path.
     pub fn read(path: &std::path::Path) -> std::io::Result<Self> {
-        let text = std::fs::read_to_string(path)?;
+        let bytes = read_capped(path)?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            )
+        })?;
         Ok(Source::new(path.display().to_string(), text))
     }
 

@@ -266,3 +266,27 @@ proptest! {
         prop_assert_eq!(shape(&once), once.clone());
     }
 }
+
+#[test]
+fn short_chains_keep_their_shape_and_long_ones_are_balanced() {
+    // Up to eight operands: folded to the left, as written.
+    let e = parse_expr(&Source::new("t", "1 - 2 - 3 + 4 - 5 - 6 + 7 - 8")).unwrap();
+    assert_eq!(e.to_string(), "(((((((1 - 2) - 3) + 4) - 5) - 6) + 7) - 8)");
+    assert_eq!(e.depth(), 8);
+    // 100,000 operands: about log2(100,000) = 17 levels, the exact same value.
+    let text = (0..100_000)
+        .map(|i| if i % 3 == 0 { "-7" } else { "+2" })
+        .collect::<String>();
+    let src = Source::new("t", format!("1{text}"));
+    let e = parse_expr(&src).unwrap();
+    assert!(e.depth() <= 20, "depth {}", e.depth());
+    let expected: i64 = 1
+        + (0..100_000)
+            .map(|i| if i % 3 == 0 { -7 } else { 2 })
+            .sum::<i64>();
+    let t = check(&src, &e, &Vars).unwrap();
+    assert_eq!(
+        eval(&t, &Vec::<Value>::new()).unwrap(),
+        Value::Num(rat(expected, 1))
+    );
+}

@@ -88,6 +88,16 @@ pub trait Decider {
 /// Explicit-state search with the counter representation (finite models).
 pub struct ExplicitDecider;
 
+/// The most agent-steps (agents x temporal depth) one MILP unrolls. Each
+/// costs a network copy and its rows, tens of KB in our model and in HiGHS
+/// (10,000 agents over one step held 0.5 GB), and HiGHS's time grows much
+/// faster; beyond it the check is refused (exit 2).
+pub const MAX_MILP_AGENT_STEPS: usize = 2_000;
+
+/// The most agents of M(N) any decider is given: counts of interchangeable
+/// agents are 32-bit, and every decider's cost grows with N.
+pub const MAX_AGENTS: usize = 1_000_000;
+
 /// The MILP decider of M(n) and M_ab(m) ([`super::encode`]).
 #[derive(Clone, Debug, Default)]
 pub struct MilpDecider {
@@ -106,6 +116,18 @@ impl Decider for MilpDecider {
         target: Target,
     ) -> Result<CheckRecord, RunError> {
         let start = Instant::now();
+        let agents = match target {
+            Target::Concrete { agents } => agents,
+            Target::Abstract => sentence.agents() + 1,
+        };
+        let steps = agents.saturating_mul(sentence.depth().max(1) as usize);
+        if steps > MAX_MILP_AGENT_STEPS {
+            return Err(RunError::input(format!(
+                "the MILP of {} unrolls {agents} agents over {} steps ({steps} agent-steps); the limit is {MAX_MILP_AGENT_STEPS}",
+                target.describe(sentence.agents()),
+                sentence.depth().max(1)
+            )));
+        }
         let out = match target {
             Target::Concrete { agents } => {
                 super::encode::check_concrete(model, sentence, agents, &self.options)?
@@ -270,6 +292,13 @@ pub fn decide_with(
     sentence: &Sentence,
     target: Target,
 ) -> Result<CheckRecord, RunError> {
+    if let Target::Concrete { agents } = target {
+        if agents > MAX_AGENTS {
+            return Err(RunError::input(format!(
+                "M({agents}) has more agents than the limit of {MAX_AGENTS}"
+            )));
+        }
+    }
     let mut first: Option<CheckRecord> = None;
     for d in deciders(choice, model, milp) {
         let r = d.check(model, sentence, target)?;

@@ -39,7 +39,8 @@ pub fn load_model(path: &Path) -> Result<LoadedModel, LoadError> {
         path: path.to_path_buf(),
         problem,
     };
-    let bytes = std::fs::read(path).map_err(|e| wrap(LoadProblem::Io(e.to_string())))?;
+    let bytes =
+        crate::lang::source::read_capped(path).map_err(|e| wrap(LoadProblem::Io(e.to_string())))?;
     load_bytes(&bytes).map_err(wrap)
 }
 

@@ -80,7 +80,7 @@ impl RunContext {
     /// A line on stderr under `-v`.
     pub fn note(&self, message: impl AsRef<str>) {
         if self.verbose() {
-            eprintln!("{}", message.as_ref());
+            super::err_line(message.as_ref());
         }
     }
 }

@@ -68,7 +68,7 @@ pub struct ModelRef {
 
 impl ModelRef {
     pub fn from_path(path: &Path) -> std::io::Result<Self> {
-        let bytes = std::fs::read(path)?;
+        let bytes = crate::lang::source::read_capped(path)?;
         Ok(ModelRef {
             path: path.display().to_string(),
             sha256: sha256_hex(&bytes),
@@ -201,6 +201,15 @@ fn out(text: &str) {
         .and_then(|()| stdout.flush());
 }
 
+/// Writes one line to stderr. A stderr that is closed or full (`2>&-`,
+/// `2>/dev/full`) loses the line instead of panicking as `eprintln!` does,
+/// which turned exit 2 into exit 101.
+pub fn err_line(text: &str) {
+    use std::io::Write;
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{text}").and_then(|()| stderr.flush());
+}
+
 /// Prints a report on stdout in the chosen format; returns the exit status.
 pub fn emit(report: &Report, ctx: &RunContext) -> u8 {
     match ctx.format {
@@ -216,7 +225,7 @@ pub fn emit(report: &Report, ctx: &RunContext) -> u8 {
                 out(&format!("{first}\n"));
             }
             for w in &report.warnings {
-                eprintln!("warning: {w}");
+                err_line(&format!("warning: {w}"));
             }
         }
     }
@@ -229,7 +238,7 @@ pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
         RunError::Input(report) => format!("{report:?}"),
         RunError::Internal(msg) => format!("internal error: {msg}"),
     };
-    eprintln!("{message}");
+    err_line(&message);
     if ctx.format == Format::Json {
         let kind = match err {
             RunError::Input(_) => "input",

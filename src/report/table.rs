@@ -64,7 +64,7 @@ impl Table {
             let parts: Vec<String> = w
                 .iter()
                 .enumerate()
-                .map(|(i, &width)| format!("{:<width$}", cells.get(i).map_or("", String::as_str)))
+                .map(|(i, &width)| pad(cells.get(i).map_or("", String::as_str), width))
                 .collect();
             parts.join("  ").trim_end().to_string() + "\n"
         };
@@ -113,6 +113,19 @@ impl Table {
     }
 }
 
+/// `text` followed by spaces up to `width` characters. Written out because
+/// `format!("{:<width$}")` panics for widths above 65,535, and a cell may
+/// hold a whole generated expression.
+fn pad(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + width);
+    out.push_str(text);
+    out.extend(std::iter::repeat_n(
+        ' ',
+        width.saturating_sub(text.chars().count()),
+    ));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +147,18 @@ mod tests {
             t.render(TableFormat::Markdown),
             "| k | verdict |\n|---|---|\n| 1 | holds |\n| 10 | a, \"b\" |\n"
         );
+    }
+
+    #[test]
+    fn cells_wider_than_a_format_width_are_padded() {
+        // 70,000 characters: above the 65,535 that `format!` width allows.
+        let wide = "x".repeat(70_000);
+        let mut t = Table::new(["a", "b"]);
+        t.row([wide.as_str(), "1"]);
+        t.row(["y", "2"]);
+        let text = t.render(TableFormat::Text);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[2], format!("{wide}  1"));
+        assert_eq!(lines[3], format!("y{}  2", " ".repeat(69_999)));
     }
 }

@@ -84,12 +84,17 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
     } else {
         c.pos = save;
     }
+    let header_end = c.pos;
     let mut rows: Vec<Option<Row>> = Vec::new();
+    // `start N;` lines: the node and where it is written, checked once every node is known.
+    let mut starts = Vec::new();
     while !c.at_end() {
         let at = c.pos;
         let save = c.pos;
         if c.word() == "start" {
-            c.number("a node id")?;
+            let id_at = c.pos;
+            let id = c.number("a node id")?;
+            starts.push((id, Span::new(id_at, c.pos)));
             c.expect(b';')?;
             continue;
         }
@@ -150,6 +155,32 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
         rows[id] = Some((prio, owner as u8, succ, name, at));
     }
     let n = rows.len();
+    if n == 0 {
+        return Err(error_at(
+            src,
+            Span::new(0, header_end.min(src.text().len())),
+            "the game has no nodes",
+        ));
+    }
+    if let Some(largest) = declared {
+        if largest + 1 != n as u64 {
+            return Err(error_at(
+                src,
+                Span::new(0, header_end),
+                format!(
+                    "the header declares nodes 0..={largest}, but the largest node defined is {}",
+                    n - 1
+                ),
+            ));
+        }
+    }
+    if let Some((id, span)) = starts.iter().find(|(id, _)| *id >= n as u64) {
+        return Err(error_at(
+            src,
+            *span,
+            format!("the start node {id} is not a node of the game"),
+        ));
+    }
     let (mut prio, mut owner, mut succs, mut names) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (id, row) in rows.into_iter().enumerate() {
@@ -222,7 +253,18 @@ pub fn read_solution(src: &Source, n: usize) -> LangResult<Solution> {
     if c.word() != "paritysol" {
         return Err(c.err("expected `paritysol N;`"));
     }
-    c.number("the largest node id")?;
+    let header_at = c.pos;
+    let largest = c.number("the largest node id")?;
+    if largest + 1 != n as u64 {
+        return Err(error_at(
+            src,
+            Span::new(header_at, c.pos),
+            format!(
+                "the solution declares nodes 0..={largest}, but the game's nodes are 0..={}",
+                n.saturating_sub(1)
+            ),
+        ));
+    }
     c.expect(b';')?;
     let mut sol = Solution {
         winner: vec![2; n],
@@ -236,6 +278,13 @@ pub fn read_solution(src: &Source, n: usize) -> LangResult<Solution> {
                 src,
                 Span::new(at, c.pos),
                 format!("node {id} is not in the game"),
+            ));
+        }
+        if sol.winner[id] != 2 {
+            return Err(error_at(
+                src,
+                Span::new(at, c.pos),
+                format!("node {id} is solved twice"),
             ));
         }
         let w = c.number("a winner (0 or 1)")?;

@@ -172,6 +172,11 @@ pub fn build(raw: &RawModel, source: &Source) -> Result<(Automaton, Vec<String>)
     let objective = match &obj {
         RawObjective::Reach(f) => Objective::Reach(set(f)?),
         RawObjective::Buchi(f) => Objective::Buchi(set(f)?),
+        RawObjective::GenBuchi(fs) if fs.is_empty() => {
+            // Only the JSON form can say `"gen-buchi": []`; with no set every
+            // run would be accepting, which is not what anyone writes.
+            return Err(at.err(&obj_loc, "`gen-buchi` needs at least one accepting set"));
+        }
         RawObjective::GenBuchi(fs) => {
             Objective::GenBuchi(fs.iter().map(|f| set(f)).collect::<Result<_, _>>()?)
         }

@@ -15,6 +15,12 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// The most values one `--sweep` range may have (each is one model build and check).
+pub const MAX_SWEEP_VALUES: u32 = 10_000;
+
+/// The largest step bound `--k` accepts.
+pub const MAX_SWEEP_K: usize = 100_000;
+
 /// `pf=0:0.1:1`: a constant and its values, exactly.
 pub fn parse_range(text: &str) -> Result<(String, Vec<Rat>), String> {
     let (name, range) = text.split_once('=').ok_or("expected NAME=START:STEP:END")?;
@@ -30,9 +36,16 @@ pub fn parse_range(text: &str) -> Result<(String, Vec<Rat>), String> {
             if step <= Rat::default() || a > b {
                 return Err("the range needs START <= END and a positive STEP".into());
             }
+            // Counted exactly before any value is made: a range is never cut short.
+            let count = ((&b - &a) / &step).floor().to_integer() + 1;
+            if count > MAX_SWEEP_VALUES.into() {
+                return Err(format!(
+                    "the range has {count} values; the limit is {MAX_SWEEP_VALUES}"
+                ));
+            }
             let mut v = Vec::new();
             let mut x = a;
-            while x <= b && v.len() < 10_000 {
+            while x <= b {
                 v.push(x.clone());
                 x += &step;
             }
@@ -50,8 +63,8 @@ pub fn parse_k(text: &str) -> Result<(usize, usize), String> {
         a.trim().parse().map_err(|_| "bad LO")?,
         b.trim().parse().map_err(|_| "bad HI")?,
     );
-    if a == 0 || a > b || b > 100_000 {
-        return Err("expected 1 <= LO <= HI".into());
+    if a == 0 || a > b || b > MAX_SWEEP_K {
+        return Err(format!("expected 1 <= LO <= HI <= {MAX_SWEEP_K}"));
     }
     Ok((a, b))
 }

@@ -8,6 +8,11 @@ use crate::nis::front::core::{Core, Node};
 use crate::nis::witness::WitnessTree;
 use std::collections::HashMap;
 
+/// The most global states one explicit search keeps (each costs about 3.5 KB
+/// with its successor list): beyond it the search is refused (exit 2)
+/// instead of exhausting the memory.
+pub const MAX_EXPLICIT_STATES: usize = 250_000;
+
 /// Successors of one state: the move and the successor's number.
 type Successors<M> = Vec<(M, u32)>;
 
@@ -55,6 +60,17 @@ impl<'m, S: System<'m>> Graph<'m, S> {
         if self.succ[id as usize].is_none() {
             let state = self.states[id as usize].clone();
             let next = self.sys.successors(&state)?;
+            if self.states.len() + next.len() > MAX_EXPLICIT_STATES {
+                return Err(crate::lang::error_at(
+                    &self.sys.semantics_ref().model.source,
+                    crate::lang::Span::default(),
+                    format!(
+                        "the explicit search holds {} states and would add {} more; the limit is {MAX_EXPLICIT_STATES} (try --engine milp)",
+                        self.states.len(),
+                        next.len()
+                    ),
+                ));
+            }
             let ids = next.into_iter().map(|(m, s)| (m, self.intern(s))).collect();
             self.succ[id as usize] = Some(ids);
         }

@@ -4,7 +4,7 @@
 //! of interchangeable agents.
 
 use super::semantics::{bits, ActionMask, EnvId, LocalId, SemResult, Semantics};
-use super::system::{compositions, for_each_product, System};
+use super::system::{composition_count, compositions, for_each_product, System};
 use std::collections::HashSet;
 
 /// A global state of S(n): the indexed agents, the others as (local state,
@@ -43,6 +43,27 @@ impl<'m> Concrete<'m> {
     }
 }
 
+/// The most ways one group of interchangeable agents may split among its
+/// actions or percepts in one step; beyond it (100,000 agents in
+/// one local state with two choices) a single state has too many
+/// successors to hold, and the search is refused.
+pub const MAX_SPLITS: u128 = 100_000;
+
+/// [`compositions`] of `count` agents into `parts` groups, refused past [`MAX_SPLITS`].
+fn splits(sem: &Semantics<'_>, count: u32, parts: usize) -> SemResult<Vec<Vec<u32>>> {
+    let n = composition_count(count, parts);
+    if n > MAX_SPLITS {
+        return Err(crate::lang::error_at(
+            &sem.model.source,
+            crate::lang::Span::default(),
+            format!(
+                "{count} agents in one local state split {n} ways among {parts} choices; the limit is {MAX_SPLITS} (fewer --agents, or --engine milp)"
+            ),
+        ));
+    }
+    Ok(compositions(count, parts))
+}
+
 /// Adds `count` agents at `l` to a sorted counter list.
 pub fn add_count(list: &mut Vec<(LocalId, u32)>, l: LocalId, count: u32) {
     if count == 0 {
@@ -60,7 +81,17 @@ impl<'m> System<'m> for Concrete<'m> {
 
     fn initial(&mut self) -> SemResult<Vec<CState>> {
         let iota = self.sem.initial_local();
-        let rest = (self.agents - self.indexed) as u32;
+        let rest = u32::try_from(self.agents - self.indexed).map_err(|_| {
+            crate::lang::error_at(
+                &self.sem.model.source,
+                crate::lang::Span::default(),
+                format!(
+                    "{} agents do not fit a counter (at most {})",
+                    self.agents,
+                    u32::MAX
+                ),
+            )
+        })?;
         let others = if rest > 0 {
             vec![(iota, rest)]
         } else {
@@ -90,7 +121,7 @@ impl<'m> System<'m> for Concrete<'m> {
         let mut group_splits: Vec<Vec<Vec<u32>>> = Vec::new();
         for &(l, c) in &s.others {
             let acts: Vec<usize> = bits(sem.protocol(l)?).collect();
-            group_splits.push(compositions(c, acts.len()));
+            group_splits.push(splits(sem, c, acts.len())?);
             group_actions.push(acts);
         }
         let mut sizes: Vec<usize> = vec![env_actions.len()];
@@ -130,7 +161,7 @@ impl<'m> System<'m> for Concrete<'m> {
                 let inter = sem.with_percept(&prv, sem.percept_of(l));
                 let ps = sem.observe(inter, env_next)?;
                 let targets: Vec<LocalId> = bits(ps).map(|p| sem.with_percept(&prv, p)).collect();
-                grp_splits.push(compositions(k, targets.len()));
+                grp_splits.push(splits(sem, k, targets.len())?);
                 grp_targets.push(targets);
             }
             let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();

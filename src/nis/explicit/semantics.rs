@@ -40,7 +40,19 @@ impl LocalSpace {
             let (lo, hi) = v
                 .finite_domain()
                 .ok_or_else(|| format!("`{}` has no finite domain", v.name))?;
-            digits.push((lo, (hi - lo + 1) as u64));
+            // In i128: a range such as [-2^63..2^63-1] has 2^64 values, which
+            // neither i64 nor u64 holds (it wrapped to 0, then `% 0` panicked).
+            let values = i128::from(hi) - i128::from(lo) + 1;
+            let values = u64::try_from(values)
+                .ok()
+                .filter(|n| (1..=MAX_LOCAL_STATES).contains(n))
+                .ok_or_else(|| {
+                    format!(
+                        "`{}` takes {values} values, more than the {MAX_LOCAL_STATES} local states explicit search allows",
+                        v.name
+                    )
+                })?;
+            digits.push((lo, values));
         }
         digits.push((0, model.template.percepts.len() as u64));
         let mut size: u64 = 1;

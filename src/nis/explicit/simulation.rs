@@ -15,6 +15,11 @@ use super::system::System;
 use crate::nis::front::model::Model;
 use std::collections::HashMap;
 
+/// The deepest bounded simulation decided (`simulates --depth`, and the
+/// temporal depth of a sentence given to `verify`/`emergence` with
+/// `--simulation search`): the decision recurses once per step.
+pub const MAX_SIMULATION_DEPTH: u32 = 10_000;
+
 /// Decides `A <=_b B`: B simulates A up to b steps.
 pub struct Simulation {
     /// (a, b) -> (largest j known to hold, smallest j known to fail).
@@ -56,6 +61,16 @@ impl Simulation {
         gb: &mut Graph<'m, B>,
         b: u32,
     ) -> SemResult<bool> {
+        if b > MAX_SIMULATION_DEPTH {
+            // `related` recurses once per step of depth.
+            return Err(crate::lang::error_at(
+                &ga.sys.semantics_ref().model.source,
+                crate::lang::Span::default(),
+                format!(
+                    "a simulation of depth {b} was asked for; the limit is {MAX_SIMULATION_DEPTH}"
+                ),
+            ));
+        }
         let (ia, ib) = (ga.initial.clone(), gb.initial.clone());
         for &a in &ia {
             if !self.some_related(ga, gb, &[a], &ib, b)? {

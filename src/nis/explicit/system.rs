@@ -59,6 +59,25 @@ pub fn for_each_product<E>(
     }
 }
 
+/// How many ways [`compositions`] finds: C(total + parts - 1, parts - 1),
+/// saturating at `u128::MAX`, computed without enumerating them.
+pub fn composition_count(total: u32, parts: usize) -> u128 {
+    if parts == 0 {
+        return u128::from(total == 0);
+    }
+    let (n, k) = (u128::from(total) + parts as u128 - 1, parts as u128 - 1);
+    let k = k.min(n - k);
+    let mut count: u128 = 1;
+    for i in 0..k {
+        // count * (n - i) / (i + 1) stays exact: count is C(n, i) here.
+        count = match count.checked_mul(n - i) {
+            Some(c) => c / (i + 1),
+            None => return u128::MAX,
+        };
+    }
+    count
+}
+
 /// Every way to split `total` agents into `parts` ordered groups (weak compositions).
 pub fn compositions(total: u32, parts: usize) -> Vec<Vec<u32>> {
     if parts == 0 {
@@ -101,6 +120,24 @@ mod tests {
     fn combinatorics_by_hand() {
         assert_eq!(compositions(2, 2), vec![vec![0, 2], vec![1, 1], vec![2, 0]]);
         assert_eq!(compositions(3, 3).len(), 10);
+        for (total, parts) in [
+            (0, 0),
+            (2, 0),
+            (0, 3),
+            (2, 2),
+            (3, 3),
+            (5, 1),
+            (4, 4),
+            (6, 3),
+        ] {
+            assert_eq!(
+                composition_count(total, parts),
+                compositions(total, parts).len() as u128,
+                "{total} into {parts}"
+            );
+        }
+        // 10^6 agents into 3 groups: C(1000002, 2) = 500001500001.
+        assert_eq!(composition_count(1_000_000, 3), 500_001_500_001);
         assert_eq!(nonempty_submasks(0b101), vec![0b001, 0b100, 0b101]);
         let mut seen = Vec::new();
         for_each_product::<()>(&[2, 3], |i| {

@@ -275,6 +275,20 @@ fn check_variables(
                     format!("`{}` needs bounds, as in `real[0..4]` or `[0..4]`: the MILP encoding needs finite bounds", v.name),
                 ));
             }
+            if let Some(b) = [lo, hi]
+                .into_iter()
+                .flatten()
+                .find(|b| !within_milp_range(b))
+            {
+                return Err(err(
+                    v.span,
+                    format!(
+                        "`{}` has the bound {}, beyond the {MAX_BOUND_TEXT} the MILP encoding allows in magnitude",
+                        v.name,
+                        crate::lang::num::display(b)
+                    ),
+                ));
+            }
         }
     }
     let mut seen: HashMap<&str, Span> = HashMap::new();
@@ -386,4 +400,18 @@ pub(super) fn fit(source: &Source, span: Span, v: &VarDecl, value: Value) -> Lan
             v.name
         ),
     ))
+}
+
+/// Declared variable bounds are refused beyond 10^9 in magnitude. HiGHS
+/// refuses matrix entries of 10^15 and more (its `large_matrix_value`; it
+/// then fails "while building model") and reads 10^20 as infinite, and the
+/// encoding's big-M constants are bound differences times coefficients; f64
+/// keeps about 16 digits, so values up to 10^9 keep the 10^-6 resolution the
+/// replay compares at, and the big-M rows stay far below 10^15.
+const MAX_BOUND: i64 = 1_000_000_000;
+const MAX_BOUND_TEXT: &str = "10^9";
+
+fn within_milp_range(b: &crate::lang::Rat) -> bool {
+    let limit = crate::lang::Rat::from_integer(MAX_BOUND.into());
+    *b <= limit && *b >= -limit
 }

@@ -204,6 +204,27 @@ fn check_refs(source: &Source, f: &Formula, vars: &[String]) -> LangResult<()> {
 }
 
 const MAX_NESTING: usize = 200;
+
+/// `a op b op c ...` for an associative `op`: folded to the left as written
+/// when short, as a balanced tree when longer than
+/// [`crate::lang::chain::BALANCE_ABOVE`] operands, so that a generated
+/// conjunction of thousands of atoms does not make every recursive pass
+/// over formulas overflow the stack.
+fn fold_chain(
+    mut operands: Vec<Formula>,
+    op: fn(Box<Formula>, Box<Formula>) -> Formula,
+) -> Formula {
+    if operands.len() <= crate::lang::chain::BALANCE_ABOVE {
+        let mut rest = operands.into_iter();
+        let first = rest.next().expect("a chain has an operand");
+        return rest.fold(first, |lhs, rhs| op(Box::new(lhs), Box::new(rhs)));
+    }
+    let right = operands.split_off(operands.len() / 2);
+    op(
+        Box::new(fold_chain(operands, op)),
+        Box::new(fold_chain(right, op)),
+    )
+}
 const MAX_STEPS: u32 = 10_000;
 
 struct FormulaParser<'p> {
@@ -224,22 +245,20 @@ impl FormulaParser<'_> {
 
     fn or(&mut self) -> LangResult<Formula> {
         self.enter()?;
-        let mut lhs = self.and()?;
+        let mut operands = vec![self.and()?];
         while self.p.eat(Tok::Or) {
-            let rhs = self.and()?;
-            lhs = Formula::Or(Box::new(lhs), Box::new(rhs));
+            operands.push(self.and()?);
         }
         self.depth -= 1;
-        Ok(lhs)
+        Ok(fold_chain(operands, Formula::Or))
     }
 
     fn and(&mut self) -> LangResult<Formula> {
-        let mut lhs = self.unary()?;
+        let mut operands = vec![self.unary()?];
         while self.p.eat(Tok::And) {
-            let rhs = self.unary()?;
-            lhs = Formula::And(Box::new(lhs), Box::new(rhs));
+            operands.push(self.unary()?);
         }
-        Ok(lhs)
+        Ok(fold_chain(operands, Formula::And))
     }
 
     /// `^k`, `^{k}` or nothing (k = 1).
