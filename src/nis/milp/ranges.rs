@@ -6,7 +6,7 @@
 use super::encode::Val;
 use super::ops::milp_error;
 use super::Enc;
-use crate::lang::{num, DeclType};
+use crate::lang::{error_at, num, DeclType, Span};
 use crate::milp::{LinExpr, Objective, SolveOptions};
 use crate::nis::model::VarDecl;
 use crate::report::RunError;
@@ -22,6 +22,8 @@ pub struct RangeCheck {
     pub integral: bool,
     /// A further 0/1 condition (a zero-one slot's active flag).
     pub guard: Option<LinExpr>,
+    /// The update expression in the model text.
+    pub span: Option<Span>,
 }
 
 impl Enc<'_> {
@@ -34,6 +36,7 @@ impl Enc<'_> {
         name: &str,
         decl: &VarDecl,
         options: &[(LinExpr, Val)],
+        spans: &[Option<Span>],
     ) -> Result<(), RunError> {
         let (lo, hi, integral) = match &decl.ty {
             DeclType::Int { lo, hi } => (lo, hi, true),
@@ -42,7 +45,7 @@ impl Enc<'_> {
         };
         let lo = lo.as_ref().map_or(f64::NEG_INFINITY, num::to_f64);
         let hi = hi.as_ref().map_or(f64::INFINITY, num::to_f64);
-        for (cond, v) in options {
+        for ((cond, v), span) in options.iter().zip(spans) {
             let Val::Num(value) = v else { continue };
             let (l, h) = self.milp.bounds(value);
             if l < lo - 1e-9 || h > hi + 1e-9 {
@@ -52,6 +55,7 @@ impl Enc<'_> {
                         decl.ty.describe(),
                         decl.name
                     ),
+                    span: *span,
                     cond: cond.clone(),
                     value: value.clone(),
                     lo,
@@ -120,11 +124,16 @@ pub fn check_ranges(enc: &Enc, solve: &SolveOptions) -> Result<(), RunError> {
     if let Some(sol) = out.solution {
         if let Some(&(i, _)) = sides.iter().find(|(_, o)| sol.is_set(*o)) {
             let c = &enc.range_checks[i];
-            return Err(RunError::input(format!(
+            let message = format!(
                 "an update leaves {}: it takes the value {} on a run of the model",
                 c.what,
                 sol.eval(&c.value)
-            )));
+            );
+            // Located like the explicit engine's error: at the update.
+            return Err(match c.span {
+                Some(span) => RunError::from(error_at(&enc.model.source, span, message)),
+                None => RunError::input(message),
+            });
         }
     }
     Ok(())

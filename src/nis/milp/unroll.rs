@@ -204,6 +204,8 @@ impl Enc<'_> {
         let mut next = Vec::with_capacity(decls.len());
         for (v, decl) in decls.iter().enumerate() {
             let mut options: Vec<(LinExpr, Val)> = Vec::new();
+            // Where each option's value is written (none: the old value kept).
+            let mut spans: Vec<Option<crate::lang::Span>> = Vec::new();
             for (j, f) in fire.iter().enumerate() {
                 if super::encode::constant(f) == Some(0.0) {
                     continue;
@@ -220,8 +222,11 @@ impl Enc<'_> {
                     },
                 };
                 options.push((f.clone(), value));
+                spans.push(assigned.map(|(_, e)| e.span));
             }
-            next.push(self.merge(&format!("{name}.{}", decl.name), decl, options)?);
+            let var_name = format!("{name}.{}", decl.name);
+            self.record_range_checks(&var_name, decl, &options, &spans)?;
+            next.push(self.merge(&var_name, decl, options)?);
         }
         Ok(next)
     }
@@ -239,7 +244,6 @@ impl Enc<'_> {
                 Val::Enum(xs) => xs.clone(),
             }
         };
-        self.record_range_checks(name, decl, &options)?;
         let first = parts(&options[0].1);
         if options.len() == 1 || options.iter().all(|(_, v)| parts(v) == first) {
             return Ok(options[0].1.clone());
