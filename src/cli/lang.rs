@@ -12,7 +12,8 @@ pub enum LangCmd {
         after_help = "Examples:\n  mavis lang eval '1/3 + 0.15'          # 29/60\n  mavis lang eval 'clamp(3 - 2*2, 0, 4)' --set N=4"
     )]
     Eval {
-        /// The expression.
+        /// The expression (it may start with `-`).
+        #[arg(allow_hyphen_values = true)]
         expr: String,
         /// Constants the expression may use: NAME=VALUE (repeatable).
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]

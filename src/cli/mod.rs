@@ -9,7 +9,7 @@ pub mod swarm;
 mod timed;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
 
 const EXIT_STATUS_HELP: &str = "\
@@ -54,7 +54,7 @@ pub struct GlobalArgs {
     /// Give up after this many seconds (answer: unknown, exit 3).
     #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
-    /// Print only the verdict line.
+    /// Only the verdict line of a verdict; no notes or progress (a file on stdout stays whole).
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
     /// More detail on stderr (repeat for more).
@@ -132,9 +132,29 @@ fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
     }
 }
 
+/// Every (sub)command accepts negative numbers as option values
+/// (`--set x=-1` is already fine, but `--seed -1` or `--max-sigma -0.5`
+/// would otherwise read as unknown flags). Values that merely start with a
+/// number, such as `--input -1,1` or an expression `-x + 1`, also allow a
+/// leading hyphen on their own arguments.
+fn allow_negative_numbers(cmd: clap::Command) -> clap::Command {
+    cmd.allow_negative_numbers(true)
+        .mut_subcommands(allow_negative_numbers)
+}
+
+/// The command line definition with the settings derive cannot express.
+pub fn command() -> clap::Command {
+    allow_negative_numbers(Cli::command())
+}
+
+fn parse_command_line() -> Result<Cli, clap::Error> {
+    let mut matches = command().try_get_matches()?;
+    Cli::from_arg_matches_mut(&mut matches)
+}
+
 /// Parses the command line, runs the verb, prints the outcome.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse_command_line() {
         Ok(cli) => cli,
         Err(e) => {
             // --help and --version are not errors.
@@ -161,7 +181,6 @@ mod tests {
 
     #[test]
     fn clap_definition_is_consistent() {
-        use clap::CommandFactory;
-        Cli::command().debug_assert();
+        command().debug_assert();
     }
 }

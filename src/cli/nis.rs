@@ -135,7 +135,12 @@ pub enum NisCmd {
         #[arg(long)]
         spec: String,
         /// Number of agents N.
-        #[arg(long, value_name = "N", required_unless_present = "abstract_system")]
+        #[arg(
+            long,
+            value_name = "N",
+            required_unless_present = "abstract_system",
+            conflicts_with = "abstract_system"
+        )]
         agents: Option<usize>,
         /// Check the zero-one abstraction M_ab(m) instead.
         #[arg(long = "abstract")]
@@ -159,8 +164,8 @@ pub enum NisCmd {
         /// Depths: N, LO..HI or N,M,...
         #[arg(long, value_parser = parse_range, default_value = "1..6")]
         k: Ints,
-        /// Agent counts: N, LO..HI or N,M,...
-        #[arg(long, value_parser = parse_range, default_value = "2..6")]
+        /// Agent counts: N, LO..HI or N,M,... (not with --abstract).
+        #[arg(long, value_parser = parse_range, default_value = "2..6", conflicts_with = "abstract_system")]
         agents: Ints,
         /// The abstract systems M_ab(m) instead (one row per spec).
         #[arg(long = "abstract")]

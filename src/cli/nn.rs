@@ -26,7 +26,7 @@ mavis nn eval tests/fixtures/mlp_2_16_16_3.onnx --csv inputs.csv --format json"
         net: PathBuf,
         /// An input vector, comma-separated (repeatable). For a network with one
         /// input, `--input 0,0.5,1` is three inputs.
-        #[arg(long = "input", value_name = "VALUES", value_parser = commands::parse_vector)]
+        #[arg(long = "input", value_name = "VALUES", value_parser = commands::parse_vector, allow_hyphen_values = true)]
         input: Vec<Vec<f64>>,
         /// A CSV file of inputs, one per line (an optional header line is skipped).
         #[arg(long, value_name = "FILE")]

@@ -86,7 +86,7 @@ pub enum RobustCmd {
     },
     /// Transient faults at most once every T steps: the bound against T, as a table and plot.
     #[command(
-        after_help = "Example:\n  mavis robust faults examples/robust/faulty_reach.ma --period 1..8 --plot tradeoff.svg"
+        after_help = "Example:\n  mavis robust faults examples/robust/icy_ramp.ma --period 1..8 --plot tradeoff.svg"
     )]
     Faults {
         model: PathBuf,

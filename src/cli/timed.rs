@@ -106,10 +106,15 @@ pub struct ExploreArgs {
     #[arg(long)]
     pacemaker: Option<String>,
     /// Explore states minimising this expression first.
-    #[arg(long, value_name = "EXPR", conflicts_with_all = ["maximize", "random"])]
+    #[arg(long, value_name = "EXPR", conflicts_with_all = ["maximize", "random"], allow_hyphen_values = true)]
     minimize: Option<String>,
     /// Explore states maximising this expression first.
-    #[arg(long, value_name = "EXPR", conflicts_with = "random")]
+    #[arg(
+        long,
+        value_name = "EXPR",
+        conflicts_with = "random",
+        allow_hyphen_values = true
+    )]
     maximize: Option<String>,
     /// Explore successors in a random order.
     #[arg(long)]
@@ -135,7 +140,7 @@ fn write_out(output: Option<PathBuf>, text: &str, mut r: Report) -> Result<Repor
                 .map_err(|e| RunError::input(format!("cannot write {}: {e}", p.display())))?;
             r.line(format!("wrote {}", p.display()));
         }
-        None => r.text.insert_str(0, text),
+        None => r.output = Some(text.to_string()),
     }
     Ok(r)
 }

@@ -52,6 +52,23 @@ impl SourceError {
         self.help = Some(help.into());
         self
     }
+
+    /// The same error shown against `original`, for an error found in
+    /// `rewritten`, a same-length rewrite of it (e.g. quoted labels turned
+    /// into identifiers): the user sees their own text, and any quotation of
+    /// the rewritten words in the message is put back as they wrote it.
+    pub fn rebased(self, original: &Source, rewritten: &Source) -> Self {
+        let start = self.span.offset();
+        let span = Span::new(start, start + self.span.len());
+        let mut message = self.message.clone();
+        let (was, is) = (rewritten.slice(span), original.slice(span));
+        if !was.is_empty() && was != is {
+            message = message.replace(was, is);
+        }
+        let mut e = SourceError::new(original, span, message).with_label(self.label);
+        e.help = self.help;
+        e
+    }
 }
 
 /// Result of anything that reads model text.

@@ -106,11 +106,9 @@ pub fn parse_vector(text: &str) -> Result<Vec<f64>, String> {
 /// Reads input vectors from a CSV file, one per line; a first line that is
 /// not numeric is taken as a header; blank lines and `#` comments are skipped.
 pub fn read_csv(path: &Path) -> Result<Vec<Vec<f64>>, RunError> {
-    let text = crate::lang::Source::read(path)
-        .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
-    let text = text.text();
+    let source = crate::lang::Source::read(path).map_err(|e| RunError::reading(path, e))?;
     let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in source.text().lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;

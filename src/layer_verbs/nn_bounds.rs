@@ -58,9 +58,11 @@ pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, Ru
     r.model = model_ref;
     let mut stages: Vec<(String, NetworkBounds, f64)> = Vec::new();
     let t = Instant::now();
+    ctx.stage("nn bounds: interval propagation");
     let interval = interval_bounds(net, &input);
     stages.push(("interval".into(), interval, t.elapsed().as_secs_f64()));
     let t = Instant::now();
+    ctx.stage("nn bounds: symbolic propagation");
     let symbolic = symbolic_bounds(net, &input);
     stages.push((
         "symbolic".into(),
@@ -70,6 +72,7 @@ pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, Ru
     let solve = SolveOptions::from_context(ctx);
     if req.lp_tighten {
         let t = Instant::now();
+        ctx.stage("nn bounds: LP tightening of the unstable ReLUs");
         let tightened =
             lp_tighten(net, &symbolic, &solve).map_err(|e| RunError::Internal(e.to_string()))?;
         stages.push(("lp".into(), tightened, t.elapsed().as_secs_f64()));
@@ -89,6 +92,10 @@ pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, Ru
         lp: solve.clone(),
     };
     let exact = if req.exact || req.dump_lp.is_some() {
+        ctx.stage(format!(
+            "nn bounds: exact ranges, {} MILPs (a minimum and a maximum per output)",
+            2 * net.output_size()
+        ));
         Some(
             exact_output_bounds(net, &input, &encode, &solve).map_err(|e| match e {
                 MilpError::Replay(_) => RunError::Internal(e.to_string()),

@@ -61,6 +61,16 @@ pub enum MilpError {
         side: &'static str,
         purpose: String,
     },
+    /// Bounds are finite but a coefficient times a bound (or their sum) is not.
+    #[error(
+        "{purpose} needs a finite bound, but the term of variable '{var}' (coefficient {coefficient:e}, bound {bound:e}) overflows it (scale the model down)"
+    )]
+    Overflow {
+        var: String,
+        coefficient: f64,
+        bound: f64,
+        purpose: String,
+    },
     /// A variable was declared with NaN or an empty range.
     #[error("variable '{var}': bounds [{lo}, {hi}] are not a range")]
     BadBounds { var: String, lo: f64, hi: f64 },
@@ -283,10 +293,30 @@ impl Model {
                 };
             }
         }
-        MilpError::Unbounded {
-            var: "(a coefficient overflowed)".into(),
-            side: if upper { "upper" } else { "lower" },
-            purpose: purpose.into(),
+        // Every bound is finite, so a product or the sum overflowed f64: name
+        // the term with the largest magnitude, the one to scale down.
+        let largest = e
+            .merged_terms()
+            .into_iter()
+            .map(|(v, c)| {
+                let (l, h) = self.var_bounds(v);
+                let bound = if (c > 0.0) == upper { h } else { l };
+                (v, c, bound, (c * bound).abs())
+            })
+            .max_by(|a, b| a.3.total_cmp(&b.3));
+        match largest {
+            Some((v, c, bound, _)) => MilpError::Overflow {
+                var: self.name(v).to_string(),
+                coefficient: c,
+                bound,
+                purpose: purpose.to_string(),
+            },
+            None => MilpError::Overflow {
+                var: "(the constant)".into(),
+                coefficient: 1.0,
+                bound: e.constant_part(),
+                purpose: purpose.to_string(),
+            },
         }
     }
 
@@ -376,5 +406,31 @@ mod tests {
         ));
         let out = empty.solve(&crate::milp::Objective::Feasibility, &Default::default());
         assert!(matches!(out, Err(MilpError::BadBounds { .. })));
+    }
+
+    /// Finite bounds whose product with a coefficient overflows f64: the
+    /// error names the term to scale (it used to name no variable).
+    #[test]
+    fn an_overflowing_bound_names_the_variable() {
+        let mut m = Model::new();
+        let wide = m.continuous("wide", 0.0, 1e300);
+        let small = m.continuous("small", -1.0, 1.0);
+        let e = wide * 1e300 + small;
+        let err = m.finite_upper(&e, "the big-M of 'g'").unwrap_err();
+        assert_eq!(
+            err,
+            MilpError::Overflow {
+                var: "wide".into(),
+                coefficient: 1e300,
+                bound: 1e300,
+                purpose: "the big-M of 'g'".into(),
+            }
+        );
+        assert!(err.to_string().contains("variable 'wide'"), "{err}");
+        // The lower side: -1e300 * 1e300 as well, with the same culprit.
+        let low = m
+            .finite_lower(&(wide * -1e300 + small), "a test")
+            .unwrap_err();
+        assert!(low.to_string().contains("variable 'wide'"), "{low}");
     }
 }

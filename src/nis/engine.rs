@@ -284,7 +284,8 @@ pub fn decide(
 
 /// Decides one check with the chosen engine(s); with `both`, a disagreement
 /// is an internal error. The MILP decider's statistics are kept under
-/// `milp.` keys next to the first decider's.
+/// `milp.` keys next to the first decider's, each decider's time under
+/// `explicit.time_s` and `milp.time_s`, and `time_s` is their sum.
 pub fn decide_with(
     choice: EngineChoice,
     milp: &MilpOptions,
@@ -312,8 +313,12 @@ pub fn decide_with(
             for (k, v) in r.stats {
                 f.stats.insert(format!("{}.{k}", r.engine), v);
             }
+            // Each decider's own time, and the record's time is both together.
+            f.stats
+                .insert(format!("{}.time_s", f.engine), f.time_s.into());
             f.stats
                 .insert(format!("{}.time_s", r.engine), r.time_s.into());
+            f.time_s += r.time_s;
             // Both deciders answered and agree: the record says so.
             if (f.engine, r.engine) == ("explicit", "milp") {
                 f.engine = "explicit+milp";

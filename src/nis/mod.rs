@@ -58,8 +58,7 @@ pub fn parse_model(source: &Source, base_dir: &Path, opts: &LoadOptions) -> Lang
 
 /// Reads, parses and checks a `.nis` file.
 pub fn load_model(path: &Path, opts: &LoadOptions) -> Result<Model, RunError> {
-    let source = Source::read(path)
-        .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
+    let source = Source::read(path).map_err(|e| RunError::reading(path, e))?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let model = parse_model(&source, &base, opts)?;
     let unused: Vec<String> = opts

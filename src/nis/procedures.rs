@@ -141,6 +141,9 @@ pub struct VerifyOutcome {
     /// Every sub-check that was run, in order.
     pub checks: Vec<CheckRecord>,
     pub undetermined_reason: Option<String>,
+    /// The verdict is known but the emergence threshold is not (a failing
+    /// M(i) was found before a simulating system).
+    pub threshold_undetermined: bool,
     pub time_s: f64,
 }
 
@@ -148,6 +151,18 @@ impl VerifyOutcome {
     /// Records why the run ends without a verdict (exit 3).
     fn undetermined(&mut self, reason: String) {
         self.conclusion = format!("undetermined: {reason}");
+        self.undetermined_reason = Some(reason);
+    }
+
+    /// M(i) fails: "for every n" is refuted (exit 1), while the emergence
+    /// threshold stays unknown, for `reason` (`emergence` exits 3).
+    fn refuted_threshold_unknown(&mut self, i: usize, reason: String) {
+        self.holds_for_all_n = Some(false);
+        self.threshold_undetermined = true;
+        self.conclusion = format!(
+            "M({i}) does not satisfy phi[{}]: fails for n = {i}; emergence threshold undetermined: {reason}",
+            self.m
+        );
         self.undetermined_reason = Some(reason);
     }
 }
@@ -188,7 +203,11 @@ pub fn verify_using(
     procedure: Option<Procedure>,
     ctx: &RunContext,
 ) -> Result<VerifyOutcome, RunError> {
-    let mut check = |target| decide_with(opts.engine, &opts.milp, model, sentence, target);
+    let m = sentence.agents();
+    let mut check = |target: Target| {
+        ctx.stage(format!("nis verify: checking {}", target.describe(m)));
+        decide_with(opts.engine, &opts.milp, model, sentence, target)
+    };
     run(model, sentence, opts.cap, procedure, ctx, &mut check)
 }
 
@@ -226,6 +245,7 @@ fn run(
         conclusion: String::new(),
         checks: Vec::new(),
         undetermined_reason: None,
+        threshold_undetermined: false,
         time_s: 0.0,
     };
     match procedure {
@@ -385,7 +405,12 @@ fn existential(
                 "no M(i) with i <= {} simulates M_ab({m}) up to depth {}",
                 sim.cap, out.depth
             );
-            out.undetermined(reason);
+            // Without a simulating system, a failing M(i) with i <= cap
+            // still refutes "for every n".
+            match first_failure(ctx, m, sim.cap, check, out)? {
+                Some(i) => out.refuted_threshold_unknown(i, reason),
+                None => out.undetermined(reason),
+            }
         }
         out.simulation = Some(sim);
         return Ok(());
@@ -429,6 +454,29 @@ fn existential(
         );
     }
     Ok(())
+}
+
+/// Checks M(i) for i in m..=cap until one fails (or the time is up);
+/// returns the failing i.
+fn first_failure(
+    ctx: &RunContext,
+    m: usize,
+    cap: usize,
+    check: &mut Check,
+    out: &mut VerifyOutcome,
+) -> Result<Option<usize>, RunError> {
+    for i in m..=cap {
+        if timed_out(ctx) {
+            return Ok(None);
+        }
+        let r = check(concrete(i))?;
+        let holds = r.holds;
+        out.checks.push(r);
+        if !holds {
+            return Ok(Some(i));
+        }
+    }
+    Ok(None)
 }
 
 /// Universal, bound procedure: Corollary 1; an abstract counterexample is
@@ -541,7 +589,12 @@ fn bound_existential(
                 "no M(i) with {m} <= i <= {limit} satisfies phi[{m}] and the bound n' = {} is beyond --cap {limit}",
                 bound.describe(m, b)
             );
-            out.undetermined(reason);
+            // M(m) was checked (i > limit >= m) and fails: not for every n.
+            if limit >= m {
+                out.refuted_threshold_unknown(m, reason);
+            } else {
+                out.undetermined(reason);
+            }
             return Ok(());
         }
         if timed_out(ctx) {
@@ -549,7 +602,11 @@ fn bound_existential(
                 "time-out before some M(i), {m} <= i <= {}, was found to satisfy phi[{m}]",
                 bound.describe(m, b)
             );
-            out.undetermined(reason);
+            if i > m {
+                out.refuted_threshold_unknown(m, reason);
+            } else {
+                out.undetermined(reason);
+            }
             return Ok(());
         }
         let r = check(concrete(i))?;

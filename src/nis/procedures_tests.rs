@@ -236,7 +236,15 @@ fn violations_of_the_lemma_or_of_theorem_1_are_internal_errors() {
 fn the_cap_and_the_time_out_leave_it_undetermined() {
     let ctx = RunContext::default();
     let o = fake(EX1, Some(3), &ctx, &[], |n| n.is_none_or(|n| n >= 5)).unwrap();
-    assert_eq!((o.holds_for_all_n, o.emergence_threshold), (None, None));
+    // M(2) fails, so "for every n" is refuted; the threshold stays unknown.
+    assert_eq!(
+        (
+            o.holds_for_all_n,
+            o.emergence_threshold,
+            o.threshold_undetermined
+        ),
+        (Some(false), None, true)
+    );
     assert!(o
         .undetermined_reason
         .as_deref()

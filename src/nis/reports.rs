@@ -12,13 +12,26 @@ use super::explicit::{
 use super::front::formula::{Kind, Sentence};
 use super::front::model::Model;
 use super::procedures::{verify_using, Procedure, SimulatingBound, VerifyOptions, VerifyOutcome};
-use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat, Verdict};
+use crate::report::{
+    ModelRef, NetworkRef, Report, RunContext, RunError, Table, TableFormat, Verdict,
+};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Instant;
 
-fn model_ref(path: &Path) -> Option<ModelRef> {
-    ModelRef::from_path(path).ok()
+/// The model file and every network it loaded, each with its sha256.
+fn model_ref(path: &Path, model: &Model) -> Option<ModelRef> {
+    let mut r = ModelRef::from_path(path).ok()?;
+    for n in &model.networks {
+        if let Ok(net) = ModelRef::from_path(&n.path) {
+            r.networks.push(NetworkRef {
+                name: n.name.clone(),
+                path: net.path,
+                sha256: net.sha256,
+            });
+        }
+    }
+    Some(r)
 }
 
 fn yes_no(b: bool) -> &'static str {
@@ -52,7 +65,7 @@ pub fn check(
     };
     let rec = decide_with(engine, milp, model, sentence, target)?;
     let mut r = Report::new("nis", "check");
-    r.model = model_ref(path);
+    r.model = model_ref(path, model);
     r.verdict = Some(Verdict::from_bool(rec.holds));
     r.line(format!(
         "{}: {} {} phi[{m}] = {}",
@@ -163,7 +176,14 @@ pub fn table(
 ) -> Result<Report, RunError> {
     let start = Instant::now();
     let mut r = Report::new("nis", "table");
-    r.model = model_ref(path);
+    r.model = model_ref(path, model);
+    if ks.len() > 1 {
+        for spec in specs.iter().filter(|s| !s.contains("{k}")) {
+            r.warnings.push(format!(
+                "`{spec}` has no `{{k}}`: every column of its table checks this same sentence"
+            ));
+        }
+    }
     let mut cells = Vec::new();
     let mut header = vec![if abstract_system {
         "spec \\ k".to_string()
@@ -174,7 +194,7 @@ pub fn table(
     let mut rendered = String::new();
     let mut incomplete = false;
     let rows_per_spec = if abstract_system { 1 } else { agents.len() };
-    let progress = ctx.progress((specs.len() * rows_per_spec * ks.len()) as u64, "nis table");
+    let mut progress = ctx.progress((specs.len() * rows_per_spec * ks.len()) as u64, "nis table");
     for spec in specs {
         let mut t = Table::new(header.clone());
         let rows: Vec<Option<usize>> = if abstract_system {
@@ -199,6 +219,10 @@ pub fn table(
                 }
                 let text = instantiate(spec, k);
                 let s = super::spec(&text)?;
+                ctx.stage(match row {
+                    Some(n) => format!("nis table: M({n}), {s}"),
+                    None => format!("nis table: M_ab({}), {s}", s.agents()),
+                });
                 let target = match row {
                     Some(n) => Target::Concrete { agents: n },
                     None => Target::Abstract,
@@ -277,7 +301,7 @@ pub fn simulates(
 ) -> Result<Report, RunError> {
     let start = Instant::now();
     let mut r = Report::new("nis", "simulates");
-    r.model = model_ref(path);
+    r.model = model_ref(path, model);
     let sem = || Semantics::new(model).map_err(|why| not_finite(model, m, b, &why));
     match agents {
         Some(n) => {
@@ -289,22 +313,26 @@ pub fn simulates(
             let mut ga = Graph::new(Abstract::new(sem()?, m))?;
             let mut gc = Graph::new(Concrete::new(sem()?, n, m))?;
             let mut sim = Simulation::new();
-            let (ok, claim) = if reverse {
+            // `simulator` b-simulates `simulated`.
+            let (ok, simulator, simulated) = if reverse {
                 (
                     sim.holds(&mut gc, &mut ga, b)?,
-                    format!("M_ab({m}) {b}-simulates M({n})"),
+                    format!("M_ab({m})"),
+                    format!("M({n})"),
                 )
             } else {
                 (
                     sim.holds(&mut ga, &mut gc, b)?,
-                    format!("M({n}) {b}-simulates M_ab({m})"),
+                    format!("M({n})"),
+                    format!("M_ab({m})"),
                 )
             };
             r.verdict = Some(Verdict::from_bool(ok));
-            r.line(format!(
-                "{}: {claim}",
-                if ok { "HOLDS" } else { "VIOLATED" }
-            ));
+            r.line(if ok {
+                format!("HOLDS: {simulator} {b}-simulates {simulated}")
+            } else {
+                format!("VIOLATED: {simulator} does not {b}-simulate {simulated}")
+            });
             r.results = json!({ "indexed": m, "depth": b, "agents": n, "reverse": reverse, "simulates": ok });
             r.stat("pairs_visited", sim.pairs_visited);
             r.stat("abstract_states", ga.states.len());
@@ -407,18 +435,18 @@ pub fn verify_report(
             "verify"
         },
     );
-    r.model = model_ref(path);
+    r.model = model_ref(path, model);
     let verdict = match o.holds_for_all_n {
         Some(b) => Verdict::from_bool(b),
         None => Verdict::Unknown,
     };
     let threshold = match o.emergence_threshold {
         Some(t) => format!("{t}"),
-        None if o.holds_for_all_n.is_none() => "undetermined".into(),
+        None if o.holds_for_all_n.is_none() || o.threshold_undetermined => "undetermined".into(),
         None => "none".into(),
     };
     if threshold_only {
-        r.verdict = Some(if o.holds_for_all_n.is_none() {
+        r.verdict = Some(if o.holds_for_all_n.is_none() || o.threshold_undetermined {
             Verdict::Unknown
         } else {
             Verdict::from_bool(o.emergence_threshold.is_some())
@@ -467,18 +495,39 @@ pub fn verify_report(
     r.line(o.conclusion.clone());
     r.line("");
     r.text.push_str(&checks_table(&o).render(TableFormat::Text));
-    let first_witness = o.checks.iter().find_map(|c| {
-        c.witness_text
-            .as_ref()
-            .map(|t| (c.model.clone(), t.clone()))
-    });
-    if let Some((model_name, t)) = first_witness {
-        r.line("");
-        r.line(format!("{model_name}:"));
-        r.text.push_str(&t);
+    // A check's witness shows that check's verdict (existential: a witness
+    // that it holds; universal: a counterexample). Say whose it is, and when
+    // it does not show the run's verdict (the abstraction's witness of a
+    // violated existential sentence), say so.
+    let witnessed = o
+        .checks
+        .iter()
+        .find(|c| c.witness.is_some() || c.witness_text.is_some());
+    let mut results = verify_results(&o);
+    if let Some(c) = witnessed {
+        let kind = if c.holds { "witness" } else { "counterexample" };
+        let shows_verdict = o.holds_for_all_n == Some(c.holds);
+        let about = if shows_verdict {
+            String::new()
+        } else {
+            format!(
+                "; it shows that {} {} phi[{}], not the verdict",
+                c.model,
+                if c.holds { "satisfies" } else { "violates" },
+                o.m
+            )
+        };
+        if let Some(t) = &c.witness_text {
+            r.line("");
+            r.line(format!("{} ({kind} of phi[{}]{about}):", c.model, o.m));
+            r.text.push_str(t);
+        }
+        r.witness = c.witness.clone();
+        results["witness_system"] = c.model.clone().into();
+        results["witness_kind"] = kind.into();
+        results["witness_shows_verdict"] = shows_verdict.into();
     }
-    r.witness = o.checks.iter().find_map(|c| c.witness.clone());
-    r.results = verify_results(&o);
+    r.results = results;
     r.line(format!("time: {:.3} s", o.time_s));
     r.stat("time_s", o.time_s);
     r.stat("checks", o.checks.len());

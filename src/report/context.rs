@@ -2,6 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -21,6 +22,8 @@ pub struct RunContext {
     /// -1 quiet, 0 normal, >0 verbose.
     pub verbosity: i8,
     started: Instant,
+    /// The spinner naming the current stage on a terminal (see [`RunContext::stage`]).
+    spinner: Arc<Mutex<Option<ProgressBar>>>,
 }
 
 impl Default for RunContext {
@@ -37,6 +40,7 @@ impl RunContext {
             timeout,
             verbosity,
             started: Instant::now(),
+            spinner: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -58,29 +62,113 @@ impl RunContext {
         self.remaining().is_some_and(|r| r.is_zero())
     }
 
-    /// A progress bar on stderr, shown only when stderr is a terminal, and
-    /// never under `--format json` unless `-v`.
-    pub fn progress(&self, len: u64, message: &str) -> ProgressBar {
-        let visible = std::io::stderr().is_terminal()
+    /// Whether bars and spinners are drawn: stderr is a terminal, not `-q`,
+    /// and not `--format json` unless `-v`.
+    fn draws_bars(&self) -> bool {
+        std::io::stderr().is_terminal()
             && !self.quiet()
-            && (self.format == Format::Text || self.verbose());
-        if !visible {
-            return ProgressBar::hidden();
+            && (self.format == Format::Text || self.verbose())
+    }
+
+    /// A progress bar of `len` steps on stderr (drawn only on a terminal);
+    /// under `-v` it also prints a line when it finishes, and under `-vv` a
+    /// line per step, so logs show progress too.
+    pub fn progress(&self, len: u64, message: &str) -> Progress {
+        let bar = if self.draws_bars() {
+            let bar = ProgressBar::new(len);
+            bar.set_style(
+                ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({elapsed})")
+                    .expect("valid template")
+                    .progress_chars("=> "),
+            );
+            bar.set_message(message.to_string());
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        Progress {
+            bar,
+            label: message.to_string(),
+            len,
+            done: 0,
+            verbosity: self.verbosity,
+            started: Instant::now(),
         }
-        let bar = ProgressBar::new(len);
-        bar.set_style(
-            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({elapsed})")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        bar.set_message(message.to_string());
-        bar
+    }
+
+    /// Announces a stage of a long run: a line on stderr under `-v` (with the
+    /// time since the run started), a spinner naming the stage on a terminal
+    /// otherwise, nothing under `-q`. The spinner shows the latest stage
+    /// until [`RunContext::finish_stages`] (called before any output).
+    pub fn stage(&self, what: impl AsRef<str>) {
+        let what = what.as_ref();
+        if self.verbose() {
+            eprintln!("[{:8.3} s] {what}", self.started.elapsed().as_secs_f64());
+            return;
+        }
+        if !self.draws_bars() {
+            return;
+        }
+        let mut spinner = self.spinner.lock().unwrap_or_else(|e| e.into_inner());
+        let bar = spinner.get_or_insert_with(|| {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                    .expect("valid template"),
+            );
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        bar.set_message(what.to_string());
+    }
+
+    /// Removes the stage spinner (before the report is printed).
+    pub fn finish_stages(&self) {
+        let mut spinner = self.spinner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(bar) = spinner.take() {
+            bar.finish_and_clear();
+        }
     }
 
     /// A line on stderr under `-v`.
     pub fn note(&self, message: impl AsRef<str>) {
         if self.verbose() {
             super::err_line(message.as_ref());
+        }
+    }
+}
+
+/// A bar over a known number of steps (see [`RunContext::progress`]).
+pub struct Progress {
+    bar: ProgressBar,
+    label: String,
+    len: u64,
+    done: u64,
+    verbosity: i8,
+    started: Instant,
+}
+
+impl Progress {
+    /// One more step done.
+    pub fn inc(&mut self, steps: u64) {
+        self.done += steps;
+        self.bar.inc(steps);
+        if self.verbosity >= 2 {
+            eprintln!("{}: {}/{}", self.label, self.done, self.len);
+        }
+    }
+
+    /// Clears the bar; under `-v` prints how many steps took how long.
+    pub fn finish_and_clear(&self) {
+        self.bar.finish_and_clear();
+        if self.verbosity >= 1 {
+            eprintln!(
+                "{}: {}/{} done in {:.3} s",
+                self.label,
+                self.done,
+                self.len,
+                self.started.elapsed().as_secs_f64()
+            );
         }
     }
 }

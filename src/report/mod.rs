@@ -5,7 +5,8 @@
 mod context;
 mod table;
 
-pub use context::{Format, RunContext};
+pub use context::{Format, Progress, RunContext};
+
 pub use table::{Table, TableFormat};
 
 use serde::Serialize;
@@ -64,6 +65,18 @@ impl Verdict {
 pub struct ModelRef {
     pub path: String,
     pub sha256: String,
+    /// Other files the model loaded (the networks of a `.nis` model);
+    /// absent from the JSON when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub networks: Vec<NetworkRef>,
+}
+
+/// A file a model loaded, by the name the model gives it, identified by content.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NetworkRef {
+    pub name: String,
+    pub path: String,
+    pub sha256: String,
 }
 
 impl ModelRef {
@@ -72,6 +85,7 @@ impl ModelRef {
         Ok(ModelRef {
             path: path.display().to_string(),
             sha256: sha256_hex(&bytes),
+            networks: Vec::new(),
         })
     }
 }
@@ -100,6 +114,14 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// The human rendering: verdict line first, then tables, then sizes and timings.
     pub text: String,
+    /// Remarks for a human reader (on stderr in text mode, never under `-q`);
+    /// whatever a program needs from them is also in `results`.
+    pub notes: Vec<String>,
+    /// A file the run produced for another program (an export, a
+    /// conversion), when it goes to stdout: printed whole whatever `-q` says,
+    /// with the report's own lines moved to stderr so that stdout is exactly
+    /// the file; under `--format json`, the `output` key.
+    pub output: Option<String>,
 }
 
 impl Report {
@@ -114,6 +136,8 @@ impl Report {
             stats: Map::new(),
             warnings: Vec::new(),
             text: String::new(),
+            notes: Vec::new(),
+            output: None,
         }
     }
 
@@ -150,6 +174,9 @@ impl Report {
         if let Some(w) = &self.witness {
             m.insert("witness".into(), w.clone());
         }
+        if let Some(output) = &self.output {
+            m.insert("output".into(), output.clone().into());
+        }
         m.insert("stats".into(), Value::Object(self.stats.clone()));
         m.insert(
             "warnings".into(),
@@ -171,6 +198,24 @@ pub enum RunError {
 impl RunError {
     pub fn input(message: impl std::fmt::Display) -> Self {
         RunError::Input(miette::miette!("{message}"))
+    }
+
+    /// A file that could not be read: located when the reason has a place
+    /// in the file (bytes that are not UTF-8), else the path and the reason.
+    pub fn reading(path: &Path, e: std::io::Error) -> Self {
+        let located = e
+            .get_ref()
+            .is_some_and(|inner| inner.is::<crate::lang::SourceError>());
+        if !located {
+            return RunError::input(format!("cannot read {}: {e}", path.display()));
+        }
+        match e
+            .into_inner()
+            .map(|i| i.downcast::<crate::lang::SourceError>())
+        {
+            Some(Ok(error)) => RunError::Input(miette::Report::new(*error)),
+            _ => RunError::input(format!("cannot read {}", path.display())),
+        }
     }
 
     pub fn exit_code(&self) -> u8 {
@@ -211,7 +256,14 @@ pub fn err_line(text: &str) {
 }
 
 /// Prints a report on stdout in the chosen format; returns the exit status.
+///
+/// Text mode: an [`Report::output`] goes to stdout whole and the report's
+/// lines to stderr; otherwise the lines go to stdout, and `-q` keeps only the
+/// verdict line of a report that has a verdict (a query's answer, which is
+/// the output itself, is never cut). Notes go to stderr unless `-q`;
+/// warnings always do.
 pub fn emit(report: &Report, ctx: &RunContext) -> u8 {
+    ctx.finish_stages();
     match ctx.format {
         Format::Json => {
             let json =
@@ -219,10 +271,24 @@ pub fn emit(report: &Report, ctx: &RunContext) -> u8 {
             out(&format!("{json}\n"));
         }
         Format::Text => {
+            match &report.output {
+                Some(file) => {
+                    out(file);
+                    if !ctx.quiet() {
+                        err_out(&report.text);
+                    }
+                }
+                None if ctx.quiet() && report.verdict.is_some() => {
+                    if let Some(first) = report.text.lines().next() {
+                        out(&format!("{first}\n"));
+                    }
+                }
+                None => out(&report.text),
+            }
             if !ctx.quiet() {
-                out(&report.text);
-            } else if let Some(first) = report.text.lines().next() {
-                out(&format!("{first}\n"));
+                for n in &report.notes {
+                    err_out(&format!("note: {n}\n"));
+                }
             }
             for w in &report.warnings {
                 err_line(&format!("warning: {w}"));
@@ -232,8 +298,15 @@ pub fn emit(report: &Report, ctx: &RunContext) -> u8 {
     report.exit_code()
 }
 
+/// Writes to stderr, ignoring a closed stderr like [`out`] ignores a closed stdout.
+fn err_out(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
 /// Prints a failure on stderr (and, under `--format json`, a JSON object on stdout).
 pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
+    ctx.finish_stages();
     let message = match err {
         RunError::Input(report) => format!("{report:?}"),
         RunError::Internal(msg) => format!("internal error: {msg}"),

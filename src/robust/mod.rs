@@ -45,7 +45,6 @@ pub fn load(
     path: &std::path::Path,
     consts: &mut Constants,
 ) -> Result<(Automaton, Vec<String>), RunError> {
-    let source =
-        Source::read(path).map_err(|e| RunError::input(format!("{}: {e}", path.display())))?;
+    let source = Source::read(path).map_err(|e| RunError::reading(path, e))?;
     load_source(&source, consts)
 }

@@ -305,8 +305,7 @@ pub fn check_report(
             "`check` computes reachability bounds; the model's objective is not `reach`",
         ));
     };
-    let src = Source::read(strategy_file)
-        .map_err(|e| RunError::input(format!("{}: {e}", strategy_file.display())))?;
+    let src = Source::read(strategy_file).map_err(|e| RunError::reading(strategy_file, e))?;
     let s = strategy::parse(&src, &a)?;
     let t = Instant::now();
     let in_f = reach::membership(a.len(), f);

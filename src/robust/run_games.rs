@@ -25,8 +25,7 @@ pub fn parity_report(
     ctx: &RunContext,
 ) -> Result<Report, RunError> {
     let mut r = Report::new("robust", "parity");
-    let src =
-        Source::read(path).map_err(|e| RunError::input(format!("{}: {e}", path.display())))?;
+    let src = Source::read(path).map_err(|e| RunError::reading(path, e))?;
     r.model = ModelRef::from_path(path).ok();
     let t0 = Instant::now();
     let g = pgsolver::read_game(&src)?;

@@ -328,14 +328,14 @@ pub fn export(
     };
     let mut r = Report::new("swarm", "export");
     r.model = crate::report::ModelRef::from_path(&inputs.model).ok();
+    r.results = serde_json::json!({ "exported": what, "bytes": text.len() });
     match output {
         Some(path) => {
             std::fs::write(path, &text)
                 .map_err(|e| RunError::input(format!("cannot write {}: {e}", path.display())))?;
             r.text = format!("wrote {what} to {}\n", path.display());
         }
-        None => r.text = text,
+        None => r.output = Some(text),
     }
-    r.results = serde_json::json!({ "exported": what, "bytes": r.text.len() });
     Ok(r)
 }

@@ -54,7 +54,7 @@ pub struct Loaded {
 }
 
 fn read(path: &Path) -> Result<Source, RunError> {
-    Source::read(path).map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))
+    Source::read(path).map_err(|e| RunError::reading(path, e))
 }
 
 /// Parses and resolves a swarm file (and faults file) from texts.
@@ -107,19 +107,15 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, RunError> {
     )
 }
 
-/// The properties of a run: the file's, then the command line's.
+/// The properties of a run: the file's, then the command line's, each
+/// `--prop` its own source (`<--prop>`, line 1) so that errors point into it.
 pub fn load_props(inputs: &Inputs, model: &model::Model) -> Result<props::Properties, RunError> {
-    let mut text = String::new();
-    let name = match &inputs.props {
-        Some(p) => {
-            text = read(p)?.text().to_string();
-            p.display().to_string()
-        }
-        None => "<--prop>".to_string(),
-    };
-    for t in &inputs.prop_texts {
-        text.push('\n');
-        text.push_str(t);
+    let mut sources = Vec::new();
+    if let Some(p) = &inputs.props {
+        sources.push(read(p)?);
     }
-    Ok(props::parse_properties(&Source::new(name, text), model)?)
+    for t in &inputs.prop_texts {
+        sources.push(Source::new("<--prop>", t.clone()));
+    }
+    Ok(props::parse_property_sources(&sources, model)?)
 }

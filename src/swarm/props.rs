@@ -238,29 +238,55 @@ fn property(p: &mut Parser, scope: &GlobalScope) -> LangResult<(Property, Span)>
 
 /// Parses a properties text (one or more properties, `;` or newlines between).
 pub fn parse_properties(source: &Source, model: &Model) -> LangResult<Properties> {
-    // Same-length encoding, so spans in `encoded` are spans in `source`.
-    let encoded = Source::new(source.name(), encode_labels(source.text()));
-    let mut p = Parser::new(&encoded)?;
+    parse_property_sources(std::slice::from_ref(source), model)
+}
+
+/// Parses several properties texts (a file, then each `--prop`) into one
+/// list; each keeps its own name and lines in errors. At least one property
+/// must be given in all.
+pub fn parse_property_sources(sources: &[Source], model: &Model) -> LangResult<Properties> {
     let scope = GlobalScope {
         model,
         refs: std::cell::RefCell::new(model.label_refs.clone()),
     };
     let mut props = Vec::new();
-    while !p.at_eof() {
-        if p.eat(Tok::Semi) {
-            continue;
-        }
-        let (mut prop, span) = property(&mut p, &scope)?;
-        prop.text = source.slice(span).to_string();
-        props.push(prop);
+    for source in sources {
+        // Same-length encoding, so spans in `encoded` are spans in `source`;
+        // errors are shown against `source`, as the user wrote it.
+        let encoded = Source::new(source.name(), encode_labels(source.text()));
+        parse_encoded(source, &encoded, &scope, &mut props)
+            .map_err(|e| Box::new((*e).rebased(source, &encoded)))?;
     }
     if props.is_empty() {
-        return Err(error_at(source, Span::default(), "no property given"));
+        let source = sources
+            .first()
+            .cloned()
+            .unwrap_or_else(|| Source::new("<--prop>", ""));
+        let end = source.text().len();
+        return Err(error_at(&source, Span::new(end, end), "no property given"));
     }
     Ok(Properties {
         props,
         refs: scope.refs.into_inner(),
     })
+}
+
+fn parse_encoded(
+    source: &Source,
+    encoded: &Source,
+    scope: &GlobalScope,
+    props: &mut Vec<Property>,
+) -> LangResult<()> {
+    let mut p = Parser::new(encoded)?;
+    while !p.at_eof() {
+        if p.eat(Tok::Semi) {
+            continue;
+        }
+        let (mut prop, span) = property(&mut p, scope)?;
+        prop.text = source.slice(span).to_string();
+        props.push(prop);
+    }
+    Ok(())
 }
 
 /// Reads slots `< LABEL_BASE` from the observed variables and the others from labels.

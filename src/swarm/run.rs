@@ -120,11 +120,19 @@ fn explore_and_label_to(
     depth: Option<usize>,
 ) -> Result<Explored, Stop> {
     let t0 = Instant::now();
+    ctx.stage(match depth {
+        None => "swarm: exploring the reachable states".to_string(),
+        Some(d) => format!("swarm: exploring the states up to depth {d}"),
+    });
     let mdp = match depth {
         None => engine::build(sem, exact, max_states, deadline(ctx))?,
         Some(d) => engine::build_to_depth(sem, exact, max_states, deadline(ctx), d)?,
     };
     let build_s = t0.elapsed().as_secs_f64();
+    ctx.stage(format!(
+        "swarm: {} states explored in {build_s:.3} s; labelling",
+        mdp.num_states()
+    ));
     let refs = with_phase_refs(l, &props.refs);
     let mut truth = Vec::new();
     for p in &props.props {

@@ -31,11 +31,28 @@ pub fn is_json_path(path: &std::path::Path) -> bool {
 
 /// Parses text or JSON (chosen by `json`) into the written model.
 pub fn parse_source(source: &Source, json: bool) -> LangResult<ast::ModelAst> {
-    if json {
-        json::parse_json(source)
+    let ast = if json {
+        json::parse_json(source)?
     } else {
-        parse::parse_model(source)
+        parse::parse_model(source)?
+    };
+    if ast.agents.is_empty() {
+        // Located in the file itself (the JSON `agents` key, or the end of
+        // the text, where the first agent is missing), not in a made-up source.
+        const KEY: &str = "\"agents\"";
+        let text = source.text();
+        let span = match text.find(KEY) {
+            Some(i) if json => crate::lang::Span::new(i, i + KEY.len()),
+            _ if json => crate::lang::Span::new(0, 0),
+            _ => crate::lang::Span::new(text.len(), text.len()),
+        };
+        return Err(crate::lang::error_at(
+            source,
+            span,
+            "the model declares no agent: write `agent NAME period P { ... }`",
+        ));
     }
+    Ok(ast)
 }
 
 /// Parses and validates a model text.

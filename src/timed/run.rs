@@ -18,8 +18,7 @@ pub fn load(
     path: &Path,
     overrides: HashMap<String, Value>,
 ) -> Result<(ModelAst, Model, ModelRef), RunError> {
-    let source = Source::read(path)
-        .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
+    let source = Source::read(path).map_err(|e| RunError::reading(path, e))?;
     let ast = parse_source(&source, is_json_path(path))?;
     let model = build::build_model(&ast, overrides)?;
     let mref = ModelRef::from_path(path)
@@ -308,8 +307,7 @@ fn render(
 
 /// `mavis timed convert`: text to JSON or JSON to text, by the input's extension.
 pub fn convert(path: &Path) -> Result<(String, Report), RunError> {
-    let source = Source::read(path)
-        .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
+    let source = Source::read(path).map_err(|e| RunError::reading(path, e))?;
     let from_json = is_json_path(path);
     let ast = parse_source(&source, from_json)?;
     // Validate before converting, so that a conversion never yields an invalid model.
@@ -339,7 +337,10 @@ pub fn export(
     r.model = mref;
     r.results = json!({"to": to.name(), "scale": out.scale.to_string()});
     r.warnings = out.warnings;
-    r.line(format!("V scaled to integers by the factor {}", out.scale));
+    // A note, not a line of the report: on stdout it would follow `</nta>`
+    // and the file would no longer be XML. The file says it in a comment.
+    r.notes
+        .push(format!("V scaled to integers by the factor {}", out.scale));
     Ok((out.text, r))
 }
 

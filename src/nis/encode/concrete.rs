@@ -90,7 +90,7 @@ impl Enc<'_> {
 
     /// No recorded update leaves its declared range on a run ([`check_ranges`]).
     pub fn check_ranges(&self, opts: &MilpOptions) -> Result<(), RunError> {
-        check_ranges(&self.milp, &self.range_checks, &opts.solve)
+        check_ranges(&self.model.source, &self.milp, &self.range_checks, &opts.solve)
     }
 
     /// The network copies of this unrolling.

@@ -4,7 +4,7 @@
 //! range; one MILP then asks whether any of them can leave it.
 
 use super::options::milp_error;
-use crate::lang::{num, DeclType};
+use crate::lang::{error_at, num, DeclType, Source, Span};
 use crate::milp::{LinExpr, Model as Milp, Objective, SolveOptions};
 use crate::nis::front::model::VarDecl;
 use crate::report::RunError;
@@ -20,17 +20,19 @@ pub struct RangeCheck {
     pub integral: bool,
     /// A further 0/1 condition (a zero-one slot's active flag).
     pub guard: Option<LinExpr>,
+    /// The update expression in the model text.
+    pub span: Option<Span>,
 }
 
 /// The update values (each assigned when its 0/1 condition holds) whose
 /// bounds exceed the declared range of a number variable: the semantics
 /// calls leaving the range an error, which the decider looks for before it
-/// answers ([`check_ranges`]). `guard`: a further condition (a slot's active flag).
+/// answers ([`check_ranges`]); `span`: where the value is written. `guard`: a further condition (a slot's active flag).
 pub fn range_checks<'v>(
     milp: &Milp,
     name: &str,
     decl: &VarDecl,
-    values: impl Iterator<Item = (&'v LinExpr, &'v LinExpr)>,
+    values: impl Iterator<Item = (&'v LinExpr, &'v LinExpr, Option<Span>)>,
     guard: Option<&LinExpr>,
 ) -> Vec<RangeCheck> {
     let (lo, hi, integral) = match &decl.ty {
@@ -41,7 +43,7 @@ pub fn range_checks<'v>(
     let lo = lo.as_ref().map_or(f64::NEG_INFINITY, num::to_f64);
     let hi = hi.as_ref().map_or(f64::INFINITY, num::to_f64);
     let mut out = Vec::new();
-    for (cond, value) in values {
+    for (cond, value, span) in values {
         let (l, h) = milp.bounds(value);
         if l < lo - 1e-9 || h > hi + 1e-9 {
             out.push(RangeCheck {
@@ -50,6 +52,7 @@ pub fn range_checks<'v>(
                     decl.ty.describe(),
                     decl.name
                 ),
+                span,
                 cond: cond.clone(),
                 value: value.clone(),
                 lo,
@@ -67,6 +70,7 @@ pub fn range_checks<'v>(
 /// update value can leave its range on some run of the unrolling (state
 /// variables are bounded by their value hulls, not clipped, so none is hidden).
 pub fn check_ranges(
+    source: &Source,
     milp: &Milp,
     checks: &[RangeCheck],
     solve: &SolveOptions,
@@ -117,11 +121,16 @@ pub fn check_ranges(
     if let Some(sol) = out.solution {
         if let Some(&(i, _)) = sides.iter().find(|(_, o)| sol.is_set(*o)) {
             let c = &checks[i];
-            return Err(RunError::input(format!(
+            let message = format!(
                 "an update leaves {}: it takes the value {} on a run of the model",
                 c.what,
                 sol.eval(&c.value)
-            )));
+            );
+            // Located like the explicit engine's error: at the update.
+            return Err(match c.span {
+                Some(span) => RunError::from(error_at(source, span, message)),
+                None => RunError::input(message),
+            });
         }
     }
     Ok(())

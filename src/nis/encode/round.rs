@@ -158,6 +158,8 @@ impl Enc<'_> {
         let mut next = Vec::with_capacity(decls.len());
         for (v, decl) in decls.iter().enumerate() {
             let mut options: Vec<(LinExpr, Val)> = Vec::new();
+            // Where each option's value is written (none: the old value kept).
+            let mut spans: Vec<Option<crate::lang::Span>> = Vec::new();
             for (j, f) in fire.iter().enumerate() {
                 if constant(f) == Some(0.0) {
                     continue;
@@ -174,8 +176,10 @@ impl Enc<'_> {
                     },
                 };
                 options.push((f.clone(), value));
+                spans.push(assigned.map(|(_, e)| e.span));
             }
-            next.push(self.merge(&format!("{name}.{}", decl.name), decl, options, guard)?);
+            let var_name = format!("{name}.{}", decl.name);
+            next.push(self.merge(&var_name, decl, options, &spans, guard)?);
         }
         Ok(next)
     }
@@ -186,6 +190,7 @@ impl Enc<'_> {
         name: &str,
         decl: &VarDecl,
         options: Vec<(LinExpr, Val)>,
+        spans: &[Option<crate::lang::Span>],
         guard: Option<&LinExpr>,
     ) -> Result<Val, RunError> {
         let parts = |v: &Val| -> Vec<LinExpr> {
@@ -194,8 +199,8 @@ impl Enc<'_> {
                 Val::Enum(xs) => xs.clone(),
             }
         };
-        let numbers = options.iter().filter_map(|(c, v)| match v {
-            Val::Num(x) => Some((c, x)),
+        let numbers = options.iter().zip(spans).filter_map(|((c, v), span)| match v {
+            Val::Num(x) => Some((c, x, *span)),
             _ => None,
         });
         let found = range_checks(&self.milp, name, decl, numbers, guard);

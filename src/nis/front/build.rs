@@ -147,14 +147,21 @@ fn load_networks(
         let network = match nets.in_memory.get(&rn.name) {
             Some(n) => n.clone(),
             None => (nets.load)(&path).map_err(|e| {
-                err(
-                    rn.path_span,
-                    format!(
-                        "cannot load network `{}` from {}: {e}",
-                        rn.name,
-                        path.display()
-                    ),
-                )
+                let message = format!(
+                    "cannot load network `{}` from {}: {e}",
+                    rn.name,
+                    path.display()
+                );
+                if nets.overrides.contains_key(&rn.name) {
+                    // The file came from `--network`: point there, not at the
+                    // model's `net` line, which names another file.
+                    let given = format!("--network {}={}", rn.name, path.display());
+                    let at = "--network ".len() + rn.name.len() + 1;
+                    let cli = Source::new("<command line>", given.clone());
+                    error_at(&cli, Span::new(at, given.len()), message)
+                } else {
+                    err(rn.path_span, message)
+                }
             })?,
         };
         if !rn.outputs.is_empty() && rn.outputs.len() != network.output_size() {
