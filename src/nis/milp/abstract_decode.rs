@@ -189,10 +189,11 @@ fn exclude_faults(
                 .unwrap_or_else(|| RunError::Internal("a fault vanished".into())));
         }
         (_, _) => {
-            return Err(RunError::Internal(format!(
-                "the MILP decider could not decide whether an update leaves its range: {}",
-                out.reason.unwrap_or_else(|| "no answer from HiGHS".into())
-            )))
+            return Err(super::undetermined(
+                "the MILP decider could not decide whether an update leaves its range",
+                out.reason,
+                opts,
+            ))
         }
     }
     for (i, f) in faults.iter().enumerate() {
@@ -265,10 +266,11 @@ pub(super) fn solve_one<'m>(
             };
             Ok(Some(d.tree(&root)))
         }
-        (_, _) => Err(RunError::Internal(format!(
-            "the MILP decider is undetermined: {}",
-            out.reason.unwrap_or_else(|| "no answer from HiGHS".into())
-        ))),
+        (_, _) => Err(super::undetermined(
+            "the MILP decider is undetermined",
+            out.reason,
+            opts,
+        )),
     }
 }
 

@@ -272,10 +272,11 @@ pub fn cover(
             }
             (Status::Optimal | Status::Feasible, Some(sol)) => sol,
             _ => {
-                return Err(RunError::Internal(format!(
-                    "the MILP decider is undetermined: {}",
-                    out.reason.unwrap_or_else(|| "no answer from HiGHS".into())
-                )))
+                return Err(super::undetermined(
+                    "the MILP decider is undetermined",
+                    out.reason,
+                    opts,
+                ))
             }
         };
         let b = super::real::values(&sol, &init.env, &model.env.vars);

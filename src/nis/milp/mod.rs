@@ -237,6 +237,19 @@ fn solve_confirmed(
     Ok(out)
 }
 
+/// A MILP of the deciders without an answer: the run's deadline passing
+/// (verdict unknown, the procedures keep what they found), or else a failure
+/// of HiGHS on `what`.
+pub(super) fn undetermined(what: &str, reason: Option<String>, opts: &MilpOptions) -> RunError {
+    match opts.solve.deadline.expiry() {
+        Some(e) => RunError::TimedOut(format!("{e} while HiGHS was solving a MILP of the decider")),
+        None => RunError::Internal(format!(
+            "{what}: {}",
+            reason.unwrap_or_else(|| "no answer from HiGHS".into())
+        )),
+    }
+}
+
 /// What one MILP (one initial environment state) answered.
 enum Answer {
     Infeasible,
@@ -293,10 +306,11 @@ fn solve_one(
             };
             Ok(Answer::Witness(d.tree(&root)))
         }
-        (_, _) => Err(RunError::Internal(format!(
-            "the MILP decider is undetermined: {}",
-            out.reason.unwrap_or_else(|| "no answer from HiGHS".into())
-        ))),
+        (_, _) => Err(undetermined(
+            "the MILP decider is undetermined",
+            out.reason,
+            opts,
+        )),
     }
 }
 

@@ -263,10 +263,11 @@ fn solve_one_start(
             }
             Ok(Some(decode_tree(model, &sol, &u, &root)))
         }
-        _ => Err(RunError::Internal(format!(
-            "the MILP decider is undetermined: {}",
-            out.reason.unwrap_or_else(|| "no answer from HiGHS".into())
-        ))),
+        _ => Err(super::undetermined(
+            "the MILP decider is undetermined",
+            out.reason,
+            opts,
+        )),
     }
 }
 
