@@ -308,7 +308,7 @@ fn statuses_infeasible_unknown_and_integers() {
     assert_eq!(out.status, Status::Unknown);
     // The options reach HiGHS: a time limit and a gap are accepted.
     let timed = SolveOptions {
-        time_limit: Some(Duration::from_secs(5)),
+        deadline: mavis::report::Deadline::after(Duration::from_secs(5)),
         mip_gap: Some(0.0),
         threads: 1,
         verbose: false,
@@ -319,6 +319,17 @@ fn statuses_infeasible_unknown_and_integers() {
     let k = m.integer("k", 0.0, 10.0);
     let out = m.solve(&Objective::Maximise(k.into()), &timed).unwrap();
     assert_eq!((out.status, out.objective), (Status::Optimal, Some(10.0)));
+    // Past the deadline no solve starts: the answer is unknown, for the time limit.
+    let expired = SolveOptions {
+        deadline: mavis::report::Deadline::starting_at(
+            std::time::Instant::now() - Duration::from_secs(2),
+            Some(Duration::from_secs(1)),
+        ),
+        ..SolveOptions::default()
+    };
+    let out = m.solve(&Objective::Maximise(k.into()), &expired).unwrap();
+    assert_eq!(out.status, Status::Unknown);
+    assert_eq!(out.reason.as_deref(), Some(mavis::milp::TIME_LIMIT));
     // Constant-only models are checked too.
     let mut c = Model::new();
     c.le("never", LinExpr::constant(1.0), 0.0);

@@ -11,6 +11,8 @@ mod timed;
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
 
 const EXIT_STATUS_HELP: &str = "\
 Exit status:
@@ -51,9 +53,10 @@ pub struct GlobalArgs {
     /// Worker threads for solvers and search.
     #[arg(long, global = true, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS))]
     pub threads: u32,
-    /// Give up after this many seconds (answer: unknown, exit 3).
-    #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_timeout)]
-    pub timeout: Option<f64>,
+    /// Bound the whole run to this many seconds from its start (at most 1e9):
+    /// at the deadline the answer is unknown (exit 3) with what was found so far.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = report::parse_timeout)]
+    pub timeout: Option<Duration>,
     /// Only the verdict line of a verdict; no notes or progress (a file on stdout stays whole).
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
@@ -66,17 +69,6 @@ pub struct GlobalArgs {
 pub enum FormatArg {
     Text,
     Json,
-}
-
-fn parse_timeout(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .parse()
-        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err("the time-out must be a positive number of seconds".into())
-    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -102,7 +94,8 @@ pub enum Command {
 }
 
 impl GlobalArgs {
-    pub fn context(&self) -> RunContext {
+    /// The run's settings; `--timeout` counts from `start`, the start of the process.
+    pub fn context(&self, start: Instant) -> RunContext {
         let format = match self.format {
             FormatArg::Text => Format::Text,
             FormatArg::Json => Format::Json,
@@ -112,10 +105,11 @@ impl GlobalArgs {
         } else {
             self.verbose.min(100) as i8
         };
-        RunContext::new(
+        RunContext::started_at(
+            start,
             format,
             self.threads as usize,
-            self.timeout.map(std::time::Duration::from_secs_f64),
+            self.timeout,
             verbosity,
         )
     }
@@ -147,15 +141,17 @@ pub fn command() -> clap::Command {
     allow_negative_numbers(Cli::command())
 }
 
-fn parse_command_line() -> Result<Cli, clap::Error> {
-    let mut matches = command().try_get_matches()?;
-    Cli::from_arg_matches_mut(&mut matches)
+fn parse_command_line() -> Result<(Cli, clap::ArgMatches), clap::Error> {
+    let matches = command().try_get_matches()?;
+    let cli = Cli::from_arg_matches(&matches)?;
+    Ok((cli, matches))
 }
 
 /// Parses the command line, runs the verb, prints the outcome.
 pub fn main() -> ExitCode {
-    let cli = match parse_command_line() {
-        Ok(cli) => cli,
+    let start = Instant::now();
+    let (cli, matches) = match parse_command_line() {
+        Ok(parsed) => parsed,
         Err(e) => {
             // --help and --version are not errors.
             let code = if e.use_stderr() {
@@ -167,12 +163,77 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let ctx = cli.global.context();
-    let code = match dispatch(cli.command, &ctx) {
-        Ok(report) => report::emit(&report, &ctx),
-        Err(err) => report::emit_error(&err, &ctx),
+    let ctx = cli.global.context(start);
+    let timed_out = |reason: &str| {
+        let (engine, verb) = verb_names(&matches);
+        let mut report = Report::timed_out(engine, verb, reason, &ctx);
+        report.stat("time_s", start.elapsed().as_secs_f64());
+        report::emit(&report, &ctx)
+    };
+    let code = match run_bounded(cli.command, &ctx) {
+        Some(Ok(report)) => report::emit(&report, &ctx),
+        Some(Err(RunError::TimedOut(reason))) => timed_out(&reason),
+        Some(Err(err)) => report::emit_error(&err, &ctx),
+        None => {
+            let limit = ctx.timeout().map_or(0.0, |t| t.as_secs_f64());
+            let code = timed_out(&format!(
+                "the time-out of {limit} s was reached and the run was stopped before it could report what it had found"
+            ));
+            // The verb is still running on its thread: end the process now.
+            std::process::exit(i32::from(code));
+        }
     };
     ExitCode::from(code)
+}
+
+/// How long after the deadline a verb may take to stop by itself and report
+/// its partial results before the run is stopped from outside.
+const GRACE: Duration = Duration::from_millis(700);
+
+/// The stack of the thread that runs the verb: the main thread's usual 8 MiB.
+const VERB_STACK: usize = 8 << 20;
+
+/// Runs the verb on its own thread and waits at most until the deadline plus
+/// [`GRACE`]; `None` when the verb has not finished by then. Every engine
+/// checks the deadline itself and returns partial results; this is the
+/// backstop for any work that cannot be interrupted (a long HiGHS presolve,
+/// one huge exact multiplication). A panic of the verb is resumed here.
+fn run_bounded(command: Command, ctx: &RunContext) -> Option<Result<Report, RunError>> {
+    let (send, receive) = std::sync::mpsc::channel();
+    let verb_ctx = ctx.clone();
+    let verb = std::thread::Builder::new()
+        .name("verb".into())
+        .stack_size(VERB_STACK)
+        .spawn(move || {
+            let _ = send.send(dispatch(command, &verb_ctx));
+        })
+        .expect("spawn the verb's thread");
+    let answer = match ctx.deadline().at() {
+        None => receive.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        Some(at) => {
+            let wait = (at + GRACE).saturating_duration_since(Instant::now());
+            receive.recv_timeout(wait)
+        }
+    };
+    match answer {
+        Ok(outcome) => Some(outcome),
+        Err(RecvTimeoutError::Timeout) => None,
+        Err(RecvTimeoutError::Disconnected) => match verb.join() {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(()) => Some(Err(RunError::Internal(
+                "the verb's thread ended without an answer".into(),
+            ))),
+        },
+    }
+}
+
+/// The engine and verb named on the command line, for a report made here.
+/// They live until the process ends (one leak of a few bytes, once).
+fn verb_names(matches: &clap::ArgMatches) -> (&'static str, &'static str) {
+    let (engine, sub) = matches.subcommand().unwrap_or(("", matches));
+    let verb = sub.subcommand_name().unwrap_or("");
+    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+    (leak(engine), leak(verb))
 }
 
 #[cfg(test)]

@@ -46,7 +46,7 @@ impl MilpArgs {
     fn options(self, ctx: &RunContext) -> MilpOptions {
         MilpOptions {
             symmetry_breaking: !self.no_symmetry_breaking,
-            solve: SolveOptions::from_context(ctx),
+            solve: SolveOptions::new(ctx.threads, ctx.deadline(), ctx.verbosity >= 2),
             zero_one_slots: self.zero_one == ZeroOneArg::Slots,
             ..MilpOptions::default()
         }

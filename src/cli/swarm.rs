@@ -214,6 +214,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 threshold,
                 format,
                 output.as_deref(),
+                ctx.deadline(),
             )
         }
     }

@@ -191,7 +191,7 @@ pub fn run(cmd: TimedCmd, ctx: &RunContext) -> Result<Report, RunError> {
                     heuristic,
                     pacemaker,
                     max_states: opts.max_states,
-                    deadline: ctx.timeout.map(|t| std::time::Instant::now() + t),
+                    deadline: ctx.deadline().at(),
                 },
             };
             let selection = match (query, name.is_empty()) {

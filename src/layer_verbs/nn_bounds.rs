@@ -69,7 +69,7 @@ pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, Ru
         symbolic.clone(),
         t.elapsed().as_secs_f64(),
     ));
-    let solve = SolveOptions::from_context(ctx);
+    let solve = SolveOptions::new(ctx.threads, ctx.deadline(), ctx.verbosity >= 2);
     if req.lp_tighten {
         let t = Instant::now();
         ctx.stage("nn bounds: LP tightening of the unstable ReLUs");
@@ -115,6 +115,12 @@ pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, Ru
         ));
     }
     let exact = if req.exact { exact } else { None };
+    if exact.is_some() && ctx.timed_out() {
+        r.stat("timed_out", true);
+        r.warnings.push(
+            "the time-out was reached: the MILPs left unsolved give the relaxation bounds".into(),
+        );
+    }
     let complete = match &exact {
         None => true,
         Some(ex) => ex

@@ -44,5 +44,5 @@ pub use expr::{LinExpr, Var};
 pub use logic::{constant, not, Linear};
 pub use model::{MilpError, Model, ModelStats, Sense, VarKind};
 pub use network::{BoundsMethod, EncodeOptions, NetworkCopy};
-pub use solve::{Objective, Outcome, Solution, SolveOptions, Status};
+pub use solve::{Objective, Outcome, Solution, SolveOptions, Status, TIME_LIMIT};
 pub use tighten::lp_tighten;

@@ -2,6 +2,7 @@
 
 use super::expr::{LinExpr, Var};
 use super::model::{MilpError, Model, Sense, VarKind};
+use crate::report::Deadline;
 use good_lp::solvers::highs::highs;
 use good_lp::{
     variable, Expression, ProblemVariables, ResolutionError, Solution as _, SolutionStatus,
@@ -14,9 +15,10 @@ use std::time::{Duration, Instant};
 pub struct SolveOptions {
     /// HiGHS threads (HiGHS fixes its thread pool at the first solve of a process).
     pub threads: usize,
-    /// Give up after this long: the status is then `Feasible` (a solution, not
-    /// proven optimal) or `Unknown` (no solution yet).
-    pub time_limit: Option<Duration>,
+    /// Give up at this deadline: each solve gets only the time left, and the
+    /// status is then `Feasible` (a solution, not proven optimal) or
+    /// `Unknown` (no solution yet; also without calling HiGHS once expired).
+    pub deadline: Deadline,
     /// Relative MIP gap at which HiGHS may stop and call the point optimal
     /// (HiGHS's default 1e-4 when `None`; exact bounds use 0).
     pub mip_gap: Option<f64>,
@@ -35,7 +37,7 @@ impl Default for SolveOptions {
     fn default() -> Self {
         SolveOptions {
             threads: 1,
-            time_limit: None,
+            deadline: Deadline::NONE,
             mip_gap: None,
             verbose: false,
             feasibility_tolerance: None,
@@ -45,15 +47,14 @@ impl Default for SolveOptions {
 }
 
 impl SolveOptions {
-    /// Options from the global `--threads` and `--timeout` (the time left).
-    pub fn from_context(ctx: &crate::report::RunContext) -> Self {
+    /// Default options with `threads` HiGHS threads, stopping at `deadline`,
+    /// HiGHS's log on stderr when `verbose`.
+    pub fn new(threads: usize, deadline: Deadline, verbose: bool) -> Self {
         SolveOptions {
-            threads: ctx.threads,
-            time_limit: ctx.remaining(),
-            mip_gap: None,
-            verbose: ctx.verbosity >= 2,
-            feasibility_tolerance: None,
-            presolve: true,
+            threads,
+            deadline,
+            verbose,
+            ..SolveOptions::default()
         }
     }
 }
@@ -121,6 +122,9 @@ pub struct Outcome {
     pub time: Duration,
 }
 
+/// The reason of an answer cut by [`SolveOptions::deadline`].
+pub const TIME_LIMIT: &str = "time limit";
+
 /// The start of the reason of an `Unknown` that HiGHS ended with an error.
 const HIGHS_STOPPED: &str = "HiGHS stopped: ";
 
@@ -152,6 +156,15 @@ impl Model {
         presolve: bool,
     ) -> Result<Outcome, MilpError> {
         let start = Instant::now();
+        if opts.deadline.expired() {
+            return Ok(Outcome {
+                status: Status::Unknown,
+                solution: None,
+                objective: None,
+                reason: Some(TIME_LIMIT.into()),
+                time: Duration::ZERO,
+            });
+        }
         let mut vars = ProblemVariables::new();
         let mut handles = Vec::with_capacity(self.vars.len());
         for info in &self.vars {
@@ -188,9 +201,6 @@ impl Model {
         if !presolve {
             p = p.set_option("presolve", "off");
         }
-        if let Some(t) = opts.time_limit {
-            p = p.set_time_limit(t.as_secs_f64().max(1e-3));
-        }
         if let Some(t) = opts.feasibility_tolerance {
             p = p.set_option("mip_feasibility_tolerance", t);
         }
@@ -212,6 +222,10 @@ impl Model {
             };
             p.add_constraint(c);
         }
+        // What is left now, after building: never the whole budget again.
+        if let Some(left) = opts.deadline.remaining() {
+            p = p.set_time_limit(left.as_secs_f64().max(1e-3));
+        }
         let result = p.solve();
         let time = start.elapsed();
         let unknown = |reason: String| Outcome {
@@ -230,7 +244,7 @@ impl Model {
                     SolutionStatus::Optimal => (Status::Optimal, None),
                     // HiGHS's own status is Optimal here: the gap is within its tolerances.
                     SolutionStatus::GapLimit => (Status::Optimal, None),
-                    SolutionStatus::TimeLimit => (Status::Feasible, Some("time limit".to_string())),
+                    SolutionStatus::TimeLimit => (Status::Feasible, Some(TIME_LIMIT.to_string())),
                 };
                 let status = if matches!(objective, Objective::Feasibility) {
                     Status::Optimal

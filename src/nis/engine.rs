@@ -14,7 +14,7 @@ use super::front::formula::Sentence;
 use super::front::model::Model;
 use super::witness::trace;
 use super::witness::{internal, shown};
-use crate::report::RunError;
+use crate::report::{Deadline, RunError};
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -85,8 +85,20 @@ pub trait Decider {
     ) -> Result<CheckRecord, RunError>;
 }
 
-/// Explicit-state search with the counter representation (finite models).
-pub struct ExplicitDecider;
+/// Explicit-state search with the counter representation (finite models),
+/// stopping at the run's deadline.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExplicitDecider {
+    pub deadline: Deadline,
+}
+
+/// The deadline cut an exploration of `what` after `states` states.
+fn stopped(deadline: Deadline, what: &str, states: usize) -> RunError {
+    let why = deadline
+        .expiry()
+        .map_or("the time-out was reached".to_string(), |e| e.to_string());
+    RunError::TimedOut(format!("{why} while exploring {what} ({states} states)"))
+}
 
 /// The most agent-steps (agents x temporal depth) one MILP unrolls. Each
 /// costs a network copy and its rows, tens of KB in our model and in HiGHS
@@ -177,9 +189,13 @@ impl Decider for ExplicitDecider {
                         "the formula names {m} agents but the system has {agents}"
                     )));
                 }
-                let mut g = Graph::new(Concrete::new(semantics(model)?, agents, m))?;
+                let mut g = Graph::new(Concrete::new(semantics(model)?, agents, m))?
+                    .with_deadline(self.deadline);
                 explore_horizon(&mut g, sentence)?;
                 let outcome = check_system(&mut g, &core)?;
+                if g.expired() {
+                    return Err(stopped(self.deadline, &target.describe(m), g.states.len()));
+                }
                 stats.insert("states".into(), outcome.states_explored.into());
                 let traces = replay_concrete_all(&mut g, &outcome)?;
                 stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
@@ -190,8 +206,12 @@ impl Decider for ExplicitDecider {
             Target::Abstract => {
                 // Not `explore_horizon`: the abstract states within the
                 // horizon are sets of local states, far too many to expand.
-                let mut g = Graph::new(Abstract::new(semantics(model)?, m))?;
+                let mut g =
+                    Graph::new(Abstract::new(semantics(model)?, m))?.with_deadline(self.deadline);
                 let outcome = check_system(&mut g, &core)?;
+                if g.expired() {
+                    return Err(stopped(self.deadline, &target.describe(m), g.states.len()));
+                }
                 stats.insert("abstract_states".into(), outcome.states_explored.into());
                 replay_abstract_all(&mut g, &outcome)?;
                 stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
@@ -253,18 +273,22 @@ fn replay_abstract_all<'m>(
 
 /// The deciders an `--engine` choice runs.
 pub fn deciders(choice: EngineChoice, model: &Model, milp: &MilpOptions) -> Vec<Box<dyn Decider>> {
+    // The run's one deadline travels in the solve options every check gets.
+    let explicit = ExplicitDecider {
+        deadline: milp.solve.deadline,
+    };
     let milp = || -> Box<dyn Decider> {
         Box::new(MilpDecider {
             options: milp.clone(),
         })
     };
     match choice {
-        EngineChoice::Explicit => vec![Box::new(ExplicitDecider)],
+        EngineChoice::Explicit => vec![Box::new(explicit)],
         EngineChoice::Milp => vec![milp()],
-        EngineChoice::Both => vec![Box::new(ExplicitDecider), milp()],
+        EngineChoice::Both => vec![Box::new(explicit), milp()],
         EngineChoice::Auto => {
             if model.explicit_obstacle().is_none() {
-                vec![Box::new(ExplicitDecider)]
+                vec![Box::new(explicit)]
             } else {
                 vec![milp()]
             }

@@ -181,6 +181,13 @@ fn timed_out(ctx: &RunContext) -> bool {
     ctx.timed_out()
 }
 
+/// "the time-out of T s was reached".
+fn expiry_text(ctx: &RunContext) -> String {
+    ctx.deadline()
+        .expiry()
+        .map_or("the time-out was reached".into(), |e| e.to_string())
+}
+
 /// One sub-check: phi\[m\] on M(n) or M_ab(m).
 type Check<'a> = dyn FnMut(Target) -> Result<CheckRecord, RunError> + 'a;
 
@@ -248,7 +255,42 @@ fn run(
         threshold_undetermined: false,
         time_s: 0.0,
     };
-    match procedure {
+    match corollary(model, cap, ctx, check, &mut out) {
+        Ok(()) => {}
+        // The deadline: the sub-checks done so far stay in the outcome.
+        Err(RunError::TimedOut(why)) => {
+            let done = format!(
+                "{why}, after {} sub-check(s) (listed below)",
+                out.checks.len()
+            );
+            if out.holds_for_all_n.is_some() && !out.conclusion.is_empty() {
+                out.conclusion = format!("{}; then {done}", out.conclusion);
+            } else if out.holds_for_all_n == Some(false) {
+                out.conclusion = format!(
+                    "M_ab({m}) has a counterexample: fails for some n >= {m}; no emergence threshold; then {done}"
+                );
+            } else {
+                out.holds_for_all_n = None;
+                out.emergence_threshold = None;
+                out.undetermined(done);
+            }
+        }
+        Err(e) => return Err(e),
+    }
+    out.time_s = start.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+/// The corollary of the sentence's kind with `out.procedure`, filling `out`.
+fn corollary(
+    model: &Model,
+    cap: Option<usize>,
+    ctx: &RunContext,
+    check: &mut Check,
+    out: &mut VerifyOutcome,
+) -> Result<(), RunError> {
+    let m = out.m;
+    match out.procedure {
         Procedure::Search => {
             let cap = match cap {
                 Some(c) => c,
@@ -260,25 +302,21 @@ fn run(
             out.abstract_holds = Some(abs.holds);
             out.checks.push(abs);
             match out.kind {
-                Kind::Universal | Kind::Propositional => {
-                    universal(model, ctx, cap, check, &mut out)?
-                }
-                Kind::Existential => existential(model, ctx, cap, check, &mut out)?,
+                Kind::Universal | Kind::Propositional => universal(model, ctx, cap, check, out),
+                Kind::Existential => existential(model, ctx, cap, check, out),
             }
         }
         Procedure::Bound => {
-            out.bound = Some(SimulatingBound::new(model, m, depth));
+            out.bound = Some(SimulatingBound::new(model, m, out.depth));
             let abs = check(Target::Abstract)?;
             out.abstract_holds = Some(abs.holds);
             out.checks.push(abs);
             match out.kind {
-                Kind::Universal | Kind::Propositional => bound_universal(check, &mut out)?,
-                Kind::Existential => bound_existential(ctx, cap, check, &mut out)?,
+                Kind::Universal | Kind::Propositional => bound_universal(check, out),
+                Kind::Existential => bound_existential(ctx, cap, check, out),
             }
         }
     }
-    out.time_s = start.elapsed().as_secs_f64();
-    Ok(out)
 }
 
 fn search_n(
@@ -288,7 +326,12 @@ fn search_n(
     cap: usize,
     ctx: &RunContext,
 ) -> Result<MinimalN, RunError> {
-    match minimal_simulating_n(model, m, b, cap, || timed_out(ctx))? {
+    match minimal_simulating_n(model, m, b, cap, ctx.deadline())? {
+        Ok(r) if r.n.is_none() && ctx.timed_out() => Err(RunError::TimedOut(format!(
+            "{} during the search for the least n with M_ab({m}) <=_{b} M(n), after {} value(s) of n",
+            expiry_text(ctx),
+            r.tried.len()
+        ))),
         Ok(r) => Ok(r),
         Err(why) => Err(RunError::input(format!(
             "the simulation search needs a finite model: {why}"

@@ -265,3 +265,42 @@ fn the_cap_and_the_time_out_leave_it_undetermined() {
         .contains("time-out"));
     assert_eq!(models(&o), ["M_ab(2)"]);
 }
+
+/// A sub-check cut by the deadline (the MILP decider's HiGHS, the explicit
+/// decider's exploration) ends the procedure with the checks done so far,
+/// undetermined, not with an error.
+#[test]
+fn a_sub_check_cut_by_the_deadline_keeps_the_checks_done() {
+    let model = guarding();
+    let ctx = RunContext::default();
+    let cut_at = |stop: usize, spec: &str, holds: fn(Option<usize>) -> bool| {
+        let s = parse_sentence(spec).unwrap();
+        let m = s.agents();
+        let mut calls = 0;
+        let mut check = |t: Target| {
+            calls += 1;
+            if calls == stop {
+                return Err(RunError::TimedOut("the time-out of 1 s was reached".into()));
+            }
+            let verdict = match t {
+                Target::Abstract => holds(None),
+                Target::Concrete { agents } => holds(Some(agents)),
+            };
+            Ok(record(t, m, verdict))
+        };
+        run(&model, &s, None, Some(Procedure::Bound), &ctx, &mut check).unwrap()
+    };
+    // EX: M_ab(2) holds, M(2) and M(3) fail, M(4) is cut.
+    let o = cut_at(4, EX1, |n| n.is_none_or(|n| n >= 4));
+    assert_eq!((o.holds_for_all_n, o.emergence_threshold), (None, None));
+    assert_eq!(models(&o), ["M_ab(2)", "M(2)", "M(3)"]);
+    let why = o.undetermined_reason.as_deref().unwrap();
+    assert!(
+        why.contains("the time-out of 1 s") && why.contains("3 sub-check"),
+        "{why}"
+    );
+    // Cut at the first check: nothing is known.
+    let o = cut_at(1, EX1, |_| true);
+    assert_eq!(o.holds_for_all_n, None);
+    assert!(o.checks.is_empty());
+}

@@ -63,9 +63,17 @@ pub fn check(
         })?;
         Target::Concrete { agents: n }
     };
-    let rec = decide_with(engine, milp, model, sentence, target)?;
     let mut r = Report::new("nis", "check");
     r.model = model_ref(path, model);
+    let rec = match decide_with(engine, milp, model, sentence, target) {
+        Ok(rec) => rec,
+        Err(RunError::TimedOut(why)) => {
+            r.results = json!({ "spec": sentence.to_string(), "system": target.describe(m), "reason": why });
+            r.stopped_at_deadline(&why);
+            return Ok(r);
+        }
+        Err(e) => return Err(e),
+    };
     r.verdict = Some(Verdict::from_bool(rec.holds));
     r.line(format!(
         "{}: {} {} phi[{m}] = {}",
@@ -233,7 +241,16 @@ pub fn table(
                         continue;
                     }
                 }
-                let rec = decide_with(engine, milp, model, &s, target)?;
+                let rec = match decide_with(engine, milp, model, &s, target) {
+                    Ok(rec) => rec,
+                    // The cell in progress at the deadline; the cells done stay.
+                    Err(RunError::TimedOut(_)) => {
+                        incomplete = true;
+                        line.push("timeout".into());
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
                 line.push(format!(
                     "{} {:.3}s",
                     if rec.holds { "T" } else { "F" },
@@ -266,6 +283,7 @@ pub fn table(
     r.text.push_str(&rendered);
     if incomplete {
         r.verdict = Some(Verdict::Unknown);
+        r.stat("timed_out", true);
         r.warnings
             .push("the time-out was reached before every query ran".into());
     }
@@ -310,8 +328,8 @@ pub fn simulates(
                     "--agents {n} is smaller than --indexed {m}"
                 )));
             }
-            let mut ga = Graph::new(Abstract::new(sem()?, m))?;
-            let mut gc = Graph::new(Concrete::new(sem()?, n, m))?;
+            let mut ga = Graph::new(Abstract::new(sem()?, m))?.with_deadline(ctx.deadline());
+            let mut gc = Graph::new(Concrete::new(sem()?, n, m))?.with_deadline(ctx.deadline());
             let mut sim = Simulation::new();
             // `simulator` b-simulates `simulated`.
             let (ok, simulator, simulated) = if reverse {
@@ -327,6 +345,21 @@ pub fn simulates(
                     format!("M_ab({m})"),
                 )
             };
+            r.stat("pairs_visited", sim.pairs_visited);
+            r.stat("abstract_states", ga.states.len());
+            r.stat("concrete_states", gc.states.len());
+            if ga.expired() || gc.expired() {
+                // The answer of a cut exploration means nothing: only the sizes stay.
+                r.results = json!({ "indexed": m, "depth": b, "agents": n, "reverse": reverse, "simulates": null });
+                r.stopped_at_deadline(&format!(
+                    "{} before deciding whether {simulator} {b}-simulates {simulated}",
+                    ctx.deadline()
+                        .expiry()
+                        .map_or("the time-out was reached".into(), |e| e.to_string())
+                ));
+                r.stat("time_s", start.elapsed().as_secs_f64());
+                return Ok(r);
+            }
             r.verdict = Some(Verdict::from_bool(ok));
             r.line(if ok {
                 format!("HOLDS: {simulator} {b}-simulates {simulated}")
@@ -334,9 +367,6 @@ pub fn simulates(
                 format!("VIOLATED: {simulator} does not {b}-simulate {simulated}")
             });
             r.results = json!({ "indexed": m, "depth": b, "agents": n, "reverse": reverse, "simulates": ok });
-            r.stat("pairs_visited", sim.pairs_visited);
-            r.stat("abstract_states", ga.states.len());
-            r.stat("concrete_states", gc.states.len());
         }
         None => {
             if reverse {
@@ -346,7 +376,7 @@ pub fn simulates(
                 Some(c) => c,
                 None => default_cap(model, m).map_err(|why| not_finite(model, m, b, &why))?,
             };
-            let found = minimal_simulating_n(model, m, b, cap, || ctx.timed_out())?
+            let found = minimal_simulating_n(model, m, b, cap, ctx.deadline())?
                 .map_err(|why| not_finite(model, m, b, &why))?;
             match found.n {
                 Some(n) => {
@@ -354,6 +384,12 @@ pub fn simulates(
                     r.line(format!(
                         "n = {n}: the least n >= {m} such that M(n) {b}-simulates M_ab({m})"
                     ));
+                }
+                None if ctx.timed_out() => {
+                    r.verdict = Some(Verdict::Unknown);
+                    r.line(format!("UNKNOWN: no M(n) with {m} <= n <= {} {b}-simulates M_ab({m}), and the time-out was reached before n = {} was decided", found.cap, found.cap + 1));
+                    r.stat("timed_out", true);
+                    r.warnings.push("the time-out was reached".into());
                 }
                 None => {
                     r.verdict = Some(Verdict::Unknown);
@@ -493,6 +529,11 @@ pub fn verify_report(
         ));
     }
     r.line(o.conclusion.clone());
+    if ctx.timed_out() {
+        r.stat("timed_out", true);
+        r.warnings
+            .push("the time-out was reached: the sub-checks below are those completed".into());
+    }
     r.line("");
     r.text.push_str(&checks_table(&o).render(TableFormat::Text));
     // A check's witness shows that check's verdict (existential: a witness

@@ -355,9 +355,8 @@ fn guarding_corollaries() {
 #[test]
 fn simulation_is_monotone_and_the_minimal_n_is_found() {
     let model = guarding();
-    let never = || false;
     for b in 1..=3u32 {
-        let found = minimal_simulating_n(&model, 2, b, 8, never)
+        let found = minimal_simulating_n(&model, 2, b, 8, crate::report::Deadline::NONE)
             .unwrap()
             .unwrap();
         let n = found.n.expect("some M(n) simulates M_ab(2)");

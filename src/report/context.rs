@@ -1,5 +1,6 @@
 //! What every run is told by the global options, engine-neutral.
 
+use super::deadline::Deadline;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
@@ -18,12 +19,13 @@ pub struct RunContext {
     pub format: Format,
     /// Worker threads engines may use (HiGHS, parallel search).
     pub threads: usize,
-    pub timeout: Option<Duration>,
     /// -1 quiet, 0 normal, >0 verbose.
     pub verbosity: i8,
     started: Instant,
     /// The spinner naming the current stage on a terminal (see [`RunContext::stage`]).
     spinner: Arc<Mutex<Option<ProgressBar>>>,
+    /// `--timeout`, counted from the start of the run.
+    deadline: Deadline,
 }
 
 impl Default for RunContext {
@@ -33,15 +35,37 @@ impl Default for RunContext {
 }
 
 impl RunContext {
+    /// A context whose `timeout` counts from now.
     pub fn new(format: Format, threads: usize, timeout: Option<Duration>, verbosity: i8) -> Self {
+        RunContext::started_at(Instant::now(), format, threads, timeout, verbosity)
+    }
+
+    /// A context whose `timeout` counts from `start` (the start of the process).
+    pub fn started_at(
+        start: Instant,
+        format: Format,
+        threads: usize,
+        timeout: Option<Duration>,
+        verbosity: i8,
+    ) -> Self {
         RunContext {
             format,
             threads: threads.max(1),
-            timeout,
             verbosity,
             started: Instant::now(),
             spinner: Arc::new(Mutex::new(None)),
+            deadline: Deadline::starting_at(start, timeout),
         }
+    }
+
+    /// The run's one deadline: pass it to every long loop and solver.
+    pub fn deadline(&self) -> Deadline {
+        self.deadline
+    }
+
+    /// `--timeout`, if given.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.deadline.limit()
     }
 
     pub fn quiet(&self) -> bool {
@@ -54,12 +78,12 @@ impl RunContext {
 
     /// Time left before `--timeout`, or `None` when there is no limit.
     pub fn remaining(&self) -> Option<Duration> {
-        self.timeout
-            .map(|t| t.saturating_sub(self.started.elapsed()))
+        self.deadline.remaining()
     }
 
+    /// Whether the deadline has passed.
     pub fn timed_out(&self) -> bool {
-        self.remaining().is_some_and(|r| r.is_zero())
+        self.deadline.expired()
     }
 
     /// Whether bars and spinners are drawn: stderr is a terminal, not `-q`,

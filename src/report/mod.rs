@@ -3,9 +3,11 @@
 //! prints it with [`emit`].
 
 mod context;
+mod deadline;
 mod table;
 
 pub use context::{Format, Progress, RunContext};
+pub use deadline::{parse_timeout, Deadline, Expired, MAX_TIMEOUT_S};
 
 pub use table::{Table, TableFormat};
 
@@ -193,6 +195,10 @@ pub enum RunError {
     Input(miette::Report),
     /// A failure of mavis itself, e.g. a witness that does not replay (exit 3).
     Internal(String),
+    /// The deadline passed where the engine had nothing to report yet: the
+    /// CLI reports verdict unknown (exit 3) with this message. Engines with
+    /// partial results return a [`Report`] with verdict unknown instead.
+    TimedOut(String),
 }
 
 impl RunError {
@@ -221,7 +227,7 @@ impl RunError {
     pub fn exit_code(&self) -> u8 {
         match self {
             RunError::Input(_) => exit::BAD_INPUT,
-            RunError::Internal(_) => exit::UNKNOWN,
+            RunError::Internal(_) | RunError::TimedOut(_) => exit::UNKNOWN,
         }
     }
 }
@@ -232,6 +238,44 @@ impl RunError {
 impl<E: miette::Diagnostic + Send + Sync + 'static> From<Box<E>> for RunError {
     fn from(e: Box<E>) -> Self {
         RunError::Input(miette::Report::new_boxed(e))
+    }
+}
+
+impl From<Expired> for RunError {
+    fn from(e: Expired) -> Self {
+        RunError::TimedOut(e.to_string())
+    }
+}
+
+impl Report {
+    /// The report of a run stopped by its deadline before any result:
+    /// verdict unknown, the reason, and the `--timeout` reached.
+    pub fn timed_out(
+        engine: &'static str,
+        command: &'static str,
+        reason: &str,
+        ctx: &RunContext,
+    ) -> Self {
+        let mut r = Report::new(engine, command);
+        r.verdict = Some(Verdict::Unknown);
+        r.line(format!("UNKNOWN: {reason}"));
+        r.results = serde_json::json!({ "reason": reason });
+        if let Some(t) = ctx.timeout() {
+            r.stat("timeout_s", t.as_secs_f64());
+        }
+        r.stat("timed_out", true);
+        r.warnings.push(reason.to_string());
+        r
+    }
+
+    /// Marks a report whose run was cut by the deadline: verdict unknown,
+    /// the reason as the first line (before what was found so far), and a
+    /// warning.
+    pub fn stopped_at_deadline(&mut self, reason: &str) {
+        self.verdict = Some(Verdict::Unknown);
+        self.text = format!("UNKNOWN: {reason}\n{}", self.text);
+        self.stat("timed_out", true);
+        self.warnings.push(reason.to_string());
     }
 }
 
@@ -310,16 +354,18 @@ pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
     let message = match err {
         RunError::Input(report) => format!("{report:?}"),
         RunError::Internal(msg) => format!("internal error: {msg}"),
+        RunError::TimedOut(msg) => format!("unknown: {msg}"),
     };
     err_line(&message);
     if ctx.format == Format::Json {
         let kind = match err {
             RunError::Input(_) => "input",
             RunError::Internal(_) => "internal",
+            RunError::TimedOut(_) => "timeout",
         };
         let plain = match err {
             RunError::Input(report) => report.to_string(),
-            RunError::Internal(msg) => msg.clone(),
+            RunError::Internal(msg) | RunError::TimedOut(msg) => msg.clone(),
         };
         let v = serde_json::json!({
             "tool": "mavis",
@@ -374,6 +420,33 @@ mod tests {
             report.help().map(|h| h.to_string()).as_deref(),
             Some("close the block")
         );
+    }
+
+    #[test]
+    fn a_report_cut_by_the_deadline_is_unknown_and_keeps_what_it_had() {
+        let mut r = Report::new("robust", "faults");
+        r.line("T  bound");
+        r.stat("periods_solved", 2);
+        r.verdict = Some(Verdict::Holds);
+        r.stopped_at_deadline("the time-out of 1 s was reached");
+        assert_eq!(r.exit_code(), exit::UNKNOWN);
+        assert_eq!(
+            r.text,
+            "UNKNOWN: the time-out of 1 s was reached\nT  bound\n"
+        );
+        let v = r.to_json();
+        assert_eq!(v["verdict"], "unknown");
+        assert_eq!(v["stats"]["timed_out"], true);
+        assert_eq!(v["stats"]["periods_solved"], 2);
+        assert_eq!(v["warnings"][0], "the time-out of 1 s was reached");
+        let ctx = RunContext::new(Format::Json, 1, Some(std::time::Duration::from_secs(2)), 0);
+        let t = Report::timed_out("lang", "eval", "stopped", &ctx).to_json();
+        assert_eq!(
+            (t["engine"].as_str(), t["verdict"].as_str()),
+            (Some("lang"), Some("unknown"))
+        );
+        assert_eq!(t["stats"]["timeout_s"], 2.0);
+        assert_eq!(t["results"]["reason"], "stopped");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use super::model::{Automaton, Metric, Move, Objective};
 use super::{omega, reach};
+use crate::report::{Deadline, RunError};
 
 /// The product automaton A_T; state q*T + c.
 pub fn with_period(a: &Automaton, period: usize) -> Automaton {
@@ -85,14 +86,30 @@ pub fn tradeoff(
     periods: impl IntoIterator<Item = usize>,
 ) -> Result<Vec<FaultRow>, String> {
     let mut rows = Vec::new();
+    tradeoff_until(a, periods, Deadline::NONE, &mut rows).map_err(|e| match e {
+        RunError::Internal(why) => why,
+        other => format!("{other:?}"),
+    })?;
+    Ok(rows)
+}
+
+/// [`tradeoff`] into `rows`, giving up at `deadline` with the rows of the
+/// periods solved so far kept.
+pub fn tradeoff_until(
+    a: &Automaton,
+    periods: impl IntoIterator<Item = usize>,
+    deadline: Deadline,
+    rows: &mut Vec<FaultRow>,
+) -> Result<(), RunError> {
     for t in periods {
+        deadline.check()?;
         let p = with_period(a, t);
         let (bound, sigma) = match &p.objective {
             Objective::Reach(f) => {
                 let s = reach::solve(&p, f);
                 (Some(s.opt[p.init as usize]), Some(s.sigma))
             }
-            _ => match omega::solve(&p)? {
+            _ => match omega::solve_until(&p, deadline)? {
                 Some(s) => (Some(s.radius), Some(s.sigma)),
                 None => (None, None),
             },
@@ -104,5 +121,5 @@ pub fn tradeoff(
             states: p.len(),
         });
     }
-    Ok(rows)
+    Ok(())
 }

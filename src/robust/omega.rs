@@ -16,6 +16,7 @@ use super::minmax::MoveGraph;
 use super::model::{Automaton, Objective};
 use super::reach::{membership, sigma_of};
 use super::zielonka;
+use crate::report::{Deadline, Expired, RunError};
 
 use super::plan::{lasso, safe_edges};
 pub use super::plan::{replay_plan, Step};
@@ -42,12 +43,23 @@ pub struct OmegaSolution {
 /// Robust synthesis for the automaton's Buchi, generalised Buchi or parity objective.
 /// `None` if no radius works (the original objective is not nominally winnable).
 pub fn solve(a: &Automaton) -> Result<Option<OmegaSolution>, String> {
+    solve_until(a, Deadline::NONE).map_err(|e| match e {
+        RunError::Internal(why) => why,
+        other => format!("{other:?}"),
+    })
+}
+
+/// [`solve`], giving up at `deadline` ([`RunError::TimedOut`]); a failed
+/// internal check is [`RunError::Internal`].
+pub fn solve_until(a: &Automaton, deadline: Deadline) -> Result<Option<OmegaSolution>, RunError> {
     let gamma_bar = a.gamma_bar();
     match &a.objective {
-        Objective::Reach(_) => Err("reachability is solved by `reach::solve`".into()),
-        Objective::Buchi(f) => buchi(a, std::slice::from_ref(f), gamma_bar),
-        Objective::GenBuchi(fs) => buchi(a, fs, gamma_bar),
-        Objective::Parity(p) => parity(a, p, gamma_bar),
+        Objective::Reach(_) => Err(RunError::Internal(
+            "reachability is solved by `reach::solve`".into(),
+        )),
+        Objective::Buchi(f) => buchi(a, std::slice::from_ref(f), gamma_bar, deadline),
+        Objective::GenBuchi(fs) => buchi(a, fs, gamma_bar, deadline),
+        Objective::Parity(p) => parity(a, p, gamma_bar, deadline),
     }
 }
 
@@ -97,7 +109,12 @@ fn product(a: &Automaton, sets: &[Vec<bool>]) -> Product {
 /// Buchi game by the classical nested fixed point nu Z. mu Y. (F & Cpre Z) | Cpre Y,
 /// where Cpre Y = states with a move whose every successor is in Y. Returns the
 /// region and a winning move (global id) per winning node.
-fn buchi_game(g: &MoveGraph, accept: &[bool]) -> (Vec<bool>, Vec<Option<u32>>) {
+/// The deadline is checked once per outer iteration (each is linear in the graph).
+fn buchi_game(
+    g: &MoveGraph,
+    accept: &[bool],
+    deadline: Deadline,
+) -> Result<(Vec<bool>, Vec<Option<u32>>), Expired> {
     let n = g.n;
     let mut rev: Vec<Vec<u32>> = vec![Vec::new(); n];
     for m in 0..g.moves() {
@@ -111,6 +128,7 @@ fn buchi_game(g: &MoveGraph, accept: &[bool]) -> (Vec<bool>, Vec<Option<u32>>) {
     }
     let mut z = vec![true; n];
     loop {
+        deadline.check()?;
         let mut strat = vec![None; n];
         let mut y = vec![false; n];
         let mut queue = Vec::new();
@@ -140,7 +158,7 @@ fn buchi_game(g: &MoveGraph, accept: &[bool]) -> (Vec<bool>, Vec<Option<u32>>) {
             }
         }
         if y == z {
-            return (z, strat);
+            return Ok((z, strat));
         }
         z = y;
     }
@@ -219,44 +237,51 @@ struct Attempt {
     win: Vec<bool>,
 }
 
-fn buchi(a: &Automaton, fs: &[Vec<u32>], gamma_bar: f64) -> Result<Option<OmegaSolution>, String> {
+fn buchi(
+    a: &Automaton,
+    fs: &[Vec<u32>],
+    gamma_bar: f64,
+    deadline: Deadline,
+) -> Result<Option<OmegaSolution>, RunError> {
     let n = a.len();
     let dists: Vec<Vec<f64>> = fs.iter().map(|f| a.dist_to_set(f)).collect();
     let candidates = sorted_distinct(dists.iter().flatten().copied().collect());
     let original: Vec<Vec<bool>> = fs.iter().map(|f| membership(n, f)).collect();
     let mut solved = 0;
-    let mut attempt = |r: f64| -> Option<Attempt> {
+    let mut attempt = |r: f64| -> Result<Option<Attempt>, Expired> {
         solved += 1;
         let sets: Vec<Vec<bool>> = dists
             .iter()
             .map(|d| d.iter().map(|&x| x <= r).collect())
             .collect();
         let prod = product(a, &sets);
-        let (win, strat) = buchi_game(&prod.graph, &prod.accept);
+        let (win, strat) = buchi_game(&prod.graph, &prod.accept, deadline)?;
         let region: Vec<bool> = (0..n).map(|q| win[q * prod.k]).collect();
         if !region[a.init as usize] {
-            return None;
+            return Ok(None);
         }
         let edges = safe_edges(a, &region);
-        let (plan, cycle_start) = lasso(a, &edges, &vec![true; n], &original)?;
+        let Some((plan, cycle_start)) = lasso(a, &edges, &vec![true; n], &original) else {
+            return Ok(None);
+        };
         let recovery = strat
             .iter()
             .map(|m| m.map(|m| prod.index[m as usize]))
             .collect();
-        Some(Attempt {
+        Ok(Some(Attempt {
             plan,
             cycle_start,
             recovery,
             region,
             win,
-        })
+        }))
     };
     // Binary search for the least feasible candidate (feasibility is monotone in r).
     let (mut lo, mut hi) = (0usize, candidates.len());
     let mut best = None;
     while lo < hi {
         let mid = (lo + hi) / 2;
-        match attempt(candidates[mid]) {
+        match attempt(candidates[mid])? {
             Some(at) => {
                 best = Some((mid, at));
                 hi = mid;
@@ -271,17 +296,19 @@ fn buchi(a: &Automaton, fs: &[Vec<u32>], gamma_bar: f64) -> Result<Option<OmegaS
     let k = fs.len();
     // Independent checks: the plan replays and meets every original set on its cycle;
     // the recovery strategy wins the inflated product game (as a parity game).
-    let cycle = replay_plan(a, &at.plan, at.cycle_start)?;
+    let cycle = replay_plan(a, &at.plan, at.cycle_start).map_err(RunError::Internal)?;
     for (i, set) in original.iter().enumerate() {
         if !cycle.iter().any(|&q| set[q as usize]) {
-            return Err(format!("internal: plan cycle misses accepting set {i}"));
+            return Err(RunError::Internal(format!(
+                "internal: plan cycle misses accepting set {i}"
+            )));
         }
     }
     let sets: Vec<Vec<bool>> = dists
         .iter()
         .map(|d| d.iter().map(|&x| x <= r).collect())
         .collect();
-    verify_product(a, &sets, &at)?;
+    verify_product(a, &sets, &at).map_err(RunError::Internal)?;
     Ok(Some(OmegaSolution {
         radius: r,
         sigma: sigma_of(r, gamma_bar),
@@ -357,7 +384,12 @@ fn verify_product(a: &Automaton, sets: &[Vec<bool>], at: &Attempt) -> Result<(),
     Ok(())
 }
 
-fn parity(a: &Automaton, p: &[u32], gamma_bar: f64) -> Result<Option<OmegaSolution>, String> {
+fn parity(
+    a: &Automaton,
+    p: &[u32],
+    gamma_bar: f64,
+    deadline: Deadline,
+) -> Result<Option<OmegaSolution>, RunError> {
     let n = a.len();
     let mut levels: Vec<u32> = p.to_vec();
     levels.sort_unstable();
@@ -385,7 +417,7 @@ fn parity(a: &Automaton, p: &[u32], gamma_bar: f64) -> Result<Option<OmegaSoluti
             .collect();
         let max_prio: Vec<u32> = pr.iter().map(|&x| even_top - x).collect();
         let (g, first) = arena(a, &max_prio);
-        let sol = zielonka::solve(&g);
+        let sol = zielonka::solve_until(&g, deadline)?;
         let region: Vec<bool> = (0..n).map(|q| sol.winner[q] == 0).collect();
         if !region[a.init as usize] {
             continue;
@@ -417,16 +449,20 @@ fn parity(a: &Automaton, p: &[u32], gamma_bar: f64) -> Result<Option<OmegaSoluti
         let Some((plan, cycle_start)) = found else {
             continue;
         };
-        let cycle = replay_plan(a, &plan, cycle_start)?;
+        let cycle = replay_plan(a, &plan, cycle_start).map_err(RunError::Internal)?;
         let min_p = cycle.iter().map(|&q| p[q as usize]).min().unwrap_or(1);
         let min_r = cycle.iter().map(|&q| pr[q as usize]).min().unwrap_or(1);
         if min_p % 2 == 1 || min_r % 2 == 1 {
-            return Err("internal: plan cycle loses the parity condition".into());
+            return Err(RunError::Internal(
+                "internal: plan cycle loses the parity condition".into(),
+            ));
         }
-        verify_arena(a, &max_prio, &region, &recovery)?;
+        verify_arena(a, &max_prio, &region, &recovery).map_err(RunError::Internal)?;
         for &(q, j) in &plan {
             if !Automaton::post(&a.moves[q as usize][j]).all(|t| region[t as usize]) {
-                return Err("internal: plan input can leave the recovery region".into());
+                return Err(RunError::Internal(
+                    "internal: plan input can leave the recovery region".into(),
+                ));
             }
         }
         return Ok(Some(OmegaSolution {

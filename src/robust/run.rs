@@ -201,7 +201,14 @@ pub fn solve_report(
             }
         }
         _ => {
-            let sol = omega::solve(&a).map_err(RunError::Internal)?;
+            let sol = match omega::solve_until(&a, ctx.deadline()) {
+                Err(RunError::TimedOut(why)) => {
+                    r.stat("solve_s", t1.elapsed().as_secs_f64());
+                    r.stopped_at_deadline(&format!("{why} while solving the inflated games"));
+                    return Ok(r);
+                }
+                other => other?,
+            };
             r.stat("solve_s", t1.elapsed().as_secs_f64());
             let Some(sol) = sol else {
                 r.verdict = Some(Verdict::Violated);

@@ -31,11 +31,20 @@ pub fn parity_report(
     let g = pgsolver::read_game(&src)?;
     r.stat("parse_s", t0.elapsed().as_secs_f64());
     let t1 = Instant::now();
-    let sol: Solution = match solver {
-        Solver::Zielonka => zielonka::solve(&g),
-        Solver::ProgressMeasures => spm::solve(&g),
+    let solved = match solver {
+        Solver::Zielonka => zielonka::solve_until(&g, ctx.deadline()),
+        Solver::ProgressMeasures => spm::solve_until(&g, ctx.deadline()),
     };
     r.stat("solve_s", t1.elapsed().as_secs_f64());
+    r.stat("nodes", g.len() as u64);
+    r.stat("edges", g.succ.len() as u64);
+    let sol: Solution = match solved {
+        Ok(sol) => sol,
+        Err(e) => {
+            r.stopped_at_deadline(&format!("{e} while solving the game"));
+            return Ok(r);
+        }
+    };
     let t2 = Instant::now();
     verify(&g, &sol)
         .map_err(|e| RunError::Internal(format!("the computed solution does not verify: {e}")))?;
@@ -76,8 +85,6 @@ pub fn parity_report(
             .map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
         r.line(format!("solution written to {}", out.display()));
     }
-    r.stat("nodes", g.len() as u64);
-    r.stat("edges", g.succ.len() as u64);
     r.results = json!({
         "winner": sol.winner,
         "strategy": sol.strategy,
@@ -93,14 +100,34 @@ pub fn faults_report(
     set: Vec<(String, Value)>,
     periods: (usize, usize),
     plot_out: Option<&Path>,
-    _ctx: &RunContext,
+    ctx: &RunContext,
 ) -> Result<Report, RunError> {
     let mut r = Report::new("robust", "faults");
     let a = load_model(path, set, &mut r)?;
     let (lo, hi) = periods;
     let t = Instant::now();
-    let rows = faults::tradeoff(&a, lo..=hi).map_err(RunError::Internal)?;
+    let mut rows = Vec::new();
+    let stopped = match faults::tradeoff_until(&a, lo..=hi, ctx.deadline(), &mut rows) {
+        Ok(()) => None,
+        Err(RunError::TimedOut(why)) => Some(why),
+        Err(e) => return Err(e),
+    };
     r.stat("solve_s", t.elapsed().as_secs_f64());
+    r.stat("periods_solved", rows.len() as u64);
+    if let Some(why) = stopped {
+        let done = rows
+            .last()
+            .map_or("none".to_string(), |x| format!("T = {lo}..{}", x.period));
+        r.stopped_at_deadline(&format!("{why}; periods solved: {done}"));
+        let mut table = Table::new(["T", "bound", "sigma", "product states"]);
+        for row in &rows {
+            table.row(row_cells(row));
+        }
+        r.line("");
+        r.text.push_str(&table.render(TableFormat::Text));
+        r.results = json!({ "rows": rows });
+        return Ok(r);
+    }
     let best = rows
         .iter()
         .filter_map(|x| x.bound)
@@ -113,12 +140,7 @@ pub fn faults_report(
     ));
     let mut table = Table::new(["T", "bound", "sigma", "product states"]);
     for row in &rows {
-        table.row([
-            row.period.to_string(),
-            row.bound.map(num).unwrap_or_else(|| "none".into()),
-            row.sigma.map(num).unwrap_or_else(|| "none".into()),
-            row.states.to_string(),
-        ]);
+        table.row(row_cells(row));
     }
     r.line("");
     r.text.push_str(&table.render(TableFormat::Text));
@@ -130,4 +152,14 @@ pub fn faults_report(
     }
     r.results = json!({ "rows": rows });
     Ok(r)
+}
+
+/// One row of the trade-off table as text.
+fn row_cells(row: &faults::FaultRow) -> [String; 4] {
+    [
+        row.period.to_string(),
+        row.bound.map(num).unwrap_or_else(|| "none".into()),
+        row.sigma.map(num).unwrap_or_else(|| "none".into()),
+        row.states.to_string(),
+    ]
 }

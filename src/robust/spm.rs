@@ -3,16 +3,25 @@
 //! measure; player 1's from the measure of the dual game (owners swapped, priorities + 1).
 
 use super::game::{Game, Solution};
+use crate::report::{Deadline, Expired};
+
+/// Lifts between two looks at the clock.
+const LIFTS_PER_CHECK: u64 = 1024;
 
 /// Solves the game with progress measures for both players.
 pub fn solve(g: &Game) -> Solution {
-    let (win0, strat0) = even_measure(g);
+    solve_until(g, Deadline::NONE).expect("no deadline")
+}
+
+/// [`solve`], giving up at `deadline` (checked every [`LIFTS_PER_CHECK`] lifts).
+pub fn solve_until(g: &Game, deadline: Deadline) -> Result<Solution, Expired> {
+    let (win0, strat0) = even_measure(g, deadline)?;
     let dual = Game {
         priority: g.priority.iter().map(|p| p + 1).collect(),
         owner: g.owner.iter().map(|o| 1 - o).collect(),
         ..g.clone()
     };
-    let (win1, strat1) = even_measure(&dual);
+    let (win1, strat1) = even_measure(&dual, deadline)?;
     let n = g.len();
     let winner: Vec<u8> = (0..n).map(|v| if win0[v] { 0 } else { 1 }).collect();
     debug_assert!((0..n).all(|v| win0[v] != win1[v]));
@@ -23,11 +32,11 @@ pub fn solve(g: &Game) -> Solution {
             _ => None,
         })
         .collect();
-    Solution { winner, strategy }
+    Ok(Solution { winner, strategy })
 }
 
 /// The least progress measure for player 0: winning nodes and the measure-minimising move.
-fn even_measure(g: &Game) -> (Vec<bool>, Vec<Option<u32>>) {
+fn even_measure(g: &Game, deadline: Deadline) -> Result<(Vec<bool>, Vec<Option<u32>>), Expired> {
     let n = g.len();
     // Compress priorities (order and parity kept) so tuples stay short.
     let mut distinct: Vec<u32> = g.priority.clone();
@@ -99,7 +108,12 @@ fn even_measure(g: &Game) -> (Vec<bool>, Vec<Option<u32>>) {
         }
         false
     };
+    let mut lifts = 0u64;
     while let Some(v) = work.pop() {
+        lifts += 1;
+        if lifts % LIFTS_PER_CHECK == 0 {
+            deadline.check()?;
+        }
         let vi = v as usize;
         queued[vi] = false;
         if top[vi] {
@@ -160,5 +174,5 @@ fn even_measure(g: &Game) -> (Vec<bool>, Vec<Option<u32>>) {
             choice.map(|c| c.1)
         })
         .collect();
-    (top.iter().map(|t| !t).collect(), strategy)
+    Ok((top.iter().map(|t| !t).collect(), strategy))
 }

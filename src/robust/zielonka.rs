@@ -1,9 +1,11 @@
 //! Zielonka's recursive algorithm with strategies for both players.
 
 use super::game::{attractor, Game, Scratch, Solution};
+use crate::report::{Deadline, Expired};
 
 struct Ctx<'a> {
     g: &'a Game,
+    deadline: Deadline,
     pred: (Vec<u32>, Vec<u32>),
     inside: Vec<bool>,
     strategy: Vec<Option<u32>>,
@@ -12,28 +14,35 @@ struct Ctx<'a> {
 
 /// Solves the game: winning regions and a strategy for every node in its owner's region.
 pub fn solve(g: &Game) -> Solution {
+    solve_until(g, Deadline::NONE).expect("no deadline")
+}
+
+/// [`solve`], giving up at `deadline` (checked at every recursive call, each
+/// of which costs at most two attractors).
+pub fn solve_until(g: &Game, deadline: Deadline) -> Result<Solution, Expired> {
     // Recursion depth grows with the number of priorities: run on a large stack.
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(1 << 30)
-            .spawn_scoped(s, || solve_here(g))
+            .spawn_scoped(s, || solve_here(g, deadline))
             .expect("spawn solver thread")
             .join()
             .expect("solver thread")
     })
 }
 
-fn solve_here(g: &Game) -> Solution {
+fn solve_here(g: &Game, deadline: Deadline) -> Result<Solution, Expired> {
     let n = g.len();
     let mut ctx = Ctx {
         g,
+        deadline,
         pred: g.predecessors(),
         inside: vec![true; n],
         strategy: vec![None; n],
         scratch: Scratch::new(n),
     };
     let all: Vec<u32> = (0..n as u32).collect();
-    let (w0, _w1) = recurse(&mut ctx, all);
+    let (w0, _w1) = recurse(&mut ctx, all)?;
     let mut winner = vec![1u8; n];
     for v in w0 {
         winner[v as usize] = 0;
@@ -47,14 +56,15 @@ fn solve_here(g: &Game) -> Solution {
             }
         })
         .collect();
-    Solution { winner, strategy }
+    Ok(Solution { winner, strategy })
 }
 
 /// Solves the subgame on `nodes` (exactly the nodes with `inside` set). Returns (W0, W1).
-fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> (Vec<u32>, Vec<u32>) {
+fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> Result<(Vec<u32>, Vec<u32>), Expired> {
     if nodes.is_empty() {
-        return (Vec::new(), Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
+    ctx.deadline.check()?;
     let g = ctx.g;
     let d = nodes
         .iter()
@@ -88,16 +98,16 @@ fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> (Vec<u32>, Vec<u32>) {
         &mut ctx.scratch,
     );
     let rest = without(ctx, &nodes, &attr);
-    let (sub0, sub1) = recurse(ctx, rest);
+    let (sub0, sub1) = recurse(ctx, rest)?;
     restore(ctx, &attr);
     let (sub_p, sub_o) = if p == 0 { (sub0, sub1) } else { (sub1, sub0) };
     if sub_o.is_empty() {
         let _ = sub_p;
-        return if p == 0 {
+        return Ok(if p == 0 {
             (nodes, Vec::new())
         } else {
             (Vec::new(), nodes)
-        };
+        });
     }
     let b = attractor(
         g,
@@ -110,15 +120,11 @@ fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> (Vec<u32>, Vec<u32>) {
         &mut ctx.scratch,
     );
     let rest = without(ctx, &nodes, &b);
-    let (r0, r1) = recurse(ctx, rest);
+    let (r0, r1) = recurse(ctx, rest)?;
     restore(ctx, &b);
     let (r_p, mut r_o) = if p == 0 { (r0, r1) } else { (r1, r0) };
     r_o.extend_from_slice(&b);
-    if p == 0 {
-        (r_p, r_o)
-    } else {
-        (r_o, r_p)
-    }
+    Ok(if p == 0 { (r_p, r_o) } else { (r_o, r_p) })
 }
 
 /// Removes `cut` from the subgame; returns the remaining nodes.

@@ -6,7 +6,11 @@
 use super::mdp::Mdp;
 use super::props::Opt;
 use crate::lang::Rat;
+use crate::report::{Deadline, Expired};
 use num_traits::{One, Zero};
+
+/// States of one value-iteration step between two looks at the clock.
+const STATES_PER_CHECK: usize = 4096;
 
 /// Numbers the value iteration runs on.
 pub trait Prob: Clone + PartialOrd + Zero + One {
@@ -81,6 +85,9 @@ pub struct Bounded<T> {
 }
 
 /// `P_opt[ allowed U<=steps target ]` for every state.
+/// Gives up at `deadline`, checked at every step and every
+/// [`STATES_PER_CHECK`] states within a step.
+#[allow(clippy::too_many_arguments)]
 pub fn bounded_until<T: Prob>(
     mdp: &Mdp,
     target: &[bool],
@@ -88,7 +95,8 @@ pub fn bounded_until<T: Prob>(
     steps: usize,
     opt: Opt,
     record: bool,
-) -> Bounded<T> {
+    deadline: Deadline,
+) -> Result<Bounded<T>, Expired> {
     let n = mdp.num_states();
     let maybe = maybe_states(mdp, target, allowed);
     let active: Vec<usize> = (0..n).filter(|&s| maybe[s]).collect();
@@ -106,12 +114,16 @@ pub fn bounded_until<T: Prob>(
         out.history.push(cur.clone());
     }
     for _ in 0..steps {
+        deadline.check()?;
         let mut decision = if record {
             vec![u32::MAX; n]
         } else {
             Vec::new()
         };
-        for &s in &active {
+        for (i, &s) in active.iter().enumerate() {
+            if i % STATES_PER_CHECK == STATES_PER_CHECK - 1 {
+                deadline.check()?;
+            }
             let mut best: Option<(T, usize)> = None;
             for c in mdp.choices(s) {
                 let mut v = T::zero();
@@ -145,7 +157,7 @@ pub fn bounded_until<T: Prob>(
         }
     }
     out.values = cur;
-    out
+    Ok(out)
 }
 
 /// `P_opt[ X phi ]` for every state.
@@ -197,12 +209,14 @@ pub fn until_starting(
     before: &[bool],
     x: &[f64],
     opt: Opt,
-) -> Vec<f64> {
+    deadline: Deadline,
+) -> Result<Vec<f64>, Expired> {
     let n = mdp.num_states();
     let mut v: Vec<f64> = (0..n)
         .map(|s| if starting[s] { x[s] } else { 0.0 })
         .collect();
     for _ in 0..100_000 {
+        deadline.check()?;
         let mut change: f64 = 0.0;
         let mut w = v.clone();
         for s in (0..n).filter(|&s| before[s] && !starting[s]) {
@@ -219,7 +233,7 @@ pub fn until_starting(
             break;
         }
     }
-    v
+    Ok(v)
 }
 
 /// Exact variant for acyclic initialisation phases (concrete systems):
@@ -231,7 +245,8 @@ pub fn until_starting_exact(
     x: &[Rat],
     opt: Opt,
     rounds: usize,
-) -> Vec<Rat> {
+    deadline: Deadline,
+) -> Result<Vec<Rat>, Expired> {
     let n = mdp.num_states();
     let mut v: Vec<Rat> = (0..n)
         .map(|s| {
@@ -243,6 +258,7 @@ pub fn until_starting_exact(
         })
         .collect();
     for _ in 0..rounds {
+        deadline.check()?;
         let mut w = v.clone();
         for s in (0..n).filter(|&s| before[s] && !starting[s]) {
             let vals = mdp.choices(s).map(|c| {
@@ -254,7 +270,7 @@ pub fn until_starting_exact(
         }
         v = w;
     }
-    v
+    Ok(v)
 }
 
 /// One step of a witness path: the choice taken and the state reached.

@@ -8,6 +8,7 @@ use super::mdp::{explore, Mdp, Semantics, Stop, Successors};
 use super::model::{GlobalVar, Model};
 use super::props::{ObsEnv, Opt, Path, Property};
 use crate::lang::{eval_f64, Rat, TExpr};
+use crate::report::{Deadline, Expired};
 use num_traits::{One, Zero};
 
 /// The semantics a check runs on.
@@ -123,6 +124,7 @@ fn negate(v: Vec<bool>) -> Vec<bool> {
 }
 
 /// Computes a property's values at the initial states.
+#[allow(clippy::too_many_arguments)]
 pub fn compute(
     mdp: &Mdp,
     prop: &Property,
@@ -131,7 +133,8 @@ pub fn compute(
     witness: bool,
     phases: Option<&Phases>,
     rounds: usize,
-) -> Values {
+    deadline: Deadline,
+) -> Result<Values, Expired> {
     let n = mdp.num_states();
     let all = vec![true; n];
     let steps = prop.path.steps();
@@ -158,31 +161,41 @@ pub fn compute(
             history: vec![],
         }
     } else {
-        check::bounded_until(mdp, &target, &allowed, steps, opt, record)
+        check::bounded_until(mdp, &target, &allowed, steps, opt, record, deadline)?
     };
     let mut f = run_f64.values.clone();
     if complement {
         f.iter_mut().for_each(|x| *x = 1.0 - *x);
     }
-    let mut ex: Option<Vec<Rat>> = exact.then(|| {
+    let mut ex: Option<Vec<Rat>> = if exact {
         let mut v: Vec<Rat> = if is_next {
             check::next(mdp, &target, opt)
         } else {
-            check::bounded_until::<Rat>(mdp, &target, &allowed, steps, opt, false).values
+            check::bounded_until::<Rat>(mdp, &target, &allowed, steps, opt, false, deadline)?.values
         };
         if complement {
             v.iter_mut().for_each(|x| *x = Rat::one() - x.clone());
         }
-        v
-    });
+        Some(v)
+    } else {
+        None
+    };
     if let Some(ph) = phases {
         // Definition 16: P[G((starting) -> X psi)].
         let x = check::one_step(mdp, &f, prop.opt);
-        f = check::until_starting(mdp, &ph.starting, &ph.before, &x, prop.opt);
-        ex = ex.map(|e| {
+        f = check::until_starting(mdp, &ph.starting, &ph.before, &x, prop.opt, deadline)?;
+        if let Some(e) = ex {
             let x = check::one_step(mdp, &e, prop.opt);
-            check::until_starting_exact(mdp, &ph.starting, &ph.before, &x, prop.opt, rounds)
-        });
+            ex = Some(check::until_starting_exact(
+                mdp,
+                &ph.starting,
+                &ph.before,
+                &x,
+                prop.opt,
+                rounds,
+                deadline,
+            )?);
+        }
     }
     let witness = if record {
         mdp.initial
@@ -191,11 +204,11 @@ pub fn compute(
     } else {
         None
     };
-    Values {
+    Ok(Values {
         f64s: mdp.initial.iter().map(|&i| f[i as usize]).collect(),
         exact: ex.map(|e| mdp.initial.iter().map(|&i| e[i as usize].clone()).collect()),
         witness,
-    }
+    })
 }
 
 /// Explores with the run's limits.

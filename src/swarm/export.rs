@@ -292,6 +292,7 @@ pub fn export(
     threshold: u32,
     format: Format,
     output: Option<&std::path::Path>,
+    deadline: crate::report::Deadline,
 ) -> Result<crate::report::Report, crate::report::RunError> {
     use crate::report::{Report, RunError};
     let l = super::load(inputs)?;
@@ -312,13 +313,14 @@ pub fn export(
     let text = match (format, &counts) {
         (Format::Prism, Some(c)) => prism_concrete(&l, c),
         (Format::Prism, None) => {
-            let (mdp, labels) = super::run::explore_model(&l, None, threshold, true, 5_000_000)?;
+            let (mdp, labels) =
+                super::run::explore_model(&l, None, threshold, true, 5_000_000, deadline)?;
             let what = format!("{what}, {} states", mdp.num_states());
             prism_explicit(&mdp, &labels, &what)
         }
         (Format::Jani, c) => {
             let (mdp, labels) =
-                super::run::explore_model(&l, c.as_deref(), threshold, true, 5_000_000)?;
+                super::run::explore_model(&l, c.as_deref(), threshold, true, 5_000_000, deadline)?;
             let what = format!("{what} of {}, {} states", l.source.name(), mdp.num_states());
             let mut text = serde_json::to_string(&super::jani::jani_explicit(&mdp, &labels, &what))
                 .map_err(|e| RunError::Internal(format!("JANI serialisation: {e}")))?;

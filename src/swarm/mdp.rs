@@ -201,7 +201,8 @@ impl Mdp {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stop {
     StateLimit(usize),
-    TimedOut,
+    /// The deadline passed after exploring this many states.
+    TimedOut(usize),
 }
 
 /// Unfolds the reachable part of a semantics breadth-first.
@@ -254,7 +255,7 @@ pub fn explore_to_depth(
             layer_end = table.len();
         }
         if next % 4096 == 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-            return Err(Stop::TimedOut);
+            return Err(Stop::TimedOut(next));
         }
         state.copy_from_slice(table.get(next as u32));
         succ.clear();

@@ -10,7 +10,7 @@ use super::props::{Opt, Path, Properties, Property};
 use super::syntax::ActionType;
 use super::{load, load_props, Inputs, Loaded};
 use crate::lang::{num, Rat};
-use crate::report::{Report, RunContext, RunError, Table, TableFormat, Verdict};
+use crate::report::{Expired, Report, RunContext, RunError, Table, TableFormat, Verdict};
 use serde_json::{json, Value as Json};
 use std::time::Instant;
 
@@ -96,7 +96,7 @@ struct Explored {
 }
 
 fn deadline(ctx: &RunContext) -> Option<Instant> {
-    ctx.remaining().map(|r| Instant::now() + r)
+    ctx.deadline().at()
 }
 
 fn explore_and_label(
@@ -182,8 +182,29 @@ fn explore_and_label_to(
 fn stop_message(s: &Stop) -> String {
     match s {
         Stop::StateLimit(n) => format!("more than {n} states (raise --max-states)"),
-        Stop::TimedOut => "the time-out was reached".into(),
+        Stop::TimedOut(n) => format!("the time-out was reached after {n} states were explored"),
     }
+}
+
+/// A property left undecided, with the reason.
+fn unknown_outcome(p: &Property, reason: &str) -> Outcome {
+    Outcome {
+        text: p.text.clone(),
+        verdict: Some(Verdict::Unknown),
+        result: format!("unknown: {reason}"),
+        json: json!({"property": p.text, "verdict": "unknown", "reason": reason}),
+    }
+}
+
+/// The properties from the `done`-th on, left undecided by the deadline.
+fn unknown_from(report: &mut Report, props: &Properties, done: usize, e: Expired) -> Vec<Outcome> {
+    let reason = format!("{e} before this property was computed");
+    report.warnings.push(reason.clone());
+    report.stat("timed_out", true);
+    props.props[done..]
+        .iter()
+        .map(|p| unknown_outcome(p, &reason))
+        .collect()
 }
 
 fn show(f: f64, e: Option<&Rat>) -> String {
@@ -217,6 +238,12 @@ pub fn check(inputs: &Inputs, opts: &CheckOptions, ctx: &RunContext) -> Result<R
         }
     };
     finish(&mut report, results);
+    if ctx.timed_out() && !report.stats.contains_key("timed_out") {
+        // The cutoff and the concrete sizes of an undecided abstract bound
+        // stop quietly at the deadline: say so.
+        report.stat("timed_out", true);
+        report.warnings.push("the time-out was reached".into());
+    }
     Ok(report)
 }
 
@@ -288,16 +315,13 @@ fn check_concrete(
     }
     let ex = match explore_and_label(l, &sem, props, opts.exact, opts.max_states, ctx) {
         Ok(ex) => ex,
-        Err(stop) => {
-            report.warnings.push(stop_message(&stop));
-            return Ok(props.props.iter().map(|p| Outcome { text: p.text.clone(), verdict: Some(Verdict::Unknown), result: format!("unknown: {}", stop_message(&stop)), json: json!({"property": p.text, "verdict": "unknown", "reason": stop_message(&stop)}) }).collect());
-        }
+        Err(stop) => return Ok(stopped_exploring(report, props, &stop, "the system")),
     };
     let t1 = Instant::now();
     let rounds = counts.iter().sum::<usize>() + 2;
     let mut out = Vec::new();
     for (i, p) in props.props.iter().enumerate() {
-        let v = engine::compute(
+        let v = match engine::compute(
             &ex.mdp,
             p,
             &ex.truth[i],
@@ -305,7 +329,14 @@ fn check_concrete(
             opts.witness,
             ex.phases.as_ref(),
             rounds,
-        );
+            ctx.deadline(),
+        ) {
+            Ok(v) => v,
+            Err(e) => {
+                out.extend(unknown_from(report, props, i, e));
+                break;
+            }
+        };
         let (f, e) = (v.f64s[0], v.exact.as_ref().map(|e| e[0].clone()));
         let verdict = verdict_of(p, f, e.as_ref());
         if opts.witness {
@@ -324,6 +355,27 @@ fn check_concrete(
     }
     sizes(report, &ex, t1.elapsed().as_secs_f64());
     Ok(out)
+}
+
+/// Every property undecided because exploring `what` stopped; the states
+/// explored so far go into the statistics.
+fn stopped_exploring(
+    report: &mut Report,
+    props: &Properties,
+    stop: &Stop,
+    what: &str,
+) -> Vec<Outcome> {
+    let reason = format!("{what}: {}", stop_message(stop));
+    if let Stop::TimedOut(n) = stop {
+        report.stat("states_explored", *n as u64);
+        report.stat("timed_out", true);
+    }
+    report.warnings.push(reason.clone());
+    props
+        .props
+        .iter()
+        .map(|p| unknown_outcome(p, &reason))
+        .collect()
 }
 
 fn sizes(report: &mut Report, ex: &Explored, check_s: f64) {
@@ -437,12 +489,14 @@ fn check_abstract(
         t,
         init_counts(&named, t),
     ));
-    let ex = explore_and_label(l, &sem, props, opts.exact, opts.max_states, ctx)
-        .map_err(|s| RunError::input(format!("the abstraction has {}", stop_message(&s))))?;
+    let ex = match explore_and_label(l, &sem, props, opts.exact, opts.max_states, ctx) {
+        Ok(ex) => ex,
+        Err(stop) => return Ok(stopped_exploring(report, props, &stop, "the abstraction")),
+    };
     let t1 = Instant::now();
     let mut out = Vec::new();
     for (i, p) in props.props.iter().enumerate() {
-        let v = engine::compute(
+        let v = match engine::compute(
             &ex.mdp,
             p,
             &ex.truth[i],
@@ -450,7 +504,14 @@ fn check_abstract(
             opts.witness,
             ex.phases.as_ref(),
             0,
-        );
+            ctx.deadline(),
+        ) {
+            Ok(v) => v,
+            Err(e) => {
+                out.extend(unknown_from(report, props, i, e));
+                break;
+            }
+        };
         let (f, e, _) = engine::over_initials(&v, p.opt);
         if opts.witness && ex.mdp.initial.len() == 1 {
             witness(l, &sem, &ex.mdp, p, &ex.truth[i], &v, report)?;
@@ -547,7 +608,17 @@ fn cutoff(
     )
     .ok()?;
     let _ = i;
-    let v = engine::compute(&ex.mdp, p, &ex.truth[0], opts.exact, false, None, 0);
+    let v = engine::compute(
+        &ex.mdp,
+        p,
+        &ex.truth[0],
+        opts.exact,
+        false,
+        None,
+        0,
+        ctx.deadline(),
+    )
+    .ok()?;
     let (f, e, _) = engine::over_initials(&v, p.opt);
     let per_n: Vec<Json> = v.f64s.iter().map(|x| json!(x)).collect();
     Some((f, e, per_n))
@@ -577,7 +648,7 @@ fn concrete_values(
         let Ok(ex) = explore_and_label(l, &sem, &one, false, opts.max_states / 10, ctx) else {
             break;
         };
-        let v = engine::compute(
+        let Ok(v) = engine::compute(
             &ex.mdp,
             p,
             &ex.truth[0],
@@ -585,7 +656,10 @@ fn concrete_values(
             false,
             ex.phases.as_ref(),
             n * counts.len() + 2,
-        );
+            ctx.deadline(),
+        ) else {
+            break;
+        };
         out.push((n, v.f64s[0]));
     }
     let _ = i;
@@ -602,6 +676,7 @@ pub fn explore_model(
     threshold: u32,
     exact: bool,
     max_states: usize,
+    deadline: crate::report::Deadline,
 ) -> Result<(Mdp, Vec<LabelTruth>), RunError> {
     let sem = match counts {
         Some(c) => Sem::Concrete(Concrete::new(&l.model, &l.sys, c)),
@@ -617,8 +692,11 @@ pub fn explore_model(
             ))
         }
     };
-    let mdp = engine::build(&sem, exact, max_states, None)
-        .map_err(|s| RunError::input(stop_message(&s)))?;
+    let mdp = match engine::build(&sem, exact, max_states, deadline.at()) {
+        Ok(mdp) => mdp,
+        Err(stop @ Stop::TimedOut(_)) => return Err(RunError::TimedOut(stop_message(&stop))),
+        Err(stop) => return Err(RunError::input(stop_message(&stop))),
+    };
     let formulas: Vec<&crate::lang::TExpr> = l.model.labels.iter().map(|(_, t)| t).collect();
     let truth =
         engine::evaluate_formulas(&sem, &mdp, &l.model, &l.model.label_refs, &formulas).truth;

@@ -6,10 +6,11 @@ use super::check::bounded_until;
 use super::concrete::Concrete;
 use super::counting::{check_deterministic, Counting};
 use super::engine::{self, Sem};
+use super::mdp::Stop;
 use super::props::{Opt, Path, Properties};
 use super::{load, load_props, Inputs};
 use crate::lang::{num, Rat, Span, Value};
-use crate::report::{Report, RunContext, RunError, Table, TableFormat};
+use crate::report::{Deadline, Report, RunContext, RunError, Table, TableFormat};
 use plotters::prelude::*;
 use serde_json::json;
 use std::path::PathBuf;
@@ -82,13 +83,40 @@ pub struct SweepOptions {
 /// One row: swept value, k, optimum over sizes (abstract) or at the size.
 pub type Row = (Rat, usize, f64);
 
-/// Computes the sweep table.
-pub fn sweep_rows(inputs: &Inputs, o: &SweepOptions) -> Result<(Vec<Row>, Opt, String), RunError> {
+/// The sweep table as far as it was computed.
+pub struct SweepTable {
+    pub rows: Vec<Row>,
+    pub opt: Opt,
+    /// The property's text.
+    pub prop: String,
+}
+
+impl Default for SweepTable {
+    fn default() -> Self {
+        SweepTable {
+            rows: Vec::new(),
+            opt: Opt::Max,
+            prop: String::new(),
+        }
+    }
+}
+
+/// Computes the sweep table into `table`, stopping at `deadline`
+/// ([`RunError::TimedOut`], with the rows of the values done kept).
+pub fn sweep_rows(
+    inputs: &Inputs,
+    o: &SweepOptions,
+    deadline: Deadline,
+    table: &mut SweepTable,
+) -> Result<(), RunError> {
     let (name, values) = &o.swept;
-    let mut rows = Vec::new();
-    let mut opt = Opt::Max;
-    let mut text = String::new();
+    let SweepTable {
+        rows,
+        opt,
+        prop: text,
+    } = table;
     for v in values {
+        deadline.check()?;
         let mut inp = inputs.clone();
         inp.sets.retain(|(n, _)| n != name);
         inp.sets.push((name.clone(), Value::Num(v.clone())));
@@ -102,8 +130,8 @@ pub fn sweep_rows(inputs: &Inputs, o: &SweepOptions) -> Result<(Vec<Row>, Opt, S
         )?;
         let props: Properties = load_props(&inp, &l.model)?;
         let p = props.props.first().expect("parser requires one");
-        text = p.text.clone();
-        opt = p.opt;
+        *text = p.text.clone();
+        *opt = p.opt;
         let Path::Until { phi, steps, .. } = &p.path else {
             return Err(RunError::input(
                 "sweep needs an F or U property whose bound is the constant `k`",
@@ -131,13 +159,20 @@ pub fn sweep_rows(inputs: &Inputs, o: &SweepOptions) -> Result<(Vec<Row>, Opt, S
                 Sem::Counting(Counting::new(&l.model, &l.sys, &named, o.threshold, counts))
             }
         };
-        let mdp = engine::build(&sem, false, o.max_states, None)
-            .map_err(|s| RunError::input(format!("{s:?}")))?;
+        let mdp = match engine::build(&sem, false, o.max_states, deadline.at()) {
+            Ok(mdp) => mdp,
+            Err(Stop::TimedOut(_)) => return Err(deadline.check().unwrap_err().into()),
+            Err(Stop::StateLimit(n)) => {
+                return Err(RunError::input(format!(
+                    "more than {n} states (raise --max-states)"
+                )))
+            }
+        };
         let f = engine::path_formulas(&p.path);
         let truth = engine::evaluate_formulas(&sem, &mdp, &l.model, &props.refs, &f).truth;
         let all = vec![true; mdp.num_states()];
         let allowed = if phi.is_some() { &truth[1] } else { &all };
-        let run = bounded_until::<f64>(&mdp, &truth[0], allowed, *steps, p.opt, true);
+        let run = bounded_until::<f64>(&mdp, &truth[0], allowed, *steps, p.opt, true, deadline)?;
         for k in o.ks.0..=o.ks.1 {
             // The property was read with k = HI; k = HI - d has d fewer steps.
             let Some(r) = steps.checked_sub(o.ks.1 - k) else {
@@ -156,13 +191,19 @@ pub fn sweep_rows(inputs: &Inputs, o: &SweepOptions) -> Result<(Vec<Row>, Opt, S
             rows.push((v.clone(), k, engine::over_initials(&vals, p.opt).0));
         }
     }
-    Ok((rows, opt, text))
+    Ok(())
 }
 
 /// Runs `sweep`: the table, CSV and plots.
-pub fn sweep(inputs: &Inputs, o: &SweepOptions, _ctx: &RunContext) -> Result<Report, RunError> {
+pub fn sweep(inputs: &Inputs, o: &SweepOptions, ctx: &RunContext) -> Result<Report, RunError> {
     let t0 = Instant::now();
-    let (rows, opt, prop) = sweep_rows(inputs, o)?;
+    let mut done = SweepTable::default();
+    let stopped = match sweep_rows(inputs, o, ctx.deadline(), &mut done) {
+        Ok(()) => None,
+        Err(RunError::TimedOut(why)) => Some(why),
+        Err(e) => return Err(e),
+    };
+    let SweepTable { rows, opt, prop } = done;
     let name = &o.swept.0;
     let mut table = Table::new([name.as_str(), "k", opt.word()]);
     for (v, k, p) in &rows {
@@ -199,6 +240,12 @@ pub fn sweep(inputs: &Inputs, o: &SweepOptions, _ctx: &RunContext) -> Result<Rep
         ));
     }
     r.stat("time_s", t0.elapsed().as_secs_f64());
+    if let Some(why) = stopped {
+        r.stopped_at_deadline(&format!(
+            "{why}; the table has the {} rows computed so far",
+            rows.len()
+        ));
+    }
     r.results = json!({"property": prop, "constant": name, "rows": rows.iter().map(|(v, k, p)| json!({"value": num::to_f64(v), "k": k, "p": p})).collect::<Vec<_>>()});
     Ok(r)
 }

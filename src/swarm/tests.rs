@@ -10,6 +10,7 @@ use super::mdp::{Semantics, Successors};
 use super::props::{parse_properties, Opt, Path};
 use super::{load_sources, Loaded};
 use crate::lang::{num, Rat, Source, Value};
+use crate::report::Deadline;
 use std::collections::HashMap;
 
 const FORAGING: &str = include_str!("../../examples/foraging/foraging.swarm");
@@ -23,7 +24,7 @@ fn load(model: &str, faults: Option<&str>, sets: &[(&str, &str)]) -> Result<Load
     let f = faults.map(|t| Source::new("test.faults", t));
     load_sources(&Source::new("test.swarm", model), f.as_ref(), &sets, None).map_err(|e| match e {
         crate::report::RunError::Input(r) => r.to_string(),
-        crate::report::RunError::Internal(m) => m,
+        crate::report::RunError::Internal(m) | crate::report::RunError::TimedOut(m) => m,
     })
 }
 
@@ -44,7 +45,7 @@ fn value(l: &Loaded, sem: &Sem, prop: &str, exact: bool) -> (f64, Option<Rat>) {
         &engine::path_formulas(&p.path),
     )
     .truth;
-    let v = engine::compute(&mdp, p, &truth, exact, false, None, 0);
+    let v = engine::compute(&mdp, p, &truth, exact, false, None, 0, Deadline::NONE).unwrap();
     let (f, e, _) = engine::over_initials(&v, p.opt);
     (f, e)
 }
@@ -254,7 +255,7 @@ fn a_witness_replays_and_is_at_most_the_value() {
         &engine::path_formulas(&p.path),
     )
     .truth;
-    let v = engine::compute(&mdp, p, &truth, false, true, None, 0);
+    let v = engine::compute(&mdp, p, &truth, false, true, None, 0, Deadline::NONE).unwrap();
     let path = v.witness.clone().expect("reachable");
     let all = vec![true; mdp.num_states()];
     let prob = engine::replay(&sem, &mdp, &path, &truth[0], &all, 9).expect("replays");
@@ -418,7 +419,8 @@ fn the_cutoff_sizes_agree_and_depth_bounded_exploration_is_exact() {
                 &engine::path_formulas(&p.path),
             )
             .truth;
-            engine::compute(m, p, &t, true, false, None, 0)
+            engine::compute(m, p, &t, true, false, None, 0, Deadline::NONE)
+                .unwrap()
                 .exact
                 .unwrap()
         };

@@ -285,6 +285,18 @@ fn render(
         format!("{:?}", opts.explore.memory).to_lowercase(),
         opts.horizon.map_or("none".to_string(), |h| h.to_string())
     ));
+    if opts
+        .explore
+        .deadline
+        .is_some_and(|d| std::time::Instant::now() >= d)
+        && results.iter().any(|q| !q.stats.complete)
+    {
+        r.stat("timed_out", true);
+        r.warnings.push(
+            "the time-out was reached: incomplete queries are unknown, with the states explored so far"
+                .into(),
+        );
+    }
     r.results = json!({"queries": json_results});
     if !witnesses.is_empty() {
         r.witness = Some(serde_json::Value::Object(witnesses));

@@ -248,7 +248,13 @@ pub fn cover(
                 })
             }
             (Status::Optimal | Status::Feasible, Some(sol)) => sol,
-            _ => return Err(undetermined(out.reason)),
+            _ => {
+                return Err(undetermined(
+                    "the MILP decider is undetermined",
+                    out.reason,
+                    opts,
+                ))
+            }
         };
         let b = values(&sol, &init.env, &model.env.vars);
         let start = b

@@ -42,12 +42,17 @@ pub fn solve_confirmed(
     Ok(out)
 }
 
-/// The error of a solve that ended without a verdict.
-pub fn undetermined(reason: Option<String>) -> RunError {
-    RunError::Internal(format!(
-        "the MILP decider is undetermined: {}",
-        reason.unwrap_or_else(|| "no answer from HiGHS".into())
-    ))
+/// The error of a solve that ended without a verdict: the run's deadline
+/// passing (verdict unknown, the procedures keep what they found), or else a
+/// failure of HiGHS on `what`.
+pub fn undetermined(what: &str, reason: Option<String>, opts: &MilpOptions) -> RunError {
+    match opts.solve.deadline.expiry() {
+        Some(e) => RunError::TimedOut(format!("{e} while HiGHS was solving a MILP of the decider")),
+        None => RunError::Internal(format!(
+            "{what}: {}",
+            reason.unwrap_or_else(|| "no answer from HiGHS".into())
+        )),
+    }
 }
 
 /// What one MILP answered.
@@ -99,7 +104,7 @@ pub fn solve<U: Unrolling>(
             };
             Ok(Answer::Witness(u.decode(solved)?))
         }
-        _ => Err(undetermined(out.reason)),
+        _ => Err(undetermined("the MILP decider is undetermined", out.reason, opts)),
     }
 }
 

@@ -185,10 +185,11 @@ fn exclude_faults(
                 .unwrap_or_else(|| RunError::Internal("a fault vanished".into())));
         }
         (_, _) => {
-            return Err(RunError::Internal(format!(
-                "the MILP decider could not decide whether an update leaves its range: {}",
-                out.reason.unwrap_or_else(|| "no answer from HiGHS".into())
-            )))
+            return Err(super::decide::undetermined(
+                "the MILP decider could not decide whether an update leaves its range",
+                out.reason,
+                opts,
+            ))
         }
     }
     for (i, f) in faults.iter().enumerate() {

@@ -6,6 +6,7 @@ use super::semantics::SemResult;
 use super::system::System;
 use crate::nis::front::core::{Core, Node};
 use crate::nis::witness::WitnessTree;
+use crate::report::Deadline;
 use std::collections::HashMap;
 
 /// The most global states one explicit search keeps (each costs about 3.5 KB
@@ -23,6 +24,9 @@ pub struct Graph<'m, S: System<'m>> {
     index: HashMap<S::State, u32>,
     succ: Vec<Option<Successors<S::Move>>>,
     pub initial: Vec<u32>,
+    /// Past this deadline no state is expanded any more (see [`Graph::with_deadline`]).
+    deadline: Deadline,
+    expired: bool,
     _m: std::marker::PhantomData<&'m ()>,
 }
 
@@ -35,6 +39,8 @@ impl<'m, S: System<'m>> Graph<'m, S> {
             index: HashMap::new(),
             succ: Vec::new(),
             initial: Vec::new(),
+            deadline: Deadline::NONE,
+            expired: false,
             _m: std::marker::PhantomData,
         };
         for s in init {
@@ -42,6 +48,20 @@ impl<'m, S: System<'m>> Graph<'m, S> {
             g.initial.push(id);
         }
         Ok(g)
+    }
+
+    /// Stops expanding states at `deadline`: from then on a state not yet
+    /// expanded has no successors, so every search on the graph ends soon,
+    /// and its answer means nothing. Whoever sets a deadline must discard
+    /// the answer when [`Graph::expired`] says so.
+    pub fn with_deadline(mut self, deadline: Deadline) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// Whether the deadline cut the exploration (answers are then void).
+    pub fn expired(&self) -> bool {
+        self.expired
     }
 
     pub fn intern(&mut self, s: S::State) -> u32 {
@@ -58,6 +78,10 @@ impl<'m, S: System<'m>> Graph<'m, S> {
     /// The successors of a state (computed once).
     pub fn successors(&mut self, id: u32) -> SemResult<&[(S::Move, u32)]> {
         if self.succ[id as usize].is_none() {
+            if self.expired || self.deadline.expired() {
+                self.expired = true;
+                return Ok(&[]);
+            }
             let state = self.states[id as usize].clone();
             let next = self.sys.successors(&state)?;
             if self.states.len() + next.len() > MAX_EXPLICIT_STATES {

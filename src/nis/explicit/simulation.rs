@@ -13,6 +13,7 @@ use super::concrete::Concrete;
 use super::semantics::{SemResult, Semantics};
 use super::system::System;
 use crate::nis::front::model::Model;
+use crate::report::Deadline;
 use std::collections::HashMap;
 
 /// The deepest bounded simulation decided (`simulates --depth`, and the
@@ -181,31 +182,38 @@ pub fn default_cap(model: &Model, m: usize) -> Result<usize, String> {
 }
 
 /// n = min{ i >= m : M_ab(m) <=_b M(i) }, trying i = m, m+1, ... up to `cap`.
+/// At `deadline` the search stops as if the cap were the last i decided
+/// (`n` is then `None`: callers tell the two apart by the deadline).
 pub fn minimal_simulating_n(
     model: &Model,
     m: usize,
     b: u32,
     cap: usize,
-    mut give_up: impl FnMut() -> bool,
+    deadline: Deadline,
 ) -> SemResult<Result<MinimalN, String>> {
     let sem = match Semantics::new(model) {
         Ok(s) => s,
         Err(e) => return Ok(Err(e)),
     };
-    let mut ga = Graph::new(Abstract::new(sem, m))?;
+    let mut ga = Graph::new(Abstract::new(sem, m))?.with_deadline(deadline);
     let mut tried = Vec::new();
     for i in m.max(1)..=cap {
-        if give_up() {
-            return Ok(Ok(MinimalN {
-                n: None,
-                cap: i.saturating_sub(1),
-                tried,
-            }));
+        let given_up = || MinimalN {
+            n: None,
+            cap: i.saturating_sub(1),
+            tried: tried.clone(),
+        };
+        if deadline.expired() {
+            return Ok(Ok(given_up()));
         }
         let sem = Semantics::new(model)
             .map_err(|e| crate::lang::error_at(&model.source, Default::default(), e))?;
-        let mut gc = Graph::new(Concrete::new(sem, i, m))?;
+        let mut gc = Graph::new(Concrete::new(sem, i, m))?.with_deadline(deadline);
         let ok = Simulation::new().holds(&mut ga, &mut gc, b)?;
+        if ga.expired() || gc.expired() {
+            // Cut by the deadline: this answer means nothing.
+            return Ok(Ok(given_up()));
+        }
         tried.push((i, ok));
         if ok {
             return Ok(Ok(MinimalN {
