@@ -309,6 +309,7 @@ fn statuses_infeasible_unknown_and_integers() {
     let timed = SolveOptions {
         time_limit: Some(Duration::from_secs(5)),
         mip_gap: Some(0.0),
+        mip_abs_gap: Some(1e-7),
         threads: 1,
         verbose: false,
         feasibility_tolerance: Some(1e-9),

@@ -33,15 +33,17 @@
 mod bounds_command;
 mod exact;
 mod expr;
+mod highs_run;
 mod logic;
 mod lp_file;
 mod model;
 mod network;
 mod solve;
 mod tighten;
+pub mod tolerance;
 
 pub use bounds_command::{bounds_report, BoundsRequest};
-pub use exact::{exact_output_bounds, ExactBounds, Extremum, OutputRange, REPLAY_TOLERANCE};
+pub use exact::{exact_output_bounds, ExactBounds, Extremum, OutputRange};
 pub use expr::{LinExpr, Var};
 pub use logic::Linear;
 pub use model::{MilpError, Model, ModelStats, Sense, VarKind};

@@ -174,7 +174,9 @@ fn exclude_faults(
     // No presolve: an infeasibility here hides an error, it must be right.
     let mut solve = opts.solve.clone();
     solve.presolve = false;
-    solve.feasibility_tolerance.get_or_insert(1e-9);
+    solve
+        .feasibility_tolerance
+        .get_or_insert(crate::milp::tolerance::FEASIBILITY);
     let out = probe
         .solve(&Objective::Feasibility, &solve)
         .map_err(milp_error)?;
@@ -252,7 +254,7 @@ pub(super) fn solve_one<'m>(
     match (out.status, out.solution) {
         (Status::Infeasible, _) => Ok(None),
         (Status::Optimal | Status::Feasible, Some(sol)) => {
-            if let Err(why) = milp.check(&sol, 1e-6) {
+            if let Err(why) = milp.check(&sol, crate::milp::tolerance::SOLUTION_CHECK) {
                 return Err(RunError::Internal(format!(
                     "HiGHS returned a point that violates the MILP: {why}"
                 )));

@@ -10,7 +10,7 @@ use crate::report::RunError;
 
 /// Gap used for strict comparisons of expressions that cannot be scaled to
 /// integers (real-valued quantities); finite models never need it.
-const REAL_GAP: f64 = 1e-6;
+const REAL_GAP: f64 = crate::milp::tolerance::STRICT_GAP;
 
 /// The constant value of an expression without variables.
 pub fn constant(e: &LinExpr) -> Option<f64> {
@@ -28,7 +28,10 @@ fn integral_scale(enc: &Enc, e: &LinExpr) -> Option<f64> {
     {
         return None;
     }
-    let is_int = |x: f64| (x - x.round()).abs() < 1e-9 * (1.0 + x.abs());
+    let is_int = |x: f64| {
+        (x - x.round()).abs()
+            < crate::milp::tolerance::scaled(crate::milp::tolerance::INTEGRAL_COEFFICIENT, x)
+    };
     (1..=1000)
         .map(f64::from)
         .find(|d| is_int(e.constant_part() * d) && terms.iter().all(|(_, c)| is_int(c * d)))

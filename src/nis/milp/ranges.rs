@@ -7,7 +7,7 @@ use super::encode::Val;
 use super::ops::milp_error;
 use super::Enc;
 use crate::lang::{num, DeclType};
-use crate::milp::{LinExpr, Objective, SolveOptions};
+use crate::milp::{tolerance, LinExpr, Objective, SolveOptions};
 use crate::nis::model::VarDecl;
 use crate::report::RunError;
 
@@ -45,7 +45,7 @@ impl Enc<'_> {
         for (cond, v) in options {
             let Val::Num(value) = v else { continue };
             let (l, h) = self.milp.bounds(value);
-            if l < lo - 1e-9 || h > hi + 1e-9 {
+            if l < lo - tolerance::RANGE_SLACK || h > hi + tolerance::RANGE_SLACK {
                 self.range_checks.push(RangeCheck {
                     what: format!(
                         "the declared range {} of `{}` (MILP variable {name})",
@@ -76,7 +76,11 @@ pub fn check_ranges(enc: &Enc, solve: &SolveOptions) -> Result<(), RunError> {
     let mut m = enc.milp.clone();
     let mut sides = Vec::new();
     for (i, c) in enc.range_checks.iter().enumerate() {
-        let gap = if c.integral { 1.0 } else { 1e-6 };
+        let gap = if c.integral {
+            1.0
+        } else {
+            tolerance::STRICT_GAP
+        };
         let (l, h) = m.bounds(&c.value);
         for (above, bound) in [(true, c.hi), (false, c.lo)] {
             let possible = if above { h > bound } else { l < bound };
@@ -113,7 +117,9 @@ pub fn check_ranges(enc: &Enc, solve: &SolveOptions) -> Result<(), RunError> {
     m.ge("range.some", LinExpr::sum(sides.iter().map(|s| s.1)), 1.0)
         .map_err(milp_error)?;
     let mut solve = solve.clone();
-    solve.feasibility_tolerance.get_or_insert(1e-9);
+    solve
+        .feasibility_tolerance
+        .get_or_insert(tolerance::FEASIBILITY);
     let out = m
         .solve(&Objective::Feasibility, &solve)
         .map_err(milp_error)?;

@@ -252,7 +252,7 @@ fn solve_one_start(
     match (out.status, out.solution) {
         (Status::Infeasible, _) => Ok(None),
         (Status::Optimal | Status::Feasible, Some(sol)) => {
-            if let Err(why) = enc.milp.check(&sol, 1e-6) {
+            if let Err(why) = enc.milp.check(&sol, crate::milp::tolerance::SOLUTION_CHECK) {
                 return Err(RunError::Internal(format!(
                     "HiGHS returned a point that violates the MILP: {why}"
                 )));
