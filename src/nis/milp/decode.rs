@@ -10,14 +10,15 @@ use crate::nis::concrete::{add_count, CMove, CState};
 use crate::nis::semantics::{LocalId, Semantics};
 
 /// The index of the largest entry of a one-hot vector under the solution.
-fn which(sol: &Solution, v: &[LinExpr]) -> usize {
+pub(super) fn which(sol: &Solution, v: &[LinExpr]) -> usize {
     let vals: Vec<f64> = v.iter().map(|e| sol.eval(e)).collect();
     (0..vals.len())
         .max_by(|&a, &b| vals[a].total_cmp(&vals[b]))
         .unwrap_or(0)
 }
 
-fn code(sol: &Solution, v: &Val) -> i64 {
+/// The code of a finite value under the solution (numbers rounded).
+pub(super) fn code(sol: &Solution, v: &Val) -> i64 {
     match v {
         Val::Num(e) | Val::Bool(e) => sol.eval(e).round() as i64,
         Val::Enum(xs) => which(sol, xs) as i64,

@@ -25,6 +25,7 @@ mod ops;
 mod ranges;
 mod real;
 mod slots;
+mod ties;
 mod unroll;
 
 #[cfg(test)]
@@ -179,6 +180,8 @@ struct Sizes {
     symmetry_rows: usize,
     /// Slots of the zero-one agent (M_ab(m) by slots).
     slots: usize,
+    /// Solutions refused for an argmax near-tie and cut off (`ties`).
+    tie_cuts: usize,
     solving: SolveCounts,
 }
 
@@ -218,7 +221,9 @@ fn solve_confirmed(
     counts: &mut SolveCounts,
 ) -> Result<crate::milp::Outcome, RunError> {
     let mut solve = opts.solve.clone();
-    solve.feasibility_tolerance.get_or_insert(1e-9);
+    solve
+        .feasibility_tolerance
+        .get_or_insert(crate::milp::tolerance::FEASIBILITY);
     let mut out = milp
         .solve(&Objective::Feasibility, &solve)
         .map_err(milp_error)?;
@@ -276,28 +281,40 @@ fn solve_one(
     sizes.constraints = sizes.constraints.max(st.constraints);
     sizes.network_copies = sizes.network_copies.max(enc.network_copies);
     sizes.network_binaries = sizes.network_binaries.max(enc.network_binaries);
-    let out = solve_confirmed(&enc.milp, opts, &mut sizes.solving)?;
-    match (out.status, out.solution) {
-        (Status::Infeasible, _) => Ok(Answer::Infeasible),
-        (Status::Optimal | Status::Feasible, Some(sol)) => {
-            if let Err(why) = enc.milp.check(&sol, 1e-6) {
+    for _ in 0..=ties::MAX_TIE_CUTS {
+        let out = solve_confirmed(&enc.milp, opts, &mut sizes.solving)?;
+        let sol = match (out.status, out.solution) {
+            (Status::Infeasible, _) => return Ok(Answer::Infeasible),
+            (Status::Optimal | Status::Feasible, Some(sol)) => sol,
+            (_, _) => {
                 return Err(RunError::Internal(format!(
-                    "HiGHS returned a point that violates the MILP: {why}"
-                )));
+                    "the MILP decider is undetermined: {}",
+                    out.reason.unwrap_or_else(|| "no answer from HiGHS".into())
+                )))
             }
-            let mut d = decode::Decoder {
-                sol: &sol,
-                sem,
-                u: &u,
-                m,
-            };
-            Ok(Answer::Witness(d.tree(&root)))
+        };
+        if let Err(why) = enc.milp.check(&sol, crate::milp::tolerance::SOLUTION_CHECK) {
+            return Err(RunError::Internal(format!(
+                "HiGHS returned a point that violates the MILP: {why}"
+            )));
         }
-        (_, _) => Err(RunError::Internal(format!(
-            "the MILP decider is undetermined: {}",
-            out.reason.unwrap_or_else(|| "no answer from HiGHS".into())
-        ))),
+        if let Some(tie) = ties::find(sem, &sol, &u)? {
+            enc.cut_near_tie(&u, &tie)?;
+            sizes.tie_cuts += 1;
+            continue;
+        }
+        let mut d = decode::Decoder {
+            sol: &sol,
+            sem,
+            u: &u,
+            m,
+        };
+        return Ok(Answer::Witness(d.tree(&root)));
     }
+    Err(RunError::Internal(format!(
+        "the MILP decider is undetermined: its solutions took {} argmax near-ties that the f64 network breaks",
+        ties::MAX_TIE_CUTS + 1
+    )))
 }
 
 /// The outcome of a MILP check: verdict, replayed witness rendered as the
@@ -411,6 +428,9 @@ fn stats_of(sizes: &Sizes, start: Instant) -> serde_json::Map<String, Value> {
     put("symmetry_rows", sizes.symmetry_rows.into());
     if sizes.slots > 0 {
         put("zero_one_slots", sizes.slots.into());
+    }
+    if sizes.tie_cuts > 0 {
+        put("near_tie_cuts", sizes.tie_cuts.into());
     }
     put("total_time_s", start.elapsed().as_secs_f64().into());
     sizes.solving.put_stats(&mut stats);
