@@ -25,7 +25,7 @@ pub struct Extremum {
     /// below for a minimum): HiGHS's proven bound widened by
     /// [`tolerance::OUTER_WIDENING`], or, when HiGHS proved none that is
     /// consistent with the attained value, the bound the encoding started
-    /// from (interval or symbolic propagation).
+    /// from (interval or symbolic propagation, padded by [`tolerance::BOUND_PADDING`]).
     pub outer: f64,
     pub status: Status,
     /// The input at which the MILP found its optimum, and the output there
@@ -163,12 +163,14 @@ pub fn exact_output_bounds(
             let outcome = model.solve(&objective, &solve)?;
             // `sign` turns a minimum into a maximum, so one rule serves both sides.
             let sign = if maximise { 1.0 } else { -1.0 };
+            // The propagated bound, padded as the encoding pads it (rounding).
             let propagated = sign
                 * if maximise {
                     out_bounds.hi[j]
                 } else {
                     out_bounds.lo[j]
                 };
+            let propagated = propagated + tolerance::scaled(tolerance::BOUND_PADDING, propagated);
             let witness = match &outcome.solution {
                 Some(s) => {
                     let x: Vec<f64> = (0..input.len())
