@@ -12,7 +12,9 @@ echo "== cargo clippy --all-targets -- -D warnings"
 cargo clippy --release --all-targets -- -D warnings
 echo "== cargo test --release"
 # CI replays one fixed proptest seed so that a run is reproducible; locally each
-# run draws new cases (set PROPTEST_RNG_SEED to replay one).
+# run draws new cases (set PROPTEST_RNG_SEED to replay one). Every proptest is
+# configured with `failure_persistence: None`, so no regression file is written
+# into the checkout; a failing case is kept as an explicit regression test.
 if [ "${CI:-}" = true ]; then
   export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261201}"
 fi
@@ -31,5 +33,7 @@ if [ ${#reqs[@]} -gt 0 ]; then
   export MAVIS_BIN="$target_dir/release/mavis"
   dirs=()
   for d in python-training tests/peers; do [ -d "$d" ] && dirs+=("$d"); done
-  .venv/bin/python -m pytest -q "${dirs[@]}"
+  # Nothing lands in the checkout besides .venv: no bytecode, no pytest cache
+  # (tests write into pytest's tmp_path).
+  PYTHONDONTWRITEBYTECODE=1 .venv/bin/python -m pytest -q -p no:cacheprovider "${dirs[@]}"
 fi

@@ -310,6 +310,7 @@ fn statuses_infeasible_unknown_and_integers() {
     let timed = SolveOptions {
         deadline: mavis::report::Deadline::after(Duration::from_secs(5)),
         mip_gap: Some(0.0),
+        mip_abs_gap: Some(1e-7),
         threads: 1,
         verbose: false,
         feasibility_tolerance: Some(1e-9),

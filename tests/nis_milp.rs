@@ -28,7 +28,7 @@ fn verdict(model: &Model, spec: &str, n: usize, engine: EngineChoice, sym: bool)
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn milp_and_explicit_agree(
@@ -110,5 +110,89 @@ label q = x >= 1;
         )
         .unwrap();
         assert!(r.holds);
+    }
+}
+
+/// A tie in real arithmetic that f64 breaks: at x = 1 the network gives
+/// 0.1 + 0.2 = 0.30000000000000004 for p0 and 0.3 for p1, so the exact
+/// semantics observes p0 only, while the MILP's argmax (maximal up to
+/// HiGHS's tolerance) may choose p1. Before the near-tie cuts the MILP's
+/// witness of `EX (r, v1)` (percept p1 after `up`) did not replay: "internal
+/// error: a MILP trace did not replay through the semantics: step 1: agent 1
+/// cannot reach x=1 p1". Now the spurious choice is cut off and both
+/// deciders say the sentence fails; where p1 is a real option (x = 0 with a
+/// genuine tie) both find it.
+#[test]
+fn an_f64_broken_argmax_tie_is_cut_not_an_internal_error() {
+    use mavis::nn::{Activation, Layer, Network};
+    use ndarray::array;
+    let text = |guard: &str| {
+        format!(
+            r#"
+net f = "none.onnx";
+agent a {{
+  var x : [0..1] = 0;
+  percept : {{p0, p1}} = p0;
+  actions : {{stay, up}};
+  observe = argmax(f(x, x, {guard}), p0, p1);
+  protocol {{ p0 -> {{stay, up}}; p1 -> {{stay}}; }}
+  update {{ up -> x := 1; }}
+}}
+environment {{ var e : bool = false; }}
+label r = percept = p1;
+"#
+        )
+    };
+    let net = Network::from_layers(vec![Layer {
+        weights: array![[0.1, 0.2, 1.0], [0.3, 0.0, 0.0]],
+        bias: array![0.0, 0.0],
+        activation: Activation::Identity,
+    }])
+    .unwrap();
+    assert!(net.eval(&[1.0, 1.0, 0.0])[0] > net.eval(&[1.0, 1.0, 0.0])[1]);
+    let load = |guard: &str| {
+        let opts = mavis::nis::LoadOptions {
+            in_memory: [("f".to_string(), net.clone())].into_iter().collect(),
+            ..Default::default()
+        };
+        mavis::nis::parse_model(
+            &mavis::lang::Source::new("tie.nis", text(guard)),
+            std::path::Path::new("."),
+            &opts,
+        )
+        .unwrap()
+    };
+    let s = parse_sentence("forall v1: EX (r, v1)").unwrap();
+    // Third input 1 - x: p0 wins clearly at x = 0, and only by rounding at x = 1.
+    let broken = load("1 - x");
+    // Third input 0: at x = 0 both outputs are 0, a genuine tie.
+    let genuine = load("0");
+    for (model, holds) in [(&broken, false), (&genuine, true)] {
+        for agents in [1, 2] {
+            let target = Target::Concrete { agents };
+            let x = decide_with(
+                EngineChoice::Explicit,
+                &MilpOptions::default(),
+                model,
+                &s,
+                target,
+            )
+            .unwrap();
+            let y = decide_with(
+                EngineChoice::Milp,
+                &MilpOptions::default(),
+                model,
+                &s,
+                target,
+            )
+            .unwrap_or_else(|e| panic!("MILP on M({agents}): {e:?}"));
+            assert_eq!((x.holds, y.holds), (holds, holds), "M({agents})");
+            let cuts = y.stats.get("near_tie_cuts").and_then(|c| c.as_u64());
+            // The broken tie is the MILP's only way to p1, so it was cut.
+            assert!(
+                holds || cuts.is_some_and(|c| c >= 1),
+                "M({agents}): {cuts:?}"
+            );
+        }
     }
 }

@@ -63,7 +63,7 @@ fn small_enough(model: &Model) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn verdicts_are_monotone_in_n(
@@ -87,7 +87,7 @@ proptest! {
 
 proptest! {
     // The explicit simulation search dominates: about 4 s a case on 2 cores.
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn bound_and_search_agree(

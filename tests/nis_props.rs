@@ -163,7 +163,7 @@ fn ordered_layers(model: &Model, n: usize, depth: usize) -> Vec<HashSet<Vec<Loca
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn counter_representation_matches_brute_force(s in spec_strategy(), n in 1usize..=4) {

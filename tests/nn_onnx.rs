@@ -315,7 +315,7 @@ fn eval_reads_csv_and_checks_sizes() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Mutated and truncated fixtures are refused or loaded, never a panic.
     #[test]

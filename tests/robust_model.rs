@@ -136,7 +136,7 @@ fn mutate(text: &str, cuts: &[(usize, usize, String)]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
     #[test]
     fn parser_never_panics_on_random_text(text in "[a-z0-9 ;,(){}|>=.\\-\n]{0,200}") {
         let _ = load(&text);

@@ -9,8 +9,8 @@
 
 use super::nn::load_for_command;
 use crate::milp::{
-    exact_output_bounds, lp_tighten, BoundsMethod, EncodeOptions, Extremum, MilpError, Objective,
-    SolveOptions, Status,
+    exact_output_bounds, lp_tighten, tolerance, BoundsMethod, EncodeOptions, Extremum, MilpError,
+    Objective, SolveOptions, Status,
 };
 use crate::nn::{interval_bounds, symbolic_bounds, InputBox, NetworkBounds};
 use crate::report::{Report, RunContext, RunError, Table, TableFormat, Verdict};
@@ -45,6 +45,12 @@ fn stage_json(name: &str, b: &NetworkBounds, seconds: f64) -> Value {
 
 fn witness_json(e: &Extremum) -> Value {
     e.witness.as_ref().map_or(Value::Null, |(x, _)| json!(x))
+}
+
+/// One side as text: six decimals, `*` when the MILP stopped before optimality.
+fn side_text(v: Option<f64>, e: &Extremum) -> String {
+    let star = if e.status == Status::Optimal { "" } else { "*" };
+    v.map_or("-".to_string(), |v| format!("{v:.6}{star}"))
 }
 
 /// `mavis nn bounds`: output ranges over a box by interval arithmetic,
@@ -128,15 +134,36 @@ pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, Ru
             .iter()
             .all(|o| o.min.status == Status::Optimal && o.max.status == Status::Optimal),
     };
+    let inexact: Vec<String> = exact.as_ref().map_or(Vec::new(), |ex| {
+        ex.outputs
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| !o.is_exact())
+            .map(|(j, _)| format!("y{j}"))
+            .collect()
+    });
     let headline = match &exact {
         Some(_) if !complete => {
             r.verdict = Some(Verdict::Unknown);
-            "UNKNOWN: a MILP stopped before optimality; ranges marked * are the sound relaxation bounds".to_string()
+            "UNKNOWN: a MILP stopped before optimality; sides marked * are sound bounds, not attained".to_string()
         }
-        Some(ex) => format!(
-            "exact output ranges by MILP ({} binaries for {relus} ReLUs)",
-            ex.stats.binaries
+        Some(ex) if inexact.is_empty() => format!(
+            "exact output ranges by MILP ({} binaries for {relus} ReLUs; attained and proven agree within {:e})",
+            ex.stats.binaries,
+            tolerance::EXACT_AGREEMENT
         ),
+        Some(ex) => {
+            r.warnings.push(format!(
+                "the attained and proven bounds of {} differ by more than {:e} (relative): each range lies between them",
+                inexact.join(", "),
+                tolerance::EXACT_AGREEMENT
+            ));
+            format!(
+                "output ranges by MILP ({} binaries for {relus} ReLUs); not exact for {}",
+                ex.stats.binaries,
+                inexact.join(", ")
+            )
+        }
         None => format!(
             "output bounds by {} propagation",
             stages.last().expect("stages").0
@@ -151,7 +178,8 @@ pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, Ru
     header.extend(stages.iter().map(|s| s.0.clone()));
     if exact.is_some() {
         header.extend([
-            "exact".to_string(),
+            "attained".to_string(),
+            "proven".to_string(),
             "argmin".to_string(),
             "argmax".to_string(),
         ]);
@@ -165,13 +193,14 @@ pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, Ru
         }
         if let Some(ex) = &exact {
             let o = &ex.outputs[j];
-            let star = |e: &Extremum| if e.status == Status::Optimal { "" } else { "*" };
+            row.push(match (o.min.inner(), o.max.inner()) {
+                (None, None) => "-".to_string(),
+                (lo, hi) => format!("[{}, {}]", side_text(lo, &o.min), side_text(hi, &o.max)),
+            });
             row.push(format!(
-                "[{:.6}{}, {:.6}{}]",
-                o.min.value,
-                star(&o.min),
-                o.max.value,
-                star(&o.max)
+                "[{}, {}]",
+                side_text(Some(o.min.outer), &o.min),
+                side_text(Some(o.max.outer), &o.max)
             ));
             let at = |e: &Extremum| {
                 e.witness.as_ref().map_or("-".to_string(), |(x, _)| {
@@ -234,8 +263,13 @@ pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, Ru
             "constraints": ex.stats.constraints,
             "bounds_time_s": ex.bounds_time.as_secs_f64(),
             "solve_time_s": ex.solve_time.as_secs_f64(),
+            "exact": inexact.is_empty() && complete,
+            "tolerance": tolerance::EXACT_AGREEMENT,
             "outputs": ex.outputs.iter().map(|o| json!({
-                "lo": o.min.value, "hi": o.max.value,
+                "lo": o.min.value(), "hi": o.max.value(),
+                "exact_lo": o.min.exact, "exact_hi": o.max.exact,
+                "attained": {"lo": o.min.inner(), "hi": o.max.inner()},
+                "proven": {"lo": o.min.outer, "hi": o.max.outer},
                 "status_lo": o.min.status, "status_hi": o.max.status,
                 "argmin": witness_json(&o.min), "argmax": witness_json(&o.max),
             })).collect::<Vec<_>>(),

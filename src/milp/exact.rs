@@ -1,24 +1,55 @@
 //! Exact output ranges of a network over a box: for every output, one MILP
-//! maximising it and one minimising it; every optimum's input is replayed
-//! through [`Network::eval`] before it is reported.
+//! maximising it and one minimising it. Each side is reported as a sound
+//! pair: the value [`Network::eval`] gives at the optimum's input (inner:
+//! the network attains it) and HiGHS's proven bound widened by
+//! [`tolerance::OUTER_WIDENING`] (outer: nothing in the box goes beyond it).
+//! HiGHS answers within its tolerances, so the two differ by rounding; the
+//! side is exact when they agree within [`tolerance::EXACT_AGREEMENT`]. A
+//! solution that is not the network at its input, layer by layer, is an
+//! internal error ([`MilpError::Replay`]).
 
 use super::expr::LinExpr;
 use super::model::{MilpError, Model, ModelStats};
-use super::network::EncodeOptions;
-use super::solve::{Objective, SolveOptions, Status};
-use crate::nn::{InputBox, Network, NetworkBounds};
+use super::network::{EncodeOptions, NetworkCopy};
+use super::solve::{Objective, Solution, SolveOptions, Status};
+use super::tolerance;
+use crate::nn::{Activation, InputBox, Network, NetworkBounds};
 use std::time::{Duration, Instant};
 
-/// One side (max or min) of one output.
+/// One side (max or min) of one output, as a sound pair: the true extremum
+/// lies between the inner bound (a value the network attains) and the
+/// outer bound (no input of the box goes beyond it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Extremum {
-    /// The MILP optimum when `status` is `Optimal`; otherwise the (sound)
-    /// bound the encoding started from.
-    pub value: f64,
+    /// No output value over the box is beyond this (above it for a maximum,
+    /// below for a minimum): HiGHS's proven bound widened by
+    /// [`tolerance::OUTER_WIDENING`], or, when HiGHS proved none that is
+    /// consistent with the attained value, the bound the encoding started
+    /// from (interval or symbolic propagation, padded by [`tolerance::BOUND_PADDING`]).
+    pub outer: f64,
     pub status: Status,
-    /// The input at which the optimum is attained, and the output there as
-    /// [`Network::eval`] computes it (present when a solution was found).
+    /// The input at which the MILP found its optimum, and the output there
+    /// as [`Network::eval`] computes it: the inner bound (present when a
+    /// solution was found).
     pub witness: Option<(Vec<f64>, f64)>,
+    /// Inner and outer agree within [`tolerance::EXACT_AGREEMENT`] (and the
+    /// MILP was solved to optimality): the extremum is known.
+    pub exact: bool,
+}
+
+impl Extremum {
+    /// The inner bound: the value the network attains at the witness.
+    pub fn inner(&self) -> Option<f64> {
+        self.witness.as_ref().map(|w| w.1)
+    }
+
+    /// The reported value: the attained one when exact, else the outer bound.
+    pub fn value(&self) -> f64 {
+        match self.inner() {
+            Some(v) if self.exact => v,
+            _ => self.outer,
+        }
+    }
 }
 
 /// The range of one output over the box.
@@ -26,6 +57,13 @@ pub struct Extremum {
 pub struct OutputRange {
     pub min: Extremum,
     pub max: Extremum,
+}
+
+impl OutputRange {
+    /// Both sides are exact.
+    pub fn is_exact(&self) -> bool {
+        self.min.exact && self.max.exact
+    }
 }
 
 /// Result of [`exact_output_bounds`].
@@ -44,9 +82,45 @@ pub struct ExactBounds {
     pub model: Model,
 }
 
-/// A witness may differ from the MILP optimum by the solver's tolerances; more
-/// than this (relative) is a bug.
-pub const REPLAY_TOLERANCE: f64 = 1e-6;
+/// Checks that the solution is the network evaluated at its own input, layer
+/// by layer: each neuron the MILP holds must equal the layer applied to the
+/// MILP's previous layer (ReLU or identity), up to
+/// [`tolerance::NEURON_RESIDUAL`] scaled by the neuron's magnitude. Such a
+/// solution differs from [`Network::eval`] only by solver rounding carried
+/// through the layers; any larger residual means the MILP is not this
+/// network at this input (a wrong encoding or a wrongly decoded input).
+fn replay_layers(
+    net: &Network,
+    copy: &NetworkCopy,
+    sol: &Solution,
+    x: &[f64],
+) -> Result<(), String> {
+    let mut prev: Vec<f64> = x.to_vec();
+    for (k, layer) in net.layers().iter().enumerate() {
+        let here: Vec<f64> = copy.neurons[k].iter().map(|e| sol.eval(e)).collect();
+        for (j, &held) in here.iter().enumerate() {
+            let mut z = layer.bias[j];
+            let mut magnitude = layer.bias[j].abs();
+            for (i, &a) in prev.iter().enumerate() {
+                z += layer.weights[[j, i]] * a;
+                magnitude += (layer.weights[[j, i]] * a).abs();
+            }
+            let want = match layer.activation {
+                Activation::Relu => z.max(0.0),
+                Activation::Identity => z,
+            };
+            let (l, u) = (copy.bounds.pre[k].lo[j], copy.bounds.pre[k].hi[j]);
+            magnitude += l.abs().max(u.abs()) + held.abs();
+            if (held - want).abs() > tolerance::scaled(tolerance::NEURON_RESIDUAL, magnitude) {
+                return Err(format!(
+                    "neuron {j} of layer {k} is {held} in the MILP solution, but the layer gives {want} from the solution's previous layer"
+                ));
+            }
+        }
+        prev = here;
+    }
+    Ok(())
+}
 
 /// Builds the MILP of `net` over `input` and solves max and min of every output.
 pub fn exact_output_bounds(
@@ -63,9 +137,14 @@ pub fn exact_output_bounds(
     model.validate()?;
     let copy = model.add_network("net", net, &xs, None, encode)?;
     let bounds_time = start.elapsed();
-    // Exact means no relative gap; the absolute gap stays HiGHS's (1e-6).
     let solve = SolveOptions {
-        mip_gap: Some(solve.mip_gap.unwrap_or(0.0)),
+        mip_gap: Some(solve.mip_gap.unwrap_or(tolerance::EXACT_REL_GAP)),
+        mip_abs_gap: Some(solve.mip_abs_gap.unwrap_or(tolerance::EXACT_ABS_GAP)),
+        feasibility_tolerance: Some(
+            solve
+                .feasibility_tolerance
+                .unwrap_or(tolerance::FEASIBILITY),
+        ),
         ..solve.clone()
     };
     let out_bounds = copy.bounds.output();
@@ -79,37 +158,52 @@ pub fn exact_output_bounds(
                 Objective::Minimise(y.into())
             };
             let outcome = model.solve(&objective, &solve)?;
-            let fallback = if maximise {
-                out_bounds.hi[j]
-            } else {
-                out_bounds.lo[j]
-            };
+            // `sign` turns a minimum into a maximum, so one rule serves both sides.
+            let sign = if maximise { 1.0 } else { -1.0 };
+            // The propagated bound, padded as the encoding pads it (rounding).
+            let propagated = sign
+                * if maximise {
+                    out_bounds.hi[j]
+                } else {
+                    out_bounds.lo[j]
+                };
+            let propagated = propagated + tolerance::scaled(tolerance::BOUND_PADDING, propagated);
             let witness = match &outcome.solution {
                 Some(s) => {
                     let x: Vec<f64> = (0..input.len())
                         .map(|i| s.eval(&xs[i]).clamp(input.lo[i], input.hi[i]))
                         .collect();
+                    replay_layers(net, &copy, s, &x).map_err(|why| {
+                        MilpError::Replay(format!(
+                            "the MILP {} of output {j} does not replay at input {x:?}: {why}",
+                            if maximise { "maximum" } else { "minimum" }
+                        ))
+                    })?;
                     let value = net.eval(&x)[j];
                     Some((x, value))
                 }
                 None => None,
             };
-            let value = match (outcome.status, outcome.objective, &witness) {
-                (Status::Optimal, Some(v), Some((x, attained))) => {
-                    if (attained - v).abs() > REPLAY_TOLERANCE * (1.0 + v.abs()) {
-                        return Err(MilpError::Replay(format!(
-                            "the MILP {} of output {j} is {v} at input {x:?}, but the network gives {attained} there",
-                            if maximise { "maximum" } else { "minimum" }
-                        )));
-                    }
-                    v
-                }
-                _ => fallback,
-            };
+            let inner = witness.as_ref().map(|w| sign * w.1);
+            // HiGHS's bound, widened; unusable when the network attains more.
+            let proven = outcome
+                .bound
+                .map(|b| sign * b)
+                .map(|b| b + tolerance::scaled(tolerance::OUTER_WIDENING, b))
+                .filter(|b| inner.is_none_or(|v| *b >= v));
+            let outer = proven.map_or(propagated, |b| b.min(propagated));
+            let exact = outcome.status == Status::Optimal
+                && proven.is_some()
+                && inner.is_some_and(|v| {
+                    (outer - v).abs() <= tolerance::scaled(tolerance::EXACT_AGREEMENT, v)
+                });
+            // The network attains `inner`, so no outer bound lies below it.
+            let outer = inner.map_or(outer, |v| outer.max(v));
             Ok(Extremum {
-                value,
+                outer: sign * outer,
                 status: outcome.status,
                 witness,
+                exact,
             })
         };
         let max = side(true)?;
@@ -124,4 +218,85 @@ pub fn exact_output_bounds(
         solve_time: solve_start.elapsed(),
         model,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nn::Layer;
+    use ndarray::array;
+
+    /// y = relu(x - 0.5) + relu(0.2 - x) on [0, 1]: both ReLUs unstable.
+    fn net(w: f64) -> Network {
+        Network::from_layers(vec![
+            Layer {
+                weights: array![[w], [-1.0]],
+                bias: array![-0.5, 0.2],
+                activation: Activation::Relu,
+            },
+            Layer {
+                weights: array![[1.0, 1.0]],
+                bias: array![0.0],
+                activation: Activation::Identity,
+            },
+        ])
+        .unwrap()
+    }
+
+    /// A solution of the MILP of `net(1.0)` maximising y, with its input.
+    fn solved() -> (NetworkCopy, Solution, Vec<f64>) {
+        let mut m = Model::new();
+        let x = m.continuous("x", 0.0, 1.0);
+        let copy = m
+            .add_network(
+                "n",
+                &net(1.0),
+                &[LinExpr::from(x)],
+                None,
+                &EncodeOptions::default(),
+            )
+            .unwrap();
+        let y = copy.outputs[0];
+        let out = m
+            .solve(&Objective::Maximise(y.into()), &SolveOptions::default())
+            .unwrap();
+        let sol = out.solution.unwrap();
+        let input = vec![sol.value(x)];
+        (copy, sol, input)
+    }
+
+    #[test]
+    fn a_solution_replays_on_its_own_network() {
+        let (copy, sol, x) = solved();
+        assert_eq!(replay_layers(&net(1.0), &copy, &sol, &x), Ok(()));
+        // The maximum 0.5 is at x = 1 (0.5 + 0) rather than x = 0 (0 + 0.2).
+        assert!((x[0] - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_wrong_network_or_input_is_a_genuine_mismatch() {
+        let (copy, sol, x) = solved();
+        let wrong_net = replay_layers(&net(1.1), &copy, &sol, &x).unwrap_err();
+        assert!(wrong_net.contains("neuron 0 of layer 0"), "{wrong_net}");
+        let wrong_input = replay_layers(&net(1.0), &copy, &sol, &[0.7]).unwrap_err();
+        assert!(wrong_input.contains("layer 0"), "{wrong_input}");
+    }
+
+    #[test]
+    fn exact_pairs_bracket_the_true_extrema() {
+        let input = InputBox::new(vec![0.0], vec![1.0]).unwrap();
+        let ex = exact_output_bounds(
+            &net(1.0),
+            &input,
+            &EncodeOptions::default(),
+            &SolveOptions::default(),
+        )
+        .unwrap();
+        let o = &ex.outputs[0];
+        // By hand: max 0.5 at x = 1; min 0 on [0.2, 0.5].
+        assert!(o.is_exact());
+        assert!(o.max.inner().unwrap() <= 0.5 + 1e-12 && o.max.outer >= 0.5);
+        assert!(o.min.inner().unwrap() >= -1e-12 && o.min.outer <= 0.0);
+        assert!(o.max.outer - 0.5 < 1e-5 && o.min.outer > -1e-5);
+    }
 }

@@ -10,7 +10,7 @@ use super::model::{MilpError, Model, Sense, VarKind};
 
 /// Gap used for strict comparisons of expressions that cannot be scaled to
 /// integers (real-valued quantities); integral expressions never need it.
-const REAL_GAP: f64 = 1e-6;
+const REAL_GAP: f64 = super::tolerance::STRICT_GAP;
 
 /// The constant value of an expression without variables.
 pub fn constant(e: &LinExpr) -> Option<f64> {
@@ -61,7 +61,10 @@ impl Model {
         {
             return None;
         }
-        let is_int = |x: f64| (x - x.round()).abs() < 1e-9 * (1.0 + x.abs());
+        let is_int = |x: f64| {
+            (x - x.round()).abs()
+                < super::tolerance::scaled(super::tolerance::INTEGRAL_COEFFICIENT, x)
+        };
         (1..=1000)
             .map(f64::from)
             .find(|d| is_int(e.constant_part() * d) && terms.iter().all(|(_, c)| is_int(c * d)))

@@ -32,14 +32,16 @@
 
 mod exact;
 mod expr;
+mod highs_run;
 mod logic;
 mod lp_file;
 mod model;
 mod network;
 mod solve;
 mod tighten;
+pub mod tolerance;
 
-pub use exact::{exact_output_bounds, ExactBounds, Extremum, OutputRange, REPLAY_TOLERANCE};
+pub use exact::{exact_output_bounds, ExactBounds, Extremum, OutputRange};
 pub use expr::{LinExpr, Var};
 pub use logic::{constant, not, Linear};
 pub use model::{MilpError, Model, ModelStats, Sense, VarKind};

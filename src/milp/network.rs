@@ -11,6 +11,7 @@
 use super::expr::{LinExpr, Var};
 use super::model::{MilpError, Model};
 use super::solve::SolveOptions;
+use super::tolerance;
 use crate::nn::{interval_bounds, symbolic_bounds, InputBox, Network, NetworkBounds, Stability};
 
 /// Which bounds a network copy's M values come from.
@@ -33,13 +34,15 @@ pub struct EncodeOptions {
     pub lp: SolveOptions,
 }
 
-/// Bounds are widened by this relative amount before they become variable
-/// bounds and M values, so that rounding in their computation cannot cut off
-/// a feasible point.
-const PAD: f64 = 1e-9;
-
+/// Bounds are widened by [`tolerance::BOUND_PADDING`] before they become
+/// variable bounds and M values, so that rounding in their computation
+/// cannot cut off a feasible point.
 fn pad(lo: f64, hi: f64) -> (f64, f64) {
-    (lo - PAD * (1.0 + lo.abs()), hi + PAD * (1.0 + hi.abs()))
+    use tolerance::{scaled, BOUND_PADDING};
+    (
+        lo - scaled(BOUND_PADDING, lo),
+        hi + scaled(BOUND_PADDING, hi),
+    )
 }
 
 /// What [`Model::add_network`] created.

@@ -3,10 +3,9 @@
 use super::expr::{LinExpr, Var};
 use super::model::{MilpError, Model, Sense, VarKind};
 use crate::report::Deadline;
-use good_lp::solvers::highs::highs;
+use good_lp::solvers::highs::{highs, HighsOptionValue};
 use good_lp::{
-    variable, Expression, ProblemVariables, ResolutionError, Solution as _, SolutionStatus,
-    SolverModel,
+    variable, Expression, ProblemVariables, ResolutionError, SolutionStatus, SolverModel,
 };
 use std::time::{Duration, Instant};
 
@@ -22,6 +21,8 @@ pub struct SolveOptions {
     /// Relative MIP gap at which HiGHS may stop and call the point optimal
     /// (HiGHS's default 1e-4 when `None`; exact bounds use 0).
     pub mip_gap: Option<f64>,
+    /// Absolute MIP gap (HiGHS's `mip_abs_gap`; its default 1e-6 when `None`).
+    pub mip_abs_gap: Option<f64>,
     /// HiGHS log on stderr.
     pub verbose: bool,
     /// HiGHS's `mip_feasibility_tolerance` (its default 1e-6 when `None`).
@@ -39,6 +40,7 @@ impl Default for SolveOptions {
             threads: 1,
             deadline: Deadline::NONE,
             mip_gap: None,
+            mip_abs_gap: None,
             verbose: false,
             feasibility_tolerance: None,
             presolve: true,
@@ -117,6 +119,11 @@ pub struct Outcome {
     pub solution: Option<Solution>,
     /// The objective's value at the solution.
     pub objective: Option<f64>,
+    /// HiGHS's proven bound on the objective, constant included: no
+    /// feasible point is better than it (up to HiGHS's LP tolerances, see
+    /// [`super::tolerance::OUTER_WIDENING`]). For a MILP its dual bound,
+    /// also when a time limit stopped it; for an LP its optimum.
+    pub bound: Option<f64>,
     /// Why the status is `Unknown` or `Feasible`.
     pub reason: Option<String>,
     pub time: Duration,
@@ -161,6 +168,7 @@ impl Model {
                 status: Status::Unknown,
                 solution: None,
                 objective: None,
+                bound: None,
                 reason: Some(TIME_LIMIT.into()),
                 time: Duration::ZERO,
             });
@@ -196,19 +204,23 @@ impl Model {
             Objective::Maximise(e) => (vars.maximise(to_good_lp(e)), Some(e)),
             Objective::Minimise(e) => (vars.minimise(to_good_lp(e)), Some(e)),
         };
-        let mut p = highs(problem).set_threads(opts.threads.max(1) as u32);
-        p = p.set_option("output_flag", opts.verbose);
-        if !presolve {
-            p = p.set_option("presolve", "off");
+        let mut p = highs(problem);
+        // Options go straight to HiGHS in `highs_run`, which also reads the proven bound.
+        let mut options: Vec<(&str, HighsOptionValue)> = vec![
+            ("threads", (opts.threads.max(1) as i32).into()),
+            ("output_flag", opts.verbose.into()),
+        ];
+        if !presolve || !opts.presolve {
+            options.push(("presolve", "off".into()));
         }
         if let Some(t) = opts.feasibility_tolerance {
-            p = p.set_option("mip_feasibility_tolerance", t);
-        }
-        if !opts.presolve {
-            p = p.set_option("presolve", "off");
+            options.push(("mip_feasibility_tolerance", t.into()));
         }
         if let Some(g) = opts.mip_gap {
-            p = p.set_option("mip_rel_gap", g.max(0.0));
+            options.push(("mip_rel_gap", g.max(0.0).into()));
+        }
+        if let Some(g) = opts.mip_abs_gap {
+            options.push(("mip_abs_gap", g.max(0.0).into()));
         }
         for row in &self.rows {
             let mut lhs = Expression::from(0.0);
@@ -224,23 +236,31 @@ impl Model {
         }
         // What is left now, after building: never the whole budget again.
         if let Some(left) = opts.deadline.remaining() {
-            p = p.set_time_limit(left.as_secs_f64().max(1e-3));
+            options.push(("time_limit", left.as_secs_f64().max(1e-3).into()));
         }
-        let result = p.solve();
+        let integer = self.vars.iter().any(|v| v.kind != VarKind::Continuous);
+        let run = super::highs_run::run(p, &options, integer);
+        let result = run.result;
+        let bound = match (run.bound, objective_expr) {
+            (Some(b), Some(e)) => Some(b + e.constant),
+            _ => None,
+        };
         let time = start.elapsed();
         let unknown = |reason: String| Outcome {
             status: Status::Unknown,
             solution: None,
             objective: None,
+            bound,
             reason: Some(reason),
             time,
         };
         Ok(match result {
             Ok(sol) => {
-                let values: Vec<f64> = handles.iter().map(|&h| sol.value(h)).collect();
+                // Columns are in the order the variables were added (`handles`).
+                let values: Vec<f64> = sol.columns[..handles.len()].to_vec();
                 let solution = Solution { values };
                 let value = objective_expr.map(|e| solution.eval(e));
-                let (status, reason) = match sol.status() {
+                let (status, reason) = match sol.status {
                     SolutionStatus::Optimal => (Status::Optimal, None),
                     // HiGHS's own status is Optimal here: the gap is within its tolerances.
                     SolutionStatus::GapLimit => (Status::Optimal, None),
@@ -255,6 +275,7 @@ impl Model {
                     status,
                     solution: Some(solution),
                     objective: value,
+                    bound,
                     reason,
                     time,
                 }
@@ -277,6 +298,7 @@ impl Model {
                         status: Status::Infeasible,
                         solution: None,
                         objective: None,
+                        bound: None,
                         reason: None,
                         time,
                     }

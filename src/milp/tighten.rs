@@ -10,7 +10,7 @@ use super::solve::{Objective, SolveOptions, Status};
 use crate::nn::{symbolic_layer, Activation, Network, NetworkBounds, Stability};
 
 /// LP optima carry solver tolerances; this relative widening keeps them sound.
-const LP_PAD: f64 = 1e-7;
+const LP_PAD: f64 = super::tolerance::LP_PADDING;
 
 /// Tightens `start` (bounds of `net` over `start.input`, e.g. symbolic ones).
 /// Never loosens a bound: every new bound is intersected with the old one.

@@ -365,7 +365,7 @@ mod no_panic {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
         #[test]
         fn random_text_never_panics(s in "\\PC{0,200}") {
             try_all(&s, &s, &s);

@@ -402,7 +402,7 @@ fn border_memory_reexpands_yet_visits_every_state() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 32, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn accelerated_reaches_the_same_reset_points(text in random_model()) {

@@ -16,20 +16,20 @@ use std::path::Path;
 #[derive(Clone, Debug)]
 pub struct Spec {
     /// x ranges over 0..=top.
-    top: u8,
-    x0: u8,
+    pub top: u8,
+    pub x0: u8,
     /// x at which the percept is p2 regardless of the network.
-    forced: u8,
+    pub forced: u8,
     /// Action masks (1..=7 over a0, a1, a2) enabled by p0, p1, p2 and by `x >= guard_x`.
-    prot: [u8; 4],
-    guard_x: u8,
-    steps: [i8; 3],
-    reset: u8,
+    pub prot: [u8; 4],
+    pub guard_x: u8,
+    pub steps: [i8; 3],
+    pub reset: u8,
     /// The environment's protocol when e = 1 (mask over tick, tock).
-    env_mask: u8,
+    pub env_mask: u8,
     /// Hidden 2x2 weights and biases, output 2x2 weights and biases.
-    weights: [i8; 12],
-    label_x: u8,
+    pub weights: [i8; 12],
+    pub label_x: u8,
 }
 
 pub fn spec_strategy() -> impl Strategy<Value = Spec> {

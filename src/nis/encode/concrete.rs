@@ -26,6 +26,17 @@ use crate::report::RunError;
 pub trait Decoding {
     type Witness;
     fn decode(&mut self, model: &Model, s: Solved<State, Round>, m: usize) -> Self::Witness;
+
+    /// Cuts off a percept the solution took on an argmax near-tie that the
+    /// f64 network breaks ([`super::ties`]); false when there is none.
+    fn cut_near_tie(
+        &mut self,
+        _enc: &mut Enc,
+        _sol: &Solution,
+        _tree: &Unrolled<State, Round>,
+    ) -> Result<bool, RunError> {
+        Ok(false)
+    }
 }
 
 /// M(n) from one start; `m` agents are indexed by the formula.
@@ -73,6 +84,10 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
     fn decode(&mut self, s: Solved<State, Round>) -> Result<D::Witness, RunError> {
         let model = self.enc.model;
         Ok(self.decoding.decode(model, s, self.m))
+    }
+
+    fn cut_near_tie(&mut self, s: Solved<State, Round>) -> Result<bool, RunError> {
+        self.decoding.cut_near_tie(&mut self.enc, s.sol, s.tree)
     }
 }
 
@@ -141,7 +156,8 @@ pub struct Exact<'s, 'm> {
     pub sem: &'s mut Semantics<'m>,
 }
 
-fn code(sol: &Solution, v: &Val) -> i64 {
+/// The code of a finite value under the solution (numbers rounded).
+pub fn code(sol: &Solution, v: &Val) -> i64 {
     match v {
         Val::Num(e) | Val::Bool(e) => sol.eval(e).round() as i64,
         Val::Enum(xs) => which(sol, xs) as i64,
@@ -204,6 +220,19 @@ impl Exact<'_, '_> {
 
 impl Decoding for Exact<'_, '_> {
     type Witness = WitnessTree<CState, CMove>;
+
+    fn cut_near_tie(
+        &mut self,
+        enc: &mut Enc,
+        sol: &Solution,
+        tree: &Unrolled<State, Round>,
+    ) -> Result<bool, RunError> {
+        let Some(tie) = super::ties::find(self.sem, sol, tree)? else {
+            return Ok(false);
+        };
+        enc.cut_near_tie(tree, &tie)?;
+        Ok(true)
+    }
 
     fn decode(&mut self, _model: &Model, s: Solved<State, Round>, m: usize) -> Self::Witness {
         let (sol, tree) = (s.sol, s.tree);

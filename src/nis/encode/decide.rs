@@ -8,7 +8,8 @@ use super::formula::encode;
 use super::options::{milp_error, MilpOptions};
 use super::stats::{Sizes, SolveCounts};
 use super::unrolling::{Solved, Unrolled, Unrolling};
-use crate::milp::{constant, Model as Milp, Objective, Outcome, Status};
+use super::ties::MAX_TIE_CUTS;
+use crate::milp::{constant, tolerance, Model as Milp, Objective, Outcome, Status};
 use crate::nis::front::core::Core;
 use crate::report::RunError;
 
@@ -23,7 +24,9 @@ pub fn solve_confirmed(
     counts: &mut SolveCounts,
 ) -> Result<Outcome, RunError> {
     let mut solve = opts.solve.clone();
-    solve.feasibility_tolerance.get_or_insert(1e-9);
+    solve
+        .feasibility_tolerance
+        .get_or_insert(tolerance::FEASIBILITY);
     let mut out = milp
         .solve(&Objective::Feasibility, &solve)
         .map_err(milp_error)?;
@@ -88,24 +91,44 @@ pub fn solve<U: Unrolling>(
     }
     sizes.record(u.milp());
     u.measure(sizes);
-    let out = solve_confirmed(u.milp(), opts, &mut sizes.solving)?;
-    match (out.status, out.solution) {
-        (Status::Infeasible, _) => Ok(Answer::Infeasible),
-        (Status::Optimal | Status::Feasible, Some(sol)) => {
-            if let Err(why) = u.milp().check(&sol, 1e-6) {
-                return Err(RunError::Internal(format!(
-                    "HiGHS returned a point that violates the MILP: {why}"
-                )));
+    for _ in 0..=MAX_TIE_CUTS {
+        let out = solve_confirmed(u.milp(), opts, &mut sizes.solving)?;
+        let sol = match (out.status, out.solution) {
+            (Status::Infeasible, _) => return Ok(Answer::Infeasible),
+            (Status::Optimal | Status::Feasible, Some(sol)) => sol,
+            _ => {
+                return Err(undetermined(
+                    "the MILP decider is undetermined",
+                    out.reason,
+                    opts,
+                ))
             }
-            let solved = Solved {
-                sol: &sol,
-                tree: &tree,
-                root: &root,
-            };
-            Ok(Answer::Witness(u.decode(solved)?))
+        };
+        if let Err(why) = u.milp().check(&sol, tolerance::SOLUTION_CHECK) {
+            return Err(RunError::Internal(format!(
+                "HiGHS returned a point that violates the MILP: {why}"
+            )));
         }
-        _ => Err(undetermined("the MILP decider is undetermined", out.reason, opts)),
+        let solved = Solved {
+            sol: &sol,
+            tree: &tree,
+            root: &root,
+        };
+        if u.cut_near_tie(solved)? {
+            sizes.tie_cuts += 1;
+            continue;
+        }
+        let solved = Solved {
+            sol: &sol,
+            tree: &tree,
+            root: &root,
+        };
+        return Ok(Answer::Witness(u.decode(solved)?));
     }
+    Err(RunError::Internal(format!(
+        "the MILP decider is undetermined: its solutions took {} argmax near-ties that the f64 network breaks",
+        MAX_TIE_CUTS + 1
+    )))
 }
 
 /// Encodes the goal on `u` without solving and runs its final checks: a

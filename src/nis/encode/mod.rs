@@ -37,6 +37,7 @@ mod state;
 mod stats;
 mod tabulated;
 mod tabulated_unrolling;
+mod ties;
 mod unrolling;
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use super::options::milp_error;
 use crate::lang::{error_at, num, DeclType, Source, Span};
-use crate::milp::{LinExpr, Model as Milp, Objective, SolveOptions};
+use crate::milp::{tolerance, LinExpr, Model as Milp, Objective, SolveOptions};
 use crate::nis::front::model::VarDecl;
 use crate::report::RunError;
 
@@ -45,7 +45,7 @@ pub fn range_checks<'v>(
     let mut out = Vec::new();
     for (cond, value, span) in values {
         let (l, h) = milp.bounds(value);
-        if l < lo - 1e-9 || h > hi + 1e-9 {
+        if l < lo - tolerance::RANGE_SLACK || h > hi + tolerance::RANGE_SLACK {
             out.push(RangeCheck {
                 what: format!(
                     "the declared range {} of `{}` (MILP variable {name})",
@@ -81,7 +81,11 @@ pub fn check_ranges(
     let mut m = milp.clone();
     let mut sides = Vec::new();
     for (i, c) in checks.iter().enumerate() {
-        let gap = if c.integral { 1.0 } else { 1e-6 };
+        let gap = if c.integral {
+            1.0
+        } else {
+            tolerance::STRICT_GAP
+        };
         let (l, h) = m.bounds(&c.value);
         for (above, bound) in [(true, c.hi), (false, c.lo)] {
             let possible = if above { h > bound } else { l < bound };
@@ -114,7 +118,9 @@ pub fn check_ranges(
     }
     m.ge("range.some", LinExpr::sum(sides.iter().map(|s| s.1)), 1.0);
     let mut solve = solve.clone();
-    solve.feasibility_tolerance.get_or_insert(1e-9);
+    solve
+        .feasibility_tolerance
+        .get_or_insert(tolerance::FEASIBILITY);
     let out = m
         .solve(&Objective::Feasibility, &solve)
         .map_err(milp_error)?;

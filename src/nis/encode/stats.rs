@@ -18,6 +18,8 @@ pub struct Sizes {
     pub symmetry_rows: usize,
     /// Slots of the zero-one agent (M_ab(m) by slots).
     pub slots: usize,
+    /// Solutions refused for an argmax near-tie and cut off ([`super::ties`]).
+    pub tie_cuts: usize,
     /// Round contexts of one round (M_ab(m) tabulated).
     pub contexts: usize,
     /// Local states of the widest layer (M_ab(m) tabulated).
@@ -99,6 +101,9 @@ pub fn unrolling_stats(sizes: &Sizes, start: Instant) -> serde_json::Map<String,
     ]);
     if sizes.slots > 0 {
         counts.push(("zero_one_slots", sizes.slots));
+    }
+    if sizes.tie_cuts > 0 {
+        counts.push(("near_tie_cuts", sizes.tie_cuts));
     }
     stats_of(&counts, sizes, start)
 }

@@ -170,7 +170,9 @@ fn exclude_faults(
     // No presolve: an infeasibility here hides an error, it must be right.
     let mut solve = opts.solve.clone();
     solve.presolve = false;
-    solve.feasibility_tolerance.get_or_insert(1e-9);
+    solve
+        .feasibility_tolerance
+        .get_or_insert(crate::milp::tolerance::FEASIBILITY);
     let out = probe
         .solve(&Objective::Feasibility, &solve)
         .map_err(milp_error)?;

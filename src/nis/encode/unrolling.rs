@@ -99,4 +99,11 @@ pub trait Unrolling {
 
     /// The witness tree of a solution along the encoded formula.
     fn decode(&mut self, s: Solved<Self::State, Self::Round>) -> Result<Self::Witness, RunError>;
+
+    /// Cuts off a solution that relies on an argmax near-tie the f64 network
+    /// breaks ([`super::ties`]), so that the MILP is solved again; false when
+    /// the solution has none (or the system has no such ties).
+    fn cut_near_tie(&mut self, _s: Solved<Self::State, Self::Round>) -> Result<bool, RunError> {
+        Ok(false)
+    }
 }

@@ -12,7 +12,8 @@
 //! every literal the formula needs is re-evaluated. The replay continues from
 //! its OWN values, so an error of the MILP cannot accumulate unseen.
 //!
-//! Tolerances (the MILP is solved in floating point, to 1e-9 feasibility):
+//! Tolerances (the MILP is solved in floating point, to
+//! [`crate::milp::tolerance::FEASIBILITY`]; all are defined there):
 //! a replayed value matches the MILP's when they differ by at most
 //! [`VALUE_TOL`] (relative to the magnitude, at least absolute); an argmax
 //! percept is accepted when its output is within [`TIE_TOL`] of the maximum
@@ -25,9 +26,9 @@ use crate::nis::witness::WitnessTree;
 
 /// Largest accepted difference between a replayed value and the MILP's
 /// (relative above magnitude 1).
-pub const VALUE_TOL: f64 = 1e-6;
+pub const VALUE_TOL: f64 = crate::milp::tolerance::REPLAY_VALUE;
 /// A percept whose network output is this close to the maximum counts as maximal.
-pub const TIE_TOL: f64 = 1e-6;
+pub const TIE_TOL: f64 = crate::milp::tolerance::REPLAY_TIE;
 
 /// One agent's local state in f64: private values and the percept index.
 #[derive(Clone, Debug, PartialEq)]

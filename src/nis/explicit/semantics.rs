@@ -508,12 +508,28 @@ impl<'m> Semantics<'m> {
         let env_codes = self.env_codes(env).to_vec();
         let slots = self.agent_slots(&codes, 0, 0, Some(&env_codes));
         let model = self.model;
-        let mask = self.percepts_of(&model.template.observe, &slots)?;
+        let mask = self.percepts_of(&model.template.observe, &slots, 0.0)?;
         self.obs_cache.insert((intermediate, env), mask);
         Ok(mask)
     }
 
-    fn percepts_of(&mut self, obs: &Observation, slots: &[Value]) -> SemResult<u64> {
+    /// The percepts [`Semantics::observe`] would allow if network outputs
+    /// within `tie` (relative above magnitude 1) of an argmax's maximum
+    /// counted as maximal: tells a solver's near-tie from a wrong percept.
+    pub fn observe_within(
+        &mut self,
+        intermediate: LocalId,
+        env: EnvId,
+        tie: f64,
+    ) -> SemResult<u64> {
+        let codes = self.space.decode(intermediate);
+        let env_codes = self.env_codes(env).to_vec();
+        let slots = self.agent_slots(&codes, 0, 0, Some(&env_codes));
+        let model = self.model;
+        self.percepts_of(&model.template.observe, &slots, tie)
+    }
+
+    fn percepts_of(&mut self, obs: &Observation, slots: &[Value], tie: f64) -> SemResult<u64> {
         match obs {
             Observation::If(cond, then, otherwise) => {
                 let branch = if self.eval_bool(cond, slots.to_vec(), 0, 0)? {
@@ -521,7 +537,7 @@ impl<'m> Semantics<'m> {
                 } else {
                     otherwise
                 };
-                self.percepts_of(branch, slots)
+                self.percepts_of(branch, slots, tie)
             }
             Observation::Argmax {
                 net,
@@ -550,7 +566,7 @@ impl<'m> Semantics<'m> {
                         "the network gives a NaN or infinite output",
                     ));
                 }
-                Ok(argmax_mask(&out, percepts))
+                Ok(argmax_mask_within(&out, percepts, tie))
             }
             Observation::Expr(e) => match self.eval_value(e, slots.to_vec(), 0, 0)? {
                 Value::Enum(_, i) => Ok(1 << i),
@@ -627,11 +643,18 @@ impl<'m> Semantics<'m> {
 
 /// Bits of the percepts whose outputs are maximal (every tie is possible).
 pub fn argmax_mask(outputs: &[f64], percepts: &[usize]) -> u64 {
+    argmax_mask_within(outputs, percepts, 0.0)
+}
+
+/// Bits of the percepts whose outputs are within `tie` (relative above
+/// magnitude 1) of the maximum; `tie = 0` is [`argmax_mask`].
+pub fn argmax_mask_within(outputs: &[f64], percepts: &[usize], tie: f64) -> u64 {
     let best = outputs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let slack = tie * best.abs().max(1.0);
     outputs
         .iter()
         .zip(percepts)
-        .filter(|(o, _)| **o == best)
+        .filter(|(o, _)| **o >= best - slack)
         .fold(0, |m, (_, &p)| m | 1 << p)
 }
 
