@@ -188,7 +188,7 @@ pub fn main() -> ExitCode {
 
 /// How long after the deadline a verb may take to stop by itself and report
 /// its partial results before the run is stopped from outside.
-const GRACE: Duration = Duration::from_millis(700);
+const GRACE: Duration = Duration::from_millis(500);
 
 /// The stack of the thread that runs the verb: the main thread's usual 8 MiB.
 const VERB_STACK: usize = 8 << 20;
