@@ -13,6 +13,7 @@ pub mod eval;
 pub mod lexer;
 pub mod num;
 pub mod parser;
+mod read;
 pub mod source;
 pub mod types;
 pub mod value;

@@ -18,6 +18,18 @@ pub enum Ty {
     Enum(usize),
 }
 
+/// The type of a value (defined here so that `value` needs no types).
+impl Value {
+    pub fn ty(&self) -> Ty {
+        match self {
+            Value::Bool(_) => Ty::Bool,
+            Value::Num(r) if r.is_integer() => Ty::Int,
+            Value::Num(_) => Ty::Real,
+            Value::Enum(id, _) => Ty::Enum(*id),
+        }
+    }
+}
+
 impl Ty {
     pub fn is_numeric(self) -> bool {
         matches!(self, Ty::Int | Ty::Real)

@@ -1,7 +1,6 @@
 //! Values of the language: exact numbers, booleans and enumeration members.
 
 use super::num::{display, Rat};
-use super::types::Ty;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Value {
@@ -12,15 +11,6 @@ pub enum Value {
 }
 
 impl Value {
-    pub fn ty(&self) -> Ty {
-        match self {
-            Value::Bool(_) => Ty::Bool,
-            Value::Num(r) if r.is_integer() => Ty::Int,
-            Value::Num(_) => Ty::Real,
-            Value::Enum(id, _) => Ty::Enum(*id),
-        }
-    }
-
     pub fn as_bool(&self) -> Option<bool> {
         match self {
             Value::Bool(b) => Some(*b),

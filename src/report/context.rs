@@ -157,7 +157,7 @@ impl RunContext {
     /// A line on stderr under `-v`.
     pub fn note(&self, message: impl AsRef<str>) {
         if self.verbose() {
-            super::err_line(message.as_ref());
+            super::stream::err_line(message.as_ref());
         }
     }
 }

@@ -3,10 +3,12 @@
 //! prints it with [`emit`].
 
 mod context;
+mod stream;
 mod deadline;
 mod table;
 
 pub use context::{Format, Progress, RunContext};
+pub use stream::err_line;
 pub use deadline::{parse_timeout, Deadline, Expired, MAX_TIMEOUT_S};
 
 pub use table::{Table, TableFormat};
@@ -290,14 +292,6 @@ fn out(text: &str) {
         .and_then(|()| stdout.flush());
 }
 
-/// Writes one line to stderr. A stderr that is closed or full (`2>&-`,
-/// `2>/dev/full`) loses the line instead of panicking as `eprintln!` does,
-/// which turned exit 2 into exit 101.
-pub fn err_line(text: &str) {
-    use std::io::Write;
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{text}").and_then(|()| stderr.flush());
-}
 
 /// Prints a report on stdout in the chosen format; returns the exit status.
 ///

@@ -10,7 +10,7 @@ use super::expr::{Enc, Val};
 use super::initial::Start;
 use super::options::MilpOptions;
 use super::ranges::check_ranges;
-use super::state::{AgentState, Round, State};
+use super::state::{code, which, AgentState, Round, State};
 use super::stats::Sizes;
 use super::unrolling::{Solved, Unrolled, Unrolling};
 use crate::lang::DeclType;
@@ -144,25 +144,12 @@ pub fn break_symmetry(enc: &mut Enc, tree: &Unrolled<State, Round>, m: usize) ->
     rows
 }
 
-/// The index of the largest entry of a one-hot vector under the solution.
-pub fn which(sol: &Solution, v: &[LinExpr]) -> usize {
-    (0..v.len())
-        .max_by(|&a, &b| sol.eval(&v[a]).total_cmp(&sol.eval(&v[b])))
-        .unwrap_or(0)
-}
 
 /// Reads solutions in the explicit decider's counter form through the finite semantics.
 pub struct Exact<'s, 'm> {
     pub sem: &'s mut Semantics<'m>,
 }
 
-/// The code of a finite value under the solution (numbers rounded).
-pub fn code(sol: &Solution, v: &Val) -> i64 {
-    match v {
-        Val::Num(e) | Val::Bool(e) => sol.eval(e).round() as i64,
-        Val::Enum(xs) => which(sol, xs) as i64,
-    }
-}
 
 impl Exact<'_, '_> {
     fn locals(&mut self, sol: &Solution, state: &State) -> Vec<LocalId> {

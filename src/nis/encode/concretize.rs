@@ -17,7 +17,8 @@
 //! sentence in M(n') shows it fails in every M(n), n >= n' (an added agent
 //! copies another's choices without changing the performed set).
 
-use super::concrete::{decode_local, decode_move, decode_state, which};
+use super::concrete::{decode_local, decode_move, decode_state};
+use super::state::which;
 use super::state::{Round, State};
 use super::unrolling::{Solved, Unrolled};
 use crate::milp::Solution;

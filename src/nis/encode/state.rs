@@ -2,7 +2,7 @@
 //! every value a MILP expression over one unrolling's variables.
 
 use super::expr::{Ctx, Val};
-use crate::milp::LinExpr;
+use crate::milp::{LinExpr, Solution};
 
 /// One agent's local state: private variables and the percept (one-hot).
 #[derive(Clone, Debug)]
@@ -61,5 +61,20 @@ impl Joint<'_> {
             performed: Some(self.performed),
             env_action: Some(self.env_action),
         }
+    }
+}
+
+/// The index of the largest entry of a one-hot vector under the solution.
+pub fn which(sol: &Solution, v: &[LinExpr]) -> usize {
+    (0..v.len())
+        .max_by(|&a, &b| sol.eval(&v[a]).total_cmp(&sol.eval(&v[b])))
+        .unwrap_or(0)
+}
+
+/// The code of a finite value under the solution (numbers rounded).
+pub fn code(sol: &Solution, v: &Val) -> i64 {
+    match v {
+        Val::Num(e) | Val::Bool(e) => sol.eval(e).round() as i64,
+        Val::Enum(xs) => which(sol, xs) as i64,
     }
 }

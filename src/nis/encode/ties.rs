@@ -13,9 +13,8 @@
 //! is not even within [`tolerance::REPLAY_TIE`] of the maximum is left to
 //! the replay, which reports it as an internal error.
 
-use super::concrete::{code, which};
 use super::expr::{Enc, Val};
-use super::state::{Round, State};
+use super::state::{code, which, Round, State};
 use super::unrolling::Unrolled;
 use crate::milp::{constant, not, tolerance, LinExpr, Solution};
 use crate::nis::explicit::semantics::{SemResult, Semantics};
