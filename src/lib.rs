@@ -8,6 +8,7 @@ pub mod lang;
 pub mod milp;
 pub mod nis;
 pub mod nn;
+pub mod parsers;
 pub mod report;
 pub mod robust;
 pub mod swarm;
