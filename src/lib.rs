@@ -11,6 +11,7 @@ pub mod layer_verbs;
 pub mod milp;
 pub mod nis;
 pub mod nn;
+pub mod parsers;
 pub mod report;
 pub mod robust;
 pub mod swarm;
