@@ -124,6 +124,7 @@ impl Refusal {
                 None => Refusal::of_message(report.to_string()),
             },
             RunError::Internal(m) => Refusal::of_message(format!("internal error: {m}")),
+            RunError::TimedOut(m) => Refusal::of_message(format!("timed out: {m}")),
         }
     }
 

@@ -65,7 +65,6 @@ impl Source {
         }
     }
 
-
     pub fn name(&self) -> &str {
         &self.name
     }

@@ -3,13 +3,13 @@
 //! prints it with [`emit`].
 
 mod context;
-mod stream;
 mod deadline;
+mod stream;
 mod table;
 
 pub use context::{Format, Progress, RunContext};
-pub use stream::err_line;
 pub use deadline::{parse_timeout, Deadline, Expired, MAX_TIMEOUT_S};
+pub use stream::err_line;
 
 pub use table::{Table, TableFormat};
 
@@ -291,7 +291,6 @@ fn out(text: &str) {
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush());
 }
-
 
 /// Prints a report on stdout in the chosen format; returns the exit status.
 ///

@@ -105,7 +105,12 @@ impl Enc<'_> {
 
     /// No recorded update leaves its declared range on a run ([`check_ranges`]).
     pub fn check_ranges(&self, opts: &MilpOptions) -> Result<(), RunError> {
-        check_ranges(&self.model.source, &self.milp, &self.range_checks, &opts.solve)
+        check_ranges(
+            &self.model.source,
+            &self.milp,
+            &self.range_checks,
+            &opts.solve,
+        )
     }
 
     /// The network copies of this unrolling.
@@ -144,12 +149,10 @@ pub fn break_symmetry(enc: &mut Enc, tree: &Unrolled<State, Round>, m: usize) ->
     rows
 }
 
-
 /// Reads solutions in the explicit decider's counter form through the finite semantics.
 pub struct Exact<'s, 'm> {
     pub sem: &'s mut Semantics<'m>,
 }
-
 
 impl Exact<'_, '_> {
     fn locals(&mut self, sol: &Solution, state: &State) -> Vec<LocalId> {

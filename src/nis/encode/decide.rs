@@ -7,8 +7,8 @@
 use super::formula::encode;
 use super::options::{milp_error, MilpOptions};
 use super::stats::{Sizes, SolveCounts};
-use super::unrolling::{Solved, Unrolled, Unrolling};
 use super::ties::MAX_TIE_CUTS;
+use super::unrolling::{Solved, Unrolled, Unrolling};
 use crate::milp::{constant, tolerance, Model as Milp, Objective, Outcome, Status};
 use crate::nis::front::core::Core;
 use crate::report::RunError;

@@ -199,10 +199,13 @@ impl Enc<'_> {
                 Val::Enum(xs) => xs.clone(),
             }
         };
-        let numbers = options.iter().zip(spans).filter_map(|((c, v), span)| match v {
-            Val::Num(x) => Some((c, x, *span)),
-            _ => None,
-        });
+        let numbers = options
+            .iter()
+            .zip(spans)
+            .filter_map(|((c, v), span)| match v {
+                Val::Num(x) => Some((c, x, *span)),
+                _ => None,
+            });
         let found = range_checks(&self.milp, name, decl, numbers, guard);
         self.range_checks.extend(found);
         let first = parts(&options[0].1);
