@@ -95,6 +95,28 @@ pub struct Tabulated<'s, 'm> {
     pub excluded: usize,
 }
 
+/// A (local state, action) pair and its 0/1 expression.
+type Pair = ((LocalId, usize), LinExpr);
+
+/// The zero-one agent's enabled pairs and their "taken" binaries.
+type ZeroOnePairs = (Vec<(LocalId, usize)>, Vec<Pair>);
+
+/// The successor's environment, concrete agents and zero-one agent.
+type SuccessorVars = (
+    Vec<(EnvId, LinExpr)>,
+    Vec<Vec<(LocalId, LinExpr)>>,
+    Vec<(LocalId, LinExpr)>,
+);
+
+/// One round's choices, as the transitions read them.
+struct Round<'r> {
+    contexts: &'r [Context],
+    z: &'r [LinExpr],
+    agents: &'r [Vec<Pair>],
+    zo_pairs: &'r [(LocalId, usize)],
+    taken: &'r [Pair],
+}
+
 /// The successors of pair (l, a) under a context: the observed images
 /// (prv', p) for every percept p the observation allows (ties: several).
 pub fn image(
@@ -225,7 +247,9 @@ impl<'s, 'm> Tabulated<'s, 'm> {
         })
     }
 
-    /// Adds one round of S_ab(m) from `from` and its successor state.
+    /// Adds one round of S_ab(m) from `from` and its successor state: the
+    /// round's context, the concrete agents' and the zero-one agent's pairs,
+    /// the performed set, the successor's variables and the transitions.
     pub fn add_round(
         &mut self,
         from: &AbsState,
@@ -235,9 +259,37 @@ impl<'s, 'm> Tabulated<'s, 'm> {
         let depth = from.depth;
         self.layer(depth + 1, env0)?;
         let contexts = self.layers[depth].contexts.clone();
-        let next_locals = self.layers[depth + 1].locals.clone();
-        let next_envs = self.layers[depth + 1].envs.clone();
         self.max_contexts = self.max_contexts.max(contexts.len());
+        let z = self.context_choice(from, &contexts, tag);
+        let agents = self.agent_pairs(from, tag)?;
+        let (zo_pairs, t) = self.zero_one_pairs(from, tag)?;
+        self.performed_rows(&contexts, &z, &agents, &t, tag);
+        let (env, next_agents, zo_next) = self.successor(depth, &contexts, &z, agents.len(), tag);
+        let round = Round {
+            contexts: &contexts,
+            z: &z,
+            agents: &agents,
+            zo_pairs: &zo_pairs,
+            taken: &t,
+        };
+        self.transitions(&round, &next_agents, &zo_next, tag);
+        let round = AbsRound {
+            agents,
+            zo: t,
+            contexts: z,
+        };
+        let next = AbsState {
+            depth: depth + 1,
+            agents: next_agents,
+            zo: zo_next,
+            env,
+        };
+        Ok((round, next))
+    }
+
+    /// The context one-hot of a round, tied to the environment state; a
+    /// context whose environment update fails is a fault.
+    fn context_choice(&mut self, from: &AbsState, contexts: &[Context], tag: &str) -> Vec<LinExpr> {
         let milp = &mut self.milp;
         // The context one-hot, tied to the environment state.
         let z: Vec<LinExpr> = (0..contexts.len())
@@ -260,7 +312,11 @@ impl<'s, 'm> Tabulated<'s, 'm> {
             let sum = LinExpr::sum(sel.map(|(_, v)| v.clone()));
             milp.eq(&format!("{tag}.env{env}"), sum, x.clone());
         }
-        // Concrete agents: one pair per agent, consistent with its local state.
+        z
+    }
+
+    /// Concrete agents: one pair per agent, consistent with its local state.
+    fn agent_pairs(&mut self, from: &AbsState, tag: &str) -> Result<Vec<Vec<Pair>>, RunError> {
         let mut agents = Vec::with_capacity(from.agents.len());
         for (i, state) in from.agents.iter().enumerate() {
             let locals: Vec<LocalId> = state.iter().map(|(l, _)| *l).collect();
@@ -281,7 +337,11 @@ impl<'s, 'm> Tabulated<'s, 'm> {
             }
             agents.push(q);
         }
-        // The zero-one agent: taken pairs under present states, at least one each.
+        Ok(agents)
+    }
+
+    /// The zero-one agent: taken pairs under present states, at least one each.
+    fn zero_one_pairs(&mut self, from: &AbsState, tag: &str) -> Result<ZeroOnePairs, RunError> {
         let zo_locals: Vec<LocalId> = from.zo.iter().map(|(l, _)| *l).collect();
         let zo_pairs = pairs(self.sem, &zo_locals)?;
         let milp = &mut self.milp;
@@ -304,20 +364,32 @@ impl<'s, 'm> Tabulated<'s, 'm> {
                 present.clone(),
             );
         }
-        // performed(a) = OR of everybody's a, and the context's performed set.
+        Ok((zo_pairs, t))
+    }
+
+    /// performed(a) = OR of everybody's a, and the context's performed set.
+    fn performed_rows(
+        &mut self,
+        contexts: &[Context],
+        z: &[LinExpr],
+        agents: &[Vec<Pair>],
+        t: &[Pair],
+        tag: &str,
+    ) {
+        let milp = &mut self.milp;
         let actions = self.sem.model.template.actions.len();
         for a in 0..actions {
             let perf = LinExpr::sum(
                 contexts
                     .iter()
-                    .zip(&z)
+                    .zip(z)
                     .filter(|(c, _)| c.performed >> a & 1 == 1)
                     .map(|(_, v)| v.clone()),
             );
             let by: Vec<LinExpr> = agents
                 .iter()
                 .flatten()
-                .chain(&t)
+                .chain(t)
                 .filter(|(p, _)| p.1 == a)
                 .map(|(_, v)| v.clone())
                 .collect();
@@ -326,19 +398,32 @@ impl<'s, 'm> Tabulated<'s, 'm> {
             }
             milp.le(&format!("{tag}.perf{a}"), perf, LinExpr::sum(by));
         }
-        // The successor state's variables; the environment is the context's.
+    }
+
+    /// The successor state's variables; the environment is the context's.
+    fn successor(
+        &mut self,
+        depth: usize,
+        contexts: &[Context],
+        z: &[LinExpr],
+        agent_count: usize,
+        tag: &str,
+    ) -> SuccessorVars {
+        let next_locals = self.layers[depth + 1].locals.clone();
+        let next_envs = self.layers[depth + 1].envs.clone();
+        let milp = &mut self.milp;
         let env: Vec<(EnvId, LinExpr)> = next_envs
             .iter()
             .map(|&n| {
                 let sel = contexts
                     .iter()
-                    .zip(&z)
+                    .zip(z)
                     .filter(|(c, _)| c.env_next.unwrap_or(c.env) == n);
                 (n, LinExpr::sum(sel.map(|(_, v)| v.clone())))
             })
             .collect();
-        let mut next_agents = Vec::with_capacity(agents.len());
-        for i in 0..agents.len() {
+        let mut next_agents = Vec::with_capacity(agent_count);
+        for i in 0..agent_count {
             let x: Vec<(LocalId, LinExpr)> = next_locals
                 .iter()
                 .map(|&l| (l, milp.binary(&format!("{tag}.a{}.next{l}", i + 1)).into()))
@@ -354,13 +439,24 @@ impl<'s, 'm> Tabulated<'s, 'm> {
             .iter()
             .map(|&l| (l, milp.binary(&format!("{tag}.zo.next{l}")).into()))
             .collect();
-        // Transitions, per context: support (nothing appears without a chosen
-        // pair leading to it) for everybody; for the zero-one agent also the
-        // image (every taken pair's successor set is hit).
+        (env, next_agents, zo_next)
+    }
+
+    /// Transitions, per context: support (nothing appears without a chosen
+    /// pair leading to it) for everybody; for the zero-one agent also the
+    /// image (every taken pair's successor set is hit).
+    fn transitions(
+        &mut self,
+        r: &Round,
+        next_agents: &[Vec<(LocalId, LinExpr)>],
+        zo_next: &[(LocalId, LinExpr)],
+        tag: &str,
+    ) {
+        let (contexts, z, agents, zo_pairs, t) = (r.contexts, r.z, r.agents, r.zo_pairs, r.taken);
         for (ci, c) in contexts.iter().enumerate() {
             let off = LinExpr::constant(1.0) - z[ci].clone();
             let mut images: Vec<Vec<LocalId>> = Vec::new();
-            for (&(l, a), (_, taken)) in zo_pairs.iter().zip(&t) {
+            for (&(l, a), (_, taken)) in zo_pairs.iter().zip(t) {
                 images.push(if c.performed >> a & 1 == 1 {
                     self.image_or_fault(l, a, c, taken, &z[ci])
                 } else {
@@ -390,7 +486,7 @@ impl<'s, 'm> Tabulated<'s, 'm> {
                 }
             }
             let milp = &mut self.milp;
-            for (l2, x2) in &zo_next {
+            for (l2, x2) in zo_next {
                 let support = LinExpr::sum(
                     t.iter()
                         .zip(&images)
@@ -420,18 +516,6 @@ impl<'s, 'm> Tabulated<'s, 'm> {
                 );
             }
         }
-        let round = AbsRound {
-            agents,
-            zo: t,
-            contexts: z,
-        };
-        let next = AbsState {
-            depth: depth + 1,
-            agents: next_agents,
-            zo: zo_next,
-            env,
-        };
-        Ok((round, next))
     }
 
     /// The image of (l, a) under `c`; a failing update is recorded as a fault
