@@ -142,19 +142,24 @@ fn nn_bounds_end_at_the_deadline_with_the_relaxation_bounds() {
             symbolic["outputs"][j]["hi"].as_f64().unwrap(),
         );
         let (lo, hi) = (o["lo"].as_f64().unwrap(), o["hi"].as_f64().unwrap());
-        // Sound whatever was solved: inside the symbolic relaxation.
+        // Sound whatever was solved: inside the symbolic relaxation, padded
+        // as the encoding pads propagated bounds (milp::tolerance).
+        let pad = |x: f64| 1e-6 * (1.0 + x.abs());
         assert!(
-            slo - 1e-9 <= lo && lo <= hi && hi <= shi + 1e-9,
+            slo - pad(slo) <= lo && lo <= hi && hi <= shi + pad(shi),
             "{o} vs [{slo}, {shi}]"
         );
-        // An unsolved side is the relaxation bound itself.
-        if o["status_lo"] != "optimal" {
-            cut += 1;
-            assert!((lo - slo).abs() <= 1e-9 * (1.0 + slo.abs()), "{o}");
-        }
-        if o["status_hi"] != "optimal" {
-            cut += 1;
-            assert!((hi - shi).abs() <= 1e-9 * (1.0 + shi.abs()), "{o}");
+        // An unsolved side is not exact; its value is HiGHS's proven bound
+        // so far (the relaxation bound at worst), never inside the attained one.
+        for (side, status, exact) in [
+            ("lo", "status_lo", "exact_lo"),
+            ("hi", "status_hi", "exact_hi"),
+        ] {
+            if o[status] != "optimal" {
+                cut += 1;
+                assert_eq!(o[exact], false, "{o}");
+                assert_eq!(o[side], o["proven"][side], "{o}");
+            }
         }
     }
     assert!(cut > 0, "every MILP finished: the test network is too easy");
@@ -373,12 +378,51 @@ fn robust_faults_keep_the_periods_solved_before_the_deadline() {
     );
 }
 
-/// lang eval: a product of 4000 exact fractions (unfinished after 20 s).
-/// The evaluator has no partial result: the run is stopped from outside.
+/// The primes from `from` on, `count` of them (a sieve).
+fn primes_from(from: usize, count: usize) -> Vec<usize> {
+    let limit = from + 20 * count + 1000;
+    let mut composite = vec![false; limit];
+    let mut out = Vec::new();
+    for i in 2..limit {
+        if composite[i] {
+            continue;
+        }
+        if i >= from && out.len() < count {
+            out.push(i);
+        }
+        let mut j = i * i;
+        while j < limit {
+            composite[j] = true;
+            j += i;
+        }
+    }
+    assert_eq!(out.len(), count, "the sieve is large enough");
+    out
+}
+
+/// lang eval: the sum of the reciprocals of 132,000 distinct primes, given
+/// as 12 constants of 11,000 terms each (one argument stays under Linux's
+/// 128 KiB limit): its denominator has millions of bits, and the exact sum
+/// took 75 s on the 2-core VM (2026-12-02). A single flat chain is balanced
+/// by the parser and evaluated fast, so the work sits in the final additions,
+/// where the evaluator has no partial result: the run is stopped from outside.
 #[test]
 fn lang_eval_is_stopped_at_the_deadline() {
-    let expr = vec!["(123456789/987654321+1/7)"; 4000].join("*");
-    let r = run(&["lang", "eval", &expr]);
+    let primes = primes_from(100_001, 12 * 11_000);
+    let mut args = vec!["lang".to_string(), "eval".to_string()];
+    args.push(
+        (0..12)
+            .map(|i| format!("S{i}"))
+            .collect::<Vec<_>>()
+            .join("+"),
+    );
+    for (i, chunk) in primes.chunks(11_000).enumerate() {
+        let terms: Vec<String> = chunk.iter().map(|p| format!("1/{p}")).collect();
+        args.push("--set".into());
+        args.push(format!("S{i}={}", terms.join("+")));
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = run(&args);
     assert_stopped_in_time(&r);
     assert_eq!(r.json["engine"], "lang");
     assert_eq!(r.json["command"], "eval");

@@ -7,6 +7,7 @@ mod nn;
 pub mod robust;
 pub mod swarm;
 mod timed;
+mod watchdog;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -150,6 +151,7 @@ fn parse_command_line() -> Result<(Cli, clap::ArgMatches), clap::Error> {
 /// Parses the command line, runs the verb, prints the outcome.
 pub fn main() -> ExitCode {
     let start = Instant::now();
+    watchdog::start(start);
     let (cli, matches) = match parse_command_line() {
         Ok(parsed) => parsed,
         Err(e) => {
@@ -188,7 +190,7 @@ pub fn main() -> ExitCode {
 
 /// How long after the deadline a verb may take to stop by itself and report
 /// its partial results before the run is stopped from outside.
-const GRACE: Duration = Duration::from_millis(500);
+pub(crate) const GRACE: Duration = Duration::from_millis(500);
 
 /// The stack of the thread that runs the verb: the main thread's usual 8 MiB.
 const VERB_STACK: usize = 8 << 20;
