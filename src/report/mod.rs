@@ -239,7 +239,7 @@ impl RunError {
 /// produce diagnostics.
 impl<E: miette::Diagnostic + Send + Sync + 'static> From<Box<E>> for RunError {
     fn from(e: Box<E>) -> Self {
-        RunError::Input(miette::Report::new_boxed(e))
+        RunError::Input(miette::Report::new(*e))
     }
 }
 

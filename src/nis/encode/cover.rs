@@ -15,7 +15,7 @@
 //! against numerical stalls (undetermined, exit 3).
 
 use super::concrete::{values, Concrete, F64};
-use super::decide::{check_runs, solve, solve_confirmed, undetermined, Answer};
+use super::decide::{check_runs, solution, solve, solve_confirmed, Answer};
 use super::expr::{one_hot, Ctx, Enc, Val};
 use super::initial::{Start, StartVar};
 use super::options::MilpOptions;
@@ -23,7 +23,7 @@ use super::slots::SlotUnrolling;
 use super::state::{AgentState, Joint, State};
 use super::stats::Sizes;
 use crate::lang::{num, DeclType, Value};
-use crate::milp::{not, LinExpr, Status};
+use crate::milp::{not, LinExpr};
 use crate::nis::explicit::replay_real::{RealMove, RealTree};
 use crate::nis::front::core::Core;
 use crate::nis::front::model::{Model, Observation, ProtocolCase};
@@ -238,23 +238,13 @@ pub fn cover(
         }
         sizes.milps += 1;
         let out = solve_confirmed(&enc.milp, opts, &mut sizes.solving)?;
-        let sol = match (out.status, out.solution) {
-            (Status::Infeasible, _) => {
-                return Ok(Covering {
-                    holds: true,
-                    witnesses: found,
-                    uncovered: None,
-                    rounds: round,
-                })
-            }
-            (Status::Optimal | Status::Feasible, Some(sol)) => sol,
-            _ => {
-                return Err(undetermined(
-                    "the MILP decider is undetermined",
-                    out.reason,
-                    opts,
-                ))
-            }
+        let Some(sol) = solution(out, opts)? else {
+            return Ok(Covering {
+                holds: true,
+                witnesses: found,
+                uncovered: None,
+                rounds: round,
+            });
         };
         let b = values(&sol, &init.env, &model.env.vars);
         let start = b

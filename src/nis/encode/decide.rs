@@ -9,7 +9,7 @@ use super::options::{milp_error, MilpOptions};
 use super::stats::{Sizes, SolveCounts};
 use super::ties::MAX_TIE_CUTS;
 use super::unrolling::{Solved, Unrolled, Unrolling};
-use crate::milp::{constant, tolerance, Model as Milp, Objective, Outcome, Status};
+use crate::milp::{constant, tolerance, Model as Milp, Objective, Outcome, Solution, Status};
 use crate::nis::front::core::Core;
 use crate::report::RunError;
 
@@ -58,6 +58,20 @@ pub fn undetermined(what: &str, reason: Option<String>, opts: &MilpOptions) -> R
     }
 }
 
+/// The solution of a decider's MILP; `None` when it is infeasible, an error
+/// when HiGHS ended without an answer ([`undetermined`]).
+pub fn solution(out: Outcome, opts: &MilpOptions) -> Result<Option<Solution>, RunError> {
+    match (out.status, out.solution) {
+        (Status::Infeasible, _) => Ok(None),
+        (Status::Optimal | Status::Feasible, Some(sol)) => Ok(Some(sol)),
+        _ => Err(undetermined(
+            "the MILP decider is undetermined",
+            out.reason,
+            opts,
+        )),
+    }
+}
+
 /// What one MILP answered.
 pub enum Answer<W> {
     /// The start is not an initial state (no MILP was solved).
@@ -93,16 +107,8 @@ pub fn solve<U: Unrolling>(
     u.measure(sizes);
     for _ in 0..=MAX_TIE_CUTS {
         let out = solve_confirmed(u.milp(), opts, &mut sizes.solving)?;
-        let sol = match (out.status, out.solution) {
-            (Status::Infeasible, _) => return Ok(Answer::Infeasible),
-            (Status::Optimal | Status::Feasible, Some(sol)) => sol,
-            _ => {
-                return Err(undetermined(
-                    "the MILP decider is undetermined",
-                    out.reason,
-                    opts,
-                ))
-            }
+        let Some(sol) = solution(out, opts)? else {
+            return Ok(Answer::Infeasible);
         };
         if let Err(why) = u.milp().check(&sol, tolerance::SOLUTION_CHECK) {
             return Err(RunError::Internal(format!(
