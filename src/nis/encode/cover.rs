@@ -67,9 +67,8 @@ impl Enc<'_> {
                     self.can_observe(then, p, ctx)?,
                     self.can_observe(otherwise, p, ctx)?,
                 );
-                let l = self.milp.and("and", vec![c.clone(), x]);
-                let r = self.milp.and("and", vec![not(c), y]);
-                Ok(self.milp.or("or", vec![l, r]))
+                let mut chosen = self.if_then_else(&c, vec![x], vec![y]);
+                Ok(chosen.pop().unwrap_or_default())
             }
             Observation::Argmax {
                 net,

@@ -376,16 +376,28 @@ impl Enc<'_> {
             TKind::If(c, a, b) => {
                 let c = self.boolean(c, ctx)?;
                 let (a, b) = (self.enumv(a, ctx)?, self.enumv(b, ctx)?);
-                let mut out = Vec::new();
-                for (ai, bi) in a.into_iter().zip(b) {
-                    let l = self.milp.and("and", vec![c.clone(), ai]);
-                    let r = self.milp.and("and", vec![not(c.clone()), bi]);
-                    out.push(self.milp.or("or", vec![l, r]));
-                }
-                out
+                self.if_then_else(&c, a, b)
             }
             _ => return Err(self.nonlinear(e, "this enumeration value")),
         })
+    }
+
+    /// Per position the exact 0/1 expression `c ? then : otherwise`, for
+    /// 0/1 `c` and 0/1 vectors of one length (one-hot values, percept
+    /// choices): `(c & then) | (!c & otherwise)`.
+    pub(super) fn if_then_else(
+        &mut self,
+        c: &LinExpr,
+        then: Vec<LinExpr>,
+        otherwise: Vec<LinExpr>,
+    ) -> Vec<LinExpr> {
+        let mut out = Vec::with_capacity(then.len());
+        for (x, y) in then.into_iter().zip(otherwise) {
+            let l = self.milp.and("and", vec![c.clone(), x]);
+            let r = self.milp.and("and", vec![not(c.clone()), y]);
+            out.push(self.milp.or("or", vec![l, r]));
+        }
+        out
     }
 
     fn extremum(&mut self, items: Vec<LinExpr>, is_max: bool) -> Result<LinExpr, RunError> {

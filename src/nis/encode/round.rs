@@ -248,13 +248,7 @@ impl Enc<'_> {
                     return self.observe(if x > 0.5 { then } else { otherwise }, ctx);
                 }
                 let (pa, pb) = (self.observe(then, ctx)?, self.observe(otherwise, ctx)?);
-                let mut out = Vec::new();
-                for (x, y) in pa.into_iter().zip(pb) {
-                    let l = self.milp.and("and", vec![c.clone(), x]);
-                    let r = self.milp.and("and", vec![not(c.clone()), y]);
-                    out.push(self.milp.or("or", vec![l, r]));
-                }
-                Ok(out)
+                Ok(self.if_then_else(&c, pa, pb))
             }
             Observation::Argmax {
                 net,
