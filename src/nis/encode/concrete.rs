@@ -86,7 +86,7 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
         Ok(self.decoding.decode(model, s, self.m))
     }
 
-    fn cut_near_tie(&mut self, s: Solved<State, Round>) -> Result<bool, RunError> {
+    fn cut_near_tie(&mut self, s: &Solved<State, Round>) -> Result<bool, RunError> {
         self.decoding.cut_near_tie(&mut self.enc, s.sol, s.tree)
     }
 }

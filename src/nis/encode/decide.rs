@@ -120,15 +120,10 @@ pub fn solve<U: Unrolling>(
             tree: &tree,
             root: &root,
         };
-        if u.cut_near_tie(solved)? {
+        if u.cut_near_tie(&solved)? {
             sizes.tie_cuts += 1;
             continue;
         }
-        let solved = Solved {
-            sol: &sol,
-            tree: &tree,
-            root: &root,
-        };
         return Ok(Answer::Witness(u.decode(solved)?));
     }
     Err(RunError::Internal(format!(

@@ -103,7 +103,7 @@ pub trait Unrolling {
     /// Cuts off a solution that relies on an argmax near-tie the f64 network
     /// breaks ([`super::ties`]), so that the MILP is solved again; false when
     /// the solution has none (or the system has no such ties).
-    fn cut_near_tie(&mut self, _s: Solved<Self::State, Self::Round>) -> Result<bool, RunError> {
+    fn cut_near_tie(&mut self, _s: &Solved<Self::State, Self::Round>) -> Result<bool, RunError> {
         Ok(false)
     }
 }
