@@ -125,6 +125,7 @@ impl Refusal {
             },
             RunError::Internal(m) => Refusal::of_message(format!("internal error: {m}")),
             RunError::TimedOut(m) => Refusal::of_message(format!("timed out: {m}")),
+            RunError::Undetermined(m) => Refusal::of_message(format!("undetermined: {m}")),
         }
     }
 

@@ -201,6 +201,11 @@ pub enum RunError {
     /// CLI reports verdict unknown (exit 3) with this message. Engines with
     /// partial results return a [`Report`] with verdict unknown instead.
     TimedOut(String),
+    /// The decider cannot reach a verdict for a reason other than time: a
+    /// numerical limit it cannot resolve (an answer that holds only up to
+    /// the solver's tolerances). The CLI reports verdict unknown (exit 3)
+    /// with this reason; it is not a failure of mavis.
+    Undetermined(String),
 }
 
 impl RunError {
@@ -229,7 +234,9 @@ impl RunError {
     pub fn exit_code(&self) -> u8 {
         match self {
             RunError::Input(_) => exit::BAD_INPUT,
-            RunError::Internal(_) | RunError::TimedOut(_) => exit::UNKNOWN,
+            RunError::Internal(_) | RunError::TimedOut(_) | RunError::Undetermined(_) => {
+                exit::UNKNOWN
+            }
         }
     }
 }
@@ -347,7 +354,7 @@ pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
     let message = match err {
         RunError::Input(report) => format!("{report:?}"),
         RunError::Internal(msg) => format!("internal error: {msg}"),
-        RunError::TimedOut(msg) => format!("unknown: {msg}"),
+        RunError::TimedOut(msg) | RunError::Undetermined(msg) => format!("unknown: {msg}"),
     };
     err_line(&message);
     if ctx.format == Format::Json {
@@ -355,10 +362,13 @@ pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
             RunError::Input(_) => "input",
             RunError::Internal(_) => "internal",
             RunError::TimedOut(_) => "timeout",
+            RunError::Undetermined(_) => "undetermined",
         };
         let plain = match err {
             RunError::Input(report) => report.to_string(),
-            RunError::Internal(msg) | RunError::TimedOut(msg) => msg.clone(),
+            RunError::Internal(msg) | RunError::TimedOut(msg) | RunError::Undetermined(msg) => {
+                msg.clone()
+            }
         };
         let v = serde_json::json!({
             "tool": "mavis",

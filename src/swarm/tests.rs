@@ -24,7 +24,9 @@ fn load(model: &str, faults: Option<&str>, sets: &[(&str, &str)]) -> Result<Load
     let f = faults.map(|t| Source::new("test.faults", t));
     load_sources(&Source::new("test.swarm", model), f.as_ref(), &sets, None).map_err(|e| match e {
         crate::report::RunError::Input(r) => r.to_string(),
-        crate::report::RunError::Internal(m) | crate::report::RunError::TimedOut(m) => m,
+        crate::report::RunError::Internal(m)
+        | crate::report::RunError::TimedOut(m)
+        | crate::report::RunError::Undetermined(m) => m,
     })
 }
 

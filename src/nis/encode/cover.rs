@@ -12,7 +12,9 @@
 //! uncovered state b* is fixed and the ordinary witness MILP is solved there:
 //! infeasible means the sentence fails from b*; a witness is added to W.
 //! There are finitely many witness shapes, so the loop ends; a cap guards
-//! against numerical stalls (undetermined, exit 3).
+//! against numerical stalls. Where the two MILPs disagree within the
+//! solver's tolerances (see [`cover`]) the answer is undetermined (verdict
+//! unknown, exit 3), never a verdict.
 
 use super::concrete::{values, Concrete, F64};
 use super::decide::{check_runs, solution, solve, solve_confirmed, Answer};
@@ -192,6 +194,13 @@ fn as_value(ty: &DeclType, x: f64) -> Result<Value, RunError> {
 
 /// Decides an existential core formula from every initial state of an
 /// initial set that contains a real interval (see the module documentation).
+///
+/// Two MILPs judge a witness's validity at a point: the covering MILP with
+/// the initial state free, and the witness MILP with it fixed (its first
+/// step folded to constants). They agree except within HiGHS's tolerances of
+/// the border of the states a witness covers. A point found there is
+/// [`RunError::Undetermined`]: the witness MILP finds a witness of a shape
+/// already found, or the point, as decoded, is not an initial state.
 pub fn cover(
     model: &Model,
     goal: &Core,
@@ -200,44 +209,27 @@ pub fn cover(
     opts: &MilpOptions,
     sizes: &mut Sizes,
 ) -> Result<Covering, RunError> {
-    let free = vec![StartVar::Free; model.env.vars.len()];
-    // The witness MILPs check declared ranges from their own initial state
-    // only; leaving a range from ANY initial state is a model error, so the
-    // unrolling from the free initial state is checked once here.
-    let start = Start::Vars(free.clone());
-    if zero_one {
-        let b = crate::nis::explicit::branching::zero_one_branching(model);
-        let mut u = SlotUnrolling::new(model, n, start.clone(), b, opts);
-        check_runs(&mut u, goal, opts, sizes)?;
-    } else {
-        let mut u = Concrete {
-            enc: Enc::new(model, opts.encode.clone()),
-            agents: n,
-            m,
-            start: start.clone(),
-            decoding: F64,
-        };
-        check_runs(&mut u, goal, opts, sizes)?;
-    }
+    let free = Start::Vars(vec![StartVar::Free; model.env.vars.len()]);
+    check_every_start(model, goal, (n, m), zero_one, &free, opts, sizes)?;
+    let witness_from = |start: &[StartVar], sizes: &mut Sizes| {
+        solve_from(model, goal, (n, m), zero_one, start, opts, sizes)
+    };
+    cover_with(model, n, opts, sizes, witness_from)
+}
+
+/// The covering loop of [`cover`], the witness MILP from a fixed start
+/// given as `witness_from`.
+fn cover_with(
+    model: &Model,
+    n: usize,
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+    mut witness_from: impl FnMut(&[StartVar], &mut Sizes) -> Result<Answer<RealTree>, RunError>,
+) -> Result<Covering, RunError> {
+    let free = Start::Vars(vec![StartVar::Free; model.env.vars.len()]);
     let mut found: Vec<RealTree> = Vec::new();
     for round in 1..=MAX_COVER_ROUNDS {
-        let mut enc = Enc::new(model, opts.encode.clone());
-        let Some(init) = enc.initial(n, &start)? else {
-            return Err(RunError::input("the environment has no initial state"));
-        };
-        for (i, t) in found.iter().enumerate() {
-            // A witness of M_ab(m) is concretized in its own number of agents.
-            let at = State {
-                agents: vec![init.agents[0].clone(); t.state.agents.len()],
-                env: init.env.clone(),
-                zero_one: Vec::new(),
-            };
-            let v = enc.valid(t, &at, &format!("w{i}"))?;
-            enc.milp.le(&format!("w{i}.fails"), v, 0.0);
-        }
-        sizes.milps += 1;
-        let out = solve_confirmed(&enc.milp, opts, &mut sizes.solving)?;
-        let Some(sol) = solution(out, opts)? else {
+        let Some(b) = uncovered_start(model, n, &free, &found, opts, sizes)? else {
             return Ok(Covering {
                 holds: true,
                 witnesses: found,
@@ -245,14 +237,11 @@ pub fn cover(
                 rounds: round,
             });
         };
-        let b = values(&sol, &init.env, &model.env.vars);
-        let start = b
-            .iter()
-            .zip(&model.env.vars)
-            .map(|(&x, d)| as_value(&d.ty, x).map(StartVar::Fixed))
-            .collect::<Result<Vec<_>, _>>()?;
-        match solve_from(model, goal, (n, m), zero_one, &start, opts, sizes)? {
-            Answer::NoStart | Answer::Infeasible => {
+        // The witness MILP from the uncovered point, fixed.
+        let fixed = fixed_start(model, &b)?;
+        match witness_from(&fixed, sizes)? {
+            Answer::NoStart => return Err(off_the_initial_set(&b)),
+            Answer::Infeasible => {
                 return Ok(Covering {
                     holds: false,
                     witnesses: Vec::new(),
@@ -261,18 +250,99 @@ pub fn cover(
                 })
             }
             Answer::Witness(t) => {
-                if found.iter().any(|f| same_shape(f, &t)) {
-                    return Err(RunError::Internal(format!(
-                        "covering the initial set made no progress at {b:?}: a witness the MILP calls invalid there is valid (a numerical tolerance)"
-                    )));
+                if let Some(i) = found.iter().position(|f| same_shape(f, &t)) {
+                    return Err(no_progress(&b, i));
                 }
                 found.push(t);
             }
         }
     }
-    Err(RunError::Internal(format!(
+    Err(RunError::Undetermined(format!(
         "the MILP decider is undetermined: the initial set was not covered after {MAX_COVER_ROUNDS} witnesses"
     )))
+}
+
+/// Checks the unrolling from the free initial state once: the witness MILPs
+/// check declared ranges from their own initial state only, and leaving a
+/// range from ANY initial state is a model error.
+fn check_every_start(
+    model: &Model,
+    goal: &Core,
+    (n, m): (usize, usize),
+    zero_one: bool,
+    free: &Start,
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<(), RunError> {
+    if zero_one {
+        let b = crate::nis::explicit::branching::zero_one_branching(model);
+        let mut u = SlotUnrolling::new(model, n, free.clone(), b, opts);
+        return check_runs(&mut u, goal, opts, sizes);
+    }
+    let mut u = Concrete {
+        enc: Enc::new(model, opts.encode.clone()),
+        agents: n,
+        m,
+        start: free.clone(),
+        decoding: F64,
+    };
+    check_runs(&mut u, goal, opts, sizes)
+}
+
+/// An initial environment state from which none of the witnesses `found` is
+/// valid (the covering MILP), in f64; `None` when they cover the initial set.
+fn uncovered_start(
+    model: &Model,
+    n: usize,
+    free: &Start,
+    found: &[RealTree],
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<Option<Vec<f64>>, RunError> {
+    let mut enc = Enc::new(model, opts.encode.clone());
+    let Some(init) = enc.initial(n, free)? else {
+        return Err(RunError::input("the environment has no initial state"));
+    };
+    for (i, t) in found.iter().enumerate() {
+        // A witness of M_ab(m) is concretized in its own number of agents.
+        let at = State {
+            agents: vec![init.agents[0].clone(); t.state.agents.len()],
+            env: init.env.clone(),
+            zero_one: Vec::new(),
+        };
+        let v = enc.valid(t, &at, &format!("w{i}"))?;
+        enc.milp.le(&format!("w{i}.fails"), v, 0.0);
+    }
+    sizes.milps += 1;
+    let out = solve_confirmed(&enc.milp, opts, &mut sizes.solving)?;
+    Ok(solution(out, opts)?.map(|sol| values(&sol, &init.env, &model.env.vars)))
+}
+
+/// The start that fixes every environment variable to its value in `b`.
+fn fixed_start(model: &Model, b: &[f64]) -> Result<Vec<StartVar>, RunError> {
+    b.iter()
+        .zip(&model.env.vars)
+        .map(|(&x, d)| as_value(&d.ty, x).map(StartVar::Fixed))
+        .collect()
+}
+
+/// The covering MILP's point `b` satisfies the initial condition only up to
+/// HiGHS's feasibility tolerance: as decoded it is not an initial state.
+fn off_the_initial_set(b: &[f64]) -> RunError {
+    RunError::Undetermined(format!(
+        "the covering of the initial set is undetermined at {b:?}: the covering MILP chose it as an initial state without a witness, but as decoded it fails the initial condition; it lies within the solver's tolerances of the border of the initial set"
+    ))
+}
+
+/// From `b` the witness MILP found a witness of the shape of witness `i`,
+/// which the covering MILP called invalid there: `b` lies within the
+/// solver's tolerances of the border of the initial states that witness
+/// covers, and the covering would find it again.
+fn no_progress(b: &[f64], i: usize) -> RunError {
+    RunError::Undetermined(format!(
+        "the covering of the initial set is undetermined at {b:?}: the covering MILP found no witness valid there, yet from that point the witness MILP finds one of the shape of witness {}; the point lies within the solver's tolerances of the border of the initial states that witness covers",
+        i + 1
+    ))
 }
 
 /// The f64 witness from one start: M(n) (`zero_one` false), or M_ab(m)
@@ -314,3 +384,7 @@ pub fn solve_from(
     let mut u = SlotUnrolling::new(model, m, start, b, opts);
     solve(&mut u, goal, opts, sizes)
 }
+
+#[cfg(test)]
+#[path = "cover_tests.rs"]
+mod tests;
