@@ -62,30 +62,10 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         shapes: &shapes,
         ext: RefCell::new(Vec::new()),
     };
-    let init = template_init(&names, &agent)?;
-    let observe = names.observation(agent.observe.as_ref().ok_or_else(|| missing("observe"))?)?;
-    let protocol =
-        names.template_protocol(agent.protocol.as_ref().ok_or_else(|| missing("protocol"))?)?;
-    let update = match &agent.update {
-        Some(u) => names.template_update(u)?,
-        None => Vec::new(),
-    };
-    let eprotocol = names.env_protocol(env_block.protocol.as_deref())?;
-    let eupdate = match &env_block.update {
-        Some(u) => names.env_update(u)?,
-        None => Vec::new(),
-    };
-    let einit = env_init(&names, &env_block)?;
-    let init_filter = match &env_block.init_filter {
-        Some(e) => Some(names.env_condition(e)?),
-        None => None,
-    };
+    let template = template(&names, agent_name.clone(), &agent, &missing)?;
+    let env = environment(&names, &env_block)?;
     let labels = names.labels(&raw.labels)?;
     let ext = names.ext.into_inner();
-    let slots = AgentSlots {
-        private: tvars.len(),
-        env_vars: evars.len(),
-    };
     let constants = consts
         .iter()
         .map(|(n, v)| (n.to_string(), v.clone()))
@@ -94,32 +74,73 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         source: source.clone(),
         constants,
         networks,
-        template: Template {
-            name: agent_name,
-            vars: tvars,
-            init,
-            percept_enum: kinds.percept_enum,
-            percepts: kinds.percepts,
-            init_percept: kinds.init_percept,
-            action_enum: kinds.action_enum,
-            actions: kinds.actions,
-            observe,
-            protocol,
-            update,
-            slots,
-        },
-        env: Environment {
-            init: einit,
-            init_filter,
-            action_enum: kinds.env_action_enum,
-            actions: kinds.env_actions,
-            protocol: eprotocol,
-            update: eupdate,
-            slots: EnvSlots { vars: evars.len() },
-            vars: evars,
-        },
+        template,
+        env,
         labels,
         ext,
+    })
+}
+
+/// The agent template (Definition 1): its initial state, observation,
+/// protocol and update, checked in that order.
+fn template(
+    names: &Names,
+    name: String,
+    agent: &RawBlock,
+    missing: &dyn Fn(&str) -> Box<SourceError>,
+) -> LangResult<Template> {
+    let init = template_init(names, agent)?;
+    let observe = names.observation(agent.observe.as_ref().ok_or_else(|| missing("observe"))?)?;
+    let protocol =
+        names.template_protocol(agent.protocol.as_ref().ok_or_else(|| missing("protocol"))?)?;
+    let update = match &agent.update {
+        Some(u) => names.template_update(u)?,
+        None => Vec::new(),
+    };
+    let kinds = names.kinds;
+    Ok(Template {
+        name,
+        vars: names.tvars.to_vec(),
+        init,
+        percept_enum: kinds.percept_enum,
+        percepts: kinds.percepts.clone(),
+        init_percept: kinds.init_percept,
+        action_enum: kinds.action_enum,
+        actions: kinds.actions.clone(),
+        observe,
+        protocol,
+        update,
+        slots: AgentSlots {
+            private: names.tvars.len(),
+            env_vars: names.evars.len(),
+        },
+    })
+}
+
+/// The environment (Definition 2): its protocol, update, initial values
+/// and initial condition, checked in that order.
+fn environment(names: &Names, env_block: &RawBlock) -> LangResult<Environment> {
+    let protocol = names.env_protocol(env_block.protocol.as_deref())?;
+    let update = match &env_block.update {
+        Some(u) => names.env_update(u)?,
+        None => Vec::new(),
+    };
+    let init = env_init(names, env_block)?;
+    let init_filter = match &env_block.init_filter {
+        Some(e) => Some(names.env_condition(e)?),
+        None => None,
+    };
+    Ok(Environment {
+        vars: names.evars.to_vec(),
+        init,
+        init_filter,
+        action_enum: names.kinds.env_action_enum,
+        actions: names.kinds.env_actions.clone(),
+        protocol,
+        update,
+        slots: EnvSlots {
+            vars: names.evars.len(),
+        },
     })
 }
 

@@ -5,7 +5,7 @@
 
 use super::formula::{AgentRef, Formula, Sentence};
 use super::model::Model;
-use crate::lang::{error_at, LangResult};
+use crate::lang::{error_at, LangResult, Span};
 
 /// A formula in core form over label and agent numbers (agents 0-based),
 /// with EX^k / AX^k unrolled into k single steps and until expanded.
@@ -91,23 +91,13 @@ fn lower_rec(s: &Sentence, model: &Model, f: &Formula, core: &mut Core) -> LangR
             negated,
             span,
         } => {
-            let Some(l) = model.label_index(label) else {
-                let known: Vec<&str> = model.labels.iter().map(|l| l.name.as_str()).collect();
-                return Err(error_at(
-                    &s.source,
-                    *span,
-                    format!(
-                        "unknown label `{label}` (the model has: {})",
-                        known.join(", ")
-                    ),
-                ));
-            };
+            let label = label_of(s, model, label, *span)?;
             let agent = match agent {
                 AgentRef::Var(v) => s.vars.iter().position(|x| x == v).unwrap_or(0),
                 AgentRef::Index(i) => i - 1,
             };
             core.push(Node::Lit {
-                label: l,
+                label,
                 agent,
                 negated: *negated,
             })
@@ -133,17 +123,39 @@ fn lower_rec(s: &Sentence, model: &Model, f: &Formula, core: &mut Core) -> LangR
         }
         Formula::EU(k, a, b) | Formula::AU(k, a, b) => {
             let (phi, psi) = (lower_rec(s, model, a, core)?, lower_rec(s, model, b, core)?);
-            let mut u = psi;
-            for _ in 0..*k {
-                let step = core.push(if matches!(f, Formula::EU(..)) {
-                    Node::EX(u)
-                } else {
-                    Node::AX(u)
-                });
-                let both = core.push(Node::And(vec![phi, step]));
-                u = core.push(Node::Or(vec![psi, both]));
-            }
-            u
+            let existential = matches!(f, Formula::EU(..));
+            until(core, *k, (phi, psi), existential)
         }
     })
+}
+
+/// The model's index of an atom's label.
+fn label_of(s: &Sentence, model: &Model, label: &str, span: Span) -> LangResult<usize> {
+    model.label_index(label).ok_or_else(|| {
+        let known: Vec<&str> = model.labels.iter().map(|l| l.name.as_str()).collect();
+        error_at(
+            &s.source,
+            span,
+            format!(
+                "unknown label `{label}` (the model has: {})",
+                known.join(", ")
+            ),
+        )
+    })
+}
+
+/// `phi U^k psi` by its expansion psi | (phi & X (phi U^{k-1} psi)), with
+/// X the existential or the universal next.
+fn until(core: &mut Core, k: u32, (phi, psi): (usize, usize), existential: bool) -> usize {
+    let mut u = psi;
+    for _ in 0..k {
+        let step = core.push(if existential {
+            Node::EX(u)
+        } else {
+            Node::AX(u)
+        });
+        let both = core.push(Node::And(vec![phi, step]));
+        u = core.push(Node::Or(vec![psi, both]));
+    }
+    u
 }
