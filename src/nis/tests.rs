@@ -196,6 +196,32 @@ fn guarding_verdicts_match_the_oracle() {
 }
 
 #[test]
+fn temporal_depth_saturates_instead_of_wrapping() {
+    use crate::nis::front::formula::{depth, AgentRef, Formula};
+    let atom = || {
+        Box::new(Formula::Atom {
+            label: "alive".into(),
+            agent: AgentRef::Index(1),
+            negated: false,
+            span: crate::lang::Span::default(),
+        })
+    };
+    let big = u32::MAX - 1;
+    // Nested next operators add up: (MAX - 1) + 3 saturates.
+    let next = Formula::EX(big, Box::new(Formula::EX(3, atom())));
+    assert_eq!(depth(&next), u32::MAX);
+    // Until counts as its expansion: k + depth(psi) and k - 1 + depth(phi).
+    let until = Formula::AU(big, Box::new(Formula::AX(5, atom())), atom());
+    assert_eq!(depth(&until), u32::MAX);
+    let until = Formula::EU(2, atom(), Box::new(Formula::EX(big, atom())));
+    assert_eq!(depth(&until), u32::MAX);
+    // Below the limit nothing changes: 2 + 1 and (3 - 1) + 4.
+    assert_eq!(depth(&Formula::EX(2, Box::new(Formula::AX(1, atom())))), 3);
+    let until = Formula::EU(3, Box::new(Formula::EX(4, atom())), atom());
+    assert_eq!(depth(&until), 6);
+}
+
+#[test]
 fn bictl_parse_print_classify_depth() {
     let s = parse_sentence("forall v1, v2: EX^3 (alive, v1) & (alive, v2)").unwrap();
     assert_eq!(

@@ -114,16 +114,21 @@ fn classify(f: &Formula) -> Option<Kind> {
 }
 
 /// Definition 9; until as its expansion psi | (phi & X (phi U^{k-1} psi)).
+/// Saturates at `u32::MAX` instead of wrapping: the parser keeps written
+/// formulas far below it (at most 10,000 steps per operator, 200 levels of
+/// nesting), but a formula built in code may nest more, and a wrapped-around
+/// depth would be a small, wrong horizon for every decider.
 pub fn depth(f: &Formula) -> u32 {
     match f {
         Formula::Atom { .. } => 0,
         Formula::And(a, b) | Formula::Or(a, b) => depth(a).max(depth(b)),
-        Formula::EX(k, a) | Formula::AX(k, a) => k + depth(a),
+        Formula::EX(k, a) | Formula::AX(k, a) => k.saturating_add(depth(a)),
         Formula::EU(k, a, b) | Formula::AU(k, a, b) => {
             if *k == 0 {
                 depth(b)
             } else {
-                (k + depth(b)).max(k - 1 + depth(a))
+                k.saturating_add(depth(b))
+                    .max((k - 1).saturating_add(depth(a)))
             }
         }
     }
