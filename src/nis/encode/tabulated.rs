@@ -128,10 +128,7 @@ pub fn image(
     let Some(env_next) = c.env_next else {
         return Ok(Vec::new());
     };
-    let prv = sem.transition(l, a, c.performed, c.env_action)?;
-    let inter = sem.with_percept(&prv, sem.percept_of(l));
-    let ps = sem.observe(inter, env_next)?;
-    Ok(bits(ps).map(|p| sem.with_percept(&prv, p)).collect())
+    Ok(sem.local_successors(l, a, (c.performed, c.env_action), env_next)?)
 }
 
 /// The enabled pairs (l, a) of the given local states.

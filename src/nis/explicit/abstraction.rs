@@ -13,7 +13,7 @@
 //! environment; labels are read on the m concrete agents only.
 
 use super::semantics::{bits, ActionMask, EnvId, LocalId, SemResult, Semantics};
-use super::system::{for_each_product, nonempty_submasks, System};
+use super::system::{enabled_choices, for_each_product, nonempty_submasks, System};
 use std::collections::{BTreeMap, HashSet};
 
 /// A set of template local states, compared and hashed by value.
@@ -143,11 +143,7 @@ impl<'m> System<'m> for Abstract<'m> {
 
     fn successors(&mut self, s: &AState) -> SemResult<Vec<(AMove, AState)>> {
         let sem = &mut self.sem;
-        let env_actions: Vec<usize> = bits(sem.env_protocol(s.env)?).collect();
-        let mut indexed_options: Vec<Vec<usize>> = Vec::new();
-        for &l in &s.indexed {
-            indexed_options.push(bits(sem.protocol(l)?).collect());
-        }
+        let (env_actions, indexed_options) = enabled_choices(sem, s.env, &s.indexed)?;
         let zo_options = zero_one_protocol(sem, &s.zo)?;
         let m = s.indexed.len();
         let mut sizes: Vec<usize> = vec![env_actions.len()];
@@ -168,10 +164,12 @@ impl<'m> System<'m> for Abstract<'m> {
             let env_next = sem.env_transition(s.env, env_action, performed)?;
             let mut ind_opts: Vec<Vec<LocalId>> = Vec::new();
             for (i, &l) in s.indexed.iter().enumerate() {
-                let prv = sem.transition(l, acts[i], performed, env_action)?;
-                let inter = sem.with_percept(&prv, sem.percept_of(l));
-                let ps = sem.observe(inter, env_next)?;
-                ind_opts.push(bits(ps).map(|p| sem.with_percept(&prv, p)).collect());
+                ind_opts.push(sem.local_successors(
+                    l,
+                    acts[i],
+                    (performed, env_action),
+                    env_next,
+                )?);
             }
             let images = zero_one_images(sem, &zo_move, performed, env_action, env_next)?;
             // Each intermediate state is seen with a non-empty subset of its tied percepts.
@@ -262,12 +260,9 @@ pub fn validate_step(
         return Ok(Err("the environment successor differs".into()));
     }
     for (i, (&l, &a)) in from.indexed.iter().zip(&mv.indexed).enumerate() {
-        let prv = sem.transition(l, a, performed, mv.env_action)?;
-        let inter = sem.with_percept(&prv, sem.percept_of(l));
-        let ps = sem.observe(inter, env_next)?;
         let target = to.indexed[i];
-        let ok = bits(ps).any(|p| sem.with_percept(&prv, p) == target);
-        if !ok {
+        let reached = sem.local_successors(l, a, (performed, mv.env_action), env_next)?;
+        if !reached.contains(&target) {
             return Ok(Err(format!(
                 "agent {} does not reach {}",
                 i + 1,

@@ -4,7 +4,7 @@
 //! of interchangeable agents.
 
 use super::semantics::{bits, ActionMask, EnvId, LocalId, SemResult, Semantics};
-use super::system::{composition_count, compositions, for_each_product, System};
+use super::system::{composition_count, compositions, enabled_choices, for_each_product, System};
 use std::collections::HashSet;
 
 /// A global state of S(n): the indexed agents, the others as (local state,
@@ -75,6 +75,27 @@ pub fn add_count(list: &mut Vec<(LocalId, u32)>, l: LocalId, count: u32) {
     }
 }
 
+/// The moves of the non-indexed agents when each group (local state,
+/// count) splits its count over its enabled actions as `picked` says:
+/// (from, action, count) per part taken, and the actions they perform.
+fn group_moves(
+    others: &[(LocalId, u32)],
+    group_actions: &[Vec<usize>],
+    picked: &[&[u32]],
+) -> (Vec<(LocalId, usize, u32)>, ActionMask) {
+    let mut performed: ActionMask = 0;
+    let mut groups = Vec::new();
+    for (g, &(l, _)) in others.iter().enumerate() {
+        for (j, &k) in picked[g].iter().enumerate() {
+            if k > 0 {
+                performed |= 1 << group_actions[g][j];
+                groups.push((l, group_actions[g][j], k));
+            }
+        }
+    }
+    (groups, performed)
+}
+
 impl<'m> System<'m> for Concrete<'m> {
     type State = CState;
     type Move = CMove;
@@ -111,11 +132,7 @@ impl<'m> System<'m> for Concrete<'m> {
 
     fn successors(&mut self, s: &CState) -> SemResult<Vec<(CMove, CState)>> {
         let sem = &mut self.sem;
-        let env_actions: Vec<usize> = bits(sem.env_protocol(s.env)?).collect();
-        let mut indexed_options: Vec<Vec<usize>> = Vec::new();
-        for &l in &s.indexed {
-            indexed_options.push(bits(sem.protocol(l)?).collect());
-        }
+        let (env_actions, indexed_options) = enabled_choices(sem, s.env, &s.indexed)?;
         // For each group of other agents: its enabled actions and the splits of its count.
         let mut group_actions: Vec<Vec<usize>> = Vec::new();
         let mut group_splits: Vec<Vec<Vec<u32>>> = Vec::new();
@@ -133,34 +150,26 @@ impl<'m> System<'m> for Concrete<'m> {
         for_each_product(&sizes, |choice| {
             let env_action = env_actions[choice[0]];
             let acts: Vec<usize> = (0..m).map(|i| indexed_options[i][choice[1 + i]]).collect();
-            let mut performed: ActionMask = acts.iter().fold(0, |p, &a| p | 1 << a);
-            // (from, action, count) of the other agents.
-            let mut groups: Vec<(LocalId, usize, u32)> = Vec::new();
-            for (g, &(l, _)) in s.others.iter().enumerate() {
-                let split = &group_splits[g][choice[1 + m + g]];
-                for (j, &k) in split.iter().enumerate() {
-                    if k > 0 {
-                        performed |= 1 << group_actions[g][j];
-                        groups.push((l, group_actions[g][j], k));
-                    }
-                }
-            }
+            let picked: Vec<&[u32]> = (0..s.others.len())
+                .map(|g| &group_splits[g][choice[1 + m + g]][..])
+                .collect();
+            let (groups, by_others) = group_moves(&s.others, &group_actions, &picked);
+            let performed = acts.iter().fold(by_others, |p, &a| p | 1 << a);
             let env_next = sem.env_transition(s.env, env_action, performed)?;
             // Percept options of each indexed agent, and of each group.
             let mut ind_opts: Vec<Vec<LocalId>> = Vec::new();
             for (i, &l) in s.indexed.iter().enumerate() {
-                let prv = sem.transition(l, acts[i], performed, env_action)?;
-                let inter = sem.with_percept(&prv, sem.percept_of(l));
-                let ps = sem.observe(inter, env_next)?;
-                ind_opts.push(bits(ps).map(|p| sem.with_percept(&prv, p)).collect());
+                ind_opts.push(sem.local_successors(
+                    l,
+                    acts[i],
+                    (performed, env_action),
+                    env_next,
+                )?);
             }
             let mut grp_targets: Vec<Vec<LocalId>> = Vec::new();
             let mut grp_splits: Vec<Vec<Vec<u32>>> = Vec::new();
             for &(l, a, k) in &groups {
-                let prv = sem.transition(l, a, performed, env_action)?;
-                let inter = sem.with_percept(&prv, sem.percept_of(l));
-                let ps = sem.observe(inter, env_next)?;
-                let targets: Vec<LocalId> = bits(ps).map(|p| sem.with_percept(&prv, p)).collect();
+                let targets = sem.local_successors(l, a, (performed, env_action), env_next)?;
                 grp_splits.push(splits(sem, k, targets.len())?);
                 grp_targets.push(targets);
             }

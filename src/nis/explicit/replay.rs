@@ -10,7 +10,7 @@
 
 use super::abstraction::{validate_step, AMove, AState};
 use super::concrete::{add_count, CMove, CState};
-use super::semantics::{bits, EnvId, LocalId, SemResult, Semantics};
+use super::semantics::{EnvId, LocalId, SemResult, Semantics};
 use crate::nis::witness::WitnessTree;
 
 /// One step of a replayed concrete trace: every agent's local state, the
@@ -143,10 +143,9 @@ fn concrete_step(
         return Ok(Err("the environment's successor differs".into()));
     }
     for j in 0..n {
-        let prv = sem.transition(from.locals[j], actions[j], performed, mv.env_action)?;
-        let inter = sem.with_percept(&prv, sem.percept_of(from.locals[j]));
-        let ps = sem.observe(inter, env)?;
-        if !bits(ps).any(|p| sem.with_percept(&prv, p) == targets[j]) {
+        let round = (performed, mv.env_action);
+        let reached = sem.local_successors(from.locals[j], actions[j], round, env)?;
+        if !reached.contains(&targets[j]) {
             return Ok(Err(format!(
                 "agent {} cannot reach {}",
                 j + 1,

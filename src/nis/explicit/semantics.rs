@@ -513,6 +513,23 @@ impl<'m> Semantics<'m> {
         Ok(mask)
     }
 
+    /// The local successors of `l` under its action `a` (the agent's part
+    /// of Definition 5): the private update tr_t, then the local state with
+    /// each percept observed there and at the successor environment
+    /// `env_next` (several on argmax ties).
+    pub fn local_successors(
+        &mut self,
+        l: LocalId,
+        a: usize,
+        (performed, env_action): (ActionMask, usize),
+        env_next: EnvId,
+    ) -> SemResult<Vec<LocalId>> {
+        let prv = self.transition(l, a, performed, env_action)?;
+        let inter = self.with_percept(&prv, self.percept_of(l));
+        let ps = self.observe(inter, env_next)?;
+        Ok(bits(ps).map(|p| self.with_percept(&prv, p)).collect())
+    }
+
     /// The percepts [`Semantics::observe`] would allow if network outputs
     /// within `tie` (relative above magnitude 1) of an argmax's maximum
     /// counted as maximal: tells a solver's near-tie from a wrong percept.

@@ -4,7 +4,7 @@
 //! The concrete system S(n) ([`super::concrete`]) and the abstract system
 //! S_ab(m) ([`super::abstraction`]) implement it.
 
-use super::semantics::{LocalId, SemResult, Semantics};
+use super::semantics::{bits, EnvId, LocalId, SemResult, Semantics};
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -31,6 +31,21 @@ pub trait System<'m> {
     fn multiplicity(&self, _s: &Self::State) -> u128 {
         1
     }
+}
+
+/// The first choices of every joint move (Definition 5): the environment's
+/// enabled actions at `env`, and each indexed agent's at its local state.
+pub fn enabled_choices(
+    sem: &mut Semantics,
+    env: EnvId,
+    indexed: &[LocalId],
+) -> SemResult<(Vec<usize>, Vec<Vec<usize>>)> {
+    let env_actions: Vec<usize> = bits(sem.env_protocol(env)?).collect();
+    let mut agents = Vec::with_capacity(indexed.len());
+    for &l in indexed {
+        agents.push(bits(sem.protocol(l)?).collect());
+    }
+    Ok((env_actions, agents))
 }
 
 /// Calls `f` with every index vector of the product `0..sizes[0] x 0..sizes[1] x ...`.
