@@ -1,4 +1,8 @@
-//! NIS: neural interpreted systems of unknown size (seed 001, PANoS).
+//! NIS: neural interpreted systems of unknown size, after P. Kouvaros, E.
+//! Botoeva, S. De Bonis-Campbell, "Formal Verification of Parameterised
+//! Neural-symbolic Multi-agent Systems", IJCAI 2024 (below "Kouvaros et
+//! al."; every Definition, Lemma, Theorem and Corollary named in `nis` is
+//! that paper's).
 //!
 //! Text flows one way: `.nis` file -> checked [`Model`] and bICTL
 //! [`Sentence`] ([`front`]) -> deciders behind one interface ([`engine`]):

@@ -1,10 +1,11 @@
-//! The parameterised verification and emergence procedures of seed
-//! Corollaries 1 and 2: from checks of M_ab(m) and finitely many M(i) to a
-//! verdict for every n >= m and an emergence threshold (Definition 11).
+//! The parameterised verification and emergence procedures of Corollaries 1
+//! and 2 of Kouvaros et al., IJCAI 2024: from checks of M_ab(m) and finitely
+//! many M(i) to a verdict for every n >= m and an emergence threshold
+//! (Definition 11).
 //!
 //! Two procedures find the concrete system that b-simulates M_ab(m)
 //! ([`Procedure`]): `search` decides Definition 14 explicitly for
-//! i = m, m+1, ... (finite models only, the seed's Corollary 2 as written);
+//! i = m, m+1, ... (finite models only, the paper's Corollary 2 as written);
 //! `bound` searches nothing and rests on the two facts below, so it also
 //! runs on models with real-valued variables or an initial interval.
 //!
@@ -26,7 +27,7 @@
 //! of M(i), a witness of the existential negation, lifts to M(i+1)). Hence
 //! the existential verdicts along n = m, m+1, ... read false...false
 //! true...true and the universal ones true...true false...false (the
-//! seed's Theorem 4, M(i) <=_b M(i+1), says the same through Theorem 1).
+//! paper's Theorem 4, M(i) <=_b M(i+1), says the same through Theorem 1).
 //!
 //! **Simulating bound.** M_ab(m) <=_b M(n') for n' = m + B^b with B of
 //! [`super::explicit::branching`] (proof sketch there), hence for every n >= n' too

@@ -1,10 +1,11 @@
-//! M(n) as an [`Unrolling`] (seed Definitions 4 and 5): n agents of the
-//! template and the environment, each round encoded by [`super::round`].
-//! Finite and real-valued models share the encoding (integrality is a
-//! property of the variables); they differ in how a solution is read back:
-//! [`Exact`] gives the explicit decider's counter form (indexed agents
-//! 1..m, the others as a multiset) for [`crate::nis::explicit::replay::replay_concrete`],
-//! [`F64`] gives f64 states for [`crate::nis::explicit::replay_real`].
+//! M(n) as an [`Unrolling`] (Definitions 4 and 5 of Kouvaros et al., IJCAI
+//! 2024): n agents of the template and the environment, each round encoded by
+//! [`super::round`]. Finite and real-valued models share the encoding
+//! (integrality is a property of the variables); they differ in how a
+//! solution is read back: [`Exact`] gives the explicit decider's counter form
+//! (indexed agents 1..m, the others as a multiset) for
+//! [`crate::nis::explicit::replay::replay_concrete`], [`F64`] gives f64
+//! states for [`crate::nis::explicit::replay_real`].
 
 use super::expr::{Enc, Val};
 use super::initial::Start;

@@ -1,11 +1,11 @@
-//! The MILP deciders of NIS (seed Sections 3 and 4): a system is unrolled k
-//! steps (k = the temporal depth, Definition 9) into one mixed-integer
-//! program over HiGHS ([`crate::milp`]), with the existential formula on top.
-//! Existential sentences: feasible = holds, the solution is a witness.
-//! Universal ones: the existential dual is solved, infeasible = holds, a
-//! solution is a counterexample. Every solution is decoded and replayed
-//! through the semantics (exact for finite models, f64 with tolerances for
-//! real-valued ones) before it counts.
+//! The MILP deciders of NIS (Sections 3 and 4 of Kouvaros et al., IJCAI
+//! 2024): a system is unrolled k steps (k = the temporal depth, Definition 9)
+//! into one mixed-integer program over HiGHS ([`crate::milp`]), with the
+//! existential formula on top. Existential sentences: feasible = holds, the
+//! solution is a witness. Universal ones: the existential dual is solved,
+//! infeasible = holds, a solution is a counterexample. Every solution is
+//! decoded and replayed through the semantics (exact for finite models, f64
+//! with tolerances for real-valued ones) before it counts.
 //!
 //! The systems implement one trait, [`unrolling::Unrolling`]:
 //!

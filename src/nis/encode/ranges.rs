@@ -1,7 +1,8 @@
-//! Declared ranges (seed Definition 1: L_t is the product of the declared
-//! domains; the semantics calls an update leaving them an error). The
-//! unrolling records every update value whose bounds exceed its variable's
-//! range; one MILP then asks whether any of them can leave it.
+//! Declared ranges (Definition 1 of Kouvaros et al., IJCAI 2024: L_t is the
+//! product of the declared domains; the semantics calls an update leaving
+//! them an error). The unrolling records every update value whose bounds
+//! exceed its variable's range; one MILP then asks whether any of them can
+//! leave it.
 
 use super::options::milp_error;
 use crate::lang::{error_at, num, DeclType, Source, Span};

@@ -1,5 +1,6 @@
-//! The zero-one agent of seed Definition 12 by slots, for models whose local
-//! states cannot be tabulated (real-valued variables).
+//! The zero-one agent (Definition 12 of Kouvaros et al., IJCAI 2024) by
+//! slots, for models whose local states cannot be tabulated (real-valued
+//! variables).
 //!
 //! An abstract local state is a non-empty set of template local states. From
 //! the singleton {iota_t}, every element of the set may take a non-empty set

@@ -1,6 +1,6 @@
-//! The MILP encoding of the abstract system S_ab(m) (seed Definition 13) for
-//! finite templates: m concrete agents, the zero-one agent (Definition 12)
-//! and the environment, unrolled step by step.
+//! The MILP encoding of the abstract system S_ab(m) (Definition 13 of
+//! Kouvaros et al., IJCAI 2024) for finite templates: m concrete agents, the
+//! zero-one agent (Definition 12) and the environment, unrolled step by step.
 //!
 //! The template's local-state space is finite here, so each component is
 //! encoded over template local states rather than over variable values:

@@ -1,7 +1,7 @@
 //! The M_ab(m) MILP decider against the explicit one on the guarding example
-//! (the seed's Table 2 grid, existential cells, the procedures of
-//! Corollaries 1 and 2 with `--engine both`), and the replay rejecting
-//! corrupted abstract traces decoded from a MILP solution.
+//! (the Table 2 grid of Kouvaros et al., IJCAI 2024, existential cells, the
+//! procedures of Corollaries 1 and 2 with `--engine both`), and the replay
+//! rejecting corrupted abstract traces decoded from a MILP solution.
 
 use super::*;
 use crate::nis::engine::{decide, EngineChoice, Target};
@@ -43,7 +43,7 @@ fn table2_grid_milp_equals_explicit() {
             let x = on_abstract(&model, &spec, EngineChoice::Explicit);
             let y = on_abstract(&model, &spec, EngineChoice::Milp);
             assert_eq!(x, y, "{spec}");
-            // As the seed reports: paths on which nobody guards, from k = 1 on.
+            // As the paper reports: paths on which nobody guards, from k = 1 on.
             assert!(!y, "{spec}");
         }
     }

@@ -1,6 +1,7 @@
 //! The MILP decider against the explicit one on the guarding example (the
-//! seed's Table 1 grid, with the bundled network), hand-checked cells, and the
-//! replay rejecting corrupted MILP traces.
+//! paper's Table 1 grid (Kouvaros et al., IJCAI 2024), with the bundled
+//! network), hand-checked cells, and the replay rejecting corrupted MILP
+//! traces.
 
 use super::*;
 use crate::nis::engine::{decide, decide_with, EngineChoice, Target};
@@ -51,7 +52,7 @@ fn table1_grid_milp_equals_explicit_with_and_without_symmetry_breaking() {
             milp_grid.push(((k, n), with));
         }
     }
-    // Hand-checked (seed section 4): k <= 2 holds from n = 2; for k >= 3 two
+    // Hand-checked (the paper's Section 4): k <= 2 holds from n = 2; for k >= 3 two
     // agents cannot both stay alive (one must guard each round and guarding
     // costs 2 of 4 health), three can take turns.
     let cell = |k: usize, n: usize| milp_grid.iter().find(|c| c.0 == (k, n)).unwrap().1;
@@ -259,7 +260,7 @@ fn environment_scalar_outputs_ties_and_tree_witnesses_agree_with_explicit() {
             );
         }
     }
-    // The seed-style facts of WITH_ENV (as the explicit tests state them).
+    // The paper-style facts of WITH_ENV (as the explicit tests state them).
     assert!(verdict(
         &with_env,
         "forall v: EX^4 (low, v)",

@@ -1,4 +1,5 @@
-//! The zero-one abstraction (seed Definitions 12 and 13), built from the template.
+//! The zero-one abstraction (Definitions 12 and 13 of Kouvaros et al., IJCAI
+//! 2024), built from the template.
 //!
 //! The zero-one agent's local state is a non-empty SET of template local
 //! states (a bitset over [`super::semantics::LocalSpace`] numbers), initially

@@ -1,9 +1,9 @@
-//! How far one element of the zero-one agent (seed Definition 12) can branch
-//! in one round: a present local state takes a non-empty set of its enabled
-//! actions, and each (state, action) successor is seen with a non-empty set
-//! of tied percepts, so it is the parent of at most
-//! `B = (most actions enabled at once) * (most percepts one observation can tie)`
-//! elements of the next abstract state.
+//! How far one element of the zero-one agent (Definition 12 of Kouvaros et
+//! al., IJCAI 2024) can branch in one round: a present local state takes a
+//! non-empty set of its enabled actions, and each (state, action) successor
+//! is seen with a non-empty set of tied percepts, so it is the parent of at
+//! most `B = (most actions enabled at once) * (most percepts one observation
+//! can tie)` elements of the next abstract state.
 //!
 //! Two things rest on B, both for models without a finite local-state space:
 //! - the slot encoding of the zero-one agent gives every slot B child slots,

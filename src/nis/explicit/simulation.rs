@@ -1,7 +1,7 @@
-//! Bounded simulation (seed Definition 14), decided explicitly as a greatest
-//! fixed point over depth on the reachable pairs, and the least number of
-//! agents n >= m whose concrete model b-simulates the abstract model
-//! (Corollary 2's n = min{ i : M_ab(m) <=_b M(i) }).
+//! Bounded simulation (Definition 14 of Kouvaros et al., IJCAI 2024), decided
+//! explicitly as a greatest fixed point over depth on the reachable pairs,
+//! and the least number of agents n >= m whose concrete model b-simulates the
+//! abstract model (Corollary 2's n = min{ i : M_ab(m) <=_b M(i) }).
 //!
 //! Labels are compared on the indexed agents 1..m, both ways (the label set
 //! is closed under negation), so negated atoms are preserved as well; and
@@ -46,14 +46,14 @@ impl Simulation {
     /// ~_b (Definition 14), and every initial state of B by some initial
     /// state of A.
     ///
-    /// The second condition is not in the seed's Definition 14, but Theorem
+    /// The second condition is not in the paper's Definition 14, but Theorem
     /// 1's second part needs it: an existential phi of A holds at every
     /// initial state of A, and carries over to an initial state of B only
     /// through a related initial state of A. Without it, with several
     /// initial states (an environment with several initial values), M(n)
     /// can "simulate" M_ab(m) from one initial state alone while failing an
     /// existential property of M_ab(m) from another, and Corollary 2 would
-    /// be unsound. The simulations the seed constructs (Theorems 2-4, and
+    /// be unsound. The simulations the paper constructs (Theorems 2-4, and
     /// M(m + B^b) of [`super::branching`]) relate initial states with the
     /// same environment state, so they meet both conditions.
     pub fn holds<'m, A: System<'m>, B: System<'m>>(

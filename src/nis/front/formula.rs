@@ -1,6 +1,7 @@
-//! bICTL (seed Definitions 7-9): sentences `forall v1, ..., vm: phi`, their
-//! parser and printer, the classification into universal and existential
-//! sentences, temporal depth, and the instantiation phi[m] of Lemma 1.
+//! bICTL (Definitions 7-9 of Kouvaros et al., IJCAI 2024): sentences `forall
+//! v1, ..., vm: phi`, their parser and printer, the classification into
+//! universal and existential sentences, temporal depth, and the instantiation
+//! phi[m] of Lemma 1.
 //!
 //! Grammar (loosest first): `phi | phi`; `phi & phi`; `EX^k phi`, `AX^k phi`
 //! (`EX`, `AX`: k = 1; the body extends as far right as possible, so

@@ -1,5 +1,6 @@
-//! The typed NIS model: one agent template (seed Definition 1), the
-//! environment (Definition 2) and the labelling (Definition 3).
+//! The typed NIS model: one agent template (Definition 1 of Kouvaros et al.,
+//! IJCAI 2024), the environment (Definition 2) and the labelling (Definition
+//! 3).
 //!
 //! Everything here is plain data a decider can read: expressions are checked
 //! [`TExpr`] trees over fixed slots ([`AgentSlots`], [`EnvSlots`]), updates are
