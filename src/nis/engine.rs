@@ -9,7 +9,7 @@ use super::explicit::concrete::{CMove, CState, Concrete};
 use super::explicit::replay::{replay_abstract, replay_concrete, ConcreteTrace};
 use super::explicit::semantics::Semantics;
 use super::explicit::system::System;
-use super::front::core::lower;
+use super::front::core::{lower, Core};
 use super::front::formula::Sentence;
 use super::front::model::Model;
 use super::witness::trace;
@@ -61,7 +61,30 @@ pub struct CheckRecord {
     pub stats: serde_json::Map<String, Value>,
 }
 
+/// A verdict with its shown witness (JSON and text), as the deciders give it.
+type Shown = (bool, Option<Value>, Option<String>);
+
 impl CheckRecord {
+    /// The record of a verdict on `target` (naming `m` indexed agents) by
+    /// `engine`, timed from `start`.
+    fn decided(
+        (target, m): (Target, usize),
+        engine: &'static str,
+        (holds, witness, witness_text): Shown,
+        stats: serde_json::Map<String, Value>,
+        start: Instant,
+    ) -> Self {
+        CheckRecord {
+            model: target.describe(m),
+            engine,
+            holds,
+            witness,
+            witness_text,
+            time_s: start.elapsed().as_secs_f64(),
+            stats,
+        }
+    }
+
     pub fn to_json(&self) -> Value {
         json!({
             "model": self.model,
@@ -146,15 +169,15 @@ impl Decider for MilpDecider {
             }
             Target::Abstract => super::encode::check_abstract(model, sentence, &self.options)?,
         };
-        Ok(CheckRecord {
-            model: target.describe(sentence.agents()),
-            engine: self.name(),
-            holds: out.holds,
-            witness: out.witness,
-            witness_text: out.witness_text,
-            time_s: start.elapsed().as_secs_f64(),
-            stats: out.stats,
-        })
+        let shown = (out.holds, out.witness, out.witness_text);
+        let on = (target, sentence.agents());
+        Ok(CheckRecord::decided(
+            on,
+            self.name(),
+            shown,
+            out.stats,
+            start,
+        ))
     }
 }
 
@@ -180,54 +203,76 @@ impl Decider for ExplicitDecider {
         let start = Instant::now();
         let core = lower(sentence, model)?;
         let m = sentence.agents();
-        let kind = sentence.kind();
         let mut stats = serde_json::Map::new();
-        let (holds, witness, witness_text) = match target {
+        let shown = match target {
             Target::Concrete { agents } => {
                 if agents < m {
                     return Err(RunError::input(format!(
                         "the formula names {m} agents but the system has {agents}"
                     )));
                 }
-                let mut g = Graph::new(Concrete::new(semantics(model)?, agents, m))?
-                    .with_deadline(self.deadline);
-                explore_horizon(&mut g, sentence)?;
-                let outcome = check_system(&mut g, &core)?;
-                if g.expired() {
-                    return Err(stopped(self.deadline, &target.describe(m), g.states.len()));
-                }
-                stats.insert("states".into(), outcome.states_explored.into());
-                let traces = replay_concrete_all(&mut g, &outcome)?;
-                stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
-                let counterexample = kind == super::front::formula::Kind::Universal;
-                let (w, t) = shown(trace::concrete_trace(&g.sys.sem, &traces, counterexample));
-                (outcome.holds, w, t)
+                self.on_concrete(model, sentence, &core, agents, &mut stats)?
             }
-            Target::Abstract => {
-                // Not `explore_horizon`: the abstract states within the
-                // horizon are sets of local states, far too many to expand.
-                let mut g =
-                    Graph::new(Abstract::new(semantics(model)?, m))?.with_deadline(self.deadline);
-                let outcome = check_system(&mut g, &core)?;
-                if g.expired() {
-                    return Err(stopped(self.deadline, &target.describe(m), g.states.len()));
-                }
-                stats.insert("abstract_states".into(), outcome.states_explored.into());
-                replay_abstract_all(&mut g, &outcome)?;
-                stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
-                let (w, t) = shown(trace::abstract_trace(&g.sys.sem, &outcome.witnesses));
-                (outcome.holds, w, t)
-            }
+            Target::Abstract => self.on_abstract(model, m, &core, &mut stats)?,
         };
-        Ok(CheckRecord {
-            model: target.describe(m),
-            engine: self.name(),
-            holds,
-            witness,
-            witness_text,
-            time_s: start.elapsed().as_secs_f64(),
+        Ok(CheckRecord::decided(
+            (target, m),
+            self.name(),
+            shown,
             stats,
-        })
+            start,
+        ))
+    }
+}
+
+impl ExplicitDecider {
+    /// phi[m] on M(n), every state within the horizon expanded first.
+    fn on_concrete(
+        &self,
+        model: &Model,
+        sentence: &Sentence,
+        core: &Core,
+        agents: usize,
+        stats: &mut serde_json::Map<String, Value>,
+    ) -> Result<Shown, RunError> {
+        let m = sentence.agents();
+        let mut g =
+            Graph::new(Concrete::new(semantics(model)?, agents, m))?.with_deadline(self.deadline);
+        explore_horizon(&mut g, sentence)?;
+        let outcome = check_system(&mut g, core)?;
+        if g.expired() {
+            let target = Target::Concrete { agents };
+            return Err(stopped(self.deadline, &target.describe(m), g.states.len()));
+        }
+        stats.insert("states".into(), outcome.states_explored.into());
+        let traces = replay_concrete_all(&mut g, &outcome)?;
+        stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
+        let counterexample = sentence.kind() == super::front::formula::Kind::Universal;
+        let (w, t) = shown(trace::concrete_trace(&g.sys.sem, &traces, counterexample));
+        Ok((outcome.holds, w, t))
+    }
+
+    /// phi[m] on M_ab(m), explored lazily: not `explore_horizon`, since the
+    /// abstract states within the horizon are sets of local states, far too
+    /// many to expand.
+    fn on_abstract(
+        &self,
+        model: &Model,
+        m: usize,
+        core: &Core,
+        stats: &mut serde_json::Map<String, Value>,
+    ) -> Result<Shown, RunError> {
+        let mut g = Graph::new(Abstract::new(semantics(model)?, m))?.with_deadline(self.deadline);
+        let outcome = check_system(&mut g, core)?;
+        if g.expired() {
+            let what = Target::Abstract.describe(m);
+            return Err(stopped(self.deadline, &what, g.states.len()));
+        }
+        stats.insert("abstract_states".into(), outcome.states_explored.into());
+        replay_abstract_all(&mut g, &outcome)?;
+        stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
+        let (w, t) = shown(trace::abstract_trace(&g.sys.sem, &outcome.witnesses));
+        Ok((outcome.holds, w, t))
     }
 }
 
