@@ -173,26 +173,25 @@ fn guarding_verdicts_match_the_oracle() {
                 .unwrap();
             let sa = parse_sentence(&format!("forall v1, v2: AX^{k} (alive, v1) & (alive, v2)"))
                 .unwrap();
-            let rx = decide(
-                EngineChoice::Explicit,
-                &model,
-                &sx,
-                Target::Concrete { agents: n },
-            )
-            .unwrap();
-            let ra = decide(
-                EngineChoice::Explicit,
-                &model,
-                &sa,
-                Target::Concrete { agents: n },
-            )
-            .unwrap();
+            let rx = explicit_on(&model, &sx, n);
+            let ra = explicit_on(&model, &sa, n);
             assert_eq!(rx.holds, ex, "EX^{k} on M({n})");
             assert_eq!(ra.holds, ax, "AX^{k} on M({n})");
             assert_eq!(rx.witness.is_some(), ex);
             assert_eq!(ra.witness.is_some(), !ax);
         }
     }
+}
+
+/// The explicit decider's record of `s` on M(n).
+fn explicit_on(model: &Model, s: &crate::nis::Sentence, n: usize) -> super::engine::CheckRecord {
+    decide(
+        EngineChoice::Explicit,
+        model,
+        s,
+        Target::Concrete { agents: n },
+    )
+    .unwrap()
 }
 
 #[test]
@@ -255,20 +254,8 @@ fn until_is_its_expansion() {
                 expansion = format!("(dead, v1) | ((alive, v1) & EX ({expansion}))");
             }
             let b = parse_sentence(&format!("forall v1: {expansion}")).unwrap();
-            let ra = decide(
-                EngineChoice::Explicit,
-                &model,
-                &a,
-                Target::Concrete { agents: n },
-            )
-            .unwrap();
-            let rb = decide(
-                EngineChoice::Explicit,
-                &model,
-                &b,
-                Target::Concrete { agents: n },
-            )
-            .unwrap();
+            let ra = explicit_on(&model, &a, n);
+            let rb = explicit_on(&model, &b, n);
             assert_eq!(ra.holds, rb.holds);
         }
     }
@@ -367,13 +354,7 @@ fn guarding_corollaries() {
     // Direct checks agree for every n the corollary speaks about.
     for n in 2..=5 {
         let s3 = parse_sentence("forall v1, v2: EX^3 (alive, v1) & (alive, v2)").unwrap();
-        let r = decide(
-            EngineChoice::Explicit,
-            &model,
-            &s3,
-            Target::Concrete { agents: n },
-        )
-        .unwrap();
+        let r = explicit_on(&model, &s3, n);
         assert_eq!(r.holds, n >= 3, "n = {n}");
     }
 }
@@ -529,27 +510,9 @@ fn environments_and_scalar_outputs() {
     // Two moves in a row from h = 3 need the percept `go` at h = 2, that is t = 3
     // (0.5 < 0.6 otherwise): t counts rounds with a move, so h = 1 comes at step 4, not 3.
     let s = parse_sentence("forall v: EX^4 (low, v)").unwrap();
-    assert!(
-        decide(
-            EngineChoice::Explicit,
-            &model,
-            &s,
-            Target::Concrete { agents: 2 }
-        )
-        .unwrap()
-        .holds
-    );
+    assert!(explicit_on(&model, &s, 2).holds);
     let s = parse_sentence("forall v: EX^3 (low, v)").unwrap();
-    assert!(
-        !decide(
-            EngineChoice::Explicit,
-            &model,
-            &s,
-            Target::Concrete { agents: 2 }
-        )
-        .unwrap()
-        .holds
-    );
+    assert!(!explicit_on(&model, &s, 2).holds);
     let s = parse_sentence("forall v: AX^3 !(low, v)").unwrap();
     assert!(
         decide(EngineChoice::Explicit, &model, &s, Target::Abstract)
