@@ -586,6 +586,30 @@ fn bound_universal(check: &mut Check, out: &mut VerifyOutcome) -> Result<(), Run
     Ok(())
 }
 
+/// Existential, bound procedure, M_ab(m) fails: so does every M(n), n > m
+/// (Theorem 2), and M(m), checked (the monotonicity lemma says it must).
+fn abstract_fails_existential(check: &mut Check, out: &mut VerifyOutcome) -> Result<(), RunError> {
+    let m = out.m;
+    let base = check(concrete(m))?;
+    let base_holds = base.holds;
+    out.checks.push(base);
+    if base_holds {
+        return Err(RunError::Internal(format!(
+            "M({m}) satisfies the existential phi[{m}] but M_ab({m}) does not, although M_ab({m}) \
+             simulates M({}) (Theorem 2): the monotonicity lemma is violated (a bug)",
+            m + 1
+        )));
+    }
+    out.holds_for_all_n = Some(false);
+    out.emergence_threshold = None;
+    out.fails_from = Some(m);
+    out.conclusion = format!(
+        "M_ab({m}) does not satisfy phi[{m}]: fails for every n >= {} (Theorem 2), and at n = {m} (checked; the monotonicity lemma): no emergence threshold",
+        m + 1
+    );
+    Ok(())
+}
+
 /// Existential, bound procedure: M_ab(m) fails: every M(n) fails (Theorem 2
 /// and the lemma); M_ab(m) holds: the first M(i), i = m, m+1, ..., that
 /// holds is the emergence threshold, found by i = n' (Theorem 1).
@@ -600,24 +624,7 @@ fn bound_existential(
     let b = out.depth;
     let bound = out.bound.expect("the bound procedure records n'");
     if !out.checks[0].holds {
-        let base = check(concrete(m))?;
-        let base_holds = base.holds;
-        out.checks.push(base);
-        if base_holds {
-            return Err(RunError::Internal(format!(
-                "M({m}) satisfies the existential phi[{m}] but M_ab({m}) does not, although M_ab({m}) \
-                 simulates M({}) (Theorem 2): the monotonicity lemma is violated (a bug)",
-                m + 1
-            )));
-        }
-        out.holds_for_all_n = Some(false);
-        out.emergence_threshold = None;
-        out.fails_from = Some(m);
-        out.conclusion = format!(
-            "M_ab({m}) does not satisfy phi[{m}]: fails for every n >= {} (Theorem 2), and at n = {m} (checked; the monotonicity lemma): no emergence threshold",
-            m + 1
-        );
-        return Ok(());
+        return abstract_fails_existential(check, out);
     }
     let limit = cap.map_or(bound.n, |c| c.min(bound.n));
     let mut i = m;

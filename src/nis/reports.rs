@@ -13,7 +13,7 @@ use super::front::formula::{Kind, Sentence};
 use super::front::model::Model;
 use super::procedures::{verify_using, Procedure, SimulatingBound, VerifyOptions, VerifyOutcome};
 use crate::report::{
-    ModelRef, NetworkRef, Report, RunContext, RunError, Table, TableFormat, Verdict,
+    ModelRef, NetworkRef, Progress, Report, RunContext, RunError, Table, TableFormat, Verdict,
 };
 use serde_json::{json, Value};
 use std::path::Path;
@@ -168,7 +168,100 @@ pub fn instantiate(spec: &str, k: u32) -> String {
     spec.replace("{k}", &k.to_string())
 }
 
-/// `mavis nis table`: verdicts and times over a grid, as the seed's Tables 1 and 2.
+/// What every cell of `nis table` is decided with.
+struct Grid<'a> {
+    model: &'a Model,
+    engine: EngineChoice,
+    milp: &'a MilpOptions,
+    ctx: &'a RunContext,
+    progress: Progress,
+    /// The decided cells' JSON.
+    cells: Vec<Value>,
+    /// Some cell timed out.
+    incomplete: bool,
+}
+
+/// One cell of `nis table`.
+enum Cell {
+    /// Its text (verdict and time) and JSON.
+    Decided(String, Value),
+    /// M(n) with fewer agents than the sentence names.
+    TooFewAgents,
+    /// The deadline came before or during the cell.
+    TimedOut,
+}
+
+impl Grid<'_> {
+    /// The table of one spec: a row per system, a column per depth.
+    fn spec_table(
+        &mut self,
+        spec: &str,
+        ks: &[u32],
+        rows: &[Option<usize>],
+        header: &[String],
+    ) -> Result<Table, RunError> {
+        let mut t = Table::new(header.to_vec());
+        for &row in rows {
+            let mut line = vec![match row {
+                Some(n) => n.to_string(),
+                None => {
+                    let s = super::spec(&instantiate(spec, ks[0]))?;
+                    format!("M_ab({})", s.agents())
+                }
+            }];
+            for &k in ks {
+                self.progress.inc(1);
+                match self.cell(spec, k, row)? {
+                    Cell::Decided(text, json) => {
+                        line.push(text);
+                        self.cells.push(json);
+                    }
+                    Cell::TooFewAgents => line.push("-".into()),
+                    Cell::TimedOut => {
+                        self.incomplete = true;
+                        line.push("timeout".into());
+                    }
+                }
+            }
+            t.row(line);
+        }
+        Ok(t)
+    }
+
+    /// The sentence `spec` at depth `k` on M(n) (`row` = n) or on M_ab(m) (`row` = None).
+    fn cell(&self, spec: &str, k: u32, row: Option<usize>) -> Result<Cell, RunError> {
+        if self.ctx.timed_out() {
+            return Ok(Cell::TimedOut);
+        }
+        let s = super::spec(&instantiate(spec, k))?;
+        self.ctx.stage(match row {
+            Some(n) => format!("nis table: M({n}), {s}"),
+            None => format!("nis table: M_ab({}), {s}", s.agents()),
+        });
+        let target = match row {
+            Some(n) if n < s.agents() => return Ok(Cell::TooFewAgents),
+            Some(n) => Target::Concrete { agents: n },
+            None => Target::Abstract,
+        };
+        let rec = match decide_with(self.engine, self.milp, self.model, &s, target) {
+            Ok(rec) => rec,
+            // The cell in progress at the deadline; the cells done stay.
+            Err(RunError::TimedOut(_)) => return Ok(Cell::TimedOut),
+            Err(e) => return Err(e),
+        };
+        let text = format!("{} {:.3}s", if rec.holds { "T" } else { "F" }, rec.time_s);
+        let json = json!({
+            "spec": s.to_string(), "k": k, "system": rec.model,
+            "agents": row,
+            "holds": rec.holds, "engine": rec.engine, "time_s": rec.time_s,
+            "stats": Value::Object(rec.stats.clone()),
+        });
+        Ok(Cell::Decided(text, json))
+    }
+}
+
+/// `mavis nis table`: verdicts and times over a grid, as Tables 1 and 2 of
+/// Kouvaros et al., IJCAI 2024.
 #[allow(clippy::too_many_arguments)]
 pub fn table(
     path: &Path,
@@ -192,83 +285,40 @@ pub fn table(
             ));
         }
     }
-    let mut cells = Vec::new();
     let mut header = vec![if abstract_system {
         "spec \\ k".to_string()
     } else {
         "n \\ k".to_string()
     }];
     header.extend(ks.iter().map(|k| k.to_string()));
+    let rows: Vec<Option<usize>> = if abstract_system {
+        vec![None]
+    } else {
+        agents.iter().map(|&n| Some(n)).collect()
+    };
+    let cells_total = specs.len() * rows.len() * ks.len();
+    let mut grid = Grid {
+        model,
+        engine,
+        milp,
+        ctx,
+        progress: ctx.progress(cells_total as u64, "nis table"),
+        cells: Vec::new(),
+        incomplete: false,
+    };
     let mut rendered = String::new();
-    let mut incomplete = false;
-    let rows_per_spec = if abstract_system { 1 } else { agents.len() };
-    let mut progress = ctx.progress((specs.len() * rows_per_spec * ks.len()) as u64, "nis table");
     for spec in specs {
-        let mut t = Table::new(header.clone());
-        let rows: Vec<Option<usize>> = if abstract_system {
-            vec![None]
-        } else {
-            agents.iter().map(|&n| Some(n)).collect()
-        };
-        for row in rows {
-            let mut line = vec![match row {
-                Some(n) => n.to_string(),
-                None => {
-                    let s = super::spec(&instantiate(spec, ks[0]))?;
-                    format!("M_ab({})", s.agents())
-                }
-            }];
-            for &k in ks {
-                progress.inc(1);
-                if ctx.timed_out() {
-                    incomplete = true;
-                    line.push("timeout".into());
-                    continue;
-                }
-                let text = instantiate(spec, k);
-                let s = super::spec(&text)?;
-                ctx.stage(match row {
-                    Some(n) => format!("nis table: M({n}), {s}"),
-                    None => format!("nis table: M_ab({}), {s}", s.agents()),
-                });
-                let target = match row {
-                    Some(n) => Target::Concrete { agents: n },
-                    None => Target::Abstract,
-                };
-                if let Target::Concrete { agents } = target {
-                    if agents < s.agents() {
-                        line.push("-".into());
-                        continue;
-                    }
-                }
-                let rec = match decide_with(engine, milp, model, &s, target) {
-                    Ok(rec) => rec,
-                    // The cell in progress at the deadline; the cells done stay.
-                    Err(RunError::TimedOut(_)) => {
-                        incomplete = true;
-                        line.push("timeout".into());
-                        continue;
-                    }
-                    Err(e) => return Err(e),
-                };
-                line.push(format!(
-                    "{} {:.3}s",
-                    if rec.holds { "T" } else { "F" },
-                    rec.time_s
-                ));
-                cells.push(json!({
-                    "spec": s.to_string(), "k": k, "system": rec.model,
-                    "agents": match target { Target::Concrete { agents } => Value::from(agents), Target::Abstract => Value::Null },
-                    "holds": rec.holds, "engine": rec.engine, "time_s": rec.time_s,
-                    "stats": Value::Object(rec.stats.clone()),
-                }));
-            }
-            t.row(line);
-        }
+        let t = grid.spec_table(spec, ks, &rows, &header)?;
         rendered.push_str(&format!("{spec}\n"));
         rendered.push_str(&t.render(format));
         rendered.push('\n');
     }
+    let Grid {
+        progress,
+        cells,
+        incomplete,
+        ..
+    } = grid;
     progress.finish_and_clear();
     let total = start.elapsed().as_secs_f64();
     let holds = cells.iter().filter(|c| c["holds"] == true).count();
@@ -304,6 +354,108 @@ fn not_finite(model: &Model, m: usize, b: u32, why: &str) -> RunError {
     ))
 }
 
+/// Whether M(n) b-simulates M_ab(m) (with `reverse`, M_ab(m) M(n)), into
+/// `r`; false when the deadline cut the explorations (`r` then says so and
+/// holds only the sizes).
+fn simulates_at(
+    r: &mut Report,
+    model: &Model,
+    (m, b, n): (usize, u32, usize),
+    reverse: bool,
+    ctx: &RunContext,
+) -> Result<bool, RunError> {
+    let sem = || Semantics::new(model).map_err(|why| not_finite(model, m, b, &why));
+    let mut ga = Graph::new(Abstract::new(sem()?, m))?.with_deadline(ctx.deadline());
+    let mut gc = Graph::new(Concrete::new(sem()?, n, m))?.with_deadline(ctx.deadline());
+    let mut sim = Simulation::new();
+    // `simulator` b-simulates `simulated`.
+    let (ok, simulator, simulated) = if reverse {
+        (
+            sim.holds(&mut gc, &mut ga, b)?,
+            format!("M_ab({m})"),
+            format!("M({n})"),
+        )
+    } else {
+        (
+            sim.holds(&mut ga, &mut gc, b)?,
+            format!("M({n})"),
+            format!("M_ab({m})"),
+        )
+    };
+    r.stat("pairs_visited", sim.pairs_visited);
+    r.stat("abstract_states", ga.states.len());
+    r.stat("concrete_states", gc.states.len());
+    if ga.expired() || gc.expired() {
+        // The answer of a cut exploration means nothing: only the sizes stay.
+        r.results =
+            json!({ "indexed": m, "depth": b, "agents": n, "reverse": reverse, "simulates": null });
+        r.stopped_at_deadline(&format!(
+            "{} before deciding whether {simulator} {b}-simulates {simulated}",
+            ctx.deadline()
+                .expiry()
+                .map_or("the time-out was reached".into(), |e| e.to_string())
+        ));
+        return Ok(false);
+    }
+    r.verdict = Some(Verdict::from_bool(ok));
+    r.line(if ok {
+        format!("HOLDS: {simulator} {b}-simulates {simulated}")
+    } else {
+        format!("VIOLATED: {simulator} does not {b}-simulate {simulated}")
+    });
+    r.results =
+        json!({ "indexed": m, "depth": b, "agents": n, "reverse": reverse, "simulates": ok });
+    Ok(true)
+}
+
+/// The least n (up to `cap`) with M(n) b-simulating M_ab(m), into `r`.
+fn least_simulating(
+    r: &mut Report,
+    model: &Model,
+    (m, b): (usize, u32),
+    cap: Option<usize>,
+    ctx: &RunContext,
+) -> Result<(), RunError> {
+    let cap = match cap {
+        Some(c) => c,
+        None => default_cap(model, m).map_err(|why| not_finite(model, m, b, &why))?,
+    };
+    let found = minimal_simulating_n(model, m, b, cap, ctx.deadline())?
+        .map_err(|why| not_finite(model, m, b, &why))?;
+    match found.n {
+        Some(n) => {
+            r.verdict = Some(Verdict::Holds);
+            r.line(format!(
+                "n = {n}: the least n >= {m} such that M(n) {b}-simulates M_ab({m})"
+            ));
+        }
+        None if ctx.timed_out() => {
+            r.verdict = Some(Verdict::Unknown);
+            r.line(format!("UNKNOWN: no M(n) with {m} <= n <= {} {b}-simulates M_ab({m}), and the time-out was reached before n = {} was decided", found.cap, found.cap + 1));
+            r.stat("timed_out", true);
+            r.warnings.push("the time-out was reached".into());
+        }
+        None => {
+            r.verdict = Some(Verdict::Unknown);
+            r.line(format!(
+                "UNKNOWN: no M(n) with {m} <= n <= {} {b}-simulates M_ab({m}) (cap reached)",
+                found.cap
+            ));
+        }
+    }
+    let mut t = Table::new(["n", "simulates"]);
+    for (i, ok) in &found.tried {
+        t.row([i.to_string(), ok.to_string()]);
+    }
+    r.line("");
+    r.text.push_str(&t.render(TableFormat::Text));
+    r.results = json!({
+        "indexed": m, "depth": b, "min_n": found.n, "cap": found.cap,
+        "tried": found.tried.iter().map(|(i, ok)| json!({"agents": i, "simulates": ok})).collect::<Vec<_>>(),
+    });
+    Ok(())
+}
+
 /// `mavis nis simulates`: does M(N) b-simulate M_ab(m) (or, reversed, M_ab(m) simulate M(N));
 /// without N, the least such N.
 #[allow(clippy::too_many_arguments)]
@@ -320,7 +472,6 @@ pub fn simulates(
     let start = Instant::now();
     let mut r = Report::new("nis", "simulates");
     r.model = model_ref(path, model);
-    let sem = || Semantics::new(model).map_err(|why| not_finite(model, m, b, &why));
     match agents {
         Some(n) => {
             if n < m {
@@ -328,84 +479,16 @@ pub fn simulates(
                     "--agents {n} is smaller than --indexed {m}"
                 )));
             }
-            let mut ga = Graph::new(Abstract::new(sem()?, m))?.with_deadline(ctx.deadline());
-            let mut gc = Graph::new(Concrete::new(sem()?, n, m))?.with_deadline(ctx.deadline());
-            let mut sim = Simulation::new();
-            // `simulator` b-simulates `simulated`.
-            let (ok, simulator, simulated) = if reverse {
-                (
-                    sim.holds(&mut gc, &mut ga, b)?,
-                    format!("M_ab({m})"),
-                    format!("M({n})"),
-                )
-            } else {
-                (
-                    sim.holds(&mut ga, &mut gc, b)?,
-                    format!("M({n})"),
-                    format!("M_ab({m})"),
-                )
-            };
-            r.stat("pairs_visited", sim.pairs_visited);
-            r.stat("abstract_states", ga.states.len());
-            r.stat("concrete_states", gc.states.len());
-            if ga.expired() || gc.expired() {
-                // The answer of a cut exploration means nothing: only the sizes stay.
-                r.results = json!({ "indexed": m, "depth": b, "agents": n, "reverse": reverse, "simulates": null });
-                r.stopped_at_deadline(&format!(
-                    "{} before deciding whether {simulator} {b}-simulates {simulated}",
-                    ctx.deadline()
-                        .expiry()
-                        .map_or("the time-out was reached".into(), |e| e.to_string())
-                ));
+            if !simulates_at(&mut r, model, (m, b, n), reverse, ctx)? {
                 r.stat("time_s", start.elapsed().as_secs_f64());
                 return Ok(r);
             }
-            r.verdict = Some(Verdict::from_bool(ok));
-            r.line(if ok {
-                format!("HOLDS: {simulator} {b}-simulates {simulated}")
-            } else {
-                format!("VIOLATED: {simulator} does not {b}-simulate {simulated}")
-            });
-            r.results = json!({ "indexed": m, "depth": b, "agents": n, "reverse": reverse, "simulates": ok });
         }
         None => {
             if reverse {
                 return Err(RunError::input("--reverse needs --agents N"));
             }
-            let cap = match cap {
-                Some(c) => c,
-                None => default_cap(model, m).map_err(|why| not_finite(model, m, b, &why))?,
-            };
-            let found = minimal_simulating_n(model, m, b, cap, ctx.deadline())?
-                .map_err(|why| not_finite(model, m, b, &why))?;
-            match found.n {
-                Some(n) => {
-                    r.verdict = Some(Verdict::Holds);
-                    r.line(format!(
-                        "n = {n}: the least n >= {m} such that M(n) {b}-simulates M_ab({m})"
-                    ));
-                }
-                None if ctx.timed_out() => {
-                    r.verdict = Some(Verdict::Unknown);
-                    r.line(format!("UNKNOWN: no M(n) with {m} <= n <= {} {b}-simulates M_ab({m}), and the time-out was reached before n = {} was decided", found.cap, found.cap + 1));
-                    r.stat("timed_out", true);
-                    r.warnings.push("the time-out was reached".into());
-                }
-                None => {
-                    r.verdict = Some(Verdict::Unknown);
-                    r.line(format!("UNKNOWN: no M(n) with {m} <= n <= {} {b}-simulates M_ab({m}) (cap reached)", found.cap));
-                }
-            }
-            let mut t = Table::new(["n", "simulates"]);
-            for (i, ok) in &found.tried {
-                t.row([i.to_string(), ok.to_string()]);
-            }
-            r.line("");
-            r.text.push_str(&t.render(TableFormat::Text));
-            r.results = json!({
-                "indexed": m, "depth": b, "min_n": found.n, "cap": found.cap,
-                "tried": found.tried.iter().map(|(i, ok)| json!({"agents": i, "simulates": ok})).collect::<Vec<_>>(),
-            });
+            least_simulating(&mut r, model, (m, b), cap, ctx)?;
         }
     }
     let t = start.elapsed().as_secs_f64();
@@ -449,29 +532,9 @@ fn checks_table(o: &VerifyOutcome) -> Table {
     t
 }
 
-/// `mavis nis verify` (Corollaries 1 and 2).
-pub fn verify_report(
-    path: &Path,
-    model: &Model,
-    sentence: &Sentence,
-    opts: &VerifyOptions,
-    procedure: Option<Procedure>,
-    ctx: &RunContext,
-    threshold_only: bool,
-) -> Result<Report, RunError> {
-    if sentence.kind() == Kind::Propositional && sentence.agents() == 0 {
-        return Err(RunError::input("the sentence names no agent"));
-    }
-    let o = verify_using(model, sentence, opts, procedure, ctx)?;
-    let mut r = Report::new(
-        "nis",
-        if threshold_only {
-            "emergence"
-        } else {
-            "verify"
-        },
-    );
-    r.model = model_ref(path, model);
+/// The verdict of `verify` (or the threshold of `emergence`) and how the
+/// procedure reached it: corollary, kind, depth, simulation or bound.
+fn verdict_lines(r: &mut Report, o: &VerifyOutcome, threshold_only: bool) {
     let verdict = match o.holds_for_all_n {
         Some(b) => Verdict::from_bool(b),
         None => Verdict::Unknown,
@@ -528,6 +591,67 @@ pub fn verify_report(
             d = o.depth
         ));
     }
+}
+
+/// The first sub-check's witness, shown with whose it is. A check's witness
+/// shows that check's verdict (existential: a witness that it holds;
+/// universal: a counterexample); when it does not show the run's verdict
+/// (the abstraction's witness of a violated existential sentence), it says so.
+fn witness_section(r: &mut Report, o: &VerifyOutcome, results: &mut Value) {
+    let witnessed = o
+        .checks
+        .iter()
+        .find(|c| c.witness.is_some() || c.witness_text.is_some());
+    let Some(c) = witnessed else {
+        return;
+    };
+    let kind = if c.holds { "witness" } else { "counterexample" };
+    let shows_verdict = o.holds_for_all_n == Some(c.holds);
+    let about = if shows_verdict {
+        String::new()
+    } else {
+        format!(
+            "; it shows that {} {} phi[{}], not the verdict",
+            c.model,
+            if c.holds { "satisfies" } else { "violates" },
+            o.m
+        )
+    };
+    if let Some(t) = &c.witness_text {
+        r.line("");
+        r.line(format!("{} ({kind} of phi[{}]{about}):", c.model, o.m));
+        r.text.push_str(t);
+    }
+    r.witness = c.witness.clone();
+    results["witness_system"] = c.model.clone().into();
+    results["witness_kind"] = kind.into();
+    results["witness_shows_verdict"] = shows_verdict.into();
+}
+
+/// `mavis nis verify` (Corollaries 1 and 2).
+pub fn verify_report(
+    path: &Path,
+    model: &Model,
+    sentence: &Sentence,
+    opts: &VerifyOptions,
+    procedure: Option<Procedure>,
+    ctx: &RunContext,
+    threshold_only: bool,
+) -> Result<Report, RunError> {
+    if sentence.kind() == Kind::Propositional && sentence.agents() == 0 {
+        return Err(RunError::input("the sentence names no agent"));
+    }
+    let o = verify_using(model, sentence, opts, procedure, ctx)?;
+    let mut r = Report::new(
+        "nis",
+        if threshold_only {
+            "emergence"
+        } else {
+            "verify"
+        },
+    );
+    r.model = model_ref(path, model);
+    verdict_lines(&mut r, &o, threshold_only);
     r.line(o.conclusion.clone());
     if ctx.timed_out() {
         r.stat("timed_out", true);
@@ -536,38 +660,8 @@ pub fn verify_report(
     }
     r.line("");
     r.text.push_str(&checks_table(&o).render(TableFormat::Text));
-    // A check's witness shows that check's verdict (existential: a witness
-    // that it holds; universal: a counterexample). Say whose it is, and when
-    // it does not show the run's verdict (the abstraction's witness of a
-    // violated existential sentence), say so.
-    let witnessed = o
-        .checks
-        .iter()
-        .find(|c| c.witness.is_some() || c.witness_text.is_some());
     let mut results = verify_results(&o);
-    if let Some(c) = witnessed {
-        let kind = if c.holds { "witness" } else { "counterexample" };
-        let shows_verdict = o.holds_for_all_n == Some(c.holds);
-        let about = if shows_verdict {
-            String::new()
-        } else {
-            format!(
-                "; it shows that {} {} phi[{}], not the verdict",
-                c.model,
-                if c.holds { "satisfies" } else { "violates" },
-                o.m
-            )
-        };
-        if let Some(t) = &c.witness_text {
-            r.line("");
-            r.line(format!("{} ({kind} of phi[{}]{about}):", c.model, o.m));
-            r.text.push_str(t);
-        }
-        r.witness = c.witness.clone();
-        results["witness_system"] = c.model.clone().into();
-        results["witness_kind"] = kind.into();
-        results["witness_shows_verdict"] = shows_verdict.into();
-    }
+    witness_section(&mut r, &o, &mut results);
     r.results = results;
     r.line(format!("time: {:.3} s", o.time_s));
     r.stat("time_s", o.time_s);
