@@ -188,6 +188,28 @@ fn table_and_simulates() {
 }
 
 #[test]
+fn table_refuses_a_depth_beyond_u32_instead_of_clamping_it() {
+    let f = fixture();
+    let m = f.model.to_str().unwrap();
+    let too_deep = (u64::from(u32::MAX) + 1).to_string();
+    // Without `{k}` the spec parses whatever --k is: a clamped depth would
+    // be a column titled 4294967295 and exit 0.
+    for spec in ["forall v1: EX (alive, v1)", "forall v1: EX^{k} (alive, v1)"] {
+        let out = mavis()
+            .args(["nis", "table", m, "--spec", spec, "--k", &too_deep])
+            .args(["--agents", "2"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("--k 4294967296: a depth is at most 4294967295"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn bad_input_exits_2_with_a_location() {
     let f = fixture();
     let m = f.model.to_str().unwrap();

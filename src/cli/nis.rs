@@ -295,10 +295,14 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             table_format,
         } => {
             let m = load(&model)?;
-            let ks: Vec<u32> =
+            let ks =
                 k.0.iter()
-                    .map(|&x| x.min(u32::MAX as usize) as u32)
-                    .collect();
+                    .map(|&x| {
+                        u32::try_from(x).map_err(|_| {
+                            RunError::input(format!("--k {x}: a depth is at most {}", u32::MAX))
+                        })
+                    })
+                    .collect::<Result<Vec<u32>, _>>()?;
             let ns: Vec<usize> = agents.0;
             let fmt = match table_format {
                 TableFormatArg::Text => TableFormat::Text,
