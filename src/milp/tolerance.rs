@@ -89,6 +89,17 @@ pub const REPLAY_VALUE: f64 = 1e-6;
 /// tolerance, so a near-tie in f64 is a tie.
 pub const REPLAY_TIE: f64 = 1e-6;
 
+/// A comparison of real quantities in a condition (a guard, a protocol
+/// case, a label, an observation's `if`, `init COND`) whose sides differ by
+/// at most this (relative above magnitude 1: `tol * max(1, |x|, |y|)`) is
+/// undecided in the f64 replay, which then accepts either outcome. The MILP
+/// decided the comparison on its own values, and each side of the replay's
+/// is within [`REPLAY_VALUE`] of the MILP's, so the MILP may have seen it
+/// either way: true from `d <= 0` (up to [`FEASIBILITY`]), false only from
+/// `d >= STRICT_GAP`. Hence twice [`REPLAY_VALUE`]. Comparisons of two
+/// integers stay exact (the MILP scales them to integers).
+pub const REPLAY_GUARD: f64 = 2.0 * REPLAY_VALUE;
+
 /// `tol * (1 + |x|)`: a tolerance absolute near 0 and relative above 1.
 pub fn scaled(tol: f64, x: f64) -> f64 {
     tol * (1.0 + x.abs())
@@ -106,6 +117,9 @@ mod tests {
         const { assert!(FEASIBILITY < NEURON_RESIDUAL) };
         const { assert!(FEASIBILITY < REPLAY_VALUE && FEASIBILITY < REPLAY_TIE) };
         const { assert!(EXACT_ABS_GAP + OUTER_WIDENING < EXACT_AGREEMENT) };
+        // A guard the replay calls undecided covers the MILP's strict gap
+        // and both sides' replay differences.
+        const { assert!(REPLAY_GUARD >= STRICT_GAP && REPLAY_GUARD >= 2.0 * REPLAY_VALUE) };
         assert_eq!(scaled(1e-6, 0.0), 1e-6);
         assert_eq!(scaled(1e-6, -3.0), 4e-6);
     }

@@ -3,7 +3,8 @@
 //! with S(n) ([`concrete`]) and S_ab(m) ([`abstraction`]), the memoised
 //! checker ([`checker`]), bounded simulation ([`simulation`], Definition
 //! 14), the zero-one agent's branching ([`branching`]), and the replays of
-//! every decider's witnesses: exact ([`replay`]) and f64 ([`replay_real`]).
+//! every decider's witnesses: exact ([`replay`]) and f64 ([`replay_real`],
+//! its conditions three-valued by [`replay_truth`]).
 
 pub mod abstraction;
 pub mod branching;
@@ -11,6 +12,7 @@ pub mod checker;
 pub mod concrete;
 pub mod replay;
 pub mod replay_real;
+pub mod replay_truth;
 pub mod semantics;
 pub mod simulation;
 pub mod system;

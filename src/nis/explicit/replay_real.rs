@@ -1,5 +1,5 @@
 //! Replay of MILP traces of real-valued models through an f64 implementation
-//! of the concrete semantics (seed Definitions 4-6).
+//! of the concrete semantics (Definitions 4-6 of Kouvaros et al., IJCAI 2024).
 //!
 //! The finite semantics ([`super::semantics`]) numbers local states and
 //! cannot hold a real. Here a state is a vector of f64 values (booleans 0/1,
@@ -17,11 +17,18 @@
 //! a replayed value matches the MILP's when they differ by at most
 //! [`VALUE_TOL`] (relative to the magnitude, at least absolute); an argmax
 //! percept is accepted when its output is within [`TIE_TOL`] of the maximum
-//! (a near-tie is treated as a tie). Guards, protocol cases and labels are
-//! evaluated exactly in f64 on the replayed values, with no tolerance.
+//! (a near-tie is treated as a tie); a condition (guard, protocol case,
+//! label, the observation's `if`, `init COND`) whose real comparison is
+//! within [`crate::milp::tolerance::REPLAY_GUARD`] of its border may go
+//! either way ([`super::replay_truth`]): a protocol case may enable, an
+//! update case may fire or not (the MILP's successor must match one of the
+//! outcomes), and both branches of such an `if` may be observed.
 
-use crate::lang::{eval_f64, num, DeclType, EnvF64, TExpr, Ty};
-use crate::nis::front::model::{ExtFn, InitSpec, Model, Observation, ProtocolCase, UpdateCase};
+use super::replay_truth::{truth, Truth};
+use crate::lang::{eval_f64, num, DeclType, EnvF64, Ty};
+use crate::nis::front::model::{
+    ExtFn, InitSpec, Model, Observation, ProtocolCase, UpdateCase, VarDecl,
+};
 use crate::nis::witness::WitnessTree;
 
 /// Largest accepted difference between a replayed value and the MILP's
@@ -98,14 +105,6 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= VALUE_TOL * b.abs().max(1.0)
 }
 
-fn truth(e: &TExpr, s: &Slots) -> Result<bool, String> {
-    let v = eval_f64(e, s);
-    if v.is_nan() {
-        return Err("an expression evaluates to NaN on the replayed state".into());
-    }
-    Ok(v != 0.0)
-}
-
 /// The agent slots of [`crate::nis::front::model::AgentSlots`]; unreadable ones NaN.
 fn agent_vals(
     l: &RealLocal,
@@ -125,39 +124,88 @@ fn agent_vals(
     v
 }
 
+/// Some case with `action` may hold (an undecided guard may).
 fn enabled(cases: &[ProtocolCase], s: &Slots, action: usize) -> Result<bool, String> {
     for c in cases {
-        if c.actions.contains(&action) && truth(&c.guard, s)? {
+        if c.actions.contains(&action) && truth(&c.guard, s)?.may_hold() {
             return Ok(true);
         }
     }
     Ok(false)
 }
 
-/// The first case whose guard holds assigns (simultaneously); none: no change.
-fn update(cases: &[UpdateCase], old: &[f64], s: &Slots) -> Result<Vec<f64>, String> {
-    let mut new = old.to_vec();
+/// The first case whose guard holds assigns (simultaneously); none: no
+/// change. Every outcome an undecided guard allows, in case order: the
+/// first certain case ends the list.
+fn updates(cases: &[UpdateCase], old: &[f64], s: &Slots) -> Result<Vec<Vec<f64>>, String> {
+    let mut out = Vec::new();
     for c in cases {
-        if truth(&c.guard, s)? {
+        let t = truth(&c.guard, s)?;
+        if t.may_hold() {
+            let mut new = old.to_vec();
             for (v, e) in &c.assigns {
                 new[*v] = eval_f64(e, s);
             }
-            break;
+            out.push(new);
+        }
+        if t == Truth::True {
+            return Ok(out);
         }
     }
-    Ok(new)
+    out.push(old.to_vec());
+    Ok(out)
+}
+
+/// The outcome of an update the MILP's successor `claimed` took: the first
+/// candidate inside the declared ranges and within [`VALUE_TOL`] of
+/// `claimed`; otherwise why the first candidate fails. `who` names the
+/// owner in messages ("the environment's", "agent 2's").
+fn matching(
+    candidates: Vec<Vec<f64>>,
+    claimed: &[f64],
+    decls: &[VarDecl],
+    who: &str,
+) -> Result<Vec<f64>, String> {
+    let check = |new: &[f64]| -> Result<(), String> {
+        for ((v, &x), &y) in decls.iter().zip(new).zip(claimed) {
+            if !in_range(&v.ty, x) {
+                return Err(format!(
+                    "{who} `{}` = {x} leaves its declared range",
+                    v.name
+                ));
+            }
+            if !close(y, x) {
+                return Err(format!("{who} `{}` is {x}, the MILP says {y}", v.name));
+            }
+        }
+        Ok(())
+    };
+    let mut first = None;
+    for new in candidates {
+        match check(&new) {
+            Ok(()) => return Ok(new),
+            Err(why) => {
+                first.get_or_insert(why);
+            }
+        }
+    }
+    Err(first.unwrap_or_else(|| format!("{who} update has no outcome")))
 }
 
 /// Which percepts the observation tree allows (argmax: every output within
 /// [`TIE_TOL`] of the maximum).
 fn percepts(model: &Model, obs: &Observation, s: &Slots, out: &mut [bool]) -> Result<(), String> {
     match obs {
-        Observation::If(cond, then, otherwise) => percepts(
-            model,
-            if truth(cond, s)? { then } else { otherwise },
-            s,
-            out,
-        ),
+        Observation::If(cond, then, otherwise) => {
+            let t = truth(cond, s)?;
+            if t.may_hold() {
+                percepts(model, then, s, out)?;
+            }
+            if t.may_fail() {
+                percepts(model, otherwise, s, out)?;
+            }
+            Ok(())
+        }
         Observation::Argmax {
             net,
             inputs,
@@ -224,7 +272,7 @@ fn initial_env(model: &Model, env: &[f64]) -> Result<(), String> {
             performed: None,
             env_action: None,
         };
-        if !truth(f, &s)? {
+        if !truth(f, &s)?.may_hold() {
             return Err("the initial environment state fails the `init` condition".into());
         }
     }
@@ -279,7 +327,8 @@ fn node(
             performed: None,
             env_action: None,
         };
-        if truth(&model.labels[label].expr, &s)? == negated {
+        let t = truth(&model.labels[label].expr, &s)?;
+        if !(if negated { t.may_fail() } else { t.may_hold() }) {
             return Err(format!(
                 "step {}: literal {}({}, {}) fails on the replayed state",
                 prefix.len() - 1,
@@ -314,16 +363,33 @@ fn step(
     mv: &RealMove,
     claimed: &RealState,
 ) -> Result<RealState, String> {
-    let t = &model.template;
-    let e = &model.env;
     if mv.actions.len() != from.agents.len() || claimed.agents.len() != from.agents.len() {
         return Err("the move does not name every agent".into());
     }
+    let performed = performed(model, from, mv)?;
+    let env = env_update(model, from, mv, &performed, &claimed.env)?;
+    let mut agents = Vec::with_capacity(from.agents.len());
+    for (j, l) in from.agents.iter().enumerate() {
+        let round = AgentRound {
+            agent: j,
+            action: mv.actions[j],
+            env_action: mv.env_action,
+            performed: &performed,
+        };
+        agents.push(agent_update(model, l, &round, &env, &claimed.agents[j])?);
+    }
+    Ok(RealState { agents, env })
+}
+
+/// Checks every action of `mv` against its protocol at `from`; the set of
+/// actions performed.
+fn performed(model: &Model, from: &RealState, mv: &RealMove) -> Result<Vec<bool>, String> {
+    let (t, e) = (&model.template, &model.env);
     let mut env_vals = from.env.clone();
     env_vals.push(f64::NAN);
     let s = Slots {
         model,
-        vals: env_vals.clone(),
+        vals: env_vals,
         performed: None,
         env_action: None,
     };
@@ -346,79 +412,88 @@ fn step(
         }
         performed[a] = true;
     }
-    *env_vals.last_mut().expect("action slot") = mv.env_action as f64;
+    Ok(performed)
+}
+
+/// The environment's update (Definition 2's tr_e), matched against the
+/// MILP's `claimed` values.
+fn env_update(
+    model: &Model,
+    from: &RealState,
+    mv: &RealMove,
+    performed: &[bool],
+    claimed: &[f64],
+) -> Result<Vec<f64>, String> {
+    let e = &model.env;
+    let mut vals = from.env.clone();
+    vals.push(mv.env_action as f64);
     let s = Slots {
         model,
-        vals: env_vals,
-        performed: Some(&performed),
+        vals,
+        performed: Some(performed),
         env_action: Some(mv.env_action),
     };
-    let env = update(&e.update, &from.env, &s)?;
-    for ((v, &x), &y) in e.vars.iter().zip(&env).zip(&claimed.env) {
-        if !in_range(&v.ty, x) {
-            return Err(format!(
-                "the environment's `{}` = {x} leaves its declared range",
-                v.name
-            ));
-        }
-        if !close(y, x) {
-            return Err(format!(
-                "the environment's `{}` is {x}, the MILP says {y}",
-                v.name
-            ));
-        }
+    let candidates = updates(&e.update, &from.env, &s)?;
+    matching(candidates, claimed, &e.vars, "the environment's")
+}
+
+/// What one agent's update reads besides its local state.
+struct AgentRound<'a> {
+    /// 0-based.
+    agent: usize,
+    action: usize,
+    env_action: usize,
+    performed: &'a [bool],
+}
+
+/// An agent's update (Definition 1's tr_t) and the percept it observes at
+/// the new private state and environment `env`, matched against the MILP's
+/// `claimed` local state.
+fn agent_update(
+    model: &Model,
+    l: &RealLocal,
+    round: &AgentRound,
+    env: &[f64],
+    claimed: &RealLocal,
+) -> Result<RealLocal, String> {
+    let t = &model.template;
+    let j = round.agent;
+    let vals = agent_vals(l, Some(round.action), Some(round.env_action), None, model);
+    let s = Slots {
+        model,
+        vals,
+        performed: Some(round.performed),
+        env_action: Some(round.env_action),
+    };
+    let candidates = updates(&t.update, &l.private, &s)?;
+    let private = matching(
+        candidates,
+        &claimed.private,
+        &t.vars,
+        &format!("agent {}'s", j + 1),
+    )?;
+    // Observation of the new private state (old percept) and the new environment.
+    let inter = RealLocal {
+        private,
+        percept: l.percept,
+    };
+    let s = Slots {
+        model,
+        vals: agent_vals(&inter, None, None, Some(env), model),
+        performed: None,
+        env_action: None,
+    };
+    let mut possible = vec![false; t.percepts.len()];
+    percepts(model, &t.observe, &s, &mut possible)?;
+    if !possible.get(claimed.percept).copied().unwrap_or(false) {
+        return Err(format!(
+            "agent {} cannot observe `{}` at the replayed state",
+            j + 1,
+            t.percepts.get(claimed.percept).map_or("?", String::as_str)
+        ));
     }
-    let mut agents = Vec::with_capacity(from.agents.len());
-    for (j, l) in from.agents.iter().enumerate() {
-        let vals = agent_vals(l, Some(mv.actions[j]), Some(mv.env_action), None, model);
-        let s = Slots {
-            model,
-            vals,
-            performed: Some(&performed),
-            env_action: Some(mv.env_action),
-        };
-        let private = update(&t.update, &l.private, &s)?;
-        let c = &claimed.agents[j];
-        for ((v, &x), &y) in t.vars.iter().zip(&private).zip(&c.private) {
-            if !in_range(&v.ty, x) {
-                return Err(format!(
-                    "agent {}'s `{}` = {x} leaves its declared range",
-                    j + 1,
-                    v.name
-                ));
-            }
-            if !close(y, x) {
-                return Err(format!(
-                    "agent {}'s `{}` is {x}, the MILP says {y}",
-                    j + 1,
-                    v.name
-                ));
-            }
-        }
-        // Observation of the new private state (old percept) and the new environment.
-        let inter = RealLocal {
-            private,
-            percept: l.percept,
-        };
-        let s = Slots {
-            model,
-            vals: agent_vals(&inter, None, None, Some(&env), model),
-            performed: None,
-            env_action: None,
-        };
-        let mut possible = vec![false; t.percepts.len()];
-        percepts(model, &t.observe, &s, &mut possible)?;
-        if !possible.get(c.percept).copied().unwrap_or(false) {
-            return Err(format!(
-                "agent {} cannot observe `{}` at the replayed state",
-                j + 1,
-                t.percepts.get(c.percept).map_or("?", String::as_str)
-            ));
-        }
-        agents.push(RealLocal {
-            private: inter.private,
-            percept: c.percept,
-        });
-    }
-    Ok(RealState { agents, env })
+    Ok(RealLocal {
+        private: inter.private,
+        percept: claimed.percept,
+    })
 }
