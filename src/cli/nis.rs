@@ -258,6 +258,57 @@ fn load(args: &ModelArgs) -> Result<nis::Model, RunError> {
     nis::load_model(&args.model, &opts)
 }
 
+/// `nis table`'s depths and agent counts, checked: every depth fits u32
+/// (no clamping), and both lists have a value (no agents with --abstract).
+fn table_grid(
+    k: &Ints,
+    agents: Ints,
+    abstract_system: bool,
+) -> Result<(Vec<u32>, Vec<usize>), RunError> {
+    let ks = k
+        .0
+        .iter()
+        .map(|&x| {
+            u32::try_from(x)
+                .map_err(|_| RunError::input(format!("--k {x}: a depth is at most {}", u32::MAX)))
+        })
+        .collect::<Result<Vec<u32>, _>>()?;
+    let ns: Vec<usize> = agents.0;
+    if ks.is_empty() || (ns.is_empty() && !abstract_system) {
+        return Err(RunError::input("--k and --agents need at least one value"));
+    }
+    if !abstract_system && ns.contains(&0) {
+        return Err(RunError::input("--agents: a system has at least 1 agent"));
+    }
+    Ok((ks, ns))
+}
+
+/// `nis simulates`' agent counts: at least one indexed agent, none beyond
+/// [`crate::nis::engine::MAX_AGENTS`].
+fn simulates_limits(
+    indexed: usize,
+    agents: Option<usize>,
+    cap: Option<usize>,
+) -> Result<(), RunError> {
+    if indexed == 0 {
+        return Err(RunError::input("--indexed must be at least 1"));
+    }
+    let limit = crate::nis::engine::MAX_AGENTS;
+    if let Some((what, n)) = [
+        ("--indexed", Some(indexed)),
+        ("--agents", agents),
+        ("--cap", cap),
+    ]
+    .into_iter()
+    .find_map(|(what, n)| n.filter(|&n| n > limit).map(|n| (what, n)))
+    {
+        return Err(RunError::input(format!(
+            "{what} {n} is beyond the limit of {limit} agents"
+        )));
+    }
+    Ok(())
+}
+
 pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
     // `emergence` is `verify` reporting the threshold alone.
     let threshold_only = matches!(cmd, NisCmd::Emergence { .. });
@@ -295,26 +346,12 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             table_format,
         } => {
             let m = load(&model)?;
-            let ks =
-                k.0.iter()
-                    .map(|&x| {
-                        u32::try_from(x).map_err(|_| {
-                            RunError::input(format!("--k {x}: a depth is at most {}", u32::MAX))
-                        })
-                    })
-                    .collect::<Result<Vec<u32>, _>>()?;
-            let ns: Vec<usize> = agents.0;
+            let (ks, ns) = table_grid(&k, agents, abstract_system)?;
             let fmt = match table_format {
                 TableFormatArg::Text => TableFormat::Text,
                 TableFormatArg::Csv => TableFormat::Csv,
                 TableFormatArg::Markdown => TableFormat::Markdown,
             };
-            if ks.is_empty() || (ns.is_empty() && !abstract_system) {
-                return Err(RunError::input("--k and --agents need at least one value"));
-            }
-            if !abstract_system && ns.contains(&0) {
-                return Err(RunError::input("--agents: a system has at least 1 agent"));
-            }
             reports::table(
                 &model.model,
                 &m,
@@ -337,22 +374,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             cap,
         } => {
             let m = load(&model)?;
-            if indexed == 0 {
-                return Err(RunError::input("--indexed must be at least 1"));
-            }
-            let limit = crate::nis::engine::MAX_AGENTS;
-            if let Some((what, n)) = [
-                ("--indexed", Some(indexed)),
-                ("--agents", agents),
-                ("--cap", cap),
-            ]
-            .into_iter()
-            .find_map(|(what, n)| n.filter(|&n| n > limit).map(|n| (what, n)))
-            {
-                return Err(RunError::input(format!(
-                    "{what} {n} is beyond the limit of {limit} agents"
-                )));
-            }
+            simulates_limits(indexed, agents, cap)?;
             reports::simulates(&model.model, &m, indexed, depth, agents, reverse, cap, ctx)
         }
         NisCmd::Verify {
