@@ -18,7 +18,7 @@ pub struct ModelArgs {
     pub network: Vec<(String, PathBuf)>,
     /// Override a constant of the model: NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
-    pub set: Vec<(String, lang::Value)>,
+    pub set: Vec<lang::Assignment>,
 }
 
 /// Options of the MILP decider.
@@ -249,10 +249,10 @@ fn engine(e: Option<EngineArg>) -> EngineChoice {
     }
 }
 
-fn load(args: &ModelArgs) -> Result<nis::Model, RunError> {
+fn load(args: &ModelArgs, ctx: &RunContext) -> Result<nis::Model, RunError> {
     let opts = LoadOptions {
         networks: args.network.iter().cloned().collect(),
-        constants: args.set.iter().cloned().collect(),
+        constants: super::set_constants(&args.set, ctx)?.into_iter().collect(),
         in_memory: Default::default(),
     };
     nis::load_model(&args.model, &opts)
@@ -271,7 +271,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             milp,
             counts,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, ctx)?;
             let s = nis::spec(&spec)?;
             reports::check(
                 &model.model,
@@ -294,7 +294,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             milp,
             table_format,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, ctx)?;
             let ks: Vec<u32> =
                 k.0.iter()
                     .map(|&x| x.min(u32::MAX as usize) as u32)
@@ -332,7 +332,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             reverse,
             cap,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, ctx)?;
             if indexed == 0 {
                 return Err(RunError::input("--indexed must be at least 1"));
             }
@@ -367,7 +367,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             cap,
             simulation,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, ctx)?;
             let s = nis::spec(&spec)?;
             let options = VerifyOptions {
                 engine: engine(e),
