@@ -4,17 +4,11 @@
 //! input panics. Every case here crashed (SIGABRT, exit 101), ran out of
 //! memory or was silently accepted before its fix.
 
-use assert_cmd::Command;
+#[path = "support/cli.rs"]
+mod cli;
+use cli::{mavis, root};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
-
-fn mavis() -> Command {
-    Command::cargo_bin("mavis").expect("binary built")
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn guarding() -> String {
     root()
@@ -134,22 +128,15 @@ fn chains_in_every_model_format() {
     let swarm = swarm.replacen(guard, &format!("[search]  state=1 & t=0 & 0*({c})=0 ->"), 1);
     std::fs::write(dir.path().join("f.swarm"), swarm).unwrap();
     let value = |args: &[&str], file: &Path| -> String {
-        let out = mavis()
-            .args(["--format", "json", "swarm", "check"])
-            .arg(file)
-            .arg("--faults")
-            .arg(root().join("examples/foraging/foraging.faults"))
-            .args(args)
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let run = cli::run_command(
+            mavis()
+                .args(["--format", "json", "swarm", "check"])
+                .arg(file)
+                .arg("--faults")
+                .arg(root().join("examples/foraging/foraging.faults"))
+                .args(args),
         );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["results"].to_string()
+        run.success().json()["results"].to_string()
     };
     let prop = ["--prop", "Pmax=? [ F<13 \"deposited2\" ]", "--agents", "2"];
     assert_eq!(
@@ -430,4 +417,102 @@ fn special_files_are_read_up_to_the_input_limit() {
             .stderr(predicate::str::contains("input limit"))
             .stderr(predicate::str::contains("256"));
     }
+}
+
+/// A FIFO with no writer: `open` waited for one forever, even past
+/// `--timeout`, since nothing interrupts a blocked `open`. Now it is
+/// refused at once, and a FIFO with a writer is read to its end.
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_read_from_its_writer_and_refused_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("model.mapt");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let started = std::time::Instant::now();
+    mavis()
+        .args(["timed", "validate"])
+        .arg(&fifo)
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("model.mapt"))
+        .stderr(predicate::str::contains("FIFO"))
+        .stderr(predicate::str::contains("nothing was written to it"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    // With a writer that holds it open and writes late, the file is whole.
+    let text = std::fs::read(root().join("examples/cav/platoon2.mapt")).unwrap();
+    let writer_path = fifo.clone();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let mut w = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&writer_path)
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        w.write_all(&text).unwrap();
+    });
+    // The writer's `open` blocks until a reader comes, and counts as a
+    // writer while it waits; the head start lets it get there first, as a
+    // writer started before mavis does.
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let reader = std::process::Command::new(assert_cmd::cargo::cargo_bin("mavis"))
+        .args(["timed", "validate"])
+        .arg(&fifo)
+        .output();
+    writer.join().unwrap();
+    let direct = cli::run(&[
+        "timed",
+        "validate",
+        &cli::repo("examples/cav/platoon2.mapt"),
+    ]);
+    let out = reader.unwrap();
+    assert_eq!(out.status.code(), Some(direct.code), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), direct.stdout);
+}
+
+/// A coefficient that only reaches 10^15 through an update (`h * 1e15`
+/// inside a clamp): every declared bound is within 10^9, so the model was
+/// accepted, and HiGHS then failed "while building model" (exit 3, an
+/// internal error). The MILP layer now refuses the row before solving,
+/// naming it and the variable (exit 2).
+#[test]
+fn a_milp_coefficient_beyond_highs_is_refused_naming_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("examples/guarding_real/guarding_real.nis"))
+        .unwrap()
+        .replacen(
+            "guard                   -> h := clamp(h + Gr, 0, Mh);",
+            "guard                   -> h := clamp(h * 1e15, 0, Mh);",
+            1,
+        )
+        .replace(
+            "\"../../networks/",
+            &format!("\"{}/networks/", root().display()),
+        );
+    assert!(text.contains("h * 1e15"));
+    let model = dir.path().join("steep.nis");
+    std::fs::write(&model, text).unwrap();
+    let r = cli::run(&[
+        "--format",
+        "json",
+        "nis",
+        "check",
+        model.to_str().unwrap(),
+        "--agents",
+        "2",
+        "--spec",
+        "forall v1: EX^2 (alive, v1)",
+    ])
+    .expect_code(2);
+    let v = r.json();
+    assert_eq!(v["error"]["kind"], "input", "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("coefficient 1e15"), "{message}");
+    assert!(message.contains("of variable '"), "{message}");
+    assert!(message.contains("below 1e15"), "{message}");
+    assert!(!message.contains("HiGHS error"), "{message}");
 }

@@ -2,7 +2,9 @@
 //! option values, `-q`/`-v`, and error messages that point at the user's own
 //! text (issue 13, section 4). The nis messages are in `nis_messages.rs`.
 
-use assert_cmd::Command;
+#[path = "support/cli.rs"]
+mod cli;
+use cli::{run, Run};
 use std::path::Path;
 
 /// Uppaal's files start with a DOCTYPE; roxmltree refuses DTDs unless asked.
@@ -12,25 +14,6 @@ fn xml(text: &str) -> Result<roxmltree::Document<'_>, roxmltree::Error> {
         ..Default::default()
     };
     roxmltree::Document::parse_with_options(text, opts)
-}
-
-fn mavis() -> Command {
-    Command::cargo_bin("mavis").expect("binary built")
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let out = mavis().args(args).output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
 }
 
 const PLATOON2: &str = "examples/cav/platoon2.mapt";
@@ -83,9 +66,7 @@ fn quiet_never_cuts_an_export_but_drops_its_notes() {
     assert!(xml(&quiet.stdout).is_ok());
     assert_eq!(quiet.stderr, "");
     // A conversion to stdout is the whole file too, and reads back.
-    let json = run(&["-q", "timed", "convert", PLATOON2]);
-    assert_eq!(json.code, 0, "{}", json.stderr);
-    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let v = run(&["-q", "timed", "convert", PLATOON2]).success().json();
     assert_eq!(v["agents"].as_array().unwrap().len(), 3);
     let prism = run(&[
         "-q",
@@ -126,10 +107,7 @@ fn an_export_to_a_file_is_xml_and_json_mode_carries_the_file() {
     assert!(r.stdout.starts_with("wrote "), "{}", r.stdout);
     let text = std::fs::read_to_string(&out).unwrap();
     xml(&text).unwrap();
-    let j = run(&[
-        "--format", "json", "timed", "export", PLATOON2, "--to", "uppaal",
-    ]);
-    let v: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+    let (v, _) = cli::json(&["timed", "export", PLATOON2, "--to", "uppaal"]);
     assert_eq!(v["results"]["scale"], "2");
     assert_eq!(v["output"].as_str().unwrap(), text);
 }
@@ -214,8 +192,7 @@ fn negative_numbers_are_values() {
         "--input",
         &arg,
     ]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let v = r.success().json();
     let got: Vec<f64> = serde_json::from_value(v["results"]["outputs"][0].clone()).unwrap();
     for (g, w) in got.iter().zip(&y) {
         assert!((g - w).abs() < 1e-9, "{got:?} against {y:?}");
@@ -287,6 +264,87 @@ fn verbose_prints_a_line_per_stage_and_quiet_nothing() {
         swarm.stderr
     );
     assert!(swarm.stderr.contains("states explored"), "{}", swarm.stderr);
+}
+
+/// The verbs that printed nothing under `-v` (timed check, the robust
+/// verbs) and `nn bounds`' MILPs one by one: a line per stage or step under
+/// `-v`, nothing under `-q` or off a terminal without `-v`.
+#[test]
+fn timed_robust_and_each_milp_report_progress_under_verbose() {
+    let cases: [(&[&str], &[&str]); 5] = [
+        (
+            &[
+                "timed",
+                "check",
+                PLATOON2,
+                "--query",
+                "EF time > 1",
+                "--horizon",
+                "2",
+            ],
+            &[
+                "timed check: query `query` (1 of 1)",
+                "timed check: `query` answered in",
+            ],
+        ),
+        (
+            &["robust", "solve", "examples/robust/grid_reach.ma"],
+            &["robust solve: ", "states, reach objective"],
+        ),
+        (
+            &[
+                "robust",
+                "parity",
+                "examples/robust/game.pg",
+                "--solver",
+                "spm",
+            ],
+            &["robust parity: solving a game of", "(progress measures)"],
+        ),
+        (
+            &[
+                "robust",
+                "faults",
+                "examples/robust/icy_ramp.ma",
+                "--period",
+                "1..3",
+            ],
+            &["robust faults: periods: 3/3 done in"],
+        ),
+        (
+            &[
+                "nn",
+                "bounds",
+                "tests/fixtures/policy_1_4_4_2.onnx",
+                "--box",
+                "[0,1]",
+            ],
+            &["nn bounds: MILPs: 4/4 done in"],
+        ),
+    ];
+    for (args, lines) in cases {
+        let v = run(&[&["-v"], args].concat());
+        assert_eq!(v.code, 0, "{args:?}: {}", v.stderr);
+        for line in lines {
+            assert!(v.stderr.contains(line), "{args:?}: {line}: {}", v.stderr);
+        }
+        // Off a terminal and without -v: no progress at all; -q: nothing.
+        assert_eq!(run(args).stderr, "", "{args:?}");
+        assert_eq!(run(&[&["-q"], args].concat()).stderr, "", "{args:?}");
+    }
+    // -vv: a line per MILP as it is solved.
+    let vv = run(&[
+        "-vv",
+        "nn",
+        "bounds",
+        "tests/fixtures/policy_1_4_4_2.onnx",
+        "--box",
+        "[0,1]",
+    ]);
+    for step in 1..=4 {
+        let line = format!("nn bounds: MILPs: {step}/4");
+        assert!(vv.stderr.contains(&line), "{line}: {}", vv.stderr);
+    }
 }
 
 fn swarm_check(props: &[&str]) -> Run {
@@ -467,4 +525,43 @@ fn the_help_examples_of_robust_faults_name_a_file_that_exists() {
         .unwrap();
     let file = example.split_whitespace().nth(3).unwrap();
     assert!(Path::new(file).exists(), "{example}");
+}
+
+/// `--set` values are evaluated on the verb's thread (under the deadline),
+/// no longer by clap while the command line is read; a bad value is still
+/// exit 2, now located in the option as written, in every engine.
+#[test]
+fn a_bad_set_value_is_located_in_the_option() {
+    let r = run(&["lang", "eval", "N", "--set", "N=1 +"]).expect_code(2);
+    assert!(r.stderr.contains("<command line>:1:12"), "{}", r.stderr);
+    assert!(r.stderr.contains("--set N=1 +"), "{}", r.stderr);
+    let (v, code) = cli::json(&["timed", "validate", PLATOON2, "--set", "TU=1/0"]);
+    assert_eq!(code, 2, "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("<command line>:1:"), "{message}");
+    assert!(message.contains("zero"), "{message}");
+    // The name is still checked by clap, before anything runs.
+    let r = run(&["lang", "eval", "1", "--set", "=3"]).expect_code(2);
+    assert!(r.stderr.contains("is not a constant name"), "{}", r.stderr);
+    // The other expression options of swarm are evaluated late too.
+    let swarm = [
+        "swarm",
+        "check",
+        "examples/foraging/foraging.swarm",
+        "--faults",
+        "examples/foraging/foraging.faults",
+        "--agents",
+        "2",
+        "--prop",
+        "Pmax=? [ F<3 \"deposited2\" ]",
+    ];
+    let r = run(&[&swarm[..], &["--faulty-fraction", "3/2"]].concat()).expect_code(2);
+    assert!(
+        r.stderr.contains("not a probability in [0, 1]"),
+        "{}",
+        r.stderr
+    );
+    let r =
+        run(&[&swarm[..], &["--faulty-fraction", "1/2", "--set", "pf=1/"]].concat()).expect_code(2);
+    assert!(r.stderr.contains("<command line>:1:"), "{}", r.stderr);
 }

@@ -2,37 +2,14 @@
 //! what was decided, refused option combinations, warnings, both deciders'
 //! times, the networks in the report, marked witnesses, located errors.
 
-use assert_cmd::Command;
+#[path = "support/cli.rs"]
+mod cli;
+use cli::{json, run};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 const GUARDING: &str = "examples/guarding/guarding.nis";
 const EX3: &str = "forall v1, v2: EX^3 (alive, v1) & (alive, v2)";
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let out = Command::cargo_bin("mavis")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn json(args: &[&str]) -> (Value, i32) {
-    let r = run(&[&["--format", "json"], args].concat());
-    let v = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout));
-    (v, r.code)
-}
 
 #[test]
 fn a_failed_simulation_says_that_it_does_not_simulate() {

@@ -12,6 +12,8 @@ use mavis::nn::{
 };
 use ndarray::{Array1, Array2};
 
+#[path = "support/cli.rs"]
+mod cli;
 #[path = "support/onnx_write.rs"]
 mod onnx_write;
 use proptest::prelude::*;
@@ -479,20 +481,14 @@ fn cli_reports_sound_pairs_on_a_2_6_4_2_network() {
     let path = dir.path().join("net_2_6_4_2.onnx");
     onnx_write::write_onnx(&net, &path);
     assert_eq!(load(&path).unwrap().layers(), net.layers());
-    let out = assert_cmd::Command::cargo_bin("mavis")
-        .unwrap()
-        .args(["--format", "json", "nn", "bounds"])
-        .arg(&path)
-        .args(["--box", "[-1,1]x[-1,1]"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (v, code) = cli::json(&[
+        "nn",
+        "bounds",
+        path.to_str().unwrap(),
+        "--box",
+        "[-1,1]x[-1,1]",
+    ]);
+    assert_eq!(code, 0, "{v}");
     let exact = &v["results"]["exact"];
     assert_eq!(exact["exact"], true);
     let input = InputBox::new(vec![-1.0; 2], vec![1.0; 2]).unwrap();

@@ -1,7 +1,9 @@
 //! The metric automaton formats (.ma and JSON), validation with located errors,
 //! no panics on any input, and the `mavis robust` command line.
 
-use assert_cmd::Command;
+#[path = "support/cli.rs"]
+mod cli;
+use cli::{json, run};
 use mavis::lang::{Constants, Source};
 use mavis::robust::{json, load_source};
 use proptest::prelude::*;
@@ -154,73 +156,37 @@ proptest! {
     }
 }
 
-fn mavis() -> Command {
-    Command::cargo_bin("mavis").unwrap()
-}
-
 #[test]
 fn cli_solve_and_check_grid() {
-    let out = mavis()
-        .args(["robust", "solve", "examples/robust/grid_reach.ma"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    let text = run(&["robust", "solve", "examples/robust/grid_reach.ma"])
+        .success()
+        .stdout;
     assert!(
         text.starts_with("holds: sigma = 2 (opt*(q0) = 2, gamma-bar = 1)"),
         "{text}"
     );
-    let out = mavis()
-        .args([
-            "robust",
-            "check",
-            "examples/robust/grid_reach.ma",
-            "--strategy",
-            "examples/robust/naive.strat",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let check = [
+        "robust",
+        "check",
+        "examples/robust/grid_reach.ma",
+        "--strategy",
+        "examples/robust/naive.strat",
+    ];
+    let text = run(&check).stdout;
     assert!(text.contains("the strategy's sigma = 6"), "{text}");
-    let out = mavis()
-        .args([
-            "robust",
-            "check",
-            "examples/robust/grid_reach.ma",
-            "--strategy",
-            "examples/robust/naive.strat",
-            "--max-sigma",
-            "3",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    run(&[&check[..], &["--max-sigma", "3"]].concat()).expect_code(1);
 }
 
 #[test]
 fn cli_json_and_bad_input() {
-    let out = mavis()
-        .args([
-            "--format",
-            "json",
-            "robust",
-            "solve",
-            "examples/robust/grid_patrol.ma",
-        ])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (v, _) = json(&["robust", "solve", "examples/robust/grid_patrol.ma"]);
     assert_eq!(v["results"]["objective"], "gen-buchi");
     assert!(v["results"]["radius"].is_number());
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.ma");
     std::fs::write(&bad, BASE.replace("distance p r = 2;", "distance p r = 3;")).unwrap();
-    let out = mavis()
-        .args(["robust", "solve", bad.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("triangle inequality"));
+    let r = run(&["robust", "solve", bad.to_str().unwrap()]).expect_code(2);
+    assert!(r.stderr.contains("triangle inequality"), "{}", r.stderr);
 }
 
 #[test]
@@ -228,24 +194,16 @@ fn cli_parity_writes_a_checkable_solution() {
     let dir = tempfile::tempdir().unwrap();
     let sol = dir.path().join("game.sol");
     for solver in ["zielonka", "spm"] {
-        let out = mavis()
-            .args([
-                "robust",
-                "parity",
-                "examples/robust/game.pg",
-                "--solver",
-                solver,
-                "--solution",
-                sol.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run(&[
+            "robust",
+            "parity",
+            "examples/robust/game.pg",
+            "--solver",
+            solver,
+            "--solution",
+            sol.to_str().unwrap(),
+        ])
+        .success();
         let g = mavis::robust::pgsolver::read_game(
             &Source::read(std::path::Path::new("examples/robust/game.pg")).unwrap(),
         )
@@ -260,27 +218,16 @@ fn cli_parity_writes_a_checkable_solution() {
 fn cli_faults_tradeoff_and_plot() {
     let dir = tempfile::tempdir().unwrap();
     let plot = dir.path().join("t.svg");
-    let out = mavis()
-        .args([
-            "--format",
-            "json",
-            "robust",
-            "faults",
-            "examples/robust/icy_ramp.ma",
-            "--period",
-            "1..8",
-            "--plot",
-            plot.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (v, code) = json(&[
+        "robust",
+        "faults",
+        "examples/robust/icy_ramp.ma",
+        "--period",
+        "1..8",
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{v}");
     let bounds: Vec<f64> = v["results"]["rows"]
         .as_array()
         .unwrap()

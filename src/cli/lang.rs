@@ -17,12 +17,12 @@ pub enum LangCmd {
         expr: String,
         /// Constants the expression may use: NAME=VALUE (repeatable).
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
-        set: Vec<(String, lang::Value)>,
+        set: Vec<lang::Assignment>,
     },
 }
 
-pub fn run(cmd: LangCmd, _ctx: &RunContext) -> Result<Report, RunError> {
+pub fn run(cmd: LangCmd, ctx: &RunContext) -> Result<Report, RunError> {
     match cmd {
-        LangCmd::Eval { expr, set } => lang_eval::eval(&expr, set),
+        LangCmd::Eval { expr, set } => lang_eval::eval(&expr, super::set_constants(&set, ctx)?),
     }
 }

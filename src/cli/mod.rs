@@ -7,7 +7,6 @@ mod nn;
 pub mod robust;
 pub mod swarm;
 mod timed;
-mod watchdog;
 
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -127,6 +126,22 @@ fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
     }
 }
 
+/// The values of the `--set` constants, evaluated on the verb's thread so
+/// that `--timeout` bounds them like the rest of the verb: the deadline is
+/// checked between constants, and the backstop of [`run_bounded`] stops one
+/// long exact computation.
+fn set_constants(
+    set: &[crate::lang::Assignment],
+    ctx: &RunContext,
+) -> Result<Vec<(String, crate::lang::Value)>, RunError> {
+    let mut values = Vec::with_capacity(set.len());
+    for assignment in set {
+        ctx.deadline().check()?;
+        values.push(assignment.evaluate()?);
+    }
+    Ok(values)
+}
+
 /// Every (sub)command accepts negative numbers as option values
 /// (`--set x=-1` is already fine, but `--seed -1` or `--max-sigma -0.5`
 /// would otherwise read as unknown flags). Values that merely start with a
@@ -151,7 +166,6 @@ fn parse_command_line() -> Result<(Cli, clap::ArgMatches), clap::Error> {
 /// Parses the command line, runs the verb, prints the outcome.
 pub fn main() -> ExitCode {
     let start = Instant::now();
-    watchdog::start(start);
     let (cli, matches) = match parse_command_line() {
         Ok(parsed) => parsed,
         Err(e) => {
@@ -190,7 +204,7 @@ pub fn main() -> ExitCode {
 
 /// How long after the deadline a verb may take to stop by itself and report
 /// its partial results before the run is stopped from outside.
-pub(crate) const GRACE: Duration = Duration::from_millis(500);
+const GRACE: Duration = Duration::from_millis(500);
 
 /// The stack of the thread that runs the verb: the main thread's usual 8 MiB.
 const VERB_STACK: usize = 8 << 20;

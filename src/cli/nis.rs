@@ -18,7 +18,7 @@ pub struct ModelArgs {
     pub network: Vec<(String, PathBuf)>,
     /// Override a constant of the model: NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
-    pub set: Vec<(String, lang::Value)>,
+    pub set: Vec<lang::Assignment>,
 }
 
 /// Options of the MILP decider.
@@ -249,10 +249,10 @@ fn engine(e: Option<EngineArg>) -> EngineChoice {
     }
 }
 
-fn load(args: &ModelArgs) -> Result<nis::Model, RunError> {
+fn load(args: &ModelArgs, ctx: &RunContext) -> Result<nis::Model, RunError> {
     let opts = LoadOptions {
         networks: args.network.iter().cloned().collect(),
-        constants: args.set.iter().cloned().collect(),
+        constants: super::set_constants(&args.set, ctx)?.into_iter().collect(),
         in_memory: Default::default(),
     };
     nis::load_model(&args.model, &opts)
@@ -322,7 +322,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             milp,
             counts,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, ctx)?;
             let s = nis::spec(&spec)?;
             reports::check(
                 &model.model,
@@ -345,7 +345,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             milp,
             table_format,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, ctx)?;
             let (ks, ns) = table_grid(&k, agents, abstract_system)?;
             let fmt = match table_format {
                 TableFormatArg::Text => TableFormat::Text,
@@ -373,7 +373,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             reverse,
             cap,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, ctx)?;
             simulates_limits(indexed, agents, cap)?;
             reports::simulates(&model.model, &m, indexed, depth, agents, reverse, cap, ctx)
         }
@@ -393,7 +393,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             cap,
             simulation,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, ctx)?;
             let s = nis::spec(&spec)?;
             let options = VerifyOptions {
                 engine: engine(e),

@@ -49,7 +49,7 @@ pub enum RobustCmd {
         model: PathBuf,
         /// Constants: NAME=VALUE (repeatable).
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
-        set: Vec<(String, lang::Value)>,
+        set: Vec<lang::Assignment>,
         /// Verdict "violated" if sigma exceeds this.
         #[arg(long, value_name = "SIGMA", value_parser = parse_max_sigma)]
         max_sigma: Option<f64>,
@@ -67,7 +67,7 @@ pub enum RobustCmd {
         #[arg(long, value_name = "FILE")]
         strategy: PathBuf,
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
-        set: Vec<(String, lang::Value)>,
+        set: Vec<lang::Assignment>,
         /// Verdict "violated" if sigma exceeds this.
         #[arg(long, value_name = "SIGMA", value_parser = parse_max_sigma)]
         max_sigma: Option<f64>,
@@ -97,7 +97,7 @@ pub enum RobustCmd {
         #[arg(long, value_name = "FILE")]
         plot: Option<PathBuf>,
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
-        set: Vec<(String, lang::Value)>,
+        set: Vec<lang::Assignment>,
     },
 }
 
@@ -108,13 +108,25 @@ pub fn run(cmd: RobustCmd, ctx: &RunContext) -> Result<Report, RunError> {
             set,
             max_sigma,
             strategy_out,
-        } => solve_report(&model, set, max_sigma, strategy_out.as_deref(), ctx),
+        } => solve_report(
+            &model,
+            super::set_constants(&set, ctx)?,
+            max_sigma,
+            strategy_out.as_deref(),
+            ctx,
+        ),
         RobustCmd::Check {
             model,
             strategy,
             set,
             max_sigma,
-        } => check_report(&model, set, &strategy, max_sigma, ctx),
+        } => check_report(
+            &model,
+            super::set_constants(&set, ctx)?,
+            &strategy,
+            max_sigma,
+            ctx,
+        ),
         RobustCmd::Parity {
             game,
             solver,
@@ -131,6 +143,12 @@ pub fn run(cmd: RobustCmd, ctx: &RunContext) -> Result<Report, RunError> {
             period,
             plot,
             set,
-        } => faults_report(&model, set, period, plot.as_deref(), ctx),
+        } => faults_report(
+            &model,
+            super::set_constants(&set, ctx)?,
+            period,
+            plot.as_deref(),
+            ctx,
+        ),
     }
 }

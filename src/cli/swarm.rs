@@ -15,16 +15,21 @@ pub struct ModelArgs {
     pub faults: Option<PathBuf>,
     /// Constants: NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
-    pub set: Vec<(String, Value)>,
+    pub set: Vec<lang::Assignment>,
     /// Definition 15: each agent is faulty-prone with this probability; properties become P[G(starting -> X psi)].
-    #[arg(long, value_name = "P", value_parser = parse_probability)]
-    pub faulty_fraction: Option<Rat>,
+    /// (An expression, evaluated with the `--set` constants on the verb's thread.)
+    #[arg(long, value_name = "P", allow_hyphen_values = true)]
+    pub faulty_fraction: Option<String>,
 }
 
-fn parse_probability(s: &str) -> Result<Rat, String> {
-    match lang::parse_value_text(s)? {
-        Value::Num(r) if r >= Rat::default() && r <= Rat::from_integer(1.into()) => Ok(r),
-        _ => Err(format!("`{s}` is not a probability in [0, 1]")),
+/// `--faulty-fraction`'s value: an exact probability.
+fn probability(s: &str) -> Result<Rat, RunError> {
+    match lang::parse_value_text(s) {
+        Ok(Value::Num(r)) if r >= Rat::default() && r <= Rat::from_integer(1.into()) => Ok(r),
+        Err(e) => Err(RunError::input(format!("--faulty-fraction `{s}`: {e}"))),
+        _ => Err(RunError::input(format!(
+            "--faulty-fraction: `{s}` is not a probability in [0, 1]"
+        ))),
     }
 }
 
@@ -91,8 +96,8 @@ pub enum SwarmCmd {
         #[arg(long = "prop", value_name = "PROPERTY")]
         prop: String,
         /// The swept constant: NAME=START:STEP:END.
-        #[arg(long, value_name = "NAME=START:STEP:END", value_parser = swarm::sweep::parse_range)]
-        sweep: (String, Vec<Rat>),
+        #[arg(long, value_name = "NAME=START:STEP:END", allow_hyphen_values = true)]
+        sweep: String,
         /// The step bounds: LO..HI.
         #[arg(long, value_name = "LO..HI", value_parser = swarm::sweep::parse_k)]
         k: (usize, usize),
@@ -130,15 +135,22 @@ pub enum SwarmCmd {
     },
 }
 
-fn inputs(m: ModelArgs, props: Option<PathBuf>, prop: Vec<String>) -> Inputs {
-    Inputs {
+/// The engine's inputs; the option values that are expressions are
+/// evaluated here, on the verb's thread, under the deadline.
+fn inputs(
+    m: ModelArgs,
+    props: Option<PathBuf>,
+    prop: Vec<String>,
+    ctx: &RunContext,
+) -> Result<Inputs, RunError> {
+    Ok(Inputs {
         model: m.model,
         faults: m.faults,
         props,
         prop_texts: prop,
-        sets: m.set,
-        faulty_fraction: m.faulty_fraction,
-    }
+        sets: super::set_constants(&m.set, ctx)?,
+        faulty_fraction: m.faulty_fraction.as_deref().map(probability).transpose()?,
+    })
 }
 
 fn agents_of(a: Option<String>) -> Result<Option<Vec<usize>>, RunError> {
@@ -172,7 +184,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 witness,
                 max_states,
             };
-            swarm::run::check(&inputs(model, props, prop), &opts, ctx)
+            swarm::run::check(&inputs(model, props, prop, ctx)?, &opts, ctx)
         }
         SwarmCmd::Sweep {
             model,
@@ -185,15 +197,17 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
             max_states,
         } => {
             let agents = agents_of(agents)?;
+            let swept = swarm::sweep::parse_range(&sweep)
+                .map_err(|e| RunError::input(format!("--sweep `{sweep}`: {e}")))?;
             let o = SweepOptions {
-                swept: sweep,
+                swept,
                 ks: k,
                 agents,
                 threshold,
                 out,
                 max_states,
             };
-            swarm::sweep::sweep(&inputs(model, None, vec![prop]), &o, ctx)
+            swarm::sweep::sweep(&inputs(model, None, vec![prop], ctx)?, &o, ctx)
         }
         SwarmCmd::Export {
             model,
@@ -209,7 +223,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 ExportFormat::Jani => swarm::export::Format::Jani,
             };
             swarm::export::export(
-                &inputs(model, None, vec![]),
+                &inputs(model, None, vec![], ctx)?,
                 agents.as_deref(),
                 threshold,
                 format,

@@ -20,7 +20,7 @@ pub enum TimedCmd {
         model: PathBuf,
         /// Constants: NAME=VALUE (repeatable).
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
-        set: Vec<(String, lang::Value)>,
+        set: Vec<lang::Assignment>,
     },
     /// Answer EF/AG/nested/max/min queries (those of the file, or --query).
     #[command(
@@ -58,7 +58,7 @@ pub enum TimedCmd {
         #[arg(short, long)]
         output: Option<PathBuf>,
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
-        set: Vec<(String, lang::Value)>,
+        set: Vec<lang::Assignment>,
     },
 }
 
@@ -126,11 +126,14 @@ pub struct ExploreArgs {
     #[arg(long, default_value_t = 5_000_000)]
     max_states: usize,
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
-    set: Vec<(String, lang::Value)>,
+    set: Vec<lang::Assignment>,
 }
 
-fn overrides(set: Vec<(String, lang::Value)>) -> HashMap<String, lang::Value> {
-    set.into_iter().collect()
+fn overrides(
+    set: &[lang::Assignment],
+    ctx: &RunContext,
+) -> Result<HashMap<String, lang::Value>, RunError> {
+    Ok(super::set_constants(set, ctx)?.into_iter().collect())
 }
 
 fn write_out(output: Option<PathBuf>, text: &str, mut r: Report) -> Result<Report, RunError> {
@@ -147,14 +150,14 @@ fn write_out(output: Option<PathBuf>, text: &str, mut r: Report) -> Result<Repor
 
 pub fn run(cmd: TimedCmd, ctx: &RunContext) -> Result<Report, RunError> {
     match cmd {
-        TimedCmd::Validate { model, set } => run::validate(&model, overrides(set)),
+        TimedCmd::Validate { model, set } => run::validate(&model, overrides(&set, ctx)?),
         TimedCmd::Check {
             model,
             opts,
             query,
             name,
         } => {
-            let (_, m, mref) = run::load(&model, overrides(opts.set))?;
+            let (_, m, mref) = run::load(&model, overrides(&opts.set, ctx)?)?;
             let pacemaker = match &opts.pacemaker {
                 Some(n) => run::agent_named(&m, n)?,
                 None => run::default_pacemaker(&m),
@@ -199,7 +202,7 @@ pub fn run(cmd: TimedCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 (None, false) => QuerySelection::Named(name),
                 (None, true) => QuerySelection::All,
             };
-            run::check(&m, Some(mref), selection, &run_opts)
+            run::check(&m, Some(mref), selection, &run_opts, ctx)
         }
         TimedCmd::Convert { model, output } => {
             let (text, r) = run::convert(&model)?;
@@ -211,7 +214,7 @@ pub fn run(cmd: TimedCmd, ctx: &RunContext) -> Result<Report, RunError> {
             output,
             set,
         } => {
-            let (_, m, mref) = run::load(&model, overrides(set))?;
+            let (_, m, mref) = run::load(&model, overrides(&set, ctx)?)?;
             let target = match to {
                 TargetArg::Uppaal => Target::Uppaal,
                 TargetArg::Tchecker => Target::Tchecker,

@@ -35,8 +35,20 @@ pub fn parse_value_text(text: &str) -> Result<Value, String> {
     eval_const(&source, &expr, &Constants::default()).map_err(|e| e.message.clone())
 }
 
-/// Parses `NAME=VALUE` pairs from the command line.
-pub fn parse_assignment(text: &str) -> Result<(String, Value), String> {
+/// A `--set NAME=VALUE` constant as given on the command line: the name is
+/// checked when the command line is read, the value is kept as text and
+/// evaluated by [`Assignment::evaluate`] on the verb's thread, where the
+/// run's deadline bounds it (an exact value can be a long computation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assignment {
+    pub name: String,
+    pub value: String,
+}
+
+/// Reads `NAME=VALUE` from the command line (clap's value parser for
+/// `--set`): splits and checks the name only, so reading the command line
+/// stays linear in its length.
+pub fn parse_assignment(text: &str) -> Result<Assignment, String> {
     let (name, value) = text
         .split_once('=')
         .ok_or_else(|| format!("expected NAME=VALUE, found `{text}`"))?;
@@ -44,7 +56,34 @@ pub fn parse_assignment(text: &str) -> Result<(String, Value), String> {
     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return Err(format!("`{name}` is not a constant name"));
     }
-    Ok((name.to_string(), parse_value_text(value.trim())?))
+    Ok(Assignment {
+        name: name.to_string(),
+        value: value.to_string(),
+    })
+}
+
+impl Assignment {
+    /// The constant's exact value. An error is located in the option as the
+    /// user wrote it: `<command line>:1:COL` counts from `--set`.
+    pub fn evaluate(&self) -> LangResult<(String, Value)> {
+        let prefix = format!("--set {}=", self.name);
+        let original = Source::new("<command line>", format!("{prefix}{}", self.value));
+        // The same text with the prefix blanked: spans found in it are spans
+        // of `original`, and the parser sees the value alone.
+        let blanked = Source::new(
+            "<command line>",
+            format!("{}{}", " ".repeat(prefix.len()), self.value),
+        );
+        let rebase = |e: Box<SourceError>| Box::new(e.rebased(&original, &blanked));
+        let expr = parse_expr(&blanked).map_err(rebase)?;
+        let value = eval_const(&blanked, &expr, &Constants::default()).map_err(rebase)?;
+        Ok((self.name.clone(), value))
+    }
+}
+
+/// The values of the `--set` constants, in order; the first error stops.
+pub fn evaluate_assignments(set: &[Assignment]) -> LangResult<Vec<(String, Value)>> {
+    set.iter().map(Assignment::evaluate).collect()
 }
 
 #[cfg(test)]

@@ -203,10 +203,15 @@ fn constant_errors() {
     c.parse_decl(&mut p).unwrap();
     assert_eq!(c.get("pf"), Some(&Value::Num(rat(1, 10))));
     assert_eq!(
-        parse_assignment("pf = 0.25").unwrap(),
+        parse_assignment("pf = 0.25").unwrap().evaluate().unwrap(),
         ("pf".to_string(), Value::Num(rat(1, 4)))
     );
     assert!(parse_assignment("0.25").is_err());
+    // The value is read when it is evaluated, and its errors are located
+    // in the option as written: `--set pf=1 +` ends at column 13.
+    let late = parse_assignment("pf=1 +").unwrap();
+    let e = late.evaluate().unwrap_err();
+    assert_eq!(e.location, "<command line>:1:13", "{e}");
 }
 
 #[test]

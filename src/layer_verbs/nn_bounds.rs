@@ -9,8 +9,8 @@
 
 use super::nn::load_for_command;
 use crate::milp::{
-    exact_output_bounds, lp_tighten, tolerance, BoundsMethod, EncodeOptions, Extremum, MilpError,
-    Objective, SolveOptions, Status,
+    exact_output_bounds_reporting, lp_tighten, tolerance, BoundsMethod, EncodeOptions, Extremum,
+    MilpError, Objective, SolveOptions, Status,
 };
 use crate::nn::{interval_bounds, symbolic_bounds, InputBox, NetworkBounds};
 use crate::report::{Report, RunContext, RunError, Table, TableFormat, Verdict};
@@ -102,12 +102,16 @@ pub fn bounds_report(req: &BoundsRequest, ctx: &RunContext) -> Result<Report, Ru
             "nn bounds: exact ranges, {} MILPs (a minimum and a maximum per output)",
             2 * net.output_size()
         ));
-        Some(
-            exact_output_bounds(net, &input, &encode, &solve).map_err(|e| match e {
-                MilpError::Replay(_) => RunError::Internal(e.to_string()),
-                other => RunError::input(other),
-            })?,
-        )
+        // One bar step per MILP; the bar replaces the stage's spinner.
+        ctx.finish_stages();
+        let mut bar = ctx.progress(2 * net.output_size() as u64, "nn bounds: MILPs");
+        let ranges =
+            exact_output_bounds_reporting(net, &input, &encode, &solve, &mut || bar.inc(1));
+        bar.finish_and_clear();
+        Some(ranges.map_err(|e| match e {
+            MilpError::Replay(_) => RunError::Internal(e.to_string()),
+            other => RunError::input(other),
+        })?)
     } else {
         None
     };

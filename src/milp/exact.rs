@@ -129,6 +129,19 @@ pub fn exact_output_bounds(
     encode: &EncodeOptions,
     solve: &SolveOptions,
 ) -> Result<ExactBounds, MilpError> {
+    exact_output_bounds_reporting(net, input, encode, solve, &mut || {})
+}
+
+/// [`exact_output_bounds`], calling `solved` after each of its
+/// `2 * outputs` MILPs (maximum, then minimum, of each output), e.g. to
+/// advance a progress bar.
+pub fn exact_output_bounds_reporting(
+    net: &Network,
+    input: &InputBox,
+    encode: &EncodeOptions,
+    solve: &SolveOptions,
+    solved: &mut dyn FnMut(),
+) -> Result<ExactBounds, MilpError> {
     let start = Instant::now();
     let mut model = Model::new();
     let xs: Vec<LinExpr> = (0..input.len())
@@ -207,7 +220,9 @@ pub fn exact_output_bounds(
             })
         };
         let max = side(true)?;
+        solved();
         let min = side(false)?;
+        solved();
         outputs.push(OutputRange { min, max });
     }
     Ok(ExactBounds {

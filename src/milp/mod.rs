@@ -41,7 +41,9 @@ mod solve;
 mod tighten;
 pub mod tolerance;
 
-pub use exact::{exact_output_bounds, ExactBounds, Extremum, OutputRange};
+pub use exact::{
+    exact_output_bounds, exact_output_bounds_reporting, ExactBounds, Extremum, OutputRange,
+};
 pub use expr::{LinExpr, Var};
 pub use logic::{constant, not, Linear};
 pub use model::{MilpError, Model, ModelStats, Sense, VarKind};

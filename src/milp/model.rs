@@ -77,6 +77,20 @@ pub enum MilpError {
     /// A coefficient or constant is NaN or infinite.
     #[error("constraint '{row}' has a NaN or infinite coefficient")]
     NotFinite { row: String },
+    /// A coefficient at or beyond [`LARGE_COEFFICIENT`], which HiGHS refuses
+    /// (it fails "while building model"), or a right-hand side at or beyond
+    /// [`HIGHS_INFINITY`], which HiGHS would read as no bound at all. The
+    /// model's numbers are what is too large, so this is the input's to fix.
+    #[error(
+        "constraint '{row}' has the {what} {value:e} (of {var}); the MILP solver accepts magnitudes below {limit:e} (scale the model down)"
+    )]
+    TooLarge {
+        row: String,
+        var: String,
+        what: &'static str,
+        value: f64,
+        limit: f64,
+    },
     /// Sizes of a network copy and its inputs differ.
     #[error("network '{name}' takes {expected} inputs but {found} were given")]
     InputSize {
@@ -91,6 +105,15 @@ pub enum MilpError {
     #[error("HiGHS: {0}")]
     Solver(String),
 }
+
+/// HiGHS's `large_matrix_value`: it refuses a model with a matrix entry of
+/// this magnitude or more, so [`Model::constrain`] records such a row as
+/// [`MilpError::TooLarge`] and the model is never handed to HiGHS.
+pub const LARGE_COEFFICIENT: f64 = 1e15;
+
+/// HiGHS's `infinite_bound`: a row bound of this magnitude or more is read
+/// as infinite, which would silently drop the row.
+pub const HIGHS_INFINITY: f64 = 1e20;
 
 /// Sizes of a model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -181,12 +204,40 @@ impl Model {
             });
             return;
         }
+        if let Some(error) = self.too_large(name, &terms, e.constant) {
+            self.record(error);
+            return;
+        }
         self.rows.push(Row {
             name: name.to_string(),
             terms,
             sense,
             rhs: -e.constant,
         });
+    }
+
+    /// The first coefficient of a row that HiGHS would refuse, or a
+    /// right-hand side it would read as infinite.
+    fn too_large(&self, row: &str, terms: &[(Var, f64)], constant: f64) -> Option<MilpError> {
+        let error = |var: String, what, value, limit| MilpError::TooLarge {
+            row: row.to_string(),
+            var,
+            what,
+            value,
+            limit,
+        };
+        if let Some((v, c)) = terms.iter().find(|(_, c)| c.abs() >= LARGE_COEFFICIENT) {
+            let var = format!("variable '{}'", self.vars[v.0].name);
+            return Some(error(var, "coefficient", *c, LARGE_COEFFICIENT));
+        }
+        (constant.abs() >= HIGHS_INFINITY).then(|| {
+            error(
+                "its constant term".into(),
+                "right-hand side",
+                -constant,
+                HIGHS_INFINITY,
+            )
+        })
     }
 
     /// `lhs <= rhs`.
@@ -406,6 +457,48 @@ mod tests {
         ));
         let out = empty.solve(&crate::milp::Objective::Feasibility, &Default::default());
         assert!(matches!(out, Err(MilpError::BadBounds { .. })));
+    }
+
+    /// A coefficient HiGHS would refuse is the model's error, naming the row
+    /// and the variable, before anything reaches HiGHS (it used to be
+    /// "HiGHS error while building model", exit 3).
+    #[test]
+    fn a_coefficient_highs_refuses_is_named() {
+        let mut m = Model::new();
+        let h = m.continuous("h", 0.0, 1.0);
+        let g = m.continuous("g", 0.0, 1.0);
+        m.le("fine", g * 9.9e14, 1.0);
+        assert!(m.validate().is_ok());
+        m.eq("step1.a1.h", g - h * 1e15, 0.0);
+        let err = m.validate().unwrap_err();
+        assert_eq!(
+            err,
+            MilpError::TooLarge {
+                row: "step1.a1.h".into(),
+                var: "variable 'h'".into(),
+                what: "coefficient",
+                value: -1e15,
+                limit: LARGE_COEFFICIENT,
+            }
+        );
+        let text = err.to_string();
+        assert!(
+            text.contains("'step1.a1.h'") && text.contains("'h'"),
+            "{text}"
+        );
+        let out = m.solve(&crate::milp::Objective::Feasibility, &Default::default());
+        assert_eq!(out.unwrap_err(), err);
+        // A right-hand side HiGHS would read as "no bound".
+        let mut rhs = Model::new();
+        let x = rhs.continuous("x", 0.0, 1.0);
+        rhs.le("huge", x, 1e20);
+        assert!(matches!(
+            rhs.validate(),
+            Err(MilpError::TooLarge {
+                what: "right-hand side",
+                ..
+            })
+        ));
     }
 
     /// Finite bounds whose product with a coefficient overflows f64: the

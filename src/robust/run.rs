@@ -89,6 +89,11 @@ pub fn solve_report(
         "transitions",
         a.moves.iter().map(Vec::len).sum::<usize>() as u64,
     );
+    ctx.stage(format!(
+        "robust solve: {} states, {} objective",
+        a.len(),
+        objective_word(&a)
+    ));
     let t1 = Instant::now();
     let mut results = Map::new();
     results.insert("objective".into(), objective_word(&a).into());
@@ -303,7 +308,7 @@ pub fn check_report(
     set: Vec<(String, Value)>,
     strategy_file: &Path,
     max_sigma: Option<f64>,
-    _ctx: &RunContext,
+    ctx: &RunContext,
 ) -> Result<Report, RunError> {
     let mut r = Report::new("robust", "check");
     let a = load_model(path, set, &mut r)?;
@@ -314,6 +319,10 @@ pub fn check_report(
     };
     let src = Source::read(strategy_file).map_err(|e| RunError::reading(strategy_file, e))?;
     let s = strategy::parse(&src, &a)?;
+    ctx.stage(format!(
+        "robust check: the strategy's bounds on {} states",
+        a.len()
+    ));
     let t = Instant::now();
     let in_f = reach::membership(a.len(), f);
     // Every state S can reach must have an input unless it is in F or a dead end.

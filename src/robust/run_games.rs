@@ -30,6 +30,14 @@ pub fn parity_report(
     let t0 = Instant::now();
     let g = pgsolver::read_game(&src)?;
     r.stat("parse_s", t0.elapsed().as_secs_f64());
+    ctx.stage(format!(
+        "robust parity: solving a game of {} nodes ({})",
+        g.len(),
+        match solver {
+            Solver::Zielonka => "Zielonka",
+            Solver::ProgressMeasures => "progress measures",
+        }
+    ));
     let t1 = Instant::now();
     let solved = match solver {
         Solver::Zielonka => zielonka::solve_until(&g, ctx.deadline()),
@@ -107,11 +115,20 @@ pub fn faults_report(
     let (lo, hi) = periods;
     let t = Instant::now();
     let mut rows = Vec::new();
-    let stopped = match faults::tradeoff_until(&a, lo..=hi, ctx.deadline(), &mut rows) {
-        Ok(()) => None,
-        Err(RunError::TimedOut(why)) => Some(why),
-        Err(e) => return Err(e),
-    };
+    // One period at a time, so that a bar shows how many are done.
+    let mut bar = ctx.progress((hi + 1).saturating_sub(lo) as u64, "robust faults: periods");
+    let mut stopped = None;
+    for period in lo..=hi {
+        match faults::tradeoff_until(&a, period..=period, ctx.deadline(), &mut rows) {
+            Ok(()) => bar.inc(1),
+            Err(RunError::TimedOut(why)) => {
+                stopped = Some(why);
+                break;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    bar.finish_and_clear();
     r.stat("solve_s", t.elapsed().as_secs_f64());
     r.stat("periods_solved", rows.len() as u64);
     if let Some(why) = stopped {

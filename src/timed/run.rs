@@ -8,7 +8,7 @@ use super::semantics::SemanticsKind;
 use super::trace::Trace;
 use super::{build, export, is_json_path, json, parse_source};
 use crate::lang::{Source, Span, Value};
-use crate::report::{ModelRef, Report, RunError, Table, TableFormat, Verdict};
+use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat, Verdict};
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::Path;
@@ -158,6 +158,7 @@ pub fn check(
     mref: Option<ModelRef>,
     selection: QuerySelection,
     opts: &RunOptions,
+    ctx: &RunContext,
 ) -> Result<Report, RunError> {
     require_exact_acceleration(model, opts.semantics)?;
     let mut targets: Vec<(String, Loc)> = Vec::new();
@@ -191,8 +192,18 @@ pub fn check(
         ));
     }
     let mut results = Vec::new();
-    for (name, loc) in &targets {
-        results.push(run_query(model, name, loc, opts)?);
+    for (i, (name, loc)) in targets.iter().enumerate() {
+        ctx.stage(format!(
+            "timed check: query `{name}` ({} of {})",
+            i + 1,
+            targets.len()
+        ));
+        let result = run_query(model, name, loc, opts)?;
+        ctx.note(format!(
+            "timed check: `{name}` answered in {:.3} s ({} states expanded)",
+            result.seconds, result.stats.expanded
+        ));
+        results.push(result);
     }
     Ok(render(model, mref, &results, opts))
 }
