@@ -1,5 +1,6 @@
 //! `mavis nis`: neural interpreted systems of unknown size (Kouvaros et al., IJCAI 2024).
 
+use super::Given;
 use crate::lang;
 use crate::milp::SolveOptions;
 use crate::nis::encode::MilpOptions;
@@ -8,6 +9,7 @@ use crate::nis::{self, reports, EngineChoice, LoadOptions};
 use crate::report::{Report, RunContext, RunError, TableFormat};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
@@ -249,16 +251,21 @@ fn engine(e: Option<EngineArg>) -> EngineChoice {
     }
 }
 
-fn load(args: &ModelArgs) -> Result<nis::Model, RunError> {
+/// The model of the command line: the one the caller loaded already, or the
+/// file read with the caller's in-memory networks winning over `--network`.
+fn load(args: &ModelArgs, given: &Given) -> Result<Arc<nis::Model>, RunError> {
+    if let Some(model) = &given.nis_model {
+        return Ok(Arc::clone(model));
+    }
     let opts = LoadOptions {
         networks: args.network.iter().cloned().collect(),
         constants: args.set.iter().cloned().collect(),
-        in_memory: Default::default(),
+        in_memory: given.networks.clone(),
     };
-    nis::load_model(&args.model, &opts)
+    nis::load_model(&args.model, &opts).map(Arc::new)
 }
 
-pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
+pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunError> {
     // `emergence` is `verify` reporting the threshold alone.
     let threshold_only = matches!(cmd, NisCmd::Emergence { .. });
     match cmd {
@@ -271,7 +278,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             milp,
             counts,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, given)?;
             let s = nis::spec(&spec)?;
             reports::check(
                 &model.model,
@@ -294,7 +301,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             milp,
             table_format,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, given)?;
             let ks: Vec<u32> =
                 k.0.iter()
                     .map(|&x| x.min(u32::MAX as usize) as u32)
@@ -332,7 +339,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             reverse,
             cap,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, given)?;
             if indexed == 0 {
                 return Err(RunError::input("--indexed must be at least 1"));
             }
@@ -367,7 +374,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             cap,
             simulation,
         } => {
-            let m = load(&model)?;
+            let m = load(&model, given)?;
             let s = nis::spec(&spec)?;
             let options = VerifyOptions {
                 engine: engine(e),
