@@ -38,7 +38,8 @@ if [ ${#reqs[@]} -gt 0 ]; then
   # maturin builds the extension in the same cargo target directory as the
   # release build above, so HiGHS and the other dependencies are not compiled
   # again; maturin itself comes pinned from python/requirements.txt.
-  CARGO_TARGET_DIR="$target_dir" .venv/bin/python -m pip install -q --disable-pip-version-check \
+  # (The backend runs `maturin` from PATH without build isolation.)
+  PATH="$PWD/.venv/bin:$PATH" CARGO_TARGET_DIR="$target_dir" .venv/bin/python -m pip install -q --disable-pip-version-check \
     --no-build-isolation --force-reinstall --no-deps .
   dirs=()
   for d in python/tests python-training tests/peers; do [ -d "$d" ] && dirs+=("$d"); done
