@@ -30,7 +30,8 @@ def _file(net: NetFile) -> Iterator[str]:
 def info(net: NetFile) -> Report:
     """Layers, sizes, parameter count and opset (`mavis nn info`).
 
-    >>> mavis.nn.info("tests/fixtures/policy_1_4_4_2.onnx").results["inputs"]
+    >>> mavis.nn.info("tests/fixtures/policy_1_4_4_2.onnx").results["input_size"]
+    1
     """
     with _file(net) as path:
         return _call.run(_call.argv("nn", "info", [path], {}))
