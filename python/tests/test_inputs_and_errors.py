@@ -184,3 +184,19 @@ def test_the_gil_is_released_while_solving():
     assert timing["r"]["command"] == "table" and timing["r"].results
     assert timing["call"] > 0.2, "the call was too short to tell"
     assert longest < timing["call"] / 2
+
+
+@pytest.mark.parametrize("verb,args", [
+    ("check", dict(spec=SPEC, agents=3, engine="both")),
+    ("check", dict(spec=SPEC, abstract=True)),
+    ("table", dict(spec="forall v1, v2: EX^{k} (alive, v1) & (alive, v2)", k=range(1, 3), agents=[2, 3])),
+    ("simulates", dict(indexed=2, depth=3)),
+    ("simulates", dict(indexed=2, depth=2, agents=3, reverse=True)),
+    ("verify", dict(spec=SPEC, simulation="bound")),
+    ("emergence", dict(spec=SPEC)),
+])
+def test_every_model_method_is_the_function_on_the_file(verb, args):
+    m = mavis.nis.Model.load(GUARDING)
+    by_method = getattr(m, verb)(**args)
+    by_function = getattr(mavis.nis, verb)(GUARDING, **args)
+    assert comparable(dict(by_method)) == comparable(dict(by_function))
