@@ -1,6 +1,12 @@
-"""Run `mavis nis verify|check ... --format json` and interpret the answer.
+"""Run `mavis nis verify|check` and interpret the answer, in process or not.
 
-mavis prints one JSON object on stdout and exits with
+In process (`run_query_inprocess`, the default of `verify_in_loop.py`): the
+`mavis` Python package (`pip install .` at the repository root) checks a model
+loaded once against the network's weight arrays; no file, no process start.
+As a fallback without the package (`run_query`): the `mavis` binary, with the
+network in an ONNX file, `--format json` on stdout.
+
+Both give the same JSON report and the CLI's exit status:
 0 (holds), 1 (violated), 2 (bad input or usage) or 3 (unknown: time-out, limits,
 internal error).  Only 0 and 1 are verdicts; everything else, including output that
 is not the expected JSON or disagrees with the exit status, is an error.
@@ -125,6 +131,44 @@ def interpret(command: str, spec: str, agents: Optional[int], exit_code: int, st
             return res
     res.status = expected
     return res
+
+
+def inprocess_available() -> bool:
+    """Whether the `mavis` Python package is installed."""
+    try:
+        import mavis  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def load_model(model: Path):
+    """The `mavis.nis.Model`, read and checked once; each query gives its network."""
+    import mavis
+    return mavis.nis.Model.load(model)
+
+
+def run_query_inprocess(model, command: str, layers, spec: str, agents: Optional[int] = None,
+                        timeout: Optional[float] = None, network_name: str = "policy") -> QueryResult:
+    """`command` on a `mavis.nis.Model` with the network given as (W, b) layers."""
+    import mavis
+    if command not in ("verify", "check"):
+        raise ValueError(f"unknown mavis nis command {command!r}")
+    if command == "check" and (agents is None or agents < 1):
+        raise ValueError("nis check needs a number of agents >= 1")
+    kwargs = {"agents": agents} if command == "check" else {}
+    call = model.check if command == "check" else model.verify
+    start = time.perf_counter()
+    try:
+        report = call(spec, networks={network_name: layers}, timeout=timeout, **kwargs)
+    except mavis.InputError as e:
+        return QueryResult(command=command, spec=spec, agents=agents, status="error", exit_code=2,
+                           wall_s=time.perf_counter() - start, error=f"exit 2: {EXIT_MEANING[2]}: {e}")
+    except mavis.InternalError as e:
+        return QueryResult(command=command, spec=spec, agents=agents, status="error", exit_code=3,
+                           wall_s=time.perf_counter() - start, error=f"exit 3: {EXIT_MEANING[3]}: {e}")
+    wall = time.perf_counter() - start
+    return interpret(command, spec, agents, report.exit_code, json.dumps(report), "", wall)
 
 
 def run_query(mavis: Path, command: str, model: Path, network: Path, spec: str,

@@ -5,11 +5,14 @@
         --spec 'forall v1,v2: EX^3 ((alive,v1) & (alive,v2))' --check-agents 3 \\
         --csv loop.csv --plot loop.png --keep-best best.onnx
 
-At each checkpoint the current network is exported to a temporary ONNX file and
-every --spec is run through `mavis nis verify MODEL --network policy=TMP --format
-json` (and `mavis nis check ... --agents N` for each --check-agents N).  One CSV row
-is written per query.  Exit statuses 2 and 3 (and unreadable reports) are logged as
-errors, never as verdicts.
+At each checkpoint every --spec is verified for all n (`nis verify`), and checked
+for each --check-agents N (`nis check --agents N`), with the current network.
+In process by default: the `mavis` Python package checks the model, loaded once,
+against the network's float32 weights (the values its ONNX export holds).
+Without the package, or with --backend subprocess or --mavis, the network is
+exported to a temporary ONNX file for `mavis nis verify MODEL --network
+policy=TMP --format json`.  One CSV row is written per query.  Exit statuses 2
+and 3 (and unreadable reports) are logged as errors, never as verdicts.
 """
 from __future__ import annotations
 
@@ -23,8 +26,9 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from mavis_runner import REPO, MavisNotFound, QueryResult, find_mavis, run_query  # noqa: E402
-from onnx_export import export_onnx  # noqa: E402
+from mavis_runner import (REPO, MavisNotFound, QueryResult, find_mavis, inprocess_available,  # noqa: E402
+                          load_model, run_query, run_query_inprocess)
+from onnx_export import export_onnx, float32_weights, model_bytes  # noqa: E402
 from train_guarding import add_training_args, config_from_args, train  # noqa: E402
 
 DEFAULT_MODEL = REPO / "examples" / "guarding" / "guarding.nis"
@@ -44,10 +48,12 @@ def csv_value(v):
 class VerificationLoop:
     """The training callback: export, verify, log, pick the best, decide whether to stop."""
 
-    def __init__(self, mavis: Path, model: Path, specs, check_agents, csv_path: Path, workdir: Path,
+    def __init__(self, mavis: Path | None, model: Path, specs, check_agents, csv_path: Path, workdir: Path,
                  stop_when_holds: bool = False, keep_best: Path | None = None, timeout: float | None = None,
                  log=print):
+        """`mavis`: the binary to run, or None to check in process."""
         self.mavis, self.model, self.specs = mavis, model, list(specs)
+        self.loaded = load_model(model) if mavis is None else None
         self.check_agents = list(check_agents)
         self.csv_path, self.workdir = csv_path, workdir
         self.stop_when_holds, self.keep_best, self.timeout = stop_when_holds, keep_best, timeout
@@ -68,15 +74,28 @@ class VerificationLoop:
         with self.csv_path.open("a", newline="") as f:
             csv.DictWriter(f, fieldnames=CSV_FIELDS).writerow({k: csv_value(v) for k, v in row.items()})
 
-    def __call__(self, episode: int, net, avg_return: float) -> bool:
-        onnx_path = self.workdir / f"checkpoint_{episode}.onnx"
-        export_onnx(net, onnx_path)
+    def _queries(self, net, onnx_path: Path) -> list[QueryResult]:
+        if self.loaded is not None:
+            layers = float32_weights(net)
+
+            def query(command, spec, agents=None):
+                return run_query_inprocess(self.loaded, command, layers, spec, agents, timeout=self.timeout)
+        else:
+            export_onnx(net, onnx_path)
+
+            def query(command, spec, agents=None):
+                return run_query(self.mavis, command, self.model, onnx_path, spec, agents=agents,
+                                 timeout=self.timeout)
         results = []
         for spec in self.specs:
-            results.append(run_query(self.mavis, "verify", self.model, onnx_path, spec, timeout=self.timeout))
+            results.append(query("verify", spec))
             for n in self.check_agents:
-                results.append(run_query(self.mavis, "check", self.model, onnx_path, spec, agents=n,
-                                         timeout=self.timeout))
+                results.append(query("check", spec, n))
+        return results
+
+    def __call__(self, episode: int, net, avg_return: float) -> bool:
+        onnx_path = self.workdir / f"checkpoint_{episode}.onnx"
+        results = self._queries(net, onnx_path)
         for r in results:
             self._append(episode, avg_return, r)
         parts = []
@@ -96,9 +115,9 @@ class VerificationLoop:
         if self.keep_best is not None and holds > 0 and (self.best is None or score > self.best[0]):
             self.best = (score, episode)
             self.keep_best.parent.mkdir(parents=True, exist_ok=True)
-            self.keep_best.write_bytes(onnx_path.read_bytes())
+            self.keep_best.write_bytes(model_bytes(net))
             self.log(f"  kept as best verified checkpoint -> {self.keep_best}")
-        onnx_path.unlink()
+        onnx_path.unlink(missing_ok=True)
         if self.stop_when_holds and any(r.status == "holds" for r in verified):
             self.stopped_at = episode
             self.log(f"  a property holds for all n: stopping at episode {episode}")
@@ -146,7 +165,11 @@ def main(argv=None) -> int:
     p.add_argument("--spec", action="append", default=None, help="bICTL sentence (repeatable)")
     p.add_argument("--check-agents", type=int, action="append", default=[],
                    help="also run `nis check --agents N` (repeatable)")
-    p.add_argument("--mavis", default=None, help="mavis binary (default: $MAVIS_BIN, else target/release/mavis)")
+    p.add_argument("--backend", choices=("auto", "in-process", "subprocess"), default="auto",
+                   help="in process through the mavis Python package, or the mavis binary "
+                        "(auto: in process when the package is installed and --mavis is not given)")
+    p.add_argument("--mavis", default=None, help="mavis binary for --backend subprocess "
+                                                 "(default: $MAVIS_BIN, else target/release/mavis)")
     p.add_argument("--timeout", type=float, default=None, help="seconds per mavis call")
     p.add_argument("--csv", type=Path, default=Path("verify_in_loop.csv"))
     p.add_argument("--plot", type=Path, default=None, help="PNG plot (needs matplotlib)")
@@ -167,14 +190,25 @@ def main(argv=None) -> int:
         p.error("--timeout must be > 0")
     if not a.model.is_file():
         p.error(f"model file not found: {a.model}")
-    try:
-        mavis = find_mavis(a.mavis)
-    except MavisNotFound as e:
-        p.error(str(e))
+    in_process = a.backend == "in-process" or (a.backend == "auto" and a.mavis is None and inprocess_available())
+    if in_process and not inprocess_available():
+        p.error("--backend in-process: the mavis Python package is not installed (pip install . at the repository root)")
+    mavis = None
+    if not in_process:
+        try:
+            mavis = find_mavis(a.mavis)
+        except MavisNotFound as e:
+            p.error(str(e))
     specs = a.spec or list(DEFAULT_SPECS)
     with tempfile.TemporaryDirectory(prefix="mavis-loop-") as tmp:
-        loop = VerificationLoop(mavis, a.model, specs, a.check_agents, a.csv, Path(tmp),
-                                stop_when_holds=a.stop_when_holds, keep_best=a.keep_best, timeout=a.timeout)
+        try:
+            loop = VerificationLoop(mavis, a.model, specs, a.check_agents, a.csv, Path(tmp),
+                                    stop_when_holds=a.stop_when_holds, keep_best=a.keep_best,
+                                    timeout=a.timeout)
+        except Exception as e:  # mavis.InputError: the model does not load
+            if type(e).__name__ != "InputError":
+                raise
+            p.error(f"{a.model}: {e}")
         train(cfg, callback=loop, every=a.verify_every)
     print(f"log: {a.csv} ({len(loop.rows)} queries)")
     errors = sum(r["status"] == "error" for r in loop.rows)

@@ -10,6 +10,8 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy --all-targets -- -D warnings"
 cargo clippy --release --all-targets -- -D warnings
+echo "== cargo clippy --lib --features python -- -D warnings (the Python extension module)"
+cargo clippy --release --lib --features python -- -D warnings
 echo "== cargo test --release"
 # CI replays one fixed proptest seed so that a run is reproducible; locally each
 # run draws new cases (set PROPTEST_RNG_SEED to replay one). Every proptest is
@@ -20,9 +22,10 @@ if [ "${CI:-}" = true ]; then
 fi
 cargo test --release
 
-# Python side (training, ONNX fixtures, peer cross-checks) in a virtual environment.
+# Python side (the mavis package, training, ONNX fixtures, peer cross-checks) in a
+# virtual environment.
 reqs=()
-for f in python-training/requirements.txt tests/peers/requirements.txt; do
+for f in python/requirements.txt python-training/requirements.txt tests/peers/requirements.txt; do
   [ -f "$f" ] && reqs+=(-r "$f")
 done
 if [ ${#reqs[@]} -gt 0 ]; then
@@ -31,8 +34,15 @@ if [ ${#reqs[@]} -gt 0 ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check "${reqs[@]}"
   target_dir=$(cargo metadata --format-version 1 --no-deps | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
   export MAVIS_BIN="$target_dir/release/mavis"
+  echo "== pip install . (the mavis Python package, built by maturin)"
+  # maturin builds the extension in the same cargo target directory as the
+  # release build above, so HiGHS and the other dependencies are not compiled
+  # again; maturin itself comes pinned from python/requirements.txt.
+  # (The backend runs `maturin` from PATH without build isolation.)
+  PATH="$PWD/.venv/bin:$PATH" CARGO_TARGET_DIR="$target_dir" .venv/bin/python -m pip install -q --disable-pip-version-check \
+    --no-build-isolation --force-reinstall --no-deps .
   dirs=()
-  for d in python-training tests/peers; do [ -d "$d" ] && dirs+=("$d"); done
+  for d in python/tests python-training tests/peers; do [ -d "$d" ] && dirs+=("$d"); done
   # Nothing lands in the checkout besides .venv: no bytecode, no pytest cache
   # (tests write into pytest's tmp_path).
   PYTHONDONTWRITEBYTECODE=1 .venv/bin/python -m pytest -q -p no:cacheprovider "${dirs[@]}"

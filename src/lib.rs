@@ -12,6 +12,8 @@ pub mod milp;
 pub mod nis;
 pub mod nn;
 pub mod parsers;
+#[cfg(feature = "python")]
+mod python;
 pub mod report;
 pub mod robust;
 pub mod swarm;

@@ -1,5 +1,7 @@
 //! Command-line parsing and dispatch only: every verb maps its arguments to
 //! one engine function that returns a [`Report`], and [`main`] prints it.
+//! [`run_in_process`] runs the same command lines for a caller in the same
+//! process (the Python package) and hands the report back instead.
 
 mod lang;
 mod nis;
@@ -8,10 +10,13 @@ pub mod robust;
 pub mod swarm;
 mod timed;
 
+use crate::nn::Network;
 use crate::report::{self, exit, Format, Report, RunContext, RunError};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::mpsc::RecvTimeoutError;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const EXIT_STATUS_HELP: &str = "\
@@ -115,11 +120,24 @@ impl GlobalArgs {
     }
 }
 
-fn dispatch(command: Command, ctx: &RunContext) -> Result<Report, RunError> {
+/// What a caller in the same process hands over instead of files. The
+/// command line still names the files (reports identify them by path and
+/// sha256); these win over them.
+#[derive(Clone, Debug, Default)]
+pub struct Given {
+    /// Networks by the name the `.nis` model declares (as `--network NAME=PATH`).
+    pub networks: HashMap<String, Network>,
+    /// A `.nis` model already loaded from the command line's model file, with
+    /// its networks and constants: `nis` verbs use it instead of reading the
+    /// file (their `--network` and `--set` are then ignored).
+    pub nis_model: Option<Arc<crate::nis::Model>>,
+}
+
+fn dispatch(command: Command, given: &Given, ctx: &RunContext) -> Result<Report, RunError> {
     match command {
         Command::Lang(cmd) => lang::run(cmd, ctx),
         Command::Nn(cmd) => nn::run(cmd, ctx),
-        Command::Nis(cmd) => nis::run(cmd, ctx),
+        Command::Nis(cmd) => nis::run(cmd, given, ctx),
         Command::Timed(cmd) => timed::run(cmd, ctx),
         Command::Robust(cmd) => robust::run(cmd, ctx),
         Command::Swarm(cmd) => swarm::run(*cmd, ctx),
@@ -180,26 +198,60 @@ pub fn main() -> ExitCode {
         }
     };
     let ctx = cli.global.context(start);
-    let timed_out = |reason: &str| {
-        let (engine, verb) = verb_names(&matches);
-        let mut report = Report::timed_out(engine, verb, reason, &ctx);
-        report.stat("time_s", start.elapsed().as_secs_f64());
-        report::emit(&report, &ctx)
+    let answer = run_bounded(cli.command, Given::default(), &ctx);
+    let stopped = answer.is_none();
+    let code = match finish(answer, &matches, &ctx, start) {
+        Ok(report) => report::emit(&report, &ctx),
+        Err(err) => report::emit_error(&err, &ctx),
     };
-    let code = match run_bounded(cli.command, &ctx) {
-        Some(Ok(report)) => report::emit(&report, &ctx),
-        Some(Err(RunError::TimedOut(reason))) => timed_out(&reason),
-        Some(Err(err)) => report::emit_error(&err, &ctx),
+    if stopped {
+        // The verb is still running on its thread: end the process now.
+        std::process::exit(i32::from(code));
+    }
+    ExitCode::from(code)
+}
+
+/// Runs one command line in this process as [`main`] does (`argv[0]` is the
+/// program's name) and returns the report instead of printing it; a bad
+/// command line is bad input with clap's message. The verb runs on its own
+/// thread as in [`main`]; if it has not stopped [`GRACE`] after the deadline,
+/// the report says unknown and the thread is left to end by itself (its
+/// answer is dropped).
+pub fn run_in_process(argv: Vec<String>, given: Given) -> Result<Report, RunError> {
+    let start = Instant::now();
+    let bad_usage = |e: clap::Error| RunError::input(e.render().to_string().trim_end());
+    let matches = command().try_get_matches_from(argv).map_err(bad_usage)?;
+    let cli = Cli::from_arg_matches(&matches).map_err(bad_usage)?;
+    let ctx = cli.global.context(start);
+    let answer = run_bounded(cli.command, given, &ctx);
+    finish(answer, &matches, &ctx, start)
+}
+
+/// The outcome of a run from the verb's answer: a deadline reached with
+/// nothing found, or a verb that did not stop in time (`None`), is a report
+/// with verdict unknown; anything else is the verb's own answer.
+fn finish(
+    answer: Option<Result<Report, RunError>>,
+    matches: &clap::ArgMatches,
+    ctx: &RunContext,
+    start: Instant,
+) -> Result<Report, RunError> {
+    let timed_out = |reason: &str| {
+        let (engine, verb) = verb_names(matches);
+        let mut report = Report::timed_out(engine, verb, reason, ctx);
+        report.stat("time_s", start.elapsed().as_secs_f64());
+        report
+    };
+    match answer {
+        Some(Err(RunError::TimedOut(reason))) => Ok(timed_out(&reason)),
+        Some(other) => other,
         None => {
             let limit = ctx.timeout().map_or(0.0, |t| t.as_secs_f64());
-            let code = timed_out(&format!(
+            Ok(timed_out(&format!(
                 "the time-out of {limit} s was reached and the run was stopped before it could report what it had found"
-            ));
-            // The verb is still running on its thread: end the process now.
-            std::process::exit(i32::from(code));
+            )))
         }
-    };
-    ExitCode::from(code)
+    }
 }
 
 /// How long after the deadline a verb may take to stop by itself and report
@@ -214,14 +266,18 @@ const VERB_STACK: usize = 8 << 20;
 /// checks the deadline itself and returns partial results; this is the
 /// backstop for any work that cannot be interrupted (a long HiGHS presolve,
 /// one huge exact multiplication). A panic of the verb is resumed here.
-fn run_bounded(command: Command, ctx: &RunContext) -> Option<Result<Report, RunError>> {
+fn run_bounded(
+    command: Command,
+    given: Given,
+    ctx: &RunContext,
+) -> Option<Result<Report, RunError>> {
     let (send, receive) = std::sync::mpsc::channel();
     let verb_ctx = ctx.clone();
     let verb = std::thread::Builder::new()
         .name("verb".into())
         .stack_size(VERB_STACK)
         .spawn(move || {
-            let _ = send.send(dispatch(command, &verb_ctx));
+            let _ = send.send(dispatch(command, &given, &verb_ctx));
         })
         .expect("spawn the verb's thread");
     let answer = match ctx.deadline().at() {
@@ -244,12 +300,26 @@ fn run_bounded(command: Command, ctx: &RunContext) -> Option<Result<Report, RunE
 }
 
 /// The engine and verb named on the command line, for a report made here.
-/// They live until the process ends (one leak of a few bytes, once).
 fn verb_names(matches: &clap::ArgMatches) -> (&'static str, &'static str) {
     let (engine, sub) = matches.subcommand().unwrap_or(("", matches));
     let verb = sub.subcommand_name().unwrap_or("");
-    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
-    (leak(engine), leak(verb))
+    (lasting(engine), lasting(verb))
+}
+
+/// A name that lives until the process ends, as a [`Report`] needs: each
+/// distinct name is leaked once (a few bytes), however many runs a process
+/// makes.
+fn lasting(name: &str) -> &'static str {
+    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut names = NAMES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(&known) = names.iter().find(|&&n| n == name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.push(leaked);
+    leaked
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! `mavis nis`: neural interpreted systems of unknown size (Kouvaros et al., IJCAI 2024).
 
+use super::Given;
 use crate::lang;
 use crate::milp::SolveOptions;
 use crate::nis::encode::MilpOptions;
@@ -8,6 +9,7 @@ use crate::nis::{self, reports, EngineChoice, LoadOptions};
 use crate::report::{Report, RunContext, RunError, TableFormat};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
@@ -249,13 +251,19 @@ fn engine(e: Option<EngineArg>) -> EngineChoice {
     }
 }
 
-fn load(args: &ModelArgs, ctx: &RunContext) -> Result<nis::Model, RunError> {
+/// The model of the command line: the one the caller loaded already, or the
+/// file read with the caller's in-memory networks winning over `--network`
+/// (`--set` constants are evaluated here, on the verb's thread, under the deadline).
+fn load(args: &ModelArgs, given: &Given, ctx: &RunContext) -> Result<Arc<nis::Model>, RunError> {
+    if let Some(model) = &given.nis_model {
+        return Ok(Arc::clone(model));
+    }
     let opts = LoadOptions {
         networks: args.network.iter().cloned().collect(),
         constants: super::set_constants(&args.set, ctx)?.into_iter().collect(),
-        in_memory: Default::default(),
+        in_memory: given.networks.clone(),
     };
-    nis::load_model(&args.model, &opts)
+    nis::load_model(&args.model, &opts).map(Arc::new)
 }
 
 /// `nis table`'s depths and agent counts, checked: every depth fits u32
@@ -309,7 +317,7 @@ fn simulates_limits(
     Ok(())
 }
 
-pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
+pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunError> {
     // `emergence` is `verify` reporting the threshold alone.
     let threshold_only = matches!(cmd, NisCmd::Emergence { .. });
     match cmd {
@@ -322,7 +330,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             milp,
             counts,
         } => {
-            let m = load(&model, ctx)?;
+            let m = load(&model, given, ctx)?;
             let s = nis::spec(&spec)?;
             reports::check(
                 &model.model,
@@ -345,7 +353,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             milp,
             table_format,
         } => {
-            let m = load(&model, ctx)?;
+            let m = load(&model, given, ctx)?;
             let (ks, ns) = table_grid(&k, agents, abstract_system)?;
             let fmt = match table_format {
                 TableFormatArg::Text => TableFormat::Text,
@@ -373,7 +381,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             reverse,
             cap,
         } => {
-            let m = load(&model, ctx)?;
+            let m = load(&model, given, ctx)?;
             simulates_limits(indexed, agents, cap)?;
             reports::simulates(&model.model, &m, indexed, depth, agents, reverse, cap, ctx)
         }
@@ -393,7 +401,7 @@ pub fn run(cmd: NisCmd, ctx: &RunContext) -> Result<Report, RunError> {
             cap,
             simulation,
         } => {
-            let m = load(&model, ctx)?;
+            let m = load(&model, given, ctx)?;
             let s = nis::spec(&spec)?;
             let options = VerifyOptions {
                 engine: engine(e),

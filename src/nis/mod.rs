@@ -87,7 +87,53 @@ pub fn load_model(path: &Path, opts: &LoadOptions) -> Result<Model, RunError> {
             "--network {k}=...: the model declares no network `{k}`"
         )));
     }
-    Ok(model)
+    Ok(mark_in_memory(model, &opts.in_memory))
+}
+
+/// A network given in memory has no file: its path is left empty, so that a
+/// report never names the model's file (whose bytes may differ) for it.
+fn mark_in_memory(mut model: Model, in_memory: &HashMap<String, Network>) -> Model {
+    for decl in &mut model.networks {
+        if in_memory.contains_key(&decl.name) {
+            decl.path = PathBuf::new();
+        }
+    }
+    model
+}
+
+/// The model with some of its networks replaced by networks given in memory,
+/// without reading or checking the model text again: a replacement must have
+/// the inputs and outputs of the network it replaces, which is all the
+/// model's checks depend on (the calls' arities, the declared output names,
+/// the percepts of `argmax`).
+pub fn with_networks(model: &Model, given: &HashMap<String, Network>) -> Result<Model, RunError> {
+    let mut names: Vec<&String> = given.keys().collect();
+    names.sort();
+    for name in names {
+        let Some(decl) = model.networks.iter().find(|n| &n.name == name) else {
+            return Err(RunError::input(format!(
+                "network `{name}`: the model declares no network `{name}`"
+            )));
+        };
+        let new = &given[name];
+        let (had, has) = (
+            (decl.network.input_size(), decl.network.output_size()),
+            (new.input_size(), new.output_size()),
+        );
+        if had != has {
+            return Err(RunError::input(format!(
+                "network `{name}` has {} input(s) and {} output(s), but the model's has {} and {}",
+                has.0, has.1, had.0, had.1
+            )));
+        }
+    }
+    let mut replaced = model.clone();
+    for decl in &mut replaced.networks {
+        if let Some(new) = given.get(&decl.name) {
+            decl.network = new.clone();
+        }
+    }
+    Ok(mark_in_memory(replaced, given))
 }
 
 /// Parses `--spec`, located errors included.

@@ -1,0 +1,71 @@
+"""Type stubs of the native module `mavis._native` (Rust, src/python/)."""
+from os import PathLike
+from typing import Optional, Sequence, Union
+
+__version__: str
+
+class InputError(Exception):
+    """Bad input or usage (the CLI's exit status 2), with the CLI's located message."""
+
+class InternalError(Exception):
+    """A failure of mavis itself (the CLI's exit status 3 without a report)."""
+
+class Network:
+    """A checked feed-forward ReLU network."""
+
+    @staticmethod
+    def from_file(path: str) -> Network:
+        """Reads an ONNX file.
+
+        >>> mavis.Network.from_file("networks/guarding.onnx").input_size
+        1
+        """
+    @staticmethod
+    def from_onnx(bytes: bytes) -> Network:
+        """Reads ONNX bytes.
+
+        >>> mavis.Network.from_onnx(open("networks/guarding.onnx", "rb").read())
+        """
+    @staticmethod
+    def from_layers(layers: Sequence[tuple[Sequence[Sequence[float]], Sequence[float]]]) -> Network:
+        """Layers (W, b), W of shape outputs x inputs; ReLU after each layer but the last.
+
+        >>> mavis.Network.from_layers([([[1.0], [-1.0]], [0.0, 0.5]), ([[1.0, 1.0]], [0.0])]).eval([0.25])
+        [0.5]
+        """
+    @property
+    def input_size(self) -> int: ...
+    @property
+    def output_size(self) -> int: ...
+    def eval(self, input: Sequence[float]) -> list[float]:
+        """The outputs on one input, in f64.
+
+        >>> net.eval([0.75])
+        """
+
+class NisModel:
+    """A checked `.nis` model (see `mavis.nis.Model`)."""
+
+    @staticmethod
+    def load(path: Union[str, PathLike[str]], networks: Optional[dict[str, Network]] = None,
+             constants: Sequence[str] = ...) -> NisModel:
+        """Reads and checks a model; `constants` are NAME=VALUE.
+
+        >>> mavis._native.NisModel.load("examples/guarding/guarding.nis")
+        """
+    @property
+    def path(self) -> str: ...
+    @property
+    def network_names(self) -> list[str]: ...
+    def run(self, argv: list[str], networks: Optional[dict[str, Network]] = None
+            ) -> tuple[str, str, list[str]]:
+        """Runs a `nis` command line on this model: (report JSON, text, notes).
+
+        >>> m.run(["mavis", "nis", "check", m.path, "--agents", "3", "--spec", SPEC, "--format", "json"])
+        """
+
+def run(argv: list[str], networks: Optional[dict[str, Network]] = None) -> tuple[str, str, list[str]]:
+    """Runs a command line as the `mavis` binary would: (report JSON, text, notes).
+
+    >>> mavis._native.run(["mavis", "lang", "eval", "1/3 + 0.15", "--format", "json"])
+    """
