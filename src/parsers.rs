@@ -125,6 +125,7 @@ impl Refusal {
             },
             RunError::Internal(m) => Refusal::of_message(format!("internal error: {m}")),
             RunError::TimedOut(m) => Refusal::of_message(format!("timed out: {m}")),
+            RunError::Limit(m) => Refusal::of_message(format!("size limit: {m}")),
         }
     }
 
@@ -242,6 +243,7 @@ fn read_text(ctx: &Context, format: Format, source: &Source) -> Result<(), Refus
             let syntax = crate::swarm::syntax::parse_swarm(source, &mut consts).map_err(lang)?;
             let opts = crate::swarm::model::BuildOptions {
                 faulty_fraction: None,
+                keep_fault_flags: false,
             };
             crate::swarm::model::build_model(source, &syntax, None, consts, &opts)
                 .map(drop)
@@ -254,6 +256,7 @@ fn read_text(ctx: &Context, format: Format, source: &Source) -> Result<(), Refus
             let blocks = crate::swarm::syntax::parse_faults(source, &mut consts).map_err(lang)?;
             let opts = crate::swarm::model::BuildOptions {
                 faulty_fraction: None,
+                keep_fault_flags: false,
             };
             crate::swarm::model::build_model(
                 &ctx.foraging,
@@ -271,6 +274,7 @@ fn read_text(ctx: &Context, format: Format, source: &Source) -> Result<(), Refus
                 crate::swarm::syntax::parse_swarm(&ctx.foraging, &mut consts).map_err(lang)?;
             let opts = crate::swarm::model::BuildOptions {
                 faulty_fraction: None,
+                keep_fault_flags: false,
             };
             let model =
                 crate::swarm::model::build_model(&ctx.foraging, &syntax, None, consts, &opts)

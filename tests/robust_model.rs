@@ -23,7 +23,9 @@ reach r;
 fn load(text: &str) -> Result<(mavis::robust::model::Automaton, Vec<String>), String> {
     load_source(&Source::new("m.ma", text), &mut Constants::default()).map_err(|e| match e {
         mavis::report::RunError::Input(r) => r.to_string(),
-        mavis::report::RunError::Internal(s) | mavis::report::RunError::TimedOut(s) => s,
+        mavis::report::RunError::Internal(s)
+        | mavis::report::RunError::TimedOut(s)
+        | mavis::report::RunError::Limit(s) => s,
     })
 }
 

@@ -19,6 +19,10 @@ pub struct ModelArgs {
     /// Definition 15: each agent is faulty-prone with this probability; properties become P[G(starting -> X psi)].
     #[arg(long, value_name = "P", value_parser = parse_probability)]
     pub faulty_fraction: Option<Rat>,
+    /// Keep Definition 13's faulty/injected flags in every agent's state even
+    /// when no label or property reads them (by default they are projected away).
+    #[arg(long)]
+    pub fault_flags: bool,
 }
 
 fn parse_probability(s: &str) -> Result<Rat, String> {
@@ -138,6 +142,7 @@ fn inputs(m: ModelArgs, props: Option<PathBuf>, prop: Vec<String>) -> Inputs {
         prop_texts: prop,
         sets: m.set,
         faulty_fraction: m.faulty_fraction,
+        keep_fault_flags: m.fault_flags,
     }
 }
 
@@ -192,6 +197,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 threshold,
                 out,
                 max_states,
+                threads: ctx.threads,
             };
             swarm::sweep::sweep(&inputs(model, None, vec![prop]), &o, ctx)
         }

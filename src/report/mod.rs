@@ -4,11 +4,13 @@
 
 mod context;
 mod deadline;
+mod font;
 mod stream;
 mod table;
 
 pub use context::{Format, Progress, RunContext};
 pub use deadline::{parse_timeout, Deadline, Expired, MAX_TIMEOUT_S};
+pub use font::register_plot_font;
 pub use stream::err_line;
 
 pub use table::{Table, TableFormat};
@@ -201,6 +203,9 @@ pub enum RunError {
     /// CLI reports verdict unknown (exit 3) with this message. Engines with
     /// partial results return a [`Report`] with verdict unknown instead.
     TimedOut(String),
+    /// A documented size limit (`--max-states`, a memory estimate) stopped the
+    /// run before an answer: verdict unknown (exit 3) with this message.
+    Limit(String),
 }
 
 impl RunError {
@@ -229,7 +234,7 @@ impl RunError {
     pub fn exit_code(&self) -> u8 {
         match self {
             RunError::Input(_) => exit::BAD_INPUT,
-            RunError::Internal(_) | RunError::TimedOut(_) => exit::UNKNOWN,
+            RunError::Internal(_) | RunError::TimedOut(_) | RunError::Limit(_) => exit::UNKNOWN,
         }
     }
 }
@@ -273,6 +278,14 @@ impl Report {
     /// Marks a report whose run was cut by the deadline: verdict unknown,
     /// the reason as the first line (before what was found so far), and a
     /// warning.
+    /// Partial results cut short by a documented size limit: verdict unknown.
+    pub fn stopped_at_limit(&mut self, reason: &str) {
+        self.verdict = Some(Verdict::Unknown);
+        self.text = format!("UNKNOWN: {reason}\n{}", self.text);
+        self.stat("limit_reached", true);
+        self.warnings.push(reason.to_string());
+    }
+
     pub fn stopped_at_deadline(&mut self, reason: &str) {
         self.verdict = Some(Verdict::Unknown);
         self.text = format!("UNKNOWN: {reason}\n{}", self.text);
@@ -347,7 +360,7 @@ pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
     let message = match err {
         RunError::Input(report) => format!("{report:?}"),
         RunError::Internal(msg) => format!("internal error: {msg}"),
-        RunError::TimedOut(msg) => format!("unknown: {msg}"),
+        RunError::TimedOut(msg) | RunError::Limit(msg) => format!("unknown: {msg}"),
     };
     err_line(&message);
     if ctx.format == Format::Json {
@@ -355,10 +368,11 @@ pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
             RunError::Input(_) => "input",
             RunError::Internal(_) => "internal",
             RunError::TimedOut(_) => "timeout",
+            RunError::Limit(_) => "limit",
         };
         let plain = match err {
             RunError::Input(report) => report.to_string(),
-            RunError::Internal(msg) | RunError::TimedOut(msg) => msg.clone(),
+            RunError::Internal(msg) | RunError::TimedOut(msg) | RunError::Limit(msg) => msg.clone(),
         };
         let v = serde_json::json!({
             "tool": "mavis",
