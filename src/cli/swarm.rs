@@ -86,7 +86,7 @@ pub enum SwarmCmd {
     },
     /// Max p against k and a swept constant (the swarm paper's Figure 2): table, CSV, SVG and PNG.
     #[command(
-        after_help = "Example:\n  mavis swarm sweep examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --prop 'Pmax=? [ F<k \"deposited2\" ]' --sweep pf=0:0.1:1 --k 8..20 --agents 2 --out sweep"
+        after_help = "Example:\n  mavis swarm sweep examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --prop 'Pmax=? [ F<k \"deposited2\" ]' --sweep pf=0:0.1:1 --k 18..30 --agents 2 --out sweep"
     )]
     Sweep {
         #[command(flatten)]
