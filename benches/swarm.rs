@@ -1,5 +1,7 @@
 //! Swarm engine benchmarks: build + check Pmax[F<20 "deposited2"] on the
-//! concrete foraging swarm (n = 3, 4, 5) and on the abstraction (pf = 0.4).
+//! seed's foraging swarm (examples/foraging/foraging.swarm, 14 local states
+//! per robot; n = 3, 4, 5) and on its set abstraction (pf = 0.4), in f64 and
+//! exactly (n = 3).
 //! `benches/swarm_storm.py` times Storm on the same exported models.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -16,6 +18,7 @@ fn inputs() -> Inputs {
         prop_texts: vec!["Pmax=? [ F<20 \"deposited2\" ]".into()],
         sets: vec![("pf".into(), mavis::lang::parse_value_text("0.4").unwrap())],
         faulty_fraction: None,
+        keep_fault_flags: false,
     }
 }
 
@@ -38,6 +41,20 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    g.bench_function("foraging_n3_build_check_F20_exact", |b| {
+        b.iter(|| {
+            check(
+                &inputs(),
+                &CheckOptions {
+                    agents: Some(vec![3]),
+                    exact: true,
+                    ..Default::default()
+                },
+                &ctx,
+            )
+            .unwrap()
+        })
+    });
     g.bench_function("foraging_abstract_pf0.4_F20", |b| {
         b.iter(|| {
             check(

@@ -64,7 +64,7 @@ def main():
             path = os.path.join(tmp, f"foraging_{n}.{to}")
             subprocess.run([BIN, "swarm", "export", *common, *where, "--to", to, "-o", path], check=True, capture_output=True)
             wall, mem, out = timed([BIN, "-q", "swarm", "check", *common, *where, "--prop", PROP])
-            print(f"| {n} | mavis | {out.strip().split(': ')[-1]} | {wall:.2f} | {mem:.0f} |")
+            print(f"| {n} | mavis | {out.strip().splitlines()[0].split(': ')[-1]} | {wall:.2f} | {mem:.0f} |")
             wall, mem, out = timed([sys.executable, "-c", STORM, path, PROP])
             print(f"| {n} | Storm (stormpy 2.0.0, {to.upper()} export) | {out.split()[0]} | {wall:.2f} | {mem:.0f} |")
 

@@ -126,6 +126,7 @@ impl Refusal {
             RunError::Internal(m) => Refusal::of_message(format!("internal error: {m}")),
             RunError::TimedOut(m) => Refusal::of_message(format!("timed out: {m}")),
             RunError::Undetermined(m) => Refusal::of_message(format!("undetermined: {m}")),
+            RunError::Limit(m) => Refusal::of_message(format!("size limit: {m}")),
         }
     }
 
@@ -243,6 +244,7 @@ fn read_text(ctx: &Context, format: Format, source: &Source) -> Result<(), Refus
             let syntax = crate::swarm::syntax::parse_swarm(source, &mut consts).map_err(lang)?;
             let opts = crate::swarm::model::BuildOptions {
                 faulty_fraction: None,
+                keep_fault_flags: false,
             };
             crate::swarm::model::build_model(source, &syntax, None, consts, &opts)
                 .map(drop)
@@ -255,6 +257,7 @@ fn read_text(ctx: &Context, format: Format, source: &Source) -> Result<(), Refus
             let blocks = crate::swarm::syntax::parse_faults(source, &mut consts).map_err(lang)?;
             let opts = crate::swarm::model::BuildOptions {
                 faulty_fraction: None,
+                keep_fault_flags: false,
             };
             crate::swarm::model::build_model(
                 &ctx.foraging,
@@ -272,6 +275,7 @@ fn read_text(ctx: &Context, format: Format, source: &Source) -> Result<(), Refus
                 crate::swarm::syntax::parse_swarm(&ctx.foraging, &mut consts).map_err(lang)?;
             let opts = crate::swarm::model::BuildOptions {
                 faulty_fraction: None,
+                keep_fault_flags: false,
             };
             let model =
                 crate::swarm::model::build_model(&ctx.foraging, &syntax, None, consts, &opts)

@@ -123,10 +123,10 @@ fn a_closed_pipe_is_not_a_panic() {
     use std::process::{Command as Std, Stdio};
     let ex = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/foraging/");
     let mut child = Std::new(env!("CARGO_BIN_EXE_mavis"))
-        .args(["swarm", "export", &format!("{ex}foraging.swarm")])
+        .args(["swarm", "export", &format!("{ex}foraging_small.swarm")])
         .args([
             "--faults",
-            &format!("{ex}foraging.faults"),
+            &format!("{ex}foraging_small.faults"),
             "--agents",
             "3",
             "--to",

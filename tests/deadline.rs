@@ -234,7 +234,7 @@ fn swarm_abstraction_cut_by_the_deadline_is_unknown_with_the_states_explored() {
     let r = run(&[
         "swarm",
         "check",
-        &repo("examples/foraging/foraging.swarm"),
+        &repo("examples/foraging/foraging_small.swarm"),
         "--props",
         &repo("examples/foraging/foraging.props"),
         "--abstract",
@@ -262,7 +262,7 @@ fn swarm_value_iteration_stops_at_the_deadline_and_keeps_the_decided_property() 
         "long.props",
         &format!("{quick}\nPmax=? [ F<1000000 \"deposited2\" ]\n"),
     );
-    let model = repo("examples/foraging/foraging.swarm");
+    let model = repo("examples/foraging/foraging_small.swarm");
     let common = ["--abstract", "--threshold", "4"];
     let mut args = vec!["swarm", "check", &model, "--props"];
     let props = props.display().to_string();

@@ -122,7 +122,8 @@ fn chains_in_every_model_format() {
         .assert()
         .success();
     // A swarm guard.
-    let swarm = std::fs::read_to_string(root().join("examples/foraging/foraging.swarm")).unwrap();
+    let swarm =
+        std::fs::read_to_string(root().join("examples/foraging/foraging_small.swarm")).unwrap();
     let guard = "[search]  state=1 & t=0 ->";
     assert!(swarm.contains(guard));
     let swarm = swarm.replacen(guard, &format!("[search]  state=1 & t=0 & 0*({c})=0 ->"), 1);
@@ -133,7 +134,7 @@ fn chains_in_every_model_format() {
                 .args(["--format", "json", "swarm", "check"])
                 .arg(file)
                 .arg("--faults")
-                .arg(root().join("examples/foraging/foraging.faults"))
+                .arg(root().join("examples/foraging/foraging_small.faults"))
                 .args(args),
         );
         run.success().json()["results"].to_string()
@@ -141,7 +142,10 @@ fn chains_in_every_model_format() {
     let prop = ["--prop", "Pmax=? [ F<13 \"deposited2\" ]", "--agents", "2"];
     assert_eq!(
         value(&prop, &dir.path().join("f.swarm")),
-        value(&prop, &root().join("examples/foraging/foraging.swarm"))
+        value(
+            &prop,
+            &root().join("examples/foraging/foraging_small.swarm")
+        )
     );
     // A .ma constant.
     let ma = format!(
@@ -355,9 +359,9 @@ fn absurd_options_are_refused() {
     let sweep = |range: &str| {
         let mut cmd = mavis();
         cmd.args(["swarm", "sweep"])
-            .arg(root().join("examples/foraging/foraging.swarm"))
+            .arg(root().join("examples/foraging/foraging_small.swarm"))
             .arg("--faults")
-            .arg(root().join("examples/foraging/foraging.faults"))
+            .arg(root().join("examples/foraging/foraging_small.faults"))
             .args(["--prop", "Pmax=? [ F<k \"deposited2\" ]", "--k", "8..9"])
             .args(["--agents", "2", "--sweep", range]);
         cmd

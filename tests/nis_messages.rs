@@ -170,7 +170,7 @@ fn the_report_names_every_network_by_path_and_sha256() {
     let (v, _) = json(&[
         "swarm",
         "check",
-        "examples/foraging/foraging.swarm",
+        "examples/foraging/foraging_small.swarm",
         "--agents",
         "1",
         "--prop",

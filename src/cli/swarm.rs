@@ -20,6 +20,10 @@ pub struct ModelArgs {
     /// (An expression, evaluated with the `--set` constants on the verb's thread.)
     #[arg(long, value_name = "P", allow_hyphen_values = true)]
     pub faulty_fraction: Option<String>,
+    /// Keep Definition 13's faulty/injected flags in every agent's state even
+    /// when no label or property reads them (by default they are projected away).
+    #[arg(long)]
+    pub fault_flags: bool,
 }
 
 /// `--faulty-fraction`'s value: an exact probability.
@@ -87,7 +91,7 @@ pub enum SwarmCmd {
     },
     /// Max p against k and a swept constant (the swarm paper's Figure 2): table, CSV, SVG and PNG.
     #[command(
-        after_help = "Example:\n  mavis swarm sweep examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --prop 'Pmax=? [ F<k \"deposited2\" ]' --sweep pf=0:0.1:1 --k 8..20 --agents 2 --out sweep"
+        after_help = "Example:\n  mavis swarm sweep examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --prop 'Pmax=? [ F<k \"deposited2\" ]' --sweep pf=0:0.1:1 --k 18..30 --agents 2 --out sweep"
     )]
     Sweep {
         #[command(flatten)]
@@ -150,6 +154,7 @@ fn inputs(
         prop_texts: prop,
         sets: super::set_constants(&m.set, ctx)?,
         faulty_fraction: m.faulty_fraction.as_deref().map(probability).transpose()?,
+        keep_fault_flags: m.fault_flags,
     })
 }
 
@@ -206,6 +211,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 threshold,
                 out,
                 max_states,
+                threads: ctx.threads,
             };
             swarm::sweep::sweep(&inputs(model, None, vec![prop], ctx)?, &o, ctx)
         }

@@ -28,6 +28,11 @@ pub(super) fn to_py_err(err: RunError) -> PyErr {
         RunError::Internal(msg) => InternalError::new_err(msg),
         // `run_in_process` turns a time-out into a report; kept for completeness.
         RunError::TimedOut(msg) => InternalError::new_err(format!("unknown: {msg}")),
+        // A size limit or an answer only up to the solver's tolerances: the
+        // CLI's exit 3 with an error object, carried the same way.
+        RunError::Undetermined(msg) | RunError::Limit(msg) => {
+            InternalError::new_err(format!("unknown: {msg}"))
+        }
     }
 }
 

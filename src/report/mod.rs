@@ -4,11 +4,13 @@
 
 mod context;
 mod deadline;
+mod font;
 mod stream;
 mod table;
 
 pub use context::{Format, Progress, RunContext};
 pub use deadline::{parse_timeout, Deadline, Expired, MAX_TIMEOUT_S};
+pub use font::register_plot_font;
 pub use stream::err_line;
 
 pub use table::{Table, TableFormat};
@@ -206,6 +208,9 @@ pub enum RunError {
     /// the solver's tolerances). The CLI reports verdict unknown (exit 3)
     /// with this reason; it is not a failure of mavis.
     Undetermined(String),
+    /// A documented size limit (`--max-states`, a memory estimate) stopped the
+    /// run before an answer: verdict unknown (exit 3) with this message.
+    Limit(String),
 }
 
 impl RunError {
@@ -234,9 +239,10 @@ impl RunError {
     pub fn exit_code(&self) -> u8 {
         match self {
             RunError::Input(_) => exit::BAD_INPUT,
-            RunError::Internal(_) | RunError::TimedOut(_) | RunError::Undetermined(_) => {
-                exit::UNKNOWN
-            }
+            RunError::Internal(_)
+            | RunError::TimedOut(_)
+            | RunError::Undetermined(_)
+            | RunError::Limit(_) => exit::UNKNOWN,
         }
     }
 }
@@ -280,6 +286,14 @@ impl Report {
     /// Marks a report whose run was cut by the deadline: verdict unknown,
     /// the reason as the first line (before what was found so far), and a
     /// warning.
+    /// Partial results cut short by a documented size limit: verdict unknown.
+    pub fn stopped_at_limit(&mut self, reason: &str) {
+        self.verdict = Some(Verdict::Unknown);
+        self.text = format!("UNKNOWN: {reason}\n{}", self.text);
+        self.stat("limit_reached", true);
+        self.warnings.push(reason.to_string());
+    }
+
     pub fn stopped_at_deadline(&mut self, reason: &str) {
         self.verdict = Some(Verdict::Unknown);
         self.text = format!("UNKNOWN: {reason}\n{}", self.text);
@@ -354,7 +368,9 @@ pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
     let message = match err {
         RunError::Input(report) => format!("{report:?}"),
         RunError::Internal(msg) => format!("internal error: {msg}"),
-        RunError::TimedOut(msg) | RunError::Undetermined(msg) => format!("unknown: {msg}"),
+        RunError::TimedOut(msg) | RunError::Undetermined(msg) | RunError::Limit(msg) => {
+            format!("unknown: {msg}")
+        }
     };
     err_line(&message);
     if ctx.format == Format::Json {
@@ -363,12 +379,14 @@ pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
             RunError::Internal(_) => "internal",
             RunError::TimedOut(_) => "timeout",
             RunError::Undetermined(_) => "undetermined",
+            RunError::Limit(_) => "limit",
         };
         let plain = match err {
             RunError::Input(report) => report.to_string(),
-            RunError::Internal(msg) | RunError::TimedOut(msg) | RunError::Undetermined(msg) => {
-                msg.clone()
-            }
+            RunError::Internal(msg)
+            | RunError::TimedOut(msg)
+            | RunError::Undetermined(msg)
+            | RunError::Limit(msg) => msg.clone(),
         };
         let v = serde_json::json!({
             "tool": "mavis",

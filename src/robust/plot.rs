@@ -5,6 +5,8 @@ use plotters::prelude::*;
 
 /// Renders the bound against T; unachievable periods are left out.
 pub fn tradeoff_svg(rows: &[FaultRow], title: &str) -> Result<String, String> {
+    // plotters measures text with a registered font (the bundled one).
+    crate::report::register_plot_font()?;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (640, 400)).into_drawing_area();

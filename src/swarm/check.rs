@@ -13,7 +13,7 @@ use num_traits::{One, Zero};
 const STATES_PER_CHECK: usize = 4096;
 
 /// Numbers the value iteration runs on.
-pub trait Prob: Clone + PartialOrd + Zero + One {
+pub trait Prob: Clone + PartialOrd + Zero + One + Send + Sync {
     fn of(mdp: &Mdp, entry: usize) -> Self;
 }
 
@@ -84,9 +84,83 @@ pub struct Bounded<T> {
     pub history: Vec<Vec<T>>,
 }
 
+/// The best choice at each of `states` and its value, one Bellman step on `cur`.
+fn bellman<T: Prob>(
+    mdp: &Mdp,
+    cur: &[T],
+    states: &[usize],
+    opt: Opt,
+    deadline: Deadline,
+) -> Result<Vec<(T, u32)>, Expired> {
+    let mut out = Vec::with_capacity(states.len());
+    for (i, &s) in states.iter().enumerate() {
+        if i % STATES_PER_CHECK == STATES_PER_CHECK - 1 {
+            deadline.check()?;
+        }
+        let mut best: Option<(T, usize)> = None;
+        for c in mdp.choices(s) {
+            let mut v = T::zero();
+            for e in mdp.entries(c) {
+                let x = &cur[mdp.targets[e] as usize];
+                if !x.is_zero() {
+                    v = v + T::of(mdp, e) * x.clone();
+                }
+            }
+            let better = match &best {
+                None => true,
+                Some((b, _)) => match opt {
+                    Opt::Max => v > *b,
+                    Opt::Min => v < *b,
+                },
+            };
+            if better {
+                best = Some((v, c));
+            }
+        }
+        let (v, c) = best.unwrap_or_else(|| (T::zero(), u32::MAX as usize));
+        out.push((v, c as u32));
+    }
+    Ok(out)
+}
+
+/// Fewer states than this per thread are not worth a thread.
+const STATES_PER_THREAD: usize = 1 << 15;
+
+/// [`bellman`] over `states`, split among up to `threads` threads.
+fn bellman_parallel<T: Prob>(
+    mdp: &Mdp,
+    cur: &[T],
+    states: &[usize],
+    opt: Opt,
+    deadline: Deadline,
+    threads: usize,
+) -> Result<Vec<(T, u32)>, Expired> {
+    let threads = threads.min(states.len() / STATES_PER_THREAD).max(1);
+    if threads == 1 {
+        return bellman(mdp, cur, states, opt, deadline);
+    }
+    let chunk = states.len().div_ceil(threads);
+    let parts: Vec<Result<Vec<(T, u32)>, Expired>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = states
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || bellman(mdp, cur, part, opt, deadline)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let mut out = Vec::with_capacity(states.len());
+    for part in parts {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
 /// `P_opt[ allowed U<=steps target ]` for every state.
 /// Gives up at `deadline`, checked at every step and every
-/// [`STATES_PER_CHECK`] states within a step.
+/// [`STATES_PER_CHECK`] states within a step. Each step's states are split
+/// among `threads` threads (`--threads`) when there are enough of them.
 #[allow(clippy::too_many_arguments)]
 pub fn bounded_until<T: Prob>(
     mdp: &Mdp,
@@ -96,6 +170,7 @@ pub fn bounded_until<T: Prob>(
     opt: Opt,
     record: bool,
     deadline: Deadline,
+    threads: usize,
 ) -> Result<Bounded<T>, Expired> {
     let n = mdp.num_states();
     let maybe = maybe_states(mdp, target, allowed);
@@ -120,34 +195,11 @@ pub fn bounded_until<T: Prob>(
         } else {
             Vec::new()
         };
-        for (i, &s) in active.iter().enumerate() {
-            if i % STATES_PER_CHECK == STATES_PER_CHECK - 1 {
-                deadline.check()?;
-            }
-            let mut best: Option<(T, usize)> = None;
-            for c in mdp.choices(s) {
-                let mut v = T::zero();
-                for e in mdp.entries(c) {
-                    let x = &cur[mdp.targets[e] as usize];
-                    if !x.is_zero() {
-                        v = v + T::of(mdp, e) * x.clone();
-                    }
-                }
-                let better = match &best {
-                    None => true,
-                    Some((b, _)) => match opt {
-                        Opt::Max => v > *b,
-                        Opt::Min => v < *b,
-                    },
-                };
-                if better {
-                    best = Some((v, c));
-                }
-            }
-            let (v, c) = best.expect("every state has a choice");
+        let best = bellman_parallel(mdp, &cur, &active, opt, deadline, threads)?;
+        for (&s, (v, c)) in active.iter().zip(best) {
             next[s] = v;
             if record {
-                decision[s] = c as u32;
+                decision[s] = c;
             }
         }
         std::mem::swap(&mut cur, &mut next);

@@ -179,6 +179,10 @@ impl<'a> Concrete<'a> {
                 }
             }
             out.entry(&state, p, q);
+            if out.overflow {
+                // Too many successors to hold: exploration stops on this.
+                return;
+            }
             let mut i = 0;
             loop {
                 if i == parts.len() {

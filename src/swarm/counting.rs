@@ -437,6 +437,9 @@ impl Counting<'_> {
                     }
                 }
                 out.entry(&base, p, q);
+                if out.overflow {
+                    return;
+                }
                 let mut j = 0;
                 while j < parts.len() {
                     idx[j] += 1;

@@ -134,6 +134,7 @@ pub fn compute(
     phases: Option<&Phases>,
     rounds: usize,
     deadline: Deadline,
+    threads: usize,
 ) -> Result<Values, Expired> {
     let n = mdp.num_states();
     let all = vec![true; n];
@@ -161,7 +162,9 @@ pub fn compute(
             history: vec![],
         }
     } else {
-        check::bounded_until(mdp, &target, &allowed, steps, opt, record, deadline)?
+        check::bounded_until(
+            mdp, &target, &allowed, steps, opt, record, deadline, threads,
+        )?
     };
     let mut f = run_f64.values.clone();
     if complement {
@@ -171,7 +174,15 @@ pub fn compute(
         let mut v: Vec<Rat> = if is_next {
             check::next(mdp, &target, opt)
         } else {
-            check::bounded_until::<Rat>(mdp, &target, &allowed, steps, opt, false, deadline)?.values
+            match super::exact::bounded_until_exact(mdp, &target, &allowed, steps, opt, deadline)? {
+                Some(v) => v,
+                None => {
+                    check::bounded_until::<Rat>(
+                        mdp, &target, &allowed, steps, opt, false, deadline, threads,
+                    )?
+                    .values
+                }
+            }
         };
         if complement {
             v.iter_mut().for_each(|x| *x = Rat::one() - x.clone());

@@ -32,6 +32,7 @@ fn value_text(t: &Template, var: usize, x: i64) -> String {
 
 fn guard(t: &Template, s: &[i64], suffix: &str) -> String {
     (0..t.vars.len())
+        .filter(|&v| !t.is_projected(v))
         .map(|v| {
             let n = var_name(t, v, suffix);
             if t.vars[v].is_bool {
@@ -73,6 +74,10 @@ fn dist_text(t: &Template, sp: &LocalSpace, s: &[i64], d: &Dist, suffix: &str) -
 
 fn declare(out: &mut String, t: &Template, suffix: &str) {
     for (v, info) in t.vars.iter().enumerate() {
+        if t.is_projected(v) {
+            // Definition 13's flags, projected away: nothing reads them.
+            continue;
+        }
         let name = var_name(t, v, suffix);
         if info.is_bool {
             let _ = writeln!(out, "  {name} : bool init {};", info.init != 0);
@@ -231,49 +236,92 @@ pub fn expr_text(m: &Model, refs: &[GlobalVar], e: &TExpr) -> String {
     }
 }
 
-/// Any explored MDP as a one-module PRISM model (state index `s`); used for
-/// the abstract model. Several initial states become an `init` block.
-pub fn prism_explicit(mdp: &Mdp, labels: &[(String, Vec<bool>)], comment: &str) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "// {comment}, exported by mavis {}",
-        env!("CARGO_PKG_VERSION")
-    );
-    out.push_str("mdp\n\nmodule M\n");
-    let n = mdp.num_states();
-    let _ = writeln!(out, "  s : [0..{}];", n.saturating_sub(1).max(1));
-    for s in 0..n {
-        for c in mdp.choices(s) {
-            let parts: Vec<String> = mdp
-                .entries(c)
-                .map(|e| {
-                    let p = match &mdp.exact {
-                        Some(x) => num::display(&x[e]),
-                        None => format!("{:?}", mdp.probs[e]),
-                    };
-                    format!("{p}:(s'={})", mdp.targets[e])
-                })
-                .collect();
-            let _ = writeln!(out, "  [] s={s} -> {};", parts.join(" + "));
+/// `lo <= s <= hi` in PRISM.
+fn prism_interval(lo: usize, hi: usize) -> String {
+    if lo == hi {
+        format!("s={lo}")
+    } else {
+        format!("(s>={lo} & s<={hi})")
+    }
+}
+
+/// A balanced, parenthesised disjunction of index intervals: its nesting
+/// depth is log2 of the number of intervals, so a parser that recurses per
+/// operator (Storm stops at depth 10,000) reads any label.
+fn prism_disjunction(parts: &[(usize, usize)], out: &mut String) {
+    match parts.len() {
+        0 => out.push_str("false"),
+        1 => out.push_str(&prism_interval(parts[0].0, parts[0].1)),
+        n => {
+            out.push('(');
+            prism_disjunction(&parts[..n / 2], out);
+            out.push_str(" | ");
+            prism_disjunction(&parts[n / 2..], out);
+            out.push(')');
         }
     }
-    out.push_str("endmodule\n\n");
-    let init: Vec<String> = mdp.initial.iter().map(|i| format!("s={i}")).collect();
-    let _ = writeln!(out, "init {} endinit\n", init.join(" | "));
-    for (name, truth) in labels {
-        let states: Vec<String> = (0..n)
-            .filter(|&s| truth[s])
-            .map(|s| format!("s={s}"))
-            .collect();
-        let body = if states.is_empty() {
-            "false".to_string()
-        } else {
-            states.join(" | ")
-        };
-        let _ = writeln!(out, "label \"{name}\" = {body};");
-    }
+}
+
+/// The states where `truth` holds, as a PRISM expression over `s`.
+pub fn prism_states_expression(truth: &[bool]) -> String {
+    let states: Vec<usize> = (0..truth.len()).filter(|&s| truth[s]).collect();
+    let mut out = String::new();
+    prism_disjunction(&super::jani::runs(&states), &mut out);
     out
+}
+
+/// Any explored MDP as a one-module PRISM model (state index `s`), written
+/// to `w` state by state; used for the abstract model. Several initial
+/// states become an `init` block.
+pub fn write_prism_explicit(
+    mdp: &Mdp,
+    labels: &[(String, Vec<bool>)],
+    comment: &str,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "// {comment}, exported by mavis {}",
+        env!("CARGO_PKG_VERSION")
+    )?;
+    w.write_all(b"mdp\n\nmodule M\n")?;
+    let n = mdp.num_states();
+    writeln!(w, "  s : [0..{}];", n.saturating_sub(1).max(1))?;
+    let mut line = String::new();
+    for s in 0..n {
+        for c in mdp.choices(s) {
+            line.clear();
+            let _ = write!(line, "  [] s={s} -> ");
+            for (i, e) in mdp.entries(c).enumerate() {
+                if i > 0 {
+                    line.push_str(" + ");
+                }
+                match &mdp.exact {
+                    Some(x) => line.push_str(&num::display(&x[e])),
+                    None => {
+                        let _ = write!(line, "{:?}", mdp.probs[e]);
+                    }
+                }
+                let _ = write!(line, ":(s'={})", mdp.targets[e]);
+            }
+            line.push_str(";\n");
+            w.write_all(line.as_bytes())?;
+        }
+    }
+    w.write_all(b"endmodule\n\n")?;
+    let init: Vec<String> = mdp.initial.iter().map(|i| format!("s={i}")).collect();
+    writeln!(w, "init {} endinit\n", init.join(" | "))?;
+    for (name, truth) in labels {
+        writeln!(w, "label \"{name}\" = {};", prism_states_expression(truth))?;
+    }
+    Ok(())
+}
+
+/// [`write_prism_explicit`] into a string.
+pub fn prism_explicit(mdp: &Mdp, labels: &[(String, Vec<bool>)], comment: &str) -> String {
+    let mut out = Vec::new();
+    write_prism_explicit(mdp, labels, comment, &mut out).expect("writing to memory");
+    String::from_utf8(out).expect("the writer emits UTF-8")
 }
 
 /// The target language of `mavis swarm export`.
@@ -294,7 +342,7 @@ pub fn export(
     output: Option<&std::path::Path>,
     deadline: crate::report::Deadline,
 ) -> Result<crate::report::Report, crate::report::RunError> {
-    use crate::report::{Report, RunError};
+    use crate::report::Report;
     let l = super::load(inputs)?;
     let counts = match agents {
         Some(a) => Some(super::run::counts_for(&l, a)?),
@@ -310,34 +358,113 @@ pub fn export(
         ),
         None => format!("the abstract model (threshold {threshold})"),
     };
-    let text = match (format, &counts) {
-        (Format::Prism, Some(c)) => prism_concrete(&l, c),
-        (Format::Prism, None) => {
-            let (mdp, labels) =
-                super::run::explore_model(&l, None, threshold, true, 5_000_000, deadline)?;
-            let what = format!("{what}, {} states", mdp.num_states());
-            prism_explicit(&mdp, &labels, &what)
+    // Explore first: a refused or stopped export leaves no file behind.
+    let explored = match (format, &counts) {
+        (Format::Prism, Some(_)) => None,
+        (_, c) => Some(super::run::explore_model(
+            &l,
+            c.as_deref(),
+            threshold,
+            true,
+            EXPORT_MAX_STATES,
+            deadline,
+        )?),
+    };
+    let mut sink = Sink::open(output)?;
+    let written = match &explored {
+        None => {
+            use std::io::Write as _;
+            let c = counts.as_deref().unwrap_or_default();
+            sink.write_all(prism_concrete(&l, c).as_bytes())
         }
-        (Format::Jani, c) => {
-            let (mdp, labels) =
-                super::run::explore_model(&l, c.as_deref(), threshold, true, 5_000_000, deadline)?;
+        Some((mdp, labels)) if format == Format::Prism => {
+            let what = format!("{what}, {} states", mdp.num_states());
+            write_prism_explicit(mdp, labels, &what, &mut sink)
+        }
+        Some((mdp, labels)) => {
             let what = format!("{what} of {}, {} states", l.source.name(), mdp.num_states());
-            let mut text = serde_json::to_string(&super::jani::jani_explicit(&mdp, &labels, &what))
-                .map_err(|e| RunError::Internal(format!("JANI serialisation: {e}")))?;
-            text.push('\n');
-            text
+            super::jani::write_jani(mdp, labels, &what, &mut sink)
         }
     };
+    written.map_err(|e| sink.error(e))?;
     let mut r = Report::new("swarm", "export");
     r.model = crate::report::ModelRef::from_path(&inputs.model).ok();
-    r.results = serde_json::json!({ "exported": what, "bytes": text.len() });
+    r.results = serde_json::json!({ "exported": what, "bytes": sink.bytes });
     match output {
         Some(path) => {
-            std::fs::write(path, &text)
-                .map_err(|e| RunError::input(format!("cannot write {}: {e}", path.display())))?;
+            sink.finish()?;
             r.text = format!("wrote {what} to {}\n", path.display());
         }
-        None => r.output = Some(text),
+        None => r.output = Some(String::from_utf8_lossy(&sink.finish()?).into_owned()),
     }
     Ok(r)
+}
+
+/// The most states `export` explores (the text is streamed; the explored
+/// model with its exact probabilities stays in memory).
+pub const EXPORT_MAX_STATES: usize = 5_000_000;
+
+/// Where an export goes: a file written as it is produced, or memory (for
+/// standard output), counting the bytes.
+struct Sink {
+    file: Option<(std::io::BufWriter<std::fs::File>, std::path::PathBuf)>,
+    memory: Vec<u8>,
+    bytes: usize,
+}
+
+impl Sink {
+    fn open(output: Option<&std::path::Path>) -> Result<Self, crate::report::RunError> {
+        let file = match output {
+            Some(path) => {
+                let f = std::fs::File::create(path).map_err(|e| {
+                    crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
+                })?;
+                Some((std::io::BufWriter::new(f), path.to_path_buf()))
+            }
+            None => None,
+        };
+        Ok(Sink {
+            file,
+            memory: Vec::new(),
+            bytes: 0,
+        })
+    }
+
+    fn error(&self, e: std::io::Error) -> crate::report::RunError {
+        match &self.file {
+            Some((_, path)) => {
+                crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
+            }
+            None => crate::report::RunError::Internal(format!("export: {e}")),
+        }
+    }
+
+    /// Flushes the file; returns what was kept in memory.
+    fn finish(mut self) -> Result<Vec<u8>, crate::report::RunError> {
+        use std::io::Write as _;
+        if let Some((mut f, path)) = self.file.take() {
+            f.flush().map_err(|e| {
+                crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
+            })?;
+        }
+        Ok(std::mem::take(&mut self.memory))
+    }
+}
+
+impl std::io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = match &mut self.file {
+            Some((f, _)) => f.write(buf)?,
+            None => self.memory.write(buf)?,
+        };
+        self.bytes += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.file {
+            Some((f, _)) => f.flush(),
+            None => Ok(()),
+        }
+    }
 }

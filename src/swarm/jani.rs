@@ -12,6 +12,7 @@
 use super::mdp::Mdp;
 use crate::lang::{num, Rat};
 use serde_json::{json, Value};
+use std::io::Write;
 
 /// `lo <= s <= hi` as a JANI expression.
 fn interval(lo: usize, hi: usize) -> Value {
@@ -25,7 +26,7 @@ fn interval(lo: usize, hi: usize) -> Value {
 }
 
 /// Maximal runs of consecutive indices in `states` (sorted, distinct).
-fn runs(states: &[usize]) -> Vec<(usize, usize)> {
+pub fn runs(states: &[usize]) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     for &s in states {
         match out.last_mut() {
@@ -70,26 +71,38 @@ fn probability(mdp: &Mdp, e: usize) -> Value {
     }
 }
 
-/// Any explored MDP as a one-automaton JANI model; `labels` pairs a label's
-/// name with its truth in every state.
+/// Any explored MDP as a one-automaton JANI model (read back from the
+/// streamed text of [`write_jani`]; for tests and small models).
+pub fn jani_explicit(mdp: &Mdp, labels: &[(String, Vec<bool>)], comment: &str) -> Value {
+    let mut text = Vec::new();
+    write_jani(mdp, labels, comment, &mut text).expect("writing to memory");
+    serde_json::from_slice(&text).expect("the writer emits JSON")
+}
+
+/// Writes any explored MDP as a one-automaton JANI model to `w`, piece by
+/// piece (memory stays that of the MDP, whatever its size); `labels` pairs a
+/// label's name with its truth in every state.
 ///
 /// With one initial state every state is a location (`s0`, `s1`, ...): a
 /// JANI model builder then looks only at the edges of the current location,
 /// so building takes time linear in the transitions. JANI allows one initial
 /// location only, so several initial states use one location and the state
 /// index `s` (guards `s = i`, which a builder tests edge by edge).
-pub fn jani_explicit(mdp: &Mdp, labels: &[(String, Vec<bool>)], comment: &str) -> Value {
+pub fn write_jani(
+    mdp: &Mdp,
+    labels: &[(String, Vec<bool>)],
+    comment: &str,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    let by_location = mdp.initial.len() == 1;
     let mut variables: Vec<Value> = labels
         .iter()
         .map(|(name, _)| json!({"name": name, "type": "bool", "initial-value": false, "transient": true}))
         .collect();
-    let automaton = if mdp.initial.len() == 1 {
-        by_location(mdp, labels)
-    } else {
+    if !by_location {
         variables.insert(0, state_variable(mdp.num_states()));
-        by_variable(mdp, labels)
-    };
-    let mut model = json!({
+    }
+    let mut head = json!({
         "jani-version": 1,
         "name": "mavis",
         "metadata": {"description": comment, "author": format!("mavis {}", env!("CARGO_PKG_VERSION"))},
@@ -99,16 +112,24 @@ pub fn jani_explicit(mdp: &Mdp, labels: &[(String, Vec<bool>)], comment: &str) -
         "constants": [],
         "variables": variables,
         "properties": [],
-        "automata": [automaton],
         "system": {"elements": [{"automaton": "M"}]},
     });
-    if mdp.initial.len() > 1 {
+    if !by_location {
         let mut init: Vec<usize> = mdp.initial.iter().map(|&i| i as usize).collect();
         init.sort_unstable();
         init.dedup();
-        model["restrict-initial"] = json!({"exp": states_expression(&init)});
+        head["restrict-initial"] = json!({"exp": states_expression(&init)});
     }
-    model
+    let head = serde_json::to_string(&head)?;
+    // The head without its closing brace; the automaton follows.
+    w.write_all(&head.as_bytes()[..head.len() - 1])?;
+    w.write_all(b",\"automata\":[")?;
+    if by_location {
+        write_by_location(mdp, labels, w)?;
+    } else {
+        write_by_variable(mdp, labels, w)?;
+    }
+    w.write_all(b"]}\n")
 }
 
 /// `s`, without an initial value: `restrict-initial` picks the initial states.
@@ -123,21 +144,47 @@ fn location_name(s: usize) -> String {
     format!("s{s}")
 }
 
-fn by_location(mdp: &Mdp, labels: &[(String, Vec<bool>)]) -> Value {
-    let n = mdp.num_states();
-    let locations: Vec<Value> = (0..n)
-        .map(|s| {
+/// Writes `items` as the elements of a JSON array (without the brackets).
+fn write_items(w: &mut dyn Write, items: impl Iterator<Item = Value>) -> std::io::Result<()> {
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *w, &item)?;
+    }
+    Ok(())
+}
+
+/// Every choice of the MDP as (source state, choice index).
+fn all_choices(mdp: &Mdp) -> impl Iterator<Item = (usize, usize)> + '_ {
+    (0..mdp.num_states()).flat_map(move |s| mdp.choices(s).map(move |c| (s, c)))
+}
+
+fn write_by_location(
+    mdp: &Mdp,
+    labels: &[(String, Vec<bool>)],
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    let initial = json!([location_name(mdp.initial[0] as usize)]);
+    write!(
+        w,
+        "{{\"name\":\"M\",\"initial-locations\":{initial},\"locations\":["
+    )?;
+    write_items(
+        w,
+        (0..mdp.num_states()).map(|s| {
             let values: Vec<Value> = labels
                 .iter()
                 .filter(|(_, truth)| truth[s])
                 .map(|(name, _)| json!({"ref": name, "value": true}))
                 .collect();
             json!({"name": location_name(s), "transient-values": values})
-        })
-        .collect();
-    let mut edges = Vec::new();
-    for s in 0..n {
-        for c in mdp.choices(s) {
+        }),
+    )?;
+    w.write_all(b"],\"edges\":[")?;
+    write_items(
+        w,
+        all_choices(mdp).map(|(s, c)| {
             let destinations: Vec<Value> = mdp
                 .entries(c)
                 .map(|e| {
@@ -147,18 +194,17 @@ fn by_location(mdp: &Mdp, labels: &[(String, Vec<bool>)]) -> Value {
                     })
                 })
                 .collect();
-            edges.push(json!({"location": location_name(s), "destinations": destinations}));
-        }
-    }
-    json!({
-        "name": "M",
-        "locations": locations,
-        "initial-locations": [location_name(mdp.initial[0] as usize)],
-        "edges": edges,
-    })
+            json!({"location": location_name(s), "destinations": destinations})
+        }),
+    )?;
+    w.write_all(b"]}")
 }
 
-fn by_variable(mdp: &Mdp, labels: &[(String, Vec<bool>)]) -> Value {
+fn write_by_variable(
+    mdp: &Mdp,
+    labels: &[(String, Vec<bool>)],
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
     let n = mdp.num_states();
     let transient_values: Vec<Value> = labels
         .iter()
@@ -167,9 +213,14 @@ fn by_variable(mdp: &Mdp, labels: &[(String, Vec<bool>)]) -> Value {
             json!({"ref": name, "value": states_expression(&states)})
         })
         .collect();
-    let mut edges = Vec::new();
-    for s in 0..n {
-        for c in mdp.choices(s) {
+    let locations = json!([{"name": "l", "transient-values": transient_values}]);
+    write!(
+        w,
+        "{{\"name\":\"M\",\"initial-locations\":[\"l\"],\"locations\":{locations},\"edges\":["
+    )?;
+    write_items(
+        w,
+        all_choices(mdp).map(|(s, c)| {
             let destinations: Vec<Value> = mdp
                 .entries(c)
                 .map(|e| {
@@ -180,19 +231,14 @@ fn by_variable(mdp: &Mdp, labels: &[(String, Vec<bool>)]) -> Value {
                     })
                 })
                 .collect();
-            edges.push(json!({
+            json!({
                 "location": "l",
                 "guard": {"exp": {"op": "=", "left": "s", "right": s}},
                 "destinations": destinations,
-            }));
-        }
-    }
-    json!({
-        "name": "M",
-        "locations": [{"name": "l", "transient-values": transient_values}],
-        "initial-locations": ["l"],
-        "edges": edges,
-    })
+            })
+        }),
+    )?;
+    w.write_all(b"]}")
 }
 
 #[cfg(test)]

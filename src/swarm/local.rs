@@ -104,7 +104,9 @@ pub fn describe(t: &Template, s: &[i64]) -> String {
     t.vars
         .iter()
         .zip(s)
-        .map(|(v, &x)| {
+        .enumerate()
+        .filter(|(i, _)| !t.is_projected(*i))
+        .map(|(_, (v, &x))| {
             if v.is_bool {
                 format!("{}={}", v.name, x != 0)
             } else {
@@ -317,7 +319,7 @@ impl Builder<'_> {
             outcomes
                 .into_iter()
                 .map(|(p, mut n, inj)| {
-                    if let (Some(f), Some(i)) = (fs, is) {
+                    if let (true, Some(f), Some(i)) = (self.model.track_flags, fs, is) {
                         n[i] = i64::from(inj);
                         n[f] = i64::from(s[f] != 0 || inj);
                     }

@@ -19,6 +19,10 @@ pub trait Semantics {
 #[derive(Clone, Debug, Default)]
 pub struct Successors {
     pub words: usize,
+    /// Set when the entries outgrew [`SUCCESSOR_BYTES`]: the list is cut
+    /// short and exploration stops (one state of a huge system can have
+    /// more successors than memory holds).
+    pub overflow: bool,
     pub labels: Vec<u32>,
     /// End (exclusive, in entries) of each choice.
     pub ends: Vec<usize>,
@@ -36,6 +40,7 @@ impl Successors {
     }
 
     pub fn clear(&mut self) {
+        self.overflow = false;
         self.labels.clear();
         self.ends.clear();
         self.targets.clear();
@@ -44,6 +49,10 @@ impl Successors {
     }
 
     pub fn entry(&mut self, target: &[u64], p: f64, exact: Option<Rat>) {
+        if self.overflow || (self.targets.len() + target.len()) * 8 > SUCCESSOR_BYTES {
+            self.overflow = true;
+            return;
+        }
         self.targets.extend_from_slice(target);
         self.probs.push(p);
         if let Some(e) = exact {
@@ -197,10 +206,39 @@ impl Mdp {
     }
 }
 
+/// The most memory the successor list of one state may take (bytes).
+pub const SUCCESSOR_BYTES: usize = 256 << 20;
+
+/// The most memory the explorer may hold in states and transitions (bytes):
+/// past it exploration stops with [`Stop::Memory`] (unknown, exit 3) instead
+/// of running the machine out of memory. Wide states (many agents) reach it
+/// long before `--max-states`.
+pub const MEMORY_BUDGET: usize = 8 << 30;
+
+/// Bytes per stored transition: target, f64 probability, and an exact
+/// fraction's two small big integers when exact.
+fn transition_bytes(exact: bool) -> usize {
+    if exact {
+        4 + 8 + 64
+    } else {
+        4 + 8
+    }
+}
+
+/// An estimate of the explorer's memory: the state table (states, its hash
+/// index) and the transitions.
+fn explorer_bytes(states: usize, words: usize, transitions: usize, exact: bool) -> usize {
+    states
+        .saturating_mul(8 * words + 16)
+        .saturating_add(transitions.saturating_mul(transition_bytes(exact)))
+}
+
 /// Why exploration stopped early.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stop {
     StateLimit(usize),
+    /// The memory estimate passed its budget; the reason.
+    Memory(String),
     /// The deadline passed after exploring this many states.
     TimedOut(usize),
 }
@@ -264,6 +302,12 @@ pub fn explore_to_depth(
             succ.end_choice(u32::MAX);
         } else {
             sem.successors(&state, exact, &mut succ);
+            if succ.overflow {
+                return Err(Stop::Memory(format!(
+                    "one state's successors need more than {} MiB ({words} words per state)",
+                    SUCCESSOR_BYTES >> 20
+                )));
+            }
         }
         for c in 0..succ.choices() {
             merged.clear();
@@ -302,6 +346,15 @@ pub fn explore_to_depth(
         }
         mdp.row_start.push(mdp.choice_label.len());
         next += 1;
+        let bytes = explorer_bytes(table.len(), words, mdp.targets.len(), exact);
+        if bytes > MEMORY_BUDGET {
+            return Err(Stop::Memory(format!(
+                "{} states ({words} words each) and {} transitions reach the {} GiB memory budget after {next} states were expanded",
+                table.len(),
+                mdp.targets.len(),
+                MEMORY_BUDGET >> 30
+            )));
+        }
     }
     mdp.states = table;
     Ok(mdp)

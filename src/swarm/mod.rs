@@ -11,6 +11,7 @@ pub mod check;
 pub mod concrete;
 pub mod counting;
 pub mod engine;
+pub mod exact;
 pub mod export;
 pub mod jani;
 pub mod local;
@@ -42,6 +43,9 @@ pub struct Inputs {
     pub sets: Vec<(String, Value)>,
     /// Definition 15's faultiness probability (`--faulty-fraction p`).
     pub faulty_fraction: Option<Rat>,
+    /// Keep Definition 13's `faulty`/`injected` flags in the state even when
+    /// no label or property reads them (`--fault-flags`).
+    pub keep_fault_flags: bool,
 }
 
 /// A model with its local tables.
@@ -63,6 +67,7 @@ pub fn load_sources(
     faults: Option<&Source>,
     sets: &[(String, Value)],
     faulty_fraction: Option<Rat>,
+    keep_fault_flags: bool,
 ) -> Result<Loaded, RunError> {
     let overrides: HashMap<String, Value> = sets.iter().cloned().collect();
     let mut consts = Constants::with_overrides(overrides);
@@ -78,7 +83,10 @@ pub fn load_sources(
             unused.join(", ")
         )));
     }
-    let opts = model::BuildOptions { faulty_fraction };
+    let opts = model::BuildOptions {
+        faulty_fraction,
+        keep_fault_flags,
+    };
     let model = model::build_model(
         source,
         &syntax,
@@ -104,12 +112,15 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, RunError> {
         faults.as_ref(),
         &inputs.sets,
         inputs.faulty_fraction.clone(),
+        inputs.keep_fault_flags,
     )
 }
 
 /// The properties of a run: the file's, then the command line's, each
 /// `--prop` its own source (`<--prop>`, line 1) so that errors point into it.
-pub fn load_props(inputs: &Inputs, model: &model::Model) -> Result<props::Properties, RunError> {
+/// When a property reads Definition 13's flags and the model projected them
+/// away, the local tables are rebuilt with the flags tracked.
+pub fn load_props(inputs: &Inputs, l: &mut Loaded) -> Result<props::Properties, RunError> {
     let mut sources = Vec::new();
     if let Some(p) = &inputs.props {
         sources.push(read(p)?);
@@ -117,5 +128,10 @@ pub fn load_props(inputs: &Inputs, model: &model::Model) -> Result<props::Proper
     for t in &inputs.prop_texts {
         sources.push(Source::new("<--prop>", t.clone()));
     }
-    Ok(props::parse_property_sources(&sources, model)?)
+    let props = props::parse_property_sources(&sources, &l.model)?;
+    if l.model.faulty && !l.model.track_flags && l.model.reads_fault_flags(&props.refs) {
+        l.model.set_flag_tracking(true);
+        l.sys = local::build_system(&l.model, l.faults_source.as_ref())?;
+    }
+    Ok(props)
 }

@@ -69,6 +69,9 @@ pub struct Template {
     pub vars: Vec<VarInfo>,
     /// Number of user-declared variables (a prefix of `vars`).
     pub user_vars: usize,
+    /// Definition 13's `faulty`/`injected` exist but nothing reads them: they
+    /// stay false in every local state (projected away) and are not shown.
+    pub flags_projected: bool,
     pub commands: Vec<Command>,
     pub faults: Vec<FaultRule>,
 }
@@ -92,6 +95,10 @@ pub struct Model {
     pub consts: Constants,
     /// Whether a fault profile was given (Definition 13's extra Booleans exist).
     pub faulty: bool,
+    /// Whether the local states track `faulty`/`injected` (Definition 13).
+    /// Off when no label or property reads them: the flags would only split
+    /// local states that behave alike (27 instead of 14 on the foraging robot).
+    pub track_flags: bool,
     /// Definition 15's faultiness probability, if the construction is on.
     pub faulty_fraction: Option<Rat>,
 }
@@ -222,6 +229,8 @@ impl Scope for LocalScope<'_> {
 #[derive(Clone, Debug, Default)]
 pub struct BuildOptions {
     pub faulty_fraction: Option<Rat>,
+    /// Track Definition 13's flags even when no label or property reads them.
+    pub keep_fault_flags: bool,
 }
 
 fn int_of(source: &Source, span: Span, v: &Value) -> LangResult<i64> {
@@ -395,6 +404,7 @@ pub fn build_model(
         label_refs: Vec::new(),
         consts,
         faulty: has_faults,
+        track_flags: has_faults,
         faulty_fraction: opts.faulty_fraction.clone(),
     };
     let mut labels: Vec<(String, TExpr)> = Vec::new();
@@ -415,7 +425,41 @@ pub fn build_model(
     let refs = scope.refs.into_inner();
     model.labels = labels;
     model.label_refs = refs;
+    let track = opts.keep_fault_flags || model.reads_fault_flags(&model.label_refs);
+    model.set_flag_tracking(has_faults && track);
     Ok(model)
+}
+
+impl Template {
+    /// Whether variable `var` is one of Definition 13's flags projected away.
+    pub fn is_projected(&self, var: usize) -> bool {
+        self.flags_projected
+            && var >= self.user_vars
+            && matches!(self.vars[var].name.as_str(), "faulty" | "injected")
+    }
+}
+
+impl Model {
+    /// Whether any of `refs` reads an agent's `faulty` or `injected` flag.
+    pub fn reads_fault_flags(&self, refs: &[GlobalVar]) -> bool {
+        refs.iter().any(|r| match *r {
+            GlobalVar::Agent { template, var, .. } => {
+                let t = &self.templates[template];
+                var >= t.user_vars && matches!(t.vars[var].name.as_str(), "faulty" | "injected")
+            }
+            _ => false,
+        })
+    }
+
+    /// Turns the tracking of Definition 13's flags on or off (the local
+    /// tables must be rebuilt after a change).
+    pub fn set_flag_tracking(&mut self, on: bool) {
+        self.track_flags = self.faulty && on;
+        let projected = self.faulty && !on;
+        for t in &mut self.templates {
+            t.flags_projected = projected;
+        }
+    }
 }
 
 fn build_module(
@@ -523,6 +567,7 @@ fn build_module(
     Ok(Template {
         name: m.name.clone(),
         user_vars: vars.len(),
+        flags_projected: false,
         vars,
         commands,
         faults: Vec::new(),

@@ -38,6 +38,40 @@ impl Default for CheckOptions {
     }
 }
 
+/// The most agents (over all templates) a concrete system may have: each is
+/// a field of every state, so past this the states alone outgrow memory.
+pub const MAX_AGENTS: usize = 100_000;
+
+/// The largest `--threshold` (counts are fields of every abstract state).
+pub const MAX_THRESHOLD: u32 = 1 << 16;
+
+/// Number of initial abstract states: every count in `1..=t` per template.
+fn initial_abstract_states(t: u32, templates: usize) -> u128 {
+    (t as u128).saturating_pow(templates as u32)
+}
+
+/// Refuses a threshold of 0 or over [`MAX_THRESHOLD`] (exit 2) and one whose
+/// initial states alone exceed `max_states` (exit 3, before allocating them).
+pub fn check_threshold(t: u32, templates: usize, max_states: usize) -> Result<(), RunError> {
+    if t == 0 {
+        return Err(RunError::input(
+            "--threshold must be at least 1 (1 is the set abstraction)",
+        ));
+    }
+    if t > MAX_THRESHOLD {
+        return Err(RunError::input(format!(
+            "--threshold {t} is over the limit of {MAX_THRESHOLD}"
+        )));
+    }
+    let init = initial_abstract_states(t, templates);
+    if init > max_states as u128 {
+        return Err(RunError::Limit(format!(
+            "the abstraction at threshold {t} has {init} initial states, more than --max-states {max_states}"
+        )));
+    }
+    Ok(())
+}
+
 /// Agents per template, from `--agents`.
 pub fn counts_for(l: &Loaded, agents: &[usize]) -> Result<Vec<usize>, RunError> {
     let nt = l.model.templates.len();
@@ -52,6 +86,12 @@ pub fn counts_for(l: &Loaded, agents: &[usize]) -> Result<Vec<usize>, RunError> 
     };
     if counts.contains(&0) {
         return Err(RunError::input("every template needs at least one agent"));
+    }
+    let total = counts.iter().fold(0usize, |a, &n| a.saturating_add(n));
+    if total > MAX_AGENTS {
+        return Err(RunError::input(format!(
+            "--agents asks for {total} agents; the limit is {MAX_AGENTS} (every agent is a field of every state)"
+        )));
     }
     Ok(counts)
 }
@@ -179,9 +219,10 @@ fn explore_and_label_to(
     })
 }
 
-fn stop_message(s: &Stop) -> String {
+pub fn stop_message(s: &Stop) -> String {
     match s {
         Stop::StateLimit(n) => format!("more than {n} states (raise --max-states)"),
+        Stop::Memory(why) => format!("{why}; the system is too large to explore"),
         Stop::TimedOut(n) => format!("the time-out was reached after {n} states were explored"),
     }
 }
@@ -216,10 +257,18 @@ fn show(f: f64, e: Option<&Rat>) -> String {
 
 /// Runs `check`.
 pub fn check(inputs: &Inputs, opts: &CheckOptions, ctx: &RunContext) -> Result<Report, RunError> {
-    let l = load(inputs)?;
-    let props = load_props(inputs, &l.model)?;
+    let mut l = load(inputs)?;
+    let props = load_props(inputs, &mut l)?;
     let mut report = Report::new("swarm", "check");
     report.model = crate::report::ModelRef::from_path(&inputs.model).ok();
+    if l.model.faulty {
+        let flags = if l.model.track_flags {
+            "tracked"
+        } else {
+            "projected away (nothing reads them; --fault-flags keeps them)"
+        };
+        report.stat("fault_flags", flags);
+    }
     if opts.exact && opts.threshold.is_some() && l.model.faulty_fraction.is_some() {
         return Err(RunError::input("--exact with --faulty-fraction needs a concrete size (--agents n): the abstract initialisation phase has cycles"));
     }
@@ -330,6 +379,7 @@ fn check_concrete(
             ex.phases.as_ref(),
             rounds,
             ctx.deadline(),
+            ctx.threads,
         ) {
             Ok(v) => v,
             Err(e) => {
@@ -475,11 +525,7 @@ fn check_abstract(
     ctx: &RunContext,
     report: &mut Report,
 ) -> Result<Vec<Outcome>, RunError> {
-    if t == 0 {
-        return Err(RunError::input(
-            "--threshold must be at least 1 (1 is the set abstraction)",
-        ));
-    }
+    check_threshold(t, l.model.templates.len(), opts.max_states)?;
     check_deterministic(&l.model, &l.sys).map_err(RunError::input)?;
     let named = named_agents(l, &props.refs);
     let sem = Sem::Counting(Counting::new(
@@ -491,7 +537,11 @@ fn check_abstract(
     ));
     let ex = match explore_and_label(l, &sem, props, opts.exact, opts.max_states, ctx) {
         Ok(ex) => ex,
-        Err(stop) => return Ok(stopped_exploring(report, props, &stop, "the abstraction")),
+        Err(stop) => {
+            return Ok(abstraction_stopped(
+                l, props, &stop, opts, ctx, &named, report,
+            ))
+        }
     };
     let t1 = Instant::now();
     let mut out = Vec::new();
@@ -505,6 +555,7 @@ fn check_abstract(
             ex.phases.as_ref(),
             0,
             ctx.deadline(),
+            ctx.threads,
         ) {
             Ok(v) => v,
             Err(e) => {
@@ -574,6 +625,42 @@ fn check_abstract(
     Ok(out)
 }
 
+/// The abstraction could not be built: each property is answered by the
+/// cutoff where it applies, else left unknown with the reason.
+fn abstraction_stopped(
+    l: &Loaded,
+    props: &Properties,
+    stop: &Stop,
+    opts: &CheckOptions,
+    ctx: &RunContext,
+    named: &[usize],
+    report: &mut Report,
+) -> Vec<Outcome> {
+    let mut out = stopped_exploring(report, props, stop, "the abstraction");
+    if matches!(stop, Stop::TimedOut(_)) {
+        return out;
+    }
+    for (i, p) in props.props.iter().enumerate() {
+        let Some((cf, ce, per_n)) = cutoff(l, props, p, i, opts, ctx, named) else {
+            continue;
+        };
+        let verdict = verdict_of(p, cf, ce.as_ref());
+        let head = verdict.map_or(String::new(), |v| format!("{} for every size: ", v.word()));
+        out[i] = Outcome {
+            text: p.text.clone(),
+            verdict,
+            result: format!(
+                "{head}{} over every n = {} by the cutoff (the abstraction: {})",
+                p.opt.word(),
+                show(cf, ce.as_ref()),
+                stop_message(stop)
+            ),
+            json: json!({"property": p.text, "mode": "abstract", "abstraction": stop_message(stop), "cutoff": {"value": cf, "exact": ce.as_ref().map(num::display), "per_n": per_n}, "verdict": verdict}),
+        };
+    }
+    out
+}
+
 /// The cutoff (docs/swarm.md): with only asynchronous and agent-environment
 /// actions, h steps move at most h counted agents, so S(m + h) and every
 /// larger size agree on an h-step property, and the exact symmetric
@@ -590,7 +677,10 @@ fn cutoff(
     if !cutoff_applies(l) || l.model.faulty_fraction.is_some() {
         return None;
     }
-    let h = p.path.steps() as u32;
+    let h = u32::try_from(p.path.steps()).ok()?;
+    if initial_abstract_states(h.max(1), named.len()) > (opts.max_states / 4) as u128 {
+        return None;
+    }
     let one = Properties {
         props: vec![p.clone()],
         refs: props.refs.clone(),
@@ -617,6 +707,7 @@ fn cutoff(
         None,
         0,
         ctx.deadline(),
+        ctx.threads,
     )
     .ok()?;
     let (f, e, _) = engine::over_initials(&v, p.opt);
@@ -657,6 +748,7 @@ fn concrete_values(
             ex.phases.as_ref(),
             n * counts.len() + 2,
             ctx.deadline(),
+            ctx.threads,
         ) else {
             break;
         };
@@ -681,6 +773,7 @@ pub fn explore_model(
     let sem = match counts {
         Some(c) => Sem::Concrete(Concrete::new(&l.model, &l.sys, c)),
         None => {
+            check_threshold(threshold, l.model.templates.len(), max_states)?;
             check_deterministic(&l.model, &l.sys).map_err(RunError::input)?;
             let named = named_agents(l, &l.model.label_refs);
             Sem::Counting(Counting::new(
@@ -695,7 +788,7 @@ pub fn explore_model(
     let mdp = match engine::build(&sem, exact, max_states, deadline.at()) {
         Ok(mdp) => mdp,
         Err(stop @ Stop::TimedOut(_)) => return Err(RunError::TimedOut(stop_message(&stop))),
-        Err(stop) => return Err(RunError::input(stop_message(&stop))),
+        Err(stop) => return Err(RunError::Limit(stop_message(&stop))),
     };
     let formulas: Vec<&crate::lang::TExpr> = l.model.labels.iter().map(|(_, t)| t).collect();
     let truth =

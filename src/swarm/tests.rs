@@ -13,8 +13,8 @@ use crate::lang::{num, Rat, Source, Value};
 use crate::report::Deadline;
 use std::collections::HashMap;
 
-const FORAGING: &str = include_str!("../../examples/foraging/foraging.swarm");
-const FAULTS: &str = include_str!("../../examples/foraging/foraging.faults");
+const FORAGING: &str = include_str!("../../examples/foraging/foraging_small.swarm");
+const FAULTS: &str = include_str!("../../examples/foraging/foraging_small.faults");
 
 fn load(model: &str, faults: Option<&str>, sets: &[(&str, &str)]) -> Result<Loaded, String> {
     let sets: Vec<(String, Value)> = sets
@@ -22,11 +22,19 @@ fn load(model: &str, faults: Option<&str>, sets: &[(&str, &str)]) -> Result<Load
         .map(|(n, v)| (n.to_string(), crate::lang::parse_value_text(v).unwrap()))
         .collect();
     let f = faults.map(|t| Source::new("test.faults", t));
-    load_sources(&Source::new("test.swarm", model), f.as_ref(), &sets, None).map_err(|e| match e {
+    load_sources(
+        &Source::new("test.swarm", model),
+        f.as_ref(),
+        &sets,
+        None,
+        false,
+    )
+    .map_err(|e| match e {
         crate::report::RunError::Input(r) => r.to_string(),
         crate::report::RunError::Internal(m)
         | crate::report::RunError::TimedOut(m)
         | crate::report::RunError::Undetermined(m) => m,
+        | crate::report::RunError::Limit(m) => m,
     })
 }
 
@@ -47,7 +55,7 @@ fn value(l: &Loaded, sem: &Sem, prop: &str, exact: bool) -> (f64, Option<Rat>) {
         &engine::path_formulas(&p.path),
     )
     .truth;
-    let v = engine::compute(&mdp, p, &truth, exact, false, None, 0, Deadline::NONE).unwrap();
+    let v = engine::compute(&mdp, p, &truth, exact, false, None, 0, Deadline::NONE, 1).unwrap();
     let (f, e, _) = engine::over_initials(&v, p.opt);
     (f, e)
 }
@@ -257,7 +265,7 @@ fn a_witness_replays_and_is_at_most_the_value() {
         &engine::path_formulas(&p.path),
     )
     .truth;
-    let v = engine::compute(&mdp, p, &truth, false, true, None, 0, Deadline::NONE).unwrap();
+    let v = engine::compute(&mdp, p, &truth, false, true, None, 0, Deadline::NONE, 1).unwrap();
     let path = v.witness.clone().expect("reachable");
     let all = vec![true; mdp.num_states()];
     let prob = engine::replay(&sem, &mdp, &path, &truth[0], &all, 9).expect("replays");
@@ -421,7 +429,7 @@ fn the_cutoff_sizes_agree_and_depth_bounded_exploration_is_exact() {
                 &engine::path_formulas(&p.path),
             )
             .truth;
-            engine::compute(m, p, &t, true, false, None, 0, Deadline::NONE)
+            engine::compute(m, p, &t, true, false, None, 0, Deadline::NONE, 1)
                 .unwrap()
                 .exact
                 .unwrap()
@@ -434,8 +442,8 @@ fn the_cutoff_sizes_agree_and_depth_bounded_exploration_is_exact() {
 fn faulty_fraction_value(f: Rat, pf: &str, agents: usize, prop: &str) -> Rat {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/foraging");
     let inputs = super::Inputs {
-        model: dir.join("foraging.swarm"),
-        faults: Some(dir.join("foraging.faults")),
+        model: dir.join("foraging_small.swarm"),
+        faults: Some(dir.join("foraging_small.faults")),
         prop_texts: vec![prop.to_string()],
         sets: vec![("pf".into(), crate::lang::parse_value_text(pf).unwrap())],
         faulty_fraction: Some(f),
@@ -492,4 +500,40 @@ fn faulty_fraction_mixes_faulty_and_fault_free_agents() {
     // and so lies strictly between the two extremes.
     let half = faulty_fraction_value(num::rat(1, 2), "0.4", 2, prop2);
     assert!(all_faulty.clone() < half && half < fault_free.clone());
+}
+
+const SEED_FORAGING: &str = include_str!("../../examples/foraging/foraging.swarm");
+const SEED_FAULTS: &str = include_str!("../../examples/foraging/foraging.faults");
+
+/// Definition 13's flags split the seed robot's 14 local states into 27;
+/// projected away (nothing reads them) the 14 remain, and a label reading
+/// them brings them back. Values agree either way.
+#[test]
+fn unread_fault_flags_are_projected_away() {
+    let src = Source::new("f.swarm", SEED_FORAGING);
+    let faults = Source::new("f.faults", SEED_FAULTS);
+    let build = |model: &Source, keep: bool| {
+        load_sources(model, Some(&faults), &[], None, keep).expect("the example loads")
+    };
+    let projected = build(&src, false);
+    let kept = build(&src, true);
+    assert_eq!(projected.sys.agents[0].states.len(), 14);
+    assert!(!projected.model.track_flags);
+    assert_eq!(kept.sys.agents[0].states.len(), 27);
+    assert!(kept.model.track_flags);
+    let prop = "Pmax=? [ F<20 \"deposited2\" ]";
+    for n in [1, 2] {
+        let (a, b) = (
+            value(&projected, &concrete(&projected, n), prop, true),
+            value(&kept, &concrete(&kept, n), prop, true),
+        );
+        assert_eq!(a.1, b.1, "n = {n}");
+    }
+    let reading = Source::new(
+        "r.swarm",
+        format!("{SEED_FORAGING}\nlabel \"hurt\" = faulty_1_1;\n"),
+    );
+    let l = build(&reading, false);
+    assert!(l.model.track_flags);
+    assert_eq!(l.sys.agents[0].states.len(), 27);
 }

@@ -32,9 +32,9 @@ def mavis(*args, ok=(0, 1, 3)):
 
 
 CASES = [
-    ("foraging.swarm", "foraging.faults", "1", "pf=0.4"),
-    ("foraging.swarm", "foraging.faults", "2", "pf=0.4"),
-    ("foraging.swarm", "foraging.faults", "3", "pf=0.25"),
+    ("foraging_small.swarm", "foraging_small.faults", "1", "pf=0.4"),
+    ("foraging_small.swarm", "foraging_small.faults", "2", "pf=0.4"),
+    ("foraging_small.swarm", "foraging_small.faults", "3", "pf=0.25"),
     ("two_kinds.swarm", "two_kinds.faults", "2,1", "pf=0.4"),
 ]
 PROPS = ['Pmax=? [ F<13 "deposited2" ]', 'Pmin=? [ F<=10 "deposited1" ]', 'Pmin=? [ !"deposited2" U<=10 "deposited1" ]']
@@ -106,10 +106,10 @@ def test_exact_values(tmp_path, model, faults, agents, setting):
 
 
 def test_abstract_model(tmp_path):
-    path = export(tmp_path, "foraging.swarm", "foraging.faults", "", "pf=0.4", abstract=True)
+    path = export(tmp_path, "foraging_small.swarm", "foraging_small.faults", "", "pf=0.4", abstract=True)
     built = stormpy.build_model(stormpy.parse_prism_program(path))
     prop = 'Pmax=? [ F<13 "deposited2" ]'
-    ours = mavis("check", str(EX / "foraging.swarm"), "--faults", str(EX / "foraging.faults"), "--set", "pf=0.4", "--abstract", "--prop", prop)
+    ours = mavis("check", str(EX / "foraging_small.swarm"), "--faults", str(EX / "foraging_small.faults"), "--set", "pf=0.4", "--abstract", "--prop", prop)
     assert (ours["stats"]["states"], ours["stats"]["choices"], ours["stats"]["transitions"]) == (
         built.nr_states,
         built.nr_choices,
@@ -117,7 +117,7 @@ def test_abstract_model(tmp_path):
     )
     bound = ours["results"]["properties"][0]["abstract_bound"]
     assert abs(bound - storm_value(path, prop)) <= 1e-9
-    exact = mavis("check", str(EX / "foraging.swarm"), "--faults", str(EX / "foraging.faults"), "--set", "pf=0.4", "--abstract", "--prop", prop, "--exact")
+    exact = mavis("check", str(EX / "foraging_small.swarm"), "--faults", str(EX / "foraging_small.faults"), "--set", "pf=0.4", "--abstract", "--prop", prop, "--exact")
     assert Fraction(exact["results"]["properties"][0]["abstract_bound_exact"]) == storm_value(path, prop, exact=True)
 
 
@@ -140,10 +140,10 @@ def test_jani_export_matches(tmp_path, model, faults, agents, setting):
 
 
 def test_jani_abstract_model(tmp_path):
-    path = export(tmp_path, "foraging.swarm", "foraging.faults", "", "pf=0.4", abstract=True, to="jani")
+    path = export(tmp_path, "foraging_small.swarm", "foraging_small.faults", "", "pf=0.4", abstract=True, to="jani")
     built = build_jani(path)
     prop = 'Pmax=? [ F<13 "deposited2" ]'
-    ours = mavis("check", str(EX / "foraging.swarm"), "--faults", str(EX / "foraging.faults"), "--set", "pf=0.4", "--abstract", "--prop", prop, "--exact")
+    ours = mavis("check", str(EX / "foraging_small.swarm"), "--faults", str(EX / "foraging_small.faults"), "--set", "pf=0.4", "--abstract", "--prop", prop, "--exact")
     assert (ours["stats"]["states"], ours["stats"]["choices"], ours["stats"]["transitions"]) == (
         built.nr_states,
         built.nr_choices,
