@@ -34,7 +34,11 @@ impl NisModel {
         let constants = constants
             .iter()
             .map(|c| {
-                lang::parse_assignment(c).map_err(|e| InputError::new_err(format!("set {c}: {e}")))
+                let assignment = lang::parse_assignment(c)
+                    .map_err(|e| InputError::new_err(format!("set {c}: {e}")))?;
+                assignment
+                    .evaluate()
+                    .map_err(|e| InputError::new_err(format!("set {c}: {e}")))
             })
             .collect::<PyResult<HashMap<_, _>>>()?;
         let opts = LoadOptions {
