@@ -2,7 +2,7 @@
 //! parity solving on random games. `cargo bench --bench robust`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use mavis::robust::game::Game;
+use mavis::robust::game::{verify, Game};
 use mavis::robust::model::{Automaton, Metric, MetricKind, Move, Objective};
 use mavis::robust::{reach, spm, zielonka};
 use rand::rngs::StdRng;
@@ -109,5 +109,70 @@ fn parity(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, reachability, parity);
+/// The dense `.ma` text of a w x h grid as `examples/robust/gen_grid.py` writes
+/// it (without the walls): N/S/E/W moves, a gust pushing east moves one row down,
+/// the dock at the east end of row 1.
+pub fn grid_text(w: usize, h: usize) -> String {
+    use std::fmt::Write;
+    let mut t = String::with_capacity(w * h * 160);
+    t.push_str("automaton grid;\nmetric manhattan;\ninputs N, S, E, W;\ndisturbances gust;\n");
+    for y in 0..h {
+        for x in 0..w {
+            let _ = writeln!(t, "state c{x}_{y} at ({x}, {y});");
+        }
+    }
+    t.push_str("init c0_1;\n");
+    for y in 0..h as i64 {
+        for x in 0..w as i64 {
+            for (inp, dx, dy) in [("N", 0, 1), ("S", 0, -1), ("E", 1, 0), ("W", -1, 0)] {
+                let (tx, ty) = (x + dx, y + dy);
+                if tx < 0 || ty < 0 || tx >= w as i64 || ty >= h as i64 {
+                    continue;
+                }
+                let _ = write!(t, "trans c{x}_{y} {inp} -> c{tx}_{ty}");
+                if inp == "E" && ty > 0 {
+                    let _ = write!(t, " | gust -> c{tx}_{}", ty - 1);
+                }
+                t.push_str(";\n");
+            }
+        }
+    }
+    let _ = writeln!(t, "reach c{}_1;", w - 1);
+    t
+}
+
+/// Issue 19's goals: a 10^6-state `.ma` parsed and solved; Zielonka with the
+/// solution verified on 10^6 nodes and 10^3 priorities; progress measures on
+/// 10^4 nodes with 3 priorities.
+fn goals(c: &mut Criterion) {
+    use mavis::lang::{Constants, Source};
+    let mut group = c.benchmark_group("goals");
+    group.sample_size(10);
+    let text = grid_text(1000, 1000);
+    let src = Source::new("grid.ma", text);
+    group.bench_function("ma_parse_1e6_states", |b| {
+        b.iter(|| mavis::robust::load_source(&src, &mut Constants::default()).expect("valid"))
+    });
+    let (a, _) = mavis::robust::load_source(&src, &mut Constants::default()).expect("valid");
+    let Objective::Reach(f) = a.objective.clone() else {
+        unreachable!()
+    };
+    group.bench_function("ma_solve_1e6_states", |b| b.iter(|| reach::solve(&a, &f)));
+    let g = random_game(1_000_000, 1000, 3);
+    group.bench_function("zielonka_verified_1e6_nodes_1e3_prio", |b| {
+        b.iter(|| {
+            let sol = zielonka::solve(&g);
+            verify(&g, &sol).expect("verified");
+        })
+    });
+    let sol = zielonka::solve(&g);
+    group.bench_function("verify_1e6_nodes_1e3_prio", |b| {
+        b.iter(|| verify(&g, &sol).expect("verified"))
+    });
+    let g = random_game(10_000, 3, 4);
+    group.bench_function("spm_1e4_nodes_3_prio", |b| b.iter(|| spm::solve(&g)));
+    group.finish();
+}
+
+criterion_group!(benches, reachability, parity, goals);
 criterion_main!(benches);

@@ -241,3 +241,130 @@ fn cli_faults_tradeoff_and_plot() {
     assert_eq!(bounds, vec![5.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0, 0.0]);
     assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
 }
+
+/// A dense `.ma` text as generators write it, with the variations the fast
+/// reader must read like the general parser: decimals, negative numbers, gamma,
+/// priorities, comments, `gen-buchi`, irregular white space.
+fn dense_text(seed: u64) -> String {
+    use rand::{Rng, SeedableRng};
+    let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+    let n = r.gen_range(1..8);
+    let ws = |r: &mut rand::rngs::StdRng| [" ", "  ", "\n", "\t", " // c\n"][r.gen_range(0..5)];
+    let num = |r: &mut rand::rngs::StdRng| match r.gen_range(0..4) {
+        0 => format!("{}", r.gen_range(-20..20)),
+        1 => format!("{:.3}", r.gen_range(-50.0..50.0)),
+        2 => format!("-{}", r.gen_range(0..3)),
+        _ => format!("{}.{}", r.gen_range(0..100), r.gen_range(0..100)),
+    };
+    let mut t = format!(
+        "// generated\nautomaton g{seed};{}metric {};\n",
+        ws(&mut r),
+        ["euclidean", "manhattan", "max"][r.gen_range(0..3)]
+    );
+    t += "inputs a, b;\ndisturbances x,y;\n";
+    for i in 0..n {
+        t += &format!(
+            "state{}q{i} at ({},{}{})",
+            ws(&mut r),
+            num(&mut r),
+            ws(&mut r),
+            num(&mut r)
+        );
+        if r.gen_bool(0.3) {
+            t += &format!(" gamma {}", r.gen_range(0..9));
+        }
+        if r.gen_bool(0.5) {
+            t += &format!(" priority {}", r.gen_range(0..5));
+        }
+        t += ";\n";
+    }
+    t += "init q0;\n";
+    for i in 0..n {
+        for a in ["a", "b"] {
+            if r.gen_bool(0.7) {
+                t += &format!("trans q{i} {a}{}->q{}", ws(&mut r), r.gen_range(0..n));
+                if r.gen_bool(0.5) {
+                    t += &format!(" | x -> q{}", r.gen_range(0..n));
+                    if r.gen_bool(0.5) {
+                        t += &format!(", y ->{}q{}", ws(&mut r), r.gen_range(0..n));
+                    }
+                }
+                t += ";\n";
+            }
+        }
+    }
+    t += match r.gen_range(0..4) {
+        0 => "reach q0;\n",
+        1 => "buchi q0, q1;\n",
+        2 => "gen-buchi {q0}, { q1 , q0 };\n",
+        _ => "parity;\n",
+    };
+    t
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, failure_persistence: None, ..ProptestConfig::default() })]
+    /// The fast reader of the dense form reads generated models, and wherever it
+    /// reads a (possibly mutated) text it gives the general parser's model; where
+    /// it declines, the general parser reads the text (and gives the message).
+    #[test]
+    fn dense_reader_equals_the_general_parser(seed in any::<u64>(), cuts in proptest::collection::vec((0usize..600, 0usize..4, "[a-z0-9;|>(){}, .-]{0,3}"), 0..3)) {
+        let clean = dense_text(seed);
+        let fast = mavis::robust::dense::parse(&clean);
+        prop_assert!(fast.is_some(), "the fast reader declined:\n{}", clean);
+        let text = mutate(&clean, &cuts);
+        if let Some(fast) = mavis::robust::dense::parse(&text) {
+            let slow = mavis::robust::text::parse(&Source::new("m.ma", text.as_str()), &mut Constants::default());
+            let slow = slow.map_err(|e| e.message.clone());
+            prop_assert!(slow.is_ok(), "general parser refuses what the fast one read:\n{}\n{:?}", text, slow);
+            prop_assert_eq!(format!("{:?}", fast), format!("{:?}", slow.unwrap()), "{}", text);
+        }
+    }
+}
+
+/// `gen_grid.py` takes the grid's size: its defaults rewrite the bundled
+/// examples byte for byte, a 9 x 4 grid has 9 * 4 - 2 states (two walls) with
+/// the dock at the east end of row 1, and a grid narrower than 3 is refused.
+#[test]
+fn gen_grid_takes_its_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/robust/gen_grid.py");
+    let run = |args: &[&str], out: &std::path::Path| {
+        let status = std::process::Command::new("python3")
+            .arg(script)
+            .args(args)
+            .arg("--out-dir")
+            .arg(out)
+            .status()
+            .expect("python3 runs");
+        assert!(status.success());
+    };
+    run(&[], dir.path());
+    for f in ["grid_reach.ma", "grid_patrol.ma", "naive.strat"] {
+        let bundled = std::fs::read_to_string(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/examples/robust/").to_string() + f,
+        )
+        .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(f)).unwrap(),
+            bundled,
+            "{f}"
+        );
+    }
+    let big = dir.path().join("big");
+    run(&["--width", "9", "--height", "4"], &big);
+    let text = std::fs::read_to_string(big.join("grid_reach.ma")).unwrap();
+    let (a, _) = load(&text).unwrap();
+    assert_eq!(a.len(), 34);
+    match &a.objective {
+        mavis::robust::model::Objective::Reach(f) => assert_eq!(a.states[f[0] as usize], "c8_1"),
+        o => panic!("{o:?}"),
+    }
+    let status = std::process::Command::new("python3")
+        .arg(script)
+        .args(["--width", "2"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!status.success(), "a 2-wide grid is refused");
+}

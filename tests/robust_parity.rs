@@ -4,9 +4,10 @@
 mod robust_common;
 
 use mavis::lang::Source;
-use mavis::robust::game::{verify, Game};
+use mavis::robust::game::{verify, Game, Solution};
 use mavis::robust::model::Objective;
 use mavis::robust::{omega, pgsolver, spm, zielonka};
+use proptest::prelude::*;
 use rand::Rng;
 use robust_common::*;
 
@@ -49,6 +50,112 @@ fn verifier_rejects_wrong_solutions() {
     bad.winner = vec![1, 1];
     bad.strategy = vec![Some(1), None];
     assert!(verify(&g, &bad).is_err());
+}
+
+/// The definition of a correct solution, checked directly on small games: the
+/// winner's strategy is a successor inside its region, the opponent cannot leave
+/// it, and no node v of the loser's parity returns to itself through nodes of
+/// priority <= priority(v) along the edges the strategy allows.
+fn brute_verify(g: &Game, sol: &Solution) -> bool {
+    let n = g.len();
+    let allowed = |v: usize| -> Vec<u32> {
+        if g.owner[v] == sol.winner[v] {
+            sol.strategy[v].into_iter().collect()
+        } else {
+            g.succs(v).to_vec()
+        }
+    };
+    for v in 0..n {
+        let w = sol.winner[v];
+        if g.owner[v] == w {
+            match sol.strategy[v] {
+                Some(t) if g.succs(v).contains(&t) && sol.winner[t as usize] == w => {}
+                _ => return false,
+            }
+        } else if g.succs(v).iter().any(|&t| sol.winner[t as usize] != w) {
+            return false;
+        }
+    }
+    (0..n).all(|v| {
+        let p = g.priority[v];
+        if (p % 2) as u8 == sol.winner[v] {
+            return true;
+        }
+        let mut seen = vec![false; n];
+        let mut stack = vec![v];
+        while let Some(u) = stack.pop() {
+            for t in allowed(u) {
+                let t = t as usize;
+                if t == v {
+                    return false;
+                }
+                if g.priority[t] <= p && !seen[t] {
+                    seen[t] = true;
+                    stack.push(t);
+                }
+            }
+        }
+        true
+    })
+}
+
+/// A game and a candidate solution that is often closed but not always winning:
+/// winners from Zielonka's solution or drawn at random, strategies drawn among
+/// the successors.
+fn game_and_candidate() -> impl Strategy<Value = (Game, Solution)> {
+    (1usize..14, 0u32..9, any::<u64>(), 0u8..3).prop_map(|(n, top, seed, mode)| {
+        let mut r = rng(seed);
+        let g = random_game(&mut r, n, top, 3);
+        let mut sol = zielonka::solve(&g);
+        match mode {
+            0 => {}
+            1 => sol.winner = vec![r.gen_range(0..2u8); n],
+            _ => sol.winner = (0..n).map(|_| r.gen_range(0..2u8)).collect(),
+        }
+        for v in 0..n {
+            let succ = g.succs(v);
+            sol.strategy[v] = if g.owner[v] == sol.winner[v] && (mode > 0 || r.gen_bool(0.3)) {
+                Some(succ[r.gen_range(0..succ.len())])
+            } else if g.owner[v] == sol.winner[v] {
+                sol.strategy[v]
+            } else {
+                None
+            };
+        }
+        (g, sol)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    /// The O((n + m) log d) verifier accepts exactly the solutions the definition accepts.
+    #[test]
+    fn verifier_agrees_with_the_definition((g, sol) in game_and_candidate()) {
+        let fast = verify(&g, &sol);
+        prop_assert_eq!(fast.is_ok(), brute_verify(&g, &sol), "{:?}", fast);
+    }
+}
+
+/// Many priorities (about one per node), where the hierarchy of components is
+/// deep: the verifier accepts Zielonka's solutions and rejects them with every
+/// winner flipped (by determinacy no strategy wins there).
+#[test]
+fn verifier_on_many_priorities() {
+    let mut r = rng(77);
+    for case in 0..40 {
+        let n = 50 + case;
+        let g = random_game(&mut r, n, 10 * n as u32, 3);
+        let sol = zielonka::solve(&g);
+        verify(&g, &sol).unwrap_or_else(|e| panic!("case {case}: {e}"));
+        assert!(brute_verify(&g, &sol));
+        let mut bad = sol.clone();
+        bad.winner = sol.winner.iter().map(|w| 1 - w).collect();
+        bad.strategy = (0..n)
+            .map(|v| (g.owner[v] == bad.winner[v]).then(|| g.succs(v)[0]))
+            .collect();
+        assert!(verify(&g, &bad).is_err(), "case {case}");
+        assert!(!brute_verify(&g, &bad));
+    }
 }
 
 #[test]
@@ -109,7 +216,15 @@ fn pgsolver_headers_and_start_lines_are_checked() {
         ("parity 0;\n", "the game has no nodes"),
         (
             "parity 5;\n0 1 0 1;\n1 2 1 0;\n",
-            "the header declares nodes 0..=5, but the largest node defined is 1",
+            "the header declares nodes 0..=5 (or 5 nodes), but the largest node defined is 1",
+        ),
+        (
+            "parity 5;\n0 1 0 1;\n1 2 1 2;\n2 2 1 0;\n",
+            "the header declares nodes 0..=5 (or 5 nodes), but the largest node defined is 2",
+        ),
+        (
+            "parity 1;\n0 1 0 1;\n1 2 1 2;\n2 2 1 0;\n",
+            "node 2 exceeds the declared largest id",
         ),
         (
             "parity 1;\nstart 7;\n0 1 0 1;\n1 2 1 0;\n",
@@ -120,13 +235,19 @@ fn pgsolver_headers_and_start_lines_are_checked() {
         assert!(err.message.contains(needle), "{text:?}: {}", err.message);
         assert!(err.location.starts_with("bad.pg:"), "{}", err.location);
     }
-    let good = "parity 1;\nstart 1;\n0 1 0 1;\n1 2 1 0;\n";
-    assert_eq!(
-        pgsolver::read_game(&Source::new("g.pg", good))
-            .unwrap()
-            .len(),
-        2
-    );
+    // `parity N;` is the largest id for PGSolver and the node count for Oink's
+    // rngame; Oink reads both, and so does mavis.
+    for good in [
+        "parity 1;\nstart 1;\n0 1 0 1;\n1 2 1 0;\n",
+        "parity 2;\nstart 1;\n0 1 0 1;\n1 2 1 0;\n",
+    ] {
+        assert_eq!(
+            pgsolver::read_game(&Source::new("g.pg", good))
+                .unwrap()
+                .len(),
+            2
+        );
+    }
     for (text, needle) in [
         ("paritysol 4;\n0 0;\n1 0;\n", "declares nodes 0..=4"),
         ("paritysol 1;\n0 0;\n0 1;\n1 0;\n", "node 0 is solved twice"),

@@ -4,6 +4,8 @@
 //! objectives by inflation (notes/robust.md), parity games, transient faults.
 
 pub mod clf;
+pub mod cycles;
+pub mod dense;
 pub mod faults;
 pub mod game;
 pub mod json;
@@ -27,13 +29,16 @@ use crate::lang::{Constants, Source};
 use crate::report::RunError;
 use model::Automaton;
 
-/// Reads a model: JSON if the text starts with `{`, `.ma` otherwise.
+/// Reads a model: JSON if the text starts with `{`, `.ma` otherwise (the dense
+/// form by the fast reader, anything else by the general parser).
 pub fn load_source(
     source: &Source,
     consts: &mut Constants,
 ) -> Result<(Automaton, Vec<String>), RunError> {
     let raw = if source.text().trim_start().starts_with('{') {
         json::parse(source.name(), source.text()).map_err(RunError::input)?
+    } else if let Some(raw) = dense::parse(source.text()) {
+        raw
     } else {
         text::parse(source, consts)?
     };

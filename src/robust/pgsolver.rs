@@ -68,7 +68,8 @@ impl<'a> Cursor<'a> {
 /// One node line: priority, owner, successors, name, and where it starts.
 type Row = (u32, u8, Vec<u32>, Option<String>, usize);
 
-/// Reads a game; node ids must be 0..=N without gaps, every node needs a successor.
+/// Reads a game; node ids must be 0..=N (or 0..N, Oink's reading of `parity N;`)
+/// without gaps, every node needs a successor.
 pub fn read_game(src: &Source) -> LangResult<Game> {
     let mut c = Cursor {
         src,
@@ -162,13 +163,15 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
             "the game has no nodes",
         ));
     }
+    // PGSolver writes the largest id; Oink's rngame writes the node count. Oink
+    // reads both, and so do we: any other node count is an error.
     if let Some(largest) = declared {
-        if largest + 1 != n as u64 {
+        if largest + 1 != n as u64 && largest != n as u64 {
             return Err(error_at(
                 src,
                 Span::new(0, header_end),
                 format!(
-                    "the header declares nodes 0..={largest}, but the largest node defined is {}",
+                    "the header declares nodes 0..={largest} (or {largest} nodes), but the largest node defined is {}",
                     n - 1
                 ),
             ));

@@ -5,7 +5,7 @@
 use super::model::{Automaton, Metric, MetricKind, Move, Objective};
 use crate::lang::{error_at, Source, Span};
 use crate::report::RunError;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Where a raw item came from: a span of `.ma` text or a JSON path.
 #[derive(Clone, Debug)]
@@ -87,7 +87,7 @@ pub fn build(raw: &RawModel, source: &Source) -> Result<(Automaton, Vec<String>)
     if names.is_empty() {
         return Err(at.err(&whole, "the automaton has no states"));
     }
-    let mut sidx = HashMap::new();
+    let mut sidx = HashMap::default();
     for (i, s) in raw.states.iter().enumerate() {
         if sidx.insert(s.name.as_str(), i as u32).is_some() {
             return Err(at.err(&s.loc, format!("state `{}` is declared twice", s.name)));
@@ -115,13 +115,13 @@ pub fn build(raw: &RawModel, source: &Source) -> Result<(Automaton, Vec<String>)
         return Err(at.err(&whole, "a disturbance is declared twice"));
     }
     let mut moves: Vec<Vec<Move>> = vec![Vec::new(); n];
-    let mut trans_loc: HashMap<(u32, u32), Loc> = HashMap::new();
     for t in &raw.transitions {
         let q = state(&t.from, &t.loc)?;
         let a = *iidx
             .get(t.input.as_str())
             .ok_or_else(|| at.err(&t.loc, format!("unknown input `{}`", t.input)))?;
-        if trans_loc.insert((q, a), t.loc.clone()).is_some() {
+        // A state has a few inputs: a scan finds the duplicate without a table of every transition.
+        if moves[q as usize].iter().any(|m| m.input == a) {
             return Err(at.err(
                 &t.loc,
                 format!("delta({}, {}, ..) is given twice", t.from, t.input),
@@ -220,7 +220,16 @@ pub fn build(raw: &RawModel, source: &Source) -> Result<(Automaton, Vec<String>)
                 let d = a.dist(m.nominal as usize, t as usize);
                 let g = a.gamma[m.nominal as usize];
                 if d > g * (1.0 + 1e-12) + 1e-12 {
-                    let loc = &trans_loc[&(q as u32, m.input)];
+                    // The transition's location, found only on this error path.
+                    let written = |t: &&RawTrans| {
+                        sidx.get(t.from.as_str()) == Some(&(q as u32))
+                            && iidx.get(t.input.as_str()) == Some(&m.input)
+                    };
+                    let loc = raw
+                        .transitions
+                        .iter()
+                        .find(written)
+                        .map_or(&whole, |t| &t.loc);
                     return Err(at.err(loc, format!(
                         "declared gamma violated: delta({}, {}, {}) = {} is at distance {} from the nominal successor {}, but gamma({}) = {}",
                         a.states[q], a.inputs[m.input as usize], a.disturbances[x as usize], a.states[t as usize], d,
@@ -255,7 +264,7 @@ fn build_metric(raw: &RawModel, at: &Locator, state: &StateLookup) -> Result<Met
     if raw.metric != MetricKind::Table {
         let mut dim = None;
         let mut points = Vec::with_capacity(n);
-        let mut seen: HashMap<Vec<u64>, usize> = HashMap::new();
+        let mut seen: HashMap<Vec<u64>, usize> = HashMap::default();
         for (i, s) in raw.states.iter().enumerate() {
             let p = s.at.clone().ok_or_else(|| {
                 at.err(

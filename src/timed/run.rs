@@ -250,7 +250,8 @@ fn render(
         }
         json_results.push(json!({
             "name": q.name, "formula": q.text,
-            "verdict": q.verdict.map(|v| v.word()),
+            // The serialised form (lower case), as the top-level verdict and the README.
+            "verdict": q.verdict,
             "value": q.value.as_ref().map(|v| v.to_string()),
             "mode": q.mode,
             "states": q.stats.expanded, "transitions": q.stats.transitions,
