@@ -4,7 +4,7 @@
 //! The concrete system S(n) ([`super::concrete`]) and the abstract system
 //! S_ab(m) ([`super::abstraction`]) implement it.
 
-use super::semantics::{LocalId, SemResult, Semantics};
+use super::semantics::{EnvId, LocalId, SemResult, Semantics};
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -20,6 +20,9 @@ pub trait System<'m> {
 
     /// Local states of the indexed agents 1..m, in order.
     fn indexed<'a>(&self, s: &'a Self::State) -> &'a [LocalId];
+
+    /// The environment's state, for environment labels.
+    fn env(&self, s: &Self::State) -> EnvId;
 
     /// The exact semantics, for labels and printing.
     fn semantics(&mut self) -> &mut Semantics<'m>;

@@ -4,16 +4,18 @@
 //! reads this form; universal sentences reach the MILP through [`Core::negate`].
 
 use super::formula::{AgentRef, Formula, Sentence};
-use super::model::Model;
+use super::model::{LabelSubject, Model};
 use crate::lang::{error_at, LangResult};
 
 /// A formula in core form over label and agent numbers (agents 0-based),
 /// with EX^k / AX^k unrolled into k single steps and until expanded.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
+    /// A literal: label `label` of agent `agent` (0-based), or of the
+    /// environment's state when `agent` is `None`.
     Lit {
         label: usize,
-        agent: usize,
+        agent: Option<usize>,
         negated: bool,
     },
     And(Vec<usize>),
@@ -102,10 +104,29 @@ fn lower_rec(s: &Sentence, model: &Model, f: &Formula, core: &mut Core) -> LangR
                     ),
                 ));
             };
+            let subject = model.labels[l].subject;
             let agent = match agent {
-                AgentRef::Var(v) => s.vars.iter().position(|x| x == v).unwrap_or(0),
-                AgentRef::Index(i) => i - 1,
+                AgentRef::Var(v) => Some(s.vars.iter().position(|x| x == v).unwrap_or(0)),
+                AgentRef::Index(i) => Some(i - 1),
+                AgentRef::Environment => None,
             };
+            match (subject, agent) {
+                (LabelSubject::Agent, None) => {
+                    return Err(error_at(
+                        &s.source,
+                        *span,
+                        format!("`{label}` is a label of the agents' local state: name an agent, as in `({label}, v1)`"),
+                    ))
+                }
+                (LabelSubject::Environment, Some(_)) => {
+                    return Err(error_at(
+                        &s.source,
+                        *span,
+                        format!("`{label}` is a label of the environment's state: write it without an agent, as `{label}`"),
+                    ))
+                }
+                _ => {}
+            }
             core.push(Node::Lit {
                 label: l,
                 agent,
