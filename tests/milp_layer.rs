@@ -108,7 +108,7 @@ fn argmax_allows_every_tied_maximum_and_nothing_else() {
     let choice = m.argmax("pick", &[a.into(), b.into(), c.into()]).unwrap();
     let possible = |i: usize| {
         let mut f = m.clone();
-        f.eq("force", choice[i], 1.0);
+        f.eq("force", choice[i].clone(), 1.0);
         f.solve(&Objective::Feasibility, &opts()).unwrap().status
     };
     assert_eq!(possible(0), Status::Optimal);
@@ -116,8 +116,25 @@ fn argmax_allows_every_tied_maximum_and_nothing_else() {
     assert_eq!(possible(2), Status::Infeasible);
     // argmin picks c only.
     let low = m.argmin("low", &[a.into(), b.into(), c.into()]).unwrap();
-    let (v, s) = maximise(&m, LinExpr::from(low[0]) + low[1]);
-    assert!(close(v, 0.0) && s.is_set(low[2]));
+    let (v, s) = maximise(&m, low[0].clone() + low[1].clone());
+    assert!(close(v, 0.0) && close(s.eval(&low[2]), 1.0));
+}
+
+#[test]
+fn argmax_drops_items_the_bounds_rule_out() {
+    // c <= 0.5 < 0.6 <= a: c is never maximal, so its choice is the constant 0;
+    // with b gone too the choice is constant (no binary at all).
+    let mut m = Model::new();
+    let a = m.continuous("a", 0.6, 0.8);
+    let b = m.continuous("b", 0.0, 0.7);
+    let c = m.continuous("c", 0.0, 0.5);
+    let before = m.stats().binaries;
+    let choice = m.argmax("pick", &[a.into(), b.into(), c.into()]).unwrap();
+    assert_eq!(choice[2], LinExpr::constant(0.0));
+    assert_eq!(m.stats().binaries, before + 2);
+    let only = m.argmax("only", &[a.into(), c.into()]).unwrap();
+    assert_eq!(only, vec![LinExpr::constant(1.0), LinExpr::constant(0.0)]);
+    assert_eq!(m.stats().binaries, before + 2);
 }
 
 #[test]

@@ -124,7 +124,22 @@ fn model(s: &Spec) -> Model {
 fn ordered_layers(model: &Model, n: usize, depth: usize) -> Vec<HashSet<Vec<LocalId>>> {
     let mut sem = Semantics::new(model).unwrap();
     let env = sem.initial_envs().unwrap()[0];
-    let mut layers = vec![HashSet::from([vec![sem.initial_local(); n]])];
+    // Every agent at one of the initial local states, independently.
+    let starts = sem.initial_locals(env).unwrap();
+    let mut first = HashSet::from([Vec::new()]);
+    for _ in 0..n {
+        first = first
+            .into_iter()
+            .flat_map(|v: Vec<LocalId>| {
+                starts.iter().map(move |&l| {
+                    let mut w = v.clone();
+                    w.push(l);
+                    w
+                })
+            })
+            .collect();
+    }
+    let mut layers = vec![first];
     for _ in 0..depth {
         let mut next = HashSet::new();
         for s in layers.last().unwrap().clone() {

@@ -155,7 +155,7 @@ fn state(x: f64, hi: bool, c: f64) -> RealState {
 fn up_then_stay(c: f64, x1: f64, p1: bool, second: usize) -> RealTree {
     let leaf = WitnessTree {
         state: state(x1 + if second == 0 { 1.5 } else { 0.0 }, true, c),
-        obligations: vec![(0, 0, false)],
+        obligations: vec![(0, Some(0), false)],
         children: vec![],
     };
     let mid = WitnessTree {
@@ -171,7 +171,7 @@ fn up_then_stay(c: f64, x1: f64, p1: bool, second: usize) -> RealTree {
     };
     WitnessTree {
         state: state(0.0, false, c),
-        obligations: vec![(1, 0, true)],
+        obligations: vec![(1, Some(0), true)],
         children: vec![(
             RealMove {
                 actions: vec![0],
@@ -211,7 +211,7 @@ fn corrupted_real_traces_are_rejected() {
         assert!(replay_real(&m, &t).is_err(), "{what} replayed");
     }
     let mut lit = up_then_stay(0.7, 1.5, true, 1);
-    lit.obligations = vec![(0, 0, false)];
+    lit.obligations = vec![(0, Some(0), false)];
     assert!(replay_real(&m, &lit).is_err(), "a false literal replayed");
     let mut start = up_then_stay(0.7, 1.5, true, 1);
     start.state.agents[0].private[0] = 1.0;

@@ -28,7 +28,7 @@ fn load(text: &str) -> Result<(mavis::robust::model::Automaton, Vec<String>), St
         mavis::report::RunError::Internal(s)
         | mavis::report::RunError::TimedOut(s)
         | mavis::report::RunError::Undetermined(s) => s,
-        | mavis::report::RunError::Limit(s) => s,
+        mavis::report::RunError::Limit(s) => s,
     })
 }
 

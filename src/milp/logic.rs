@@ -336,14 +336,17 @@ impl Model {
         self.max_of(name, &[e.clone(), LinExpr::constant(0.0)])
     }
 
-    /// Argmax with ties allowed: binaries `c_i` (sum 1); `c_i = 1` implies
-    /// `e_i >= e_j` for every `j`. Every maximal item can be chosen, no other.
-    pub fn argmax(&mut self, name: &str, items: &[LinExpr]) -> Result<Vec<Var>, MilpError> {
+    /// Argmax with ties allowed: 0/1 expressions `c_i` (sum 1); `c_i = 1`
+    /// implies `e_i >= e_j` for every `j`. Every maximal item can be chosen,
+    /// no other. An item whose upper bound is below another's lower bound is
+    /// never maximal: its `c_i` is the constant 0, and when one item is left
+    /// the choice is constant (no binary at all).
+    pub fn argmax(&mut self, name: &str, items: &[LinExpr]) -> Result<Vec<LinExpr>, MilpError> {
         self.arg_extremum(name, items, true)
     }
 
     /// Argmin with ties allowed, symmetric to [`Model::argmax`].
-    pub fn argmin(&mut self, name: &str, items: &[LinExpr]) -> Result<Vec<Var>, MilpError> {
+    pub fn argmin(&mut self, name: &str, items: &[LinExpr]) -> Result<Vec<LinExpr>, MilpError> {
         self.arg_extremum(name, items, false)
     }
 
@@ -352,27 +355,31 @@ impl Model {
         name: &str,
         items: &[LinExpr],
         is_max: bool,
-    ) -> Result<Vec<Var>, MilpError> {
-        let mut choice = Vec::with_capacity(items.len());
-        for (i, ei) in items.iter().enumerate() {
+    ) -> Result<Vec<LinExpr>, MilpError> {
+        // Work on maxima: argmin(e) = argmax(-e).
+        let items: Vec<LinExpr> = items
+            .iter()
+            .map(|e| if is_max { e.clone() } else { -e.clone() })
+            .collect();
+        let bounds: Vec<(f64, f64)> = items.iter().map(|e| self.bounds(e)).collect();
+        let floor = bounds.iter().map(|b| b.0).fold(f64::NEG_INFINITY, f64::max);
+        let live: Vec<usize> = (0..items.len()).filter(|&i| bounds[i].1 >= floor).collect();
+        let mut choice = vec![LinExpr::constant(0.0); items.len()];
+        if let [only] = live[..] {
+            choice[only] = LinExpr::constant(1.0);
+            return Ok(choice);
+        }
+        for &i in &live {
             let c = self.binary(&format!("{name}.c{i}"));
-            for (j, ej) in items.iter().enumerate() {
+            for &j in &live {
                 if i != j {
-                    let cond = if is_max {
-                        Linear::ge(ei.clone(), ej.clone())
-                    } else {
-                        Linear::le(ei.clone(), ej.clone())
-                    };
+                    let cond = Linear::ge(items[i].clone(), items[j].clone());
                     self.implies(&format!("{name}.c{i}.vs{j}"), &c.into(), &cond)?;
                 }
             }
-            choice.push(c);
+            choice[i] = c.into();
         }
-        self.eq(
-            &format!("{name}.one"),
-            LinExpr::sum(choice.iter().copied()),
-            1.0,
-        );
+        self.eq(&format!("{name}.one"), LinExpr::sum(choice.clone()), 1.0);
         Ok(choice)
     }
 }

@@ -34,7 +34,7 @@ fn load(model: &str, faults: Option<&str>, sets: &[(&str, &str)]) -> Result<Load
         crate::report::RunError::Internal(m)
         | crate::report::RunError::TimedOut(m)
         | crate::report::RunError::Undetermined(m) => m,
-        | crate::report::RunError::Limit(m) => m,
+        crate::report::RunError::Limit(m) => m,
     })
 }
 

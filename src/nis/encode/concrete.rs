@@ -62,7 +62,12 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
         self.enc.initial(self.agents, &self.start)
     }
 
-    fn label(&mut self, state: &State, label: usize, agent: usize) -> Result<LinExpr, RunError> {
+    fn label(
+        &mut self,
+        state: &State,
+        label: usize,
+        agent: Option<usize>,
+    ) -> Result<LinExpr, RunError> {
         self.enc.label_of(state, label, agent)
     }
 
@@ -93,15 +98,19 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
 }
 
 impl Enc<'_> {
-    /// 0/1: label `label` holds for agent `agent` at `state`.
+    /// 0/1: label `label` holds for agent `agent` at `state` (for the
+    /// environment when `agent` is `None`).
     pub fn label_of(
         &mut self,
         state: &State,
         label: usize,
-        agent: usize,
+        agent: Option<usize>,
     ) -> Result<LinExpr, RunError> {
         let expr = &self.model.labels[label].expr;
-        self.label(expr, &state.agents[agent])
+        match agent {
+            Some(a) => self.label(expr, &state.agents[a]),
+            None => self.env_label(expr, &state.env),
+        }
     }
 
     /// No recorded update leaves its declared range on a run ([`check_ranges`]).

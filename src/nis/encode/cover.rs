@@ -97,7 +97,11 @@ impl Enc<'_> {
     fn valid(&mut self, tree: &RealTree, at: &State, tag: &str) -> Result<LinExpr, RunError> {
         let mut conds = Vec::new();
         for &(label, agent, negated) in &tree.obligations {
-            let h = self.label(&self.model.labels[label].expr, &at.agents[agent])?;
+            let expr = &self.model.labels[label].expr;
+            let h = match agent {
+                Some(a) => self.label(expr, &at.agents[a])?,
+                None => self.env_label(expr, &at.env)?,
+            };
             conds.push(if negated { not(h) } else { h });
         }
         for (i, (mv, child)) in tree.children.iter().enumerate() {

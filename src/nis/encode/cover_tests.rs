@@ -139,7 +139,7 @@ fn the_round_cap_is_undetermined() {
         }
         let mut t = first.clone().expect("found in the first round");
         t.children.clear();
-        t.obligations = vec![(dead, 0, false); rounds];
+        t.obligations = vec![(dead, Some(0), false); rounds];
         Ok(Answer::Witness(t))
     }));
     assert!(

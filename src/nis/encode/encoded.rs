@@ -9,7 +9,8 @@ use crate::nis::witness::WitnessTree;
 pub enum Encoded {
     Lit {
         label: usize,
-        agent: usize,
+        /// `None`: an environment label.
+        agent: Option<usize>,
         negated: bool,
         value: LinExpr,
     },

@@ -8,7 +8,7 @@ use super::expr::{code_val, enum_len, one_hot, value_val, Ctx, Enc, Val};
 use super::state::{AgentState, State};
 use crate::lang::{num, DeclType, Value};
 use crate::milp::{constant, LinExpr};
-use crate::nis::front::model::InitSpec;
+use crate::nis::front::model::{InitPercept, InitSpec};
 use crate::report::RunError;
 
 /// How one initial environment variable enters a MILP: fixed to one value
@@ -49,14 +49,27 @@ impl Enc<'_> {
                 None => return Ok(None),
             },
         };
+        let agents = match self.model.template.init_percept {
+            InitPercept::Given(_) => vec![agent; n],
+            // Each agent observes on its own: on a tie they may differ.
+            InitPercept::Observed => {
+                let mut agents = Vec::with_capacity(n);
+                for i in 0..n {
+                    self.prefix = format!("s0.a{}", i + 1);
+                    agents.push(self.observed(agent.private.clone(), &agent, &env)?);
+                }
+                agents
+            }
+        };
         Ok(Some(State {
-            agents: vec![agent; n],
+            agents,
             env,
             zero_one: Vec::new(),
         }))
     }
 
-    /// iota_t with the initial percept.
+    /// iota_t with the given initial percept (percept 0 when it is observed:
+    /// the observation does not read it).
     pub fn initial_local(&self) -> AgentState {
         let t = &self.model.template;
         AgentState {
@@ -66,7 +79,7 @@ impl Enc<'_> {
                 .zip(&t.vars)
                 .map(|(v, d)| value_val(v, enum_len(&d.ty)))
                 .collect(),
-            percept: one_hot(t.init_percept, t.percepts.len()),
+            percept: one_hot(t.init_percept.given().unwrap_or(0), t.percepts.len()),
         }
     }
 

@@ -27,6 +27,7 @@ mod decide;
 mod encoded;
 mod expr;
 mod formula;
+mod guards;
 mod initial;
 mod options;
 mod ranges;

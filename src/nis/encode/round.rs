@@ -49,6 +49,13 @@ impl Enc<'_> {
         self.boolean(expr, &ctx)
     }
 
+    /// Environment labels are read on the environment's state alone.
+    pub fn env_label(&mut self, expr: &TExpr, env: &[Val]) -> Result<LinExpr, RunError> {
+        let slots = Self::env_slots(env, None);
+        let ctx = Ctx::of(&slots);
+        self.boolean(expr, &ctx)
+    }
+
     /// One-hot action binaries allowed by the protocol cases (cases add up).
     fn choose_action(
         &mut self,
@@ -100,6 +107,22 @@ impl Enc<'_> {
         enabled: &[LinExpr],
         total: LinExpr,
     ) -> Result<Vec<LinExpr>, RunError> {
+        let live: Vec<usize> = (0..enabled.len())
+            .filter(|&a| constant(&enabled[a]) != Some(0.0))
+            .collect();
+        if let [only] = live[..] {
+            // One action can be enabled: it is taken whenever the agent acts.
+            let mut out = vec![LinExpr::constant(0.0); enabled.len()];
+            if constant(&enabled[only]) != Some(1.0) {
+                self.milp.le(
+                    &format!("{name}.prot{only}"),
+                    total.clone(),
+                    enabled[only].clone(),
+                );
+            }
+            out[only] = total;
+            return Ok(out);
+        }
         let mut out = Vec::with_capacity(enabled.len());
         for (a, e) in enabled.iter().enumerate() {
             if constant(e) == Some(0.0) {
@@ -147,14 +170,21 @@ impl Enc<'_> {
         guard: Option<&LinExpr>,
     ) -> Result<Vec<Val>, RunError> {
         // fire[j]: case j is the first whose guard holds; the last entry: none holds.
-        let mut fire = Vec::new();
-        let mut none_before = LinExpr::constant(1.0);
-        for c in cases {
-            let g = self.boolean(&c.guard, ctx)?;
-            fire.push(self.milp.and("and", vec![g.clone(), none_before.clone()]));
-            none_before = self.milp.and("and", vec![none_before, not(g)]);
-        }
-        fire.push(none_before);
+        let guards: Vec<&TExpr> = cases.iter().map(|c| &c.guard).collect();
+        let fire = match self.first_match_by_sets(&guards, ctx) {
+            Some(fire) => fire,
+            None => {
+                let mut fire = Vec::new();
+                let mut none_before = LinExpr::constant(1.0);
+                for c in cases {
+                    let g = self.boolean(&c.guard, ctx)?;
+                    fire.push(self.milp.and("and", vec![g.clone(), none_before.clone()]));
+                    none_before = self.milp.and("and", vec![none_before, not(g)]);
+                }
+                fire.push(none_before);
+                fire
+            }
+        };
         let mut next = Vec::with_capacity(decls.len());
         for (v, decl) in decls.iter().enumerate() {
             let mut options: Vec<(LinExpr, Val)> = Vec::new();
@@ -222,16 +252,70 @@ impl Enc<'_> {
                 hull = (hull.0.min(l), hull.1.max(h));
             }
         }
-        let y = self.fresh(name, decl, hull)?;
-        let ys = parts(&y);
-        for (cond, v) in &options {
-            for (yi, xi) in ys.iter().zip(parts(v)) {
-                self.milp
-                    .implies(name, cond, &Linear::eq(yi.clone(), xi))
-                    .map_err(milp_error)?;
+        // The conditions are exclusive and one holds, so a component whose
+        // options are all constants is exactly sum_j c_j * cond_j: no
+        // binary, no big-M, and a member no option takes is the constant 0
+        // (the observation's `if` on it folds away).
+        let width = first.len();
+        let constant_parts: Vec<Option<Vec<f64>>> = (0..width)
+            .map(|i| {
+                options
+                    .iter()
+                    .map(|(_, v)| constant(&parts(v)[i]))
+                    .collect()
+            })
+            .collect();
+        let sum_of = |cs: &[f64]| -> LinExpr {
+            let mut e = LinExpr::constant(0.0);
+            for ((cond, _), &c) in options.iter().zip(cs) {
+                if c != 0.0 {
+                    e += cond.clone() * c;
+                }
+            }
+            e
+        };
+        if let Val::Num(_) = options[0].1 {
+            let y = self.fresh(name, decl, hull)?;
+            let ye = parts(&y).remove(0);
+            match &constant_parts[0] {
+                Some(cs) => self.milp.eq(&format!("{name}.sum"), ye, sum_of(cs)),
+                None => {
+                    for (cond, v) in &options {
+                        let xi = parts(v).remove(0);
+                        self.milp
+                            .implies(name, cond, &Linear::eq(ye.clone(), xi))
+                            .map_err(milp_error)?;
+                    }
+                }
+            }
+            return Ok(y);
+        }
+        let mut ys = Vec::with_capacity(width);
+        let mut fresh = false;
+        for (i, cs) in constant_parts.iter().enumerate() {
+            match cs {
+                Some(cs) => ys.push(sum_of(cs)),
+                None => {
+                    fresh = true;
+                    let yi: LinExpr = self.milp.binary(&format!("{name}={i}")).into();
+                    for (cond, v) in &options {
+                        let xi = parts(v).remove(i);
+                        self.milp
+                            .implies(name, cond, &Linear::eq(yi.clone(), xi))
+                            .map_err(milp_error)?;
+                    }
+                    ys.push(yi);
+                }
             }
         }
-        Ok(y)
+        if fresh && width > 1 {
+            self.milp
+                .eq(&format!("{name}.one"), LinExpr::sum(ys.clone()), 1.0);
+        }
+        Ok(match decl.ty {
+            DeclType::Enum { .. } => Val::Enum(ys),
+            _ => Val::Bool(ys.remove(0)),
+        })
     }
 
     /// The percept (one-hot) chosen by the observation tree; at `argmax`
@@ -288,13 +372,7 @@ impl Enc<'_> {
             return Ok(c);
         }
         let name = self.aux(&format!("{}.argmax", self.prefix));
-        Ok(self
-            .milp
-            .argmax(&name, outs)
-            .map_err(milp_error)?
-            .into_iter()
-            .map(LinExpr::from)
-            .collect())
+        self.milp.argmax(&name, outs).map_err(milp_error)
     }
 
     /// Adds the successor of state `from` (one round of Definition 5). With

@@ -32,7 +32,7 @@ use super::stats::Sizes;
 use super::unrolling::{Solved, Unrolling};
 use crate::milp::{constant, LinExpr, Model as Milp};
 use crate::nis::explicit::replay_real::RealTree;
-use crate::nis::front::model::Model;
+use crate::nis::front::model::{InitPercept, Model};
 use crate::report::RunError;
 
 /// The slots of one unrolling: child positions per slot, slots created so
@@ -207,6 +207,13 @@ impl Unrolling for SlotUnrolling<'_> {
     /// The initial states of S_ab(m) (Definition 13): the zero-one agent is
     /// the one active slot {iota_t}.
     fn initial(&mut self) -> Result<Option<State>, RunError> {
+        if self.enc.model.template.init_percept == InitPercept::Observed {
+            // The root would be a set of slots, one per percept the first
+            // observation may tie on; concretize follows one root slot.
+            return Err(RunError::input(
+                "the slot encoding of the zero-one agent does not take an observed first percept (`percept : {..} = observe;`) yet; a finite model can use `--zero-one auto` (tabulated)",
+            ));
+        }
         let Some(mut state) = self.enc.initial(self.m, &self.start)? else {
             return Ok(None);
         };
@@ -218,7 +225,12 @@ impl Unrolling for SlotUnrolling<'_> {
         Ok(Some(state))
     }
 
-    fn label(&mut self, state: &State, label: usize, agent: usize) -> Result<LinExpr, RunError> {
+    fn label(
+        &mut self,
+        state: &State,
+        label: usize,
+        agent: Option<usize>,
+    ) -> Result<LinExpr, RunError> {
         self.enc.label_of(state, label, agent)
     }
 

@@ -165,10 +165,10 @@ impl<'s, 'm> Tabulated<'s, 'm> {
     /// Builds layers up to `depth` (layer 0: the initial state with `env0`).
     fn layer(&mut self, depth: usize, env0: EnvId) -> Result<&Layer, RunError> {
         if self.layers.is_empty() {
-            let iota = self.sem.initial_local();
-            let contexts = self.contexts(&[iota], &[env0])?;
+            let starts = self.sem.initial_locals(env0)?;
+            let contexts = self.contexts(&starts, &[env0])?;
             self.layers.push(Layer {
-                locals: vec![iota],
+                locals: starts,
                 envs: vec![env0],
                 contexts,
             });
@@ -234,12 +234,38 @@ impl<'s, 'm> Tabulated<'s, 'm> {
     /// zero-one agent {iota_t}, the environment at `env0` (Definition 13).
     pub fn initial_state(&mut self) -> Result<AbsState, RunError> {
         let (m, env0) = (self.m, self.env0);
-        let iota = self.layer(0, env0)?.locals[0];
-        let one = || vec![(iota, LinExpr::constant(1.0))];
+        let starts = self.layer(0, env0)?.locals.clone();
+        if let [iota] = starts[..] {
+            let one = || vec![(iota, LinExpr::constant(1.0))];
+            return Ok(AbsState {
+                depth: 0,
+                agents: vec![one(); m],
+                zo: one(),
+                env: vec![(env0, LinExpr::constant(1.0))],
+            });
+        }
+        // An observed first percept with a tie: each indexed agent at one of
+        // the initial local states, the zero-one set any non-empty set of them.
+        let mut agents = Vec::with_capacity(m);
+        for i in 0..m {
+            let pick: Vec<(LocalId, LinExpr)> = starts
+                .iter()
+                .map(|&l| (l, self.milp.binary(&format!("s0.a{}.{l}", i + 1)).into()))
+                .collect();
+            let one = LinExpr::sum(pick.iter().map(|(_, x)| x.clone()));
+            self.milp.eq(&format!("s0.a{}.one", i + 1), one, 1.0);
+            agents.push(pick);
+        }
+        let zo: Vec<(LocalId, LinExpr)> = starts
+            .iter()
+            .map(|&l| (l, self.milp.binary(&format!("s0.zo.{l}")).into()))
+            .collect();
+        let some = LinExpr::sum(zo.iter().map(|(_, x)| x.clone()));
+        self.milp.ge("s0.zo.some", some, 1.0);
         Ok(AbsState {
             depth: 0,
-            agents: vec![one(); m],
-            zo: one(),
+            agents,
+            zo,
             env: vec![(env0, LinExpr::constant(1.0))],
         })
     }

@@ -27,11 +27,27 @@ impl Unrolling for Tabulated<'_, '_> {
         self.initial_state().map(Some)
     }
 
-    fn label(&mut self, state: &AbsState, label: usize, agent: usize) -> Result<LinExpr, RunError> {
+    fn label(
+        &mut self,
+        state: &AbsState,
+        label: usize,
+        agent: Option<usize>,
+    ) -> Result<LinExpr, RunError> {
         let mut holds = LinExpr::constant(0.0);
-        for (l, x) in &state.agents[agent] {
-            if self.sem.labels(*l)? >> label & 1 == 1 {
-                holds += x.clone();
+        match agent {
+            Some(a) => {
+                for (l, x) in &state.agents[a] {
+                    if self.sem.labels(*l)? >> label & 1 == 1 {
+                        holds += x.clone();
+                    }
+                }
+            }
+            None => {
+                for (e, x) in &state.env {
+                    if self.sem.env_labels(*e)? >> label & 1 == 1 {
+                        holds += x.clone();
+                    }
+                }
             }
         }
         Ok(holds)

@@ -69,12 +69,13 @@ pub trait Unrolling {
     /// not an initial state (an `init` condition excludes it).
     fn initial(&mut self) -> Result<Option<Self::State>, RunError>;
 
-    /// 0/1: label `label` holds for indexed agent `agent` at `state`.
+    /// 0/1: label `label` holds for indexed agent `agent` at `state` (for
+    /// the environment's state when `agent` is `None`).
     fn label(
         &mut self,
         state: &Self::State,
         label: usize,
-        agent: usize,
+        agent: Option<usize>,
     ) -> Result<LinExpr, RunError>;
 
     /// One round from `from` (Definition 5, or 13 for M_ab(m)): the choices

@@ -126,20 +126,39 @@ impl<'m> System<'m> for Abstract<'m> {
     type State = AState;
     type Move = AMove;
 
+    /// Definition 13's initial states: the indexed agents and the zero-one
+    /// agent's set at iota_t; with `percept = observe`, each indexed agent
+    /// at any initial local state and the set any non-empty set of them.
     fn initial(&mut self) -> SemResult<Vec<AState>> {
-        let iota = self.sem.initial_local();
-        let mut zo = LocalSet::empty(self.sem.space.size);
-        zo.insert(iota);
-        Ok(self
-            .sem
-            .initial_envs()?
-            .into_iter()
-            .map(|env| AState {
-                indexed: vec![iota; self.indexed],
-                zo: zo.clone(),
-                env,
+        let mut out = Vec::new();
+        for env in self.sem.initial_envs()? {
+            let starts = self.sem.initial_locals(env)?;
+            let all = if starts.len() >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << starts.len()) - 1
+            };
+            let sets: Vec<LocalSet> = nonempty_submasks(all)
+                .into_iter()
+                .map(|mask| {
+                    let mut zo = LocalSet::empty(self.sem.space.size);
+                    bits(mask).for_each(|i| zo.insert(starts[i]));
+                    zo
+                })
+                .collect();
+            for_each_product(&vec![starts.len(); self.indexed], |pick| {
+                for zo in &sets {
+                    out.push(AState {
+                        indexed: pick.iter().map(|&i| starts[i]).collect(),
+                        zo: zo.clone(),
+                        env,
+                    });
+                }
+                Ok::<(), ()>(())
             })
-            .collect())
+            .ok();
+        }
+        Ok(out)
     }
 
     fn successors(&mut self, s: &AState) -> SemResult<Vec<(AMove, AState)>> {
@@ -211,6 +230,10 @@ impl<'m> System<'m> for Abstract<'m> {
 
     fn indexed<'a>(&self, s: &'a AState) -> &'a [LocalId] {
         &s.indexed
+    }
+
+    fn env(&self, s: &AState) -> EnvId {
+        s.env
     }
 
     fn semantics(&mut self) -> &mut Semantics<'m> {

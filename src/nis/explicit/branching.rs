@@ -17,7 +17,7 @@
 //!   indexed agents 1..m take the same steps.
 
 use crate::lang::{eval_f64, EnvF64, TExpr, TKind};
-use crate::nis::front::model::{Model, Observation};
+use crate::nis::front::model::{InitPercept, Model, Observation};
 
 /// B of the module documentation (at least 1).
 pub fn zero_one_branching(model: &Model) -> usize {
@@ -110,10 +110,18 @@ impl EnvF64 for PerceptOnly {
     }
 }
 
-/// An upper bound on the least n with M_ab(m) <=_b M(n): m + B^b (saturating).
+/// An upper bound on the least n with M_ab(m) <=_b M(n): m + B^b (saturating;
+/// m + T * B^b when the first percept is observed and may tie T ways).
 pub fn simulating_bound(model: &Model, m: usize, depth: u32) -> usize {
+    // An observed first percept may tie: the zero-one agent then starts
+    // as a set of up to `most_tied` local states, one agent for each.
+    let roots = match model.template.init_percept {
+        InitPercept::Given(_) => 1,
+        InitPercept::Observed => most_tied(&model.template.observe),
+    };
     zero_one_branching(model)
         .checked_pow(depth)
+        .and_then(|x| x.checked_mul(roots))
         .and_then(|x| x.checked_add(m))
         .unwrap_or(usize::MAX)
 }

@@ -105,10 +105,24 @@ impl<'m, S: System<'m>> Graph<'m, S> {
         Ok(self.successors(id)?.iter().map(|(_, t)| *t).collect())
     }
 
-    /// Labels of indexed agent `agent` at a state, as bits by label.
-    pub fn labels(&mut self, id: u32, agent: usize) -> SemResult<u64> {
-        let l = self.sys.indexed(&self.states[id as usize])[agent];
-        self.sys.semantics().labels(l)
+    /// Label `label` of indexed agent `agent` (or of the environment, `None`) at a state.
+    pub fn literal(&mut self, id: u32, label: usize, agent: Option<usize>) -> SemResult<bool> {
+        Ok(self.label_bits(id, agent)? >> label & 1 == 1)
+    }
+
+    /// The labels of indexed agent `agent` (or the environment's, `None`) at a state, as bits.
+    pub fn label_bits(&mut self, id: u32, agent: Option<usize>) -> SemResult<u64> {
+        let s = &self.states[id as usize];
+        match agent {
+            Some(a) => {
+                let l = self.sys.indexed(s)[a];
+                self.sys.semantics().labels(l)
+            }
+            None => {
+                let e = self.sys.env(s);
+                self.sys.semantics().env_labels(e)
+            }
+        }
     }
 
     /// Layer j: the states reachable by exactly j transitions, j = 0..=k.
@@ -160,7 +174,7 @@ impl<'c> Checker<'c> {
                 label,
                 agent,
                 negated,
-            } => (g.labels(state, *agent)? >> label & 1 == 1) != *negated,
+            } => g.literal(state, *label, *agent)? != *negated,
             Node::And(cs) => {
                 let mut all = true;
                 for &c in cs.clone().iter() {

@@ -100,8 +100,9 @@ impl<'m> System<'m> for Concrete<'m> {
     type State = CState;
     type Move = CMove;
 
+    /// Definition 4: every agent at iota_t (with `percept = observe`, at
+    /// any percept the initial observation allows, independently per agent).
     fn initial(&mut self) -> SemResult<Vec<CState>> {
-        let iota = self.sem.initial_local();
         let rest = u32::try_from(self.agents - self.indexed).map_err(|_| {
             crate::lang::error_at(
                 &self.sem.model.source,
@@ -113,21 +114,27 @@ impl<'m> System<'m> for Concrete<'m> {
                 ),
             )
         })?;
-        let others = if rest > 0 {
-            vec![(iota, rest)]
-        } else {
-            Vec::new()
-        };
-        Ok(self
-            .sem
-            .initial_envs()?
-            .into_iter()
-            .map(|env| CState {
-                indexed: vec![iota; self.indexed],
-                others: others.clone(),
-                env,
+        let mut out = Vec::new();
+        for env in self.sem.initial_envs()? {
+            let starts = self.sem.initial_locals(env)?;
+            let splits = compositions(rest, starts.len());
+            for_each_product(&vec![starts.len(); self.indexed], |pick| {
+                for split in &splits {
+                    let mut others = Vec::new();
+                    for (&l, &count) in starts.iter().zip(split) {
+                        add_count(&mut others, l, count);
+                    }
+                    out.push(CState {
+                        indexed: pick.iter().map(|&i| starts[i]).collect(),
+                        others,
+                        env,
+                    });
+                }
+                Ok::<(), ()>(())
             })
-            .collect())
+            .ok();
+        }
+        Ok(out)
     }
 
     fn successors(&mut self, s: &CState) -> SemResult<Vec<(CMove, CState)>> {
@@ -210,6 +217,10 @@ impl<'m> System<'m> for Concrete<'m> {
 
     fn indexed<'a>(&self, s: &'a CState) -> &'a [LocalId] {
         &s.indexed
+    }
+
+    fn env(&self, s: &CState) -> EnvId {
+        s.env
     }
 
     fn semantics(&mut self) -> &mut Semantics<'m> {

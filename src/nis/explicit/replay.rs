@@ -43,12 +43,13 @@ pub fn replay_concrete(
         actions: None,
         env: tree.state.env,
     };
+    let starts = sem.initial_locals(tree.state.env)?;
     if tree
         .state
         .indexed
         .iter()
         .chain(tree.state.others.iter().map(|(l, _)| l))
-        .any(|&l| l != sem.initial_local())
+        .any(|l| !starts.contains(l))
     {
         return Ok(Err(
             "the trace does not start at the initial local state".into()
@@ -75,12 +76,12 @@ fn replay_node(
 ) -> SemResult<Result<(), String>> {
     let here = prefix.last().cloned().expect("non-empty prefix");
     for &(label, agent, negated) in &node.obligations {
-        let holds = sem.labels(here.locals[agent])? >> label & 1 == 1;
+        let holds = sem.literal(label, agent.map(|a| here.locals[a]), here.env)?;
         if holds == negated {
             return Ok(Err(format!(
-                "literal {}(label #{label}, agent {}) fails on the replayed state",
+                "literal {}{} fails on the replayed state",
                 if negated { "!" } else { "" },
-                agent + 1
+                literal_name(sem, label, agent)
             )));
         }
     }
@@ -174,9 +175,10 @@ pub fn replay_abstract(
     sem: &mut Semantics,
     tree: &WitnessTree<AState, AMove>,
 ) -> SemResult<Result<(), String>> {
-    let iota = sem.initial_local();
-    if tree.state.indexed.iter().any(|&l| l != iota)
-        || tree.state.zo.iter().collect::<Vec<_>>() != vec![iota]
+    let starts = sem.initial_locals(tree.state.env)?;
+    if tree.state.indexed.iter().any(|l| !starts.contains(l))
+        || tree.state.zo.iter().any(|l| !starts.contains(&l))
+        || tree.state.zo.iter().next().is_none()
     {
         return Ok(Err(
             "the abstract trace does not start at the initial abstract state".into(),
@@ -195,11 +197,13 @@ fn abstract_node(
     node: &WitnessTree<AState, AMove>,
 ) -> SemResult<Result<(), String>> {
     for &(label, agent, negated) in &node.obligations {
-        let holds = sem.labels(node.state.indexed[agent])? >> label & 1 == 1;
+        let local = agent.map(|a| node.state.indexed[a]);
+        let holds = sem.literal(label, local, node.state.env)?;
         if holds == negated {
             return Ok(Err(format!(
-                "a literal on agent {} fails on the replayed abstract state",
-                agent + 1
+                "literal {}{} fails on the replayed abstract state",
+                if negated { "!" } else { "" },
+                literal_name(sem, label, agent)
             )));
         }
     }
@@ -212,4 +216,13 @@ fn abstract_node(
         }
     }
     Ok(Ok(()))
+}
+
+/// `(label, 2)` for an agent's literal, `label` for the environment's.
+pub fn literal_name(sem: &Semantics, label: usize, agent: Option<usize>) -> String {
+    let name = &sem.model.labels[label].name;
+    match agent {
+        Some(a) => format!("({name}, {})", a + 1),
+        None => name.clone(),
+    }
 }

@@ -27,7 +27,7 @@
 use super::replay_truth::{truth, Truth};
 use crate::lang::{eval_f64, num, DeclType, EnvF64, Ty};
 use crate::nis::front::model::{
-    ExtFn, InitSpec, Model, Observation, ProtocolCase, UpdateCase, VarDecl,
+    ExtFn, InitPercept, InitSpec, Model, Observation, ProtocolCase, UpdateCase, VarDecl,
 };
 use crate::nis::witness::WitnessTree;
 
@@ -192,6 +192,30 @@ fn matching(
     Err(first.unwrap_or_else(|| format!("{who} update has no outcome")))
 }
 
+/// The percepts an agent may start with (Definition 1's iota_t): the given
+/// one, or those obs_t allows at the initial private state and `env`.
+fn initial_percepts(model: &Model, init: &[f64], env: &[f64]) -> Result<Vec<bool>, String> {
+    let t = &model.template;
+    let mut out = vec![false; t.percepts.len()];
+    match t.init_percept {
+        InitPercept::Given(p) => out[p] = true,
+        InitPercept::Observed => {
+            let local = RealLocal {
+                private: init.to_vec(),
+                percept: 0,
+            };
+            let s = Slots {
+                model,
+                vals: agent_vals(&local, None, None, Some(env), model),
+                performed: None,
+                env_action: None,
+            };
+            percepts(model, &t.observe, &s, &mut out)?;
+        }
+    }
+    Ok(out)
+}
+
 /// Which percepts the observation tree allows (argmax: every output within
 /// [`TIE_TOL`] of the maximum).
 fn percepts(model: &Model, obs: &Observation, s: &Slots, out: &mut [bool]) -> Result<(), String> {
@@ -284,23 +308,28 @@ fn initial_env(model: &Model, env: &[f64]) -> Result<(), String> {
 pub fn replay_real(model: &Model, tree: &RealTree) -> Result<Vec<Vec<RealStep>>, String> {
     let t = &model.template;
     let init: Vec<f64> = t.init.iter().map(|v| v.to_f64()).collect();
+    initial_env(model, &tree.state.env)?;
+    let starts = initial_percepts(model, &init, &tree.state.env)?;
     for (i, a) in tree.state.agents.iter().enumerate() {
-        if a.percept != t.init_percept || a.private.iter().zip(&init).any(|(x, y)| !close(*x, *y)) {
+        if !starts.get(a.percept).copied().unwrap_or(false)
+            || a.private.iter().zip(&init).any(|(x, y)| !close(*x, *y))
+        {
             return Err(format!(
                 "agent {} does not start at the initial local state",
                 i + 1
             ));
         }
     }
-    initial_env(model, &tree.state.env)?;
     let root = RealState {
-        agents: vec![
-            RealLocal {
-                private: init,
-                percept: t.init_percept
-            };
-            tree.state.agents.len()
-        ],
+        agents: tree
+            .state
+            .agents
+            .iter()
+            .map(|a| RealLocal {
+                private: init.clone(),
+                percept: a.percept,
+            })
+            .collect(),
         env: tree.state.env.clone(),
     };
     let mut prefix = vec![RealStep {
@@ -320,21 +349,27 @@ fn node(
 ) -> Result<(), String> {
     let here = prefix.last().expect("non-empty prefix").state.clone();
     for &(label, agent, negated) in &tree.obligations {
-        let l = &here.agents[agent];
+        let vals = match agent {
+            Some(a) => agent_vals(&here.agents[a], None, None, None, model),
+            None => here.env.iter().copied().chain([f64::NAN]).collect(),
+        };
         let s = Slots {
             model,
-            vals: agent_vals(l, None, None, None, model),
+            vals,
             performed: None,
             env_action: None,
         };
         let t = truth(&model.labels[label].expr, &s)?;
         if !(if negated { t.may_fail() } else { t.may_hold() }) {
+            let name = &model.labels[label].name;
             return Err(format!(
-                "step {}: literal {}({}, {}) fails on the replayed state",
+                "step {}: literal {}{} fails on the replayed state",
                 prefix.len() - 1,
                 if negated { "!" } else { "" },
-                model.labels[label].name,
-                agent + 1
+                match agent {
+                    Some(a) => format!("({name}, {})", a + 1),
+                    None => name.clone(),
+                }
             ));
         }
     }

@@ -210,7 +210,7 @@ mod tests {
             env: Vec::new(),
         };
         let mut child = WitnessTree::leaf(state(h, percept));
-        child.obligations = vec![(model.label_index("small").unwrap(), 0, false)];
+        child.obligations = vec![(model.label_index("small").unwrap(), Some(0), false)];
         let mut root = WitnessTree::leaf(state(0.1, 0));
         let mv = RealMove {
             actions: vec![0],

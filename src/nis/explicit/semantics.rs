@@ -6,7 +6,7 @@
 
 use crate::lang::{error_at, eval, num, DeclType, Env, SourceError, TExpr, Value};
 use crate::nis::front::model::{
-    ExtFn, InitSpec, Model, Observation, ProtocolCase, UpdateCase, VarDecl,
+    ExtFn, InitSpec, LabelSubject, Model, Observation, ProtocolCase, UpdateCase, VarDecl,
 };
 use num_bigint::BigInt;
 use std::collections::HashMap;
@@ -214,12 +214,27 @@ impl<'m> Semantics<'m> {
         &self.env_states[id as usize]
     }
 
-    /// The template's initial local state iota_t.
-    pub fn initial_local(&self) -> LocalId {
+    /// iota_t's private state with the given initial percept (percept 0
+    /// when the first percept is observed: the observation does not read it).
+    fn initial_private(&self) -> LocalId {
         let t = &self.model.template;
         let mut codes: Vec<i64> = t.init.iter().map(|v| value_code(v).unwrap_or(0)).collect();
-        codes.push(t.init_percept as i64);
+        codes.push(t.init_percept.given().unwrap_or(0) as i64);
         self.space.encode(&codes)
+    }
+
+    /// The local states an agent may start in with the environment at `env`:
+    /// iota_t, or with `percept = observe` iota_t's private state with each
+    /// percept obs_t gives there (several on a tie).
+    pub fn initial_locals(&mut self, env: EnvId) -> SemResult<Vec<LocalId>> {
+        let l = self.initial_private();
+        if self.model.template.init_percept.given().is_some() {
+            return Ok(vec![l]);
+        }
+        let mask = self.observe(l, env)?;
+        let prv = self.space.decode(l);
+        let prv = &prv[..prv.len() - 1];
+        Ok(bits(mask).map(|p| self.with_percept(prv, p)).collect())
     }
 
     /// The environment's initial states I_e (a finite product, filtered by `init`).
@@ -596,7 +611,8 @@ impl<'m> Semantics<'m> {
         }
     }
 
-    /// The labels holding at a local state, as bits by label index.
+    /// The agents' labels holding at a local state, as bits by label index
+    /// (environment labels are never set here).
     pub fn labels(&mut self, l: LocalId) -> SemResult<u64> {
         if let Some(&m) = self.label_cache.get(&l) {
             return Ok(m);
@@ -606,12 +622,40 @@ impl<'m> Semantics<'m> {
         let model = self.model;
         let mut mask = 0;
         for (i, label) in model.labels.iter().enumerate() {
-            if self.eval_bool(&label.expr, slots.clone(), 0, 0)? {
+            if label.subject == LabelSubject::Agent
+                && self.eval_bool(&label.expr, slots.clone(), 0, 0)?
+            {
                 mask |= 1 << i;
             }
         }
         self.label_cache.insert(l, mask);
         Ok(mask)
+    }
+
+    /// The environment labels holding at an environment state, as bits by label index.
+    pub fn env_labels(&mut self, e: EnvId) -> SemResult<u64> {
+        let codes = self.env_codes(e).to_vec();
+        let slots = self.env_slots(&codes, 0);
+        let model = self.model;
+        let mut mask = 0;
+        for (i, label) in model.labels.iter().enumerate() {
+            if label.subject == LabelSubject::Environment
+                && self.eval_bool(&label.expr, slots.clone(), 0, 0)?
+            {
+                mask |= 1 << i;
+            }
+        }
+        Ok(mask)
+    }
+
+    /// Label `label` of indexed agent `agent` at local state `l`, or of the
+    /// environment at `env` when `agent` is `None`.
+    pub fn literal(&mut self, label: usize, local: Option<LocalId>, env: EnvId) -> SemResult<bool> {
+        let bits = match local {
+            Some(l) => self.labels(l)?,
+            None => self.env_labels(env)?,
+        };
+        Ok(bits >> label & 1 == 1)
     }
 
     /// The local state (prv, per) as a number.

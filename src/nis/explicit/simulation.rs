@@ -111,9 +111,10 @@ impl Simulation {
         a: u32,
         b: u32,
     ) -> SemResult<bool> {
+        // The indexed agents' labels and the environment's (`None`).
         let m = ga.sys.indexed(&ga.states[a as usize]).len();
-        for agent in 0..m {
-            if ga.labels(a, agent)? != gb.labels(b, agent)? {
+        for agent in (0..m).map(Some).chain([None]) {
+            if ga.label_bits(a, agent)? != gb.label_bits(b, agent)? {
                 return Ok(false);
             }
         }

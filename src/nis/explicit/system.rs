@@ -21,6 +21,9 @@ pub trait System<'m> {
     /// Local states of the indexed agents 1..m, in order.
     fn indexed<'a>(&self, s: &'a Self::State) -> &'a [LocalId];
 
+    /// The environment's state, for environment labels.
+    fn env(&self, s: &Self::State) -> EnvId;
+
     /// The exact semantics, for labels and printing.
     fn semantics(&mut self) -> &mut Semantics<'m>;
 

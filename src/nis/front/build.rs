@@ -236,10 +236,16 @@ fn enumerations(
             "the percept must be an enumeration `{a, b, ...}`".into(),
         ));
     };
-    let init_percept = percepts
-        .iter()
-        .position(|p| *p == pinit)
-        .ok_or_else(|| err(pinit_span, format!("`{pinit}` is not a percept")))?;
+    let init_percept = match percepts.iter().position(|p| *p == pinit) {
+        Some(p) => InitPercept::Given(p),
+        None if pinit == "observe" => InitPercept::Observed,
+        None => {
+            return Err(err(
+                pinit_span,
+                format!("`{pinit}` is not a percept (write a percept, or `observe` for the observation at the initial state)"),
+            ))
+        }
+    };
     let Some((acts, acts_span)) = agent.actions.clone() else {
         return Err(missing("actions"));
     };

@@ -4,16 +4,18 @@
 //! reads this form; universal sentences reach the MILP through [`Core::negate`].
 
 use super::formula::{AgentRef, Formula, Sentence};
-use super::model::Model;
+use super::model::{LabelSubject, Model};
 use crate::lang::{error_at, LangResult, Span};
 
 /// A formula in core form over label and agent numbers (agents 0-based),
 /// with EX^k / AX^k unrolled into k single steps and until expanded.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
+    /// A literal: label `label` of agent `agent` (0-based), or of the
+    /// environment's state when `agent` is `None`.
     Lit {
         label: usize,
-        agent: usize,
+        agent: Option<usize>,
         negated: bool,
     },
     And(Vec<usize>),
@@ -91,13 +93,10 @@ fn lower_rec(s: &Sentence, model: &Model, f: &Formula, core: &mut Core) -> LangR
             negated,
             span,
         } => {
-            let label = label_of(s, model, label, *span)?;
-            let agent = match agent {
-                AgentRef::Var(v) => s.vars.iter().position(|x| x == v).unwrap_or(0),
-                AgentRef::Index(i) => i - 1,
-            };
+            let index = label_of(s, model, label, *span)?;
+            let agent = literal_agent(s, model, index, agent, *span)?;
             core.push(Node::Lit {
-                label,
+                label: index,
                 agent,
                 negated: *negated,
             })
@@ -142,6 +141,33 @@ fn label_of(s: &Sentence, model: &Model, label: &str, span: Span) -> LangResult<
             ),
         )
     })
+}
+
+/// The agent a literal is about (`None`: the environment), checked against
+/// what its label reads: agents' labels need an agent, the environment's none.
+fn literal_agent(
+    s: &Sentence,
+    model: &Model,
+    index: usize,
+    agent: &AgentRef,
+    span: Span,
+) -> LangResult<Option<usize>> {
+    let name = &model.labels[index].name;
+    let agent = match agent {
+        AgentRef::Var(v) => Some(s.vars.iter().position(|x| x == v).unwrap_or(0)),
+        AgentRef::Index(i) => Some(i - 1),
+        AgentRef::Environment => None,
+    };
+    let wrong = match (model.labels[index].subject, agent) {
+        (LabelSubject::Agent, None) => format!(
+            "`{name}` is a label of the agents' local state: name an agent, as in `({name}, v1)`"
+        ),
+        (LabelSubject::Environment, Some(_)) => format!(
+            "`{name}` is a label of the environment's state: write it without an agent, as `{name}`"
+        ),
+        _ => return Ok(agent),
+    };
+    Err(error_at(&s.source, span, wrong))
 }
 
 /// `phi U^k psi` by its expansion psi | (phi & X (phi U^{k-1} psi)), with

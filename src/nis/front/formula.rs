@@ -7,7 +7,8 @@
 //! (`EX`, `AX`: k = 1; the body extends as far right as possible, so
 //! `EX^2 (a, v1) & (a, v2)` is `EX^2 ((a, v1) & (a, v2))`); bounded until
 //! `E(phi U^k psi)`, `A(phi U^k psi)`; `!(p, v)` (negation on atoms only);
-//! atoms `(p, v1)` or `(p, 3)`; parentheses.
+//! atoms `(p, v1)` or `(p, 3)` over an agent's local state, bare `p` over
+//! the environment's state; parentheses.
 
 use crate::lang::lexer::Tok;
 use crate::lang::{error_at, LangResult, Parser, Source, Span};
@@ -18,6 +19,8 @@ pub enum AgentRef {
     Var(String),
     /// A concrete agent, 1-based.
     Index(usize),
+    /// No agent: an environment label, written as a bare name (`safe`).
+    Environment,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,6 +193,7 @@ impl MixedHelp for Box<crate::lang::SourceError> {
 fn check_refs(source: &Source, f: &Formula, vars: &[String]) -> LangResult<()> {
     match f {
         Formula::Atom { agent, span, .. } => match agent {
+            AgentRef::Environment => Ok(()),
             AgentRef::Var(v) if !vars.contains(v) => {
                 Err(error_at(source, *span, format!("the variable `{v}` is not bound by `forall`")))
             }
@@ -325,10 +329,18 @@ impl FormulaParser<'_> {
         }
         if self.p.peek() == Tok::Not {
             let start = self.p.bump().span;
-            if self.p.peek() != Tok::LParen {
-                return Err(self
-                    .p
-                    .unexpected("an atom `(p, v)` after `!` (negation applies to atoms only)"));
+            if self.p.peek() != Tok::LParen && self.p.peek() != Tok::Ident {
+                return Err(self.p.unexpected(
+                    "an atom `(p, v)` or `p` after `!` (negation applies to atoms only)",
+                ));
+            }
+            if self.p.peek() == Tok::Ident && !self.at_operator_keyword() {
+                let mut atom = self.env_atom()?;
+                if let Formula::Atom { negated, span, .. } = &mut atom {
+                    *negated = true;
+                    *span = start.to(*span);
+                }
+                return Ok(atom);
             }
             return match self.atom_or_group()? {
                 Formula::Atom {
@@ -351,9 +363,30 @@ impl FormulaParser<'_> {
         if self.p.peek() == Tok::LParen {
             return self.atom_or_group();
         }
+        if self.p.peek() == Tok::Ident {
+            return self.env_atom();
+        }
         Err(self
             .p
-            .unexpected("`EX`, `AX`, `E(`, `A(`, `!`, an atom `(p, v)` or `(`"))
+            .unexpected("`EX`, `AX`, `E(`, `A(`, `!`, an atom `(p, v)`, `p` or `(`"))
+    }
+
+    /// `EX`/`AX` or `E(`/`A(` ahead: an operator, not an environment atom.
+    fn at_operator_keyword(&self) -> bool {
+        self.p.at_keyword("EX")
+            || self.p.at_keyword("AX")
+            || ((self.p.at_keyword("E") || self.p.at_keyword("A")) && self.p.peek2() == Tok::LParen)
+    }
+
+    /// A bare label name: an atom over the environment's state.
+    fn env_atom(&mut self) -> LangResult<Formula> {
+        let (label, span) = self.p.ident()?;
+        Ok(Formula::Atom {
+            label,
+            agent: AgentRef::Environment,
+            negated: false,
+            span,
+        })
     }
 
     fn atom_or_group(&mut self) -> LangResult<Formula> {
@@ -416,11 +449,12 @@ impl std::fmt::Display for Formula {
                 negated,
                 ..
             } => {
-                let a = match agent {
-                    AgentRef::Var(v) => v.clone(),
-                    AgentRef::Index(i) => i.to_string(),
-                };
-                write!(f, "{}({label}, {a})", if *negated { "!" } else { "" })
+                let not = if *negated { "!" } else { "" };
+                match agent {
+                    AgentRef::Var(v) => write!(f, "{not}({label}, {v})"),
+                    AgentRef::Index(i) => write!(f, "{not}({label}, {i})"),
+                    AgentRef::Environment => write!(f, "{not}{label}"),
+                }
             }
             Formula::And(a, b) => {
                 operand(a, f, true)?;

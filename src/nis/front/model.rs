@@ -146,7 +146,8 @@ pub struct Template {
     pub init: Vec<Value>,
     pub percept_enum: usize,
     pub percepts: Vec<String>,
-    pub init_percept: usize,
+    /// The initial percept: given, or observed at the initial state.
+    pub init_percept: InitPercept,
     pub action_enum: usize,
     pub actions: Vec<String>,
     /// obs_t: the percept-valued observation, its `argmax` leaves typed.
@@ -154,6 +155,26 @@ pub struct Template {
     pub protocol: Vec<ProtocolCase>,
     pub update: Vec<UpdateCase>,
     pub slots: AgentSlots,
+}
+
+/// How an agent's first percept is set: a constant (`percept : {..} = p;`),
+/// or obs_t at iota_t's private state and the initial environment state
+/// (`= observe;`, several percepts on an argmax tie). The observation then
+/// may not read `percept` (there is no earlier one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitPercept {
+    Given(usize),
+    Observed,
+}
+
+impl InitPercept {
+    /// The given percept, if it is given.
+    pub fn given(self) -> Option<usize> {
+        match self {
+            InitPercept::Given(p) => Some(p),
+            InitPercept::Observed => None,
+        }
+    }
 }
 
 /// The observation function obs_t as the deciders read it: an `if` tree at
@@ -200,12 +221,22 @@ pub struct Environment {
     pub slots: EnvSlots,
 }
 
-/// An atomic proposition over the template's local state (Definition 3).
+/// An atomic proposition (Definition 3): over the template's local state
+/// (slots as [`AgentSlots`]), or over the environment's state (slots as
+/// [`EnvSlots`]; written as a bare atom `safe` in formulas).
 #[derive(Clone, Debug)]
 pub struct Label {
     pub name: String,
     pub expr: TExpr,
     pub span: Span,
+    pub subject: LabelSubject,
+}
+
+/// What a label is about: one agent's local state or the environment's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabelSubject {
+    Agent,
+    Environment,
 }
 
 impl Model {

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 pub struct Kinds {
     pub percept_enum: usize,
     pub percepts: Vec<String>,
-    pub init_percept: usize,
+    pub init_percept: InitPercept,
     pub action_enum: usize,
     pub actions: Vec<String>,
     pub env_action_enum: usize,
@@ -224,6 +224,15 @@ impl Names<'_> {
         if observe.ty != Ty::Enum(self.kinds.percept_enum) {
             return Err(self.err(raw.span, "`observe` must give a percept".into()));
         }
+        if self.kinds.init_percept == InitPercept::Observed {
+            let percept = self.tvars.len();
+            if let Some(span) = first_read(&observe, percept) {
+                return Err(self.err(
+                    span,
+                    "the first percept is observed (`= observe`), so the observation cannot read `percept`: there is no earlier one".into(),
+                ));
+            }
+        }
         observation(self.source, observe, &self.ext.borrow())
     }
 
@@ -279,22 +288,54 @@ impl Names<'_> {
         check_as(self.source, e, &self.env_scope(NONE), Ty::Bool)
     }
 
-    /// The labels (Definition 3), conditions over the template's local state.
+    /// The labels (Definition 3): conditions over the template's local
+    /// state, or, when that does not read them, over the environment's state.
+    /// A label reads one or the other: agents' labels are indexed in
+    /// formulas and the environment's are not.
     pub fn labels(&self, raw: &[(String, Span, Expr)]) -> LangResult<Vec<Label>> {
         let mut labels: Vec<Label> = Vec::new();
-        let scope = self.agent_scope(false, NONE);
+        let agent = self.agent_scope(false, NONE);
+        let env = self.env_scope(NONE);
         for (name, span, e) in raw {
             if labels.iter().any(|l| l.name == *name) {
                 return Err(self.err(*span, format!("label `{name}` is declared twice")));
             }
-            let t = check_as(self.source, e, &scope, Ty::Bool)?;
+            let (expr, subject) = match check_as(self.source, e, &agent, Ty::Bool) {
+                Ok(t) => (t, LabelSubject::Agent),
+                Err(agent_err) => match check_as(self.source, e, &env, Ty::Bool) {
+                    Ok(t) => (t, LabelSubject::Environment),
+                    Err(_) if self.reads_both(e) => {
+                        return Err(self.err(
+                            *span,
+                            format!("label `{name}` reads both an agent's local state and the environment's; a label is about one of them"),
+                        ))
+                    }
+                    Err(_) => return Err(agent_err),
+                },
+            };
             labels.push(Label {
                 name: name.clone(),
-                expr: t,
+                expr,
                 span: *span,
+                subject,
             });
         }
         Ok(labels)
+    }
+
+    /// True when `e` names a template variable (or `percept`) and an environment variable.
+    fn reads_both(&self, e: &Expr) -> bool {
+        fn collect(e: &Expr, out: &mut Vec<String>) {
+            if let ExprKind::Ident(n) = &e.kind {
+                out.push(n.clone());
+            }
+            e.children().into_iter().for_each(|c| collect(c, out));
+        }
+        let mut names = Vec::new();
+        collect(e, &mut names);
+        let local = |n: &String| n == "percept" || self.tvars.iter().any(|v| v.name == *n);
+        let global = |n: &String| self.evars.iter().any(|v| v.name == *n);
+        names.iter().any(local) && names.iter().any(global)
     }
 }
 
@@ -393,5 +434,21 @@ fn no_network_vector(source: &Source, e: &TExpr, ext: &[ExtFn]) -> LangResult<()
         TKind::Binary(_, a, b) => rec(a).and_then(|()| rec(b)),
         TKind::If(c, a, b) => rec(c).and_then(|()| rec(a)).and_then(|()| rec(b)),
         TKind::Builtin(_, args) => args.iter().try_for_each(rec),
+    }
+}
+
+/// Where `e` first reads slot `slot`, if it does.
+fn first_read(e: &TExpr, slot: usize) -> Option<Span> {
+    match &e.kind {
+        TKind::Var(s) if *s == slot => Some(e.span),
+        TKind::Const(_) | TKind::Var(_) => None,
+        TKind::Unary(_, a) => first_read(a, slot),
+        TKind::Binary(_, a, b) => first_read(a, slot).or_else(|| first_read(b, slot)),
+        TKind::If(c, a, b) => first_read(c, slot)
+            .or_else(|| first_read(a, slot))
+            .or_else(|| first_read(b, slot)),
+        TKind::Builtin(_, args) | TKind::Ext(_, args) => {
+            args.iter().find_map(|a| first_read(a, slot))
+        }
     }
 }

@@ -11,11 +11,12 @@ use crate::report::{RunError, Table, TableFormat};
 use serde_json::{json, Value};
 
 /// A witness (or counterexample) as a tree: at each node the literals that
-/// must hold there, and the successor steps that the path quantifiers chose.
+/// must hold there (label, agent or `None` for the environment, negated),
+/// and the successor steps that the path quantifiers chose.
 #[derive(Clone, Debug)]
 pub struct WitnessTree<St, Mv> {
     pub state: St,
-    pub obligations: Vec<(usize, usize, bool)>,
+    pub obligations: Vec<(usize, Option<usize>, bool)>,
     pub children: Vec<(Mv, WitnessTree<St, Mv>)>,
 }
 
