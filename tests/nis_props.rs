@@ -27,6 +27,10 @@ struct Spec {
     table: Vec<usize>,
     weights: [i8; 4],
     label_x: u8,
+    /// The first percept by observation (`percept = observe`), ties included.
+    observed: bool,
+    /// The environment label `e` holds from round `env_from` on.
+    env_from: u8,
 }
 
 fn spec_strategy() -> impl Strategy<Value = Spec> {
@@ -38,15 +42,21 @@ fn spec_strategy() -> impl Strategy<Value = Spec> {
                 proptest::collection::vec(0..k, k * 4),
                 [-2i8..=2, -2i8..=2, -2i8..=2, -2i8..=2],
                 1u8..(1 << k),
+                any::<bool>(),
+                0u8..=3,
             )
         })
-        .prop_map(|(k, prot, table, weights, label_x)| Spec {
-            k,
-            prot,
-            table,
-            weights,
-            label_x,
-        })
+        .prop_map(
+            |(k, prot, table, weights, label_x, observed, env_from)| Spec {
+                k,
+                prot,
+                table,
+                weights,
+                label_x,
+                observed,
+                env_from,
+            },
+        )
 }
 
 fn text(s: &Spec) -> String {
@@ -79,20 +89,35 @@ fn text(s: &Spec) -> String {
         "net f = \"none.onnx\";
 agent t {{
   var x : [0..{}] = 0;
-  percept : {{p0, p1}} = p0;
+  percept : {{p0, p1}} = {};
   actions : {{a0, a1}};
   observe = argmax(f(x), p0, p1);
   protocol {{ p0 -> {{{}}}; p1 -> {{{}}}; }}
   update {{
 {update}  }}
 }}
+environment {{
+  var c : [0..3] = 0;
+  update {{ true -> c := min(c + 1, 3); }}
+}}
 label q = {};
 label r = percept = p0;
+label e = c >= {};
 ",
         s.k - 1,
+        if s.observed {
+            {
+                "observe"
+            }
+        } else {
+            {
+                "p0"
+            }
+        },
         acts(s.prot[0]),
         acts(s.prot[1]),
-        xs.join(" | ")
+        xs.join(" | "),
+        s.env_from
     )
 }
 
@@ -123,9 +148,23 @@ fn model(s: &Spec) -> Model {
 /// Brute force on ordered tuples of local states: the layers of M(n).
 fn ordered_layers(model: &Model, n: usize, depth: usize) -> Vec<HashSet<Vec<LocalId>>> {
     let mut sem = Semantics::new(model).unwrap();
+    let first = initial_tuples(model, &mut sem, n);
+    layers_from(&mut sem, first, depth)
+}
+
+/// The initial states of M(n) as ordered tuples.
+fn initial_tuples(model: &Model, sem: &mut Semantics, n: usize) -> HashSet<Vec<LocalId>> {
     let env = sem.initial_envs().unwrap()[0];
-    // Every agent at one of the initial local states, independently.
-    let starts = sem.initial_locals(env).unwrap();
+    // Every agent at one of the initial local states, independently: p0,
+    // or with `= observe` each percept the network gives at x = 0.
+    let p0 = sem.with_percept(&[0], 0);
+    let starts: Vec<LocalId> = if model.template.init_percept.given().is_some() {
+        vec![p0]
+    } else {
+        bits(sem.observe(p0, env).unwrap())
+            .map(|p| sem.with_percept(&[0], p))
+            .collect()
+    };
     let mut first = HashSet::from([Vec::new()]);
     for _ in 0..n {
         first = first
@@ -139,6 +178,16 @@ fn ordered_layers(model: &Model, n: usize, depth: usize) -> Vec<HashSet<Vec<Loca
             })
             .collect();
     }
+    first
+}
+
+/// The layers reachable from `first` in exactly j rounds, j = 0..=depth.
+fn layers_from(
+    sem: &mut Semantics,
+    first: HashSet<Vec<LocalId>>,
+    depth: usize,
+) -> Vec<HashSet<Vec<LocalId>>> {
+    let env = sem.initial_envs().unwrap()[0];
     let mut layers = vec![first];
     for _ in 0..depth {
         let mut next = HashSet::new();
@@ -177,6 +226,11 @@ fn ordered_layers(model: &Model, n: usize, depth: usize) -> Vec<HashSet<Vec<Loca
     layers
 }
 
+/// Some state of the layer has label q for agent 1.
+fn ex_q(sem: &mut Semantics, layer: &HashSet<Vec<LocalId>>) -> bool {
+    layer.iter().any(|t| sem.labels(t[0]).unwrap() & 1 == 1)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -191,17 +245,40 @@ proptest! {
         for j in 0..=depth {
             prop_assert_eq!(counts[j].1, oracle[j].len() as u128);
         }
-        // EX^k (q, 1) & (r, m) and AX^k on the brute force layers.
-        for (k, layer) in oracle.iter().enumerate().skip(1) {
+        // EX^k (q, 1) & (r, m) and AX^k on the brute force layers, from every
+        // initial state (a sentence holds when it holds at each of them).
+        let starts: Vec<Vec<HashSet<Vec<LocalId>>>> = oracle[0]
+            .iter()
+            .map(|t| layers_from(&mut sem, HashSet::from([t.clone()]), depth))
+            .collect();
+        for k in 1..=depth {
             let lab = |sem: &mut Semantics, t: &Vec<LocalId>, label: usize, i: usize| sem.labels(t[i]).unwrap() >> label & 1 == 1;
-            let ex = layer.iter().any(|t| lab(&mut sem, t, 0, 0) && lab(&mut sem, t, 1, m - 1));
-            let ax = layer.iter().all(|t| lab(&mut sem, t, 0, 0) || !lab(&mut sem, t, 1, m - 1));
+            let mut ex = true;
+            let mut ax = true;
+            let mut exq = true;
+            for layers in &starts {
+                let layer = &layers[k];
+                ex &= layer.iter().any(|t| lab(&mut sem, t, 0, 0) && lab(&mut sem, t, 1, m - 1));
+                ax &= layer.iter().all(|t| lab(&mut sem, t, 0, 0) || !lab(&mut sem, t, 1, m - 1));
+                exq &= ex_q(&mut sem, layer);
+            }
             let (v1, v2) = if m == 1 { ("v1", "v1") } else { ("v1", "v2") };
             let vars = if m == 1 { "v1" } else { "v1, v2" };
             let fx = parse_sentence(&format!("forall {vars}: EX^{k} (q, {v1}) & (r, {v2})")).unwrap();
             let fa = parse_sentence(&format!("forall {vars}: AX^{k} (q, {v1}) | !(r, {v2})")).unwrap();
             prop_assert_eq!(decide(EngineChoice::Explicit, &model, &fx, Target::Concrete { agents: n }).unwrap().holds, ex);
             prop_assert_eq!(decide(EngineChoice::Explicit, &model, &fa, Target::Concrete { agents: n }).unwrap().holds, ax);
+            // The environment label: c = min(k, 3) after k rounds.
+            let e = (k.min(3) as u8) >= s.env_from;
+            let fe = parse_sentence(&format!("forall {vars}: EX^{k} (q, {v1}) & e")).unwrap();
+            prop_assert_eq!(decide(EngineChoice::Explicit, &model, &fe, Target::Concrete { agents: n }).unwrap().holds, exq && e);
+            if k == depth {
+                // The MILP decider agrees (M(n) with m indexed agents).
+                for f in [&fx, &fa, &fe] {
+                    let explicit = decide(EngineChoice::Explicit, &model, f, Target::Concrete { agents: n }).unwrap().holds;
+                    prop_assert_eq!(decide(EngineChoice::Milp, &model, f, Target::Concrete { agents: n }).unwrap().holds, explicit);
+                }
+            }
         }
     }
 
