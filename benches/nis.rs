@@ -264,6 +264,57 @@ fn slots_milp(c: &mut Criterion) {
     group.finish();
 }
 
+/// VerticalCAS (examples/vcas/single_agent.nis, the nine VENMAS networks):
+/// VENMAS's default query AX^k safe for k = 1..8, and the steep descent
+/// (V0 = -35) whose counterexample the MILP finds and the replay checks.
+fn vcas(c: &mut Criterion) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vcas/single_agent.nis");
+    let load = |v0: &str| {
+        let constants = [("V0".to_string(), mavis::lang::parse_value_text(v0).unwrap())];
+        let opts = LoadOptions {
+            constants: constants.into_iter().collect(),
+            ..Default::default()
+        };
+        mavis::nis::load_model(&path, &opts).unwrap()
+    };
+    let (safe, steep) = (load("-19.5"), load("-35"));
+    let mut group = c.benchmark_group("nis/vcas (single agent, M(1), MILP)");
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_secs(1));
+    group.sampling_mode(SamplingMode::Flat);
+    for k in 1..=8 {
+        let s = parse_sentence(&format!("AX^{k} safe")).unwrap();
+        if k == 8 {
+            group.measurement_time(Duration::from_secs(60));
+        }
+        group.bench_function(format!("AX^{k} safe (holds)"), |b| {
+            b.iter(|| {
+                let r = decide(
+                    EngineChoice::Milp,
+                    &safe,
+                    &s,
+                    Target::Concrete { agents: 1 },
+                );
+                assert!(r.unwrap().holds);
+            })
+        });
+        if k <= 4 {
+            group.bench_function(format!("AX^{k} safe, V0 = -35 (violated)"), |b| {
+                b.iter(|| {
+                    let r = decide(
+                        EngineChoice::Milp,
+                        &steep,
+                        &s,
+                        Target::Concrete { agents: 1 },
+                    );
+                    assert!(k == 1 || !r.unwrap().holds);
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     table1,
@@ -271,6 +322,7 @@ criterion_group!(
     verify_all,
     table1_milp,
     abstract_milp,
-    slots_milp
+    slots_milp,
+    vcas
 );
 criterion_main!(benches);
