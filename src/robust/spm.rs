@@ -18,6 +18,8 @@ use crate::report::{Deadline, Expired};
 
 /// Lifts between two looks at the clock.
 const LIFTS_PER_CHECK: u64 = 1024;
+/// Nodes between deadline checks in the stability check.
+const NODES_PER_CHECK: usize = 1024;
 
 /// Solves the game with progress measures for both players.
 pub fn solve(g: &Game) -> Solution {
@@ -46,7 +48,7 @@ pub fn solve_until(g: &Game, deadline: Deadline) -> Result<Solution, Expired> {
         if idle0 && idle1 {
             break;
         }
-        let (won0, won1) = (m0.stable_finite(), m1.stable_finite());
+        let (won0, won1) = (m0.stable_finite(deadline)?, m1.stable_finite(deadline)?);
         m1.force_top(&won0);
         m0.force_top(&won1);
     }
@@ -285,12 +287,25 @@ impl<'a> Measure<'a> {
     /// The nodes whose measure can never rise again: neither top nor liftable,
     /// nor able to reach such a node against the minimiser. They form a closed
     /// set on which the measure is a progress measure, so the minimiser wins them.
-    fn stable_finite(&mut self) -> Vec<bool> {
+    /// The check costs O(m k) for k measure components: the deadline is
+    /// checked every [`NODES_PER_CHECK`] nodes.
+    fn stable_finite(&mut self, deadline: Deadline) -> Result<Vec<bool>, Expired> {
         let n = self.g.len();
-        let mut unstable: Vec<bool> = (0..n).map(|v| self.top[v] || self.can_lift(v)).collect();
+        let mut unstable = Vec::with_capacity(n);
+        for v in 0..n {
+            if v % NODES_PER_CHECK == 0 {
+                deadline.check()?;
+            }
+            unstable.push(self.top[v] || self.can_lift(v));
+        }
         let mut queue: Vec<u32> = (0..n as u32).filter(|&v| unstable[v as usize]).collect();
         let (ps, pred) = self.pred;
+        let mut popped = 0usize;
         while let Some(w) = queue.pop() {
+            popped += 1;
+            if popped % NODES_PER_CHECK == 0 {
+                deadline.check()?;
+            }
             let w = w as usize;
             for &u in &pred[ps[w] as usize..ps[w + 1] as usize] {
                 let u = u as usize;
@@ -300,7 +315,7 @@ impl<'a> Measure<'a> {
                 }
             }
         }
-        unstable.iter().map(|&x| !x).collect()
+        Ok(unstable.iter().map(|&x| !x).collect())
     }
 
     /// Whether lifting `v` now would raise its measure (without changing it).
