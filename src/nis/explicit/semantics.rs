@@ -619,15 +619,7 @@ impl<'m> Semantics<'m> {
         }
         let codes = self.space.decode(l);
         let slots = self.agent_slots(&codes, 0, 0, None);
-        let model = self.model;
-        let mut mask = 0;
-        for (i, label) in model.labels.iter().enumerate() {
-            if label.subject == LabelSubject::Agent
-                && self.eval_bool(&label.expr, slots.clone(), 0, 0)?
-            {
-                mask |= 1 << i;
-            }
-        }
+        let mask = self.label_mask(LabelSubject::Agent, &slots)?;
         self.label_cache.insert(l, mask);
         Ok(mask)
     }
@@ -636,12 +628,15 @@ impl<'m> Semantics<'m> {
     pub fn env_labels(&mut self, e: EnvId) -> SemResult<u64> {
         let codes = self.env_codes(e).to_vec();
         let slots = self.env_slots(&codes, 0);
+        self.label_mask(LabelSubject::Environment, &slots)
+    }
+
+    /// The labels about `subject` that hold at `slots`, as bits by label index.
+    fn label_mask(&mut self, subject: LabelSubject, slots: &[Value]) -> SemResult<u64> {
         let model = self.model;
         let mut mask = 0;
         for (i, label) in model.labels.iter().enumerate() {
-            if label.subject == LabelSubject::Environment
-                && self.eval_bool(&label.expr, slots.clone(), 0, 0)?
-            {
+            if label.subject == subject && self.eval_bool(&label.expr, slots.to_vec(), 0, 0)? {
                 mask |= 1 << i;
             }
         }
