@@ -274,9 +274,15 @@ proptest! {
             prop_assert_eq!(decide(EngineChoice::Explicit, &model, &fe, Target::Concrete { agents: n }).unwrap().holds, exq && e);
             if k == depth {
                 // The MILP decider agrees (M(n) with m indexed agents).
+                // It refuses an existential sentence whose initial states it
+                // would otherwise choose: an observed first percept with a tie.
+                let tie = s.observed && oracle[0].len() > 1;
                 for f in [&fx, &fa, &fe] {
                     let explicit = decide(EngineChoice::Explicit, &model, f, Target::Concrete { agents: n }).unwrap().holds;
-                    prop_assert_eq!(decide(EngineChoice::Milp, &model, f, Target::Concrete { agents: n }).unwrap().holds, explicit);
+                    match decide(EngineChoice::Milp, &model, f, Target::Concrete { agents: n }) {
+                        Ok(milp) => prop_assert_eq!(milp.holds, explicit),
+                        Err(e) => prop_assert!(tie && !f.to_string().contains("AX"), "{:?}", e),
+                    }
                 }
             }
         }

@@ -2,6 +2,7 @@
 target/release/mavis."""
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -29,9 +30,17 @@ def is_timing(key: str) -> bool:
     return key == "stats" or ("time" in key and key.endswith("_s"))
 
 
+# A duration inside a rendered text (a table's cells read "T 0.001s").
+DURATION = re.compile(r"\d+\.\d+ ?s\b")
+
+
 def comparable(value):
+    """A report with its timings removed: timing keys, and durations written
+    into rendered text (the table's cells), which differ from run to run."""
     if isinstance(value, dict):
         return {k: comparable(v) for k, v in value.items() if not is_timing(k)}
     if isinstance(value, (list, tuple)):
         return [comparable(v) for v in value]
+    if isinstance(value, str):
+        return DURATION.sub("<time>", value)
     return value

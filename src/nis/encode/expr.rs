@@ -30,6 +30,27 @@ pub struct Enc<'m> {
     pub network_binaries: usize,
     /// Update values that may leave their declared range.
     pub range_checks: Vec<RangeCheck>,
+    /// Network copies by (network, input expressions): a call with the same
+    /// inputs reuses the copy (a network is a function of its inputs).
+    copies: HashMap<CallKey, Vec<LinExpr>>,
+}
+
+/// A network call's identity: the network and its inputs, term by term.
+type CallKey = (usize, Vec<(Vec<(usize, u64)>, u64)>);
+
+fn call_key(net: usize, inputs: &[LinExpr]) -> CallKey {
+    let terms = inputs
+        .iter()
+        .map(|e| {
+            let t = e
+                .merged_terms()
+                .into_iter()
+                .map(|(v, c)| (v.index(), c.to_bits()))
+                .collect();
+            (t, e.constant_part().to_bits())
+        })
+        .collect();
+    (net, terms)
 }
 
 impl<'m> Enc<'m> {
@@ -55,6 +76,7 @@ impl<'m> Enc<'m> {
             network_copies: 0,
             network_binaries: 0,
             range_checks: Vec::new(),
+            copies: HashMap::new(),
         }
     }
 }
@@ -238,6 +260,10 @@ impl Enc<'_> {
                 .map(LinExpr::constant)
                 .collect());
         }
+        let key = call_key(net, &inputs);
+        if let Some(outputs) = self.copies.get(&key) {
+            return Ok(outputs.clone());
+        }
         let prefix = self.aux(&format!("{}.{}", self.prefix, decl.name));
         let copy = self
             .milp
@@ -245,7 +271,9 @@ impl Enc<'_> {
             .map_err(milp_error)?;
         self.network_copies += 1;
         self.network_binaries += copy.binaries.len();
-        Ok(copy.outputs.into_iter().map(LinExpr::from).collect())
+        let outputs: Vec<LinExpr> = copy.outputs.into_iter().map(LinExpr::from).collect();
+        self.copies.insert(key, outputs.clone());
+        Ok(outputs)
     }
 
     /// A Boolean-valued expression as an exact 0/1 expression.

@@ -47,10 +47,10 @@ mod tabulated_tests;
 mod tests;
 
 use super::explicit::replay::{replay_abstract, replay_concrete};
-use super::explicit::semantics::Semantics;
+use super::explicit::semantics::{EnvId, Semantics};
 use super::front::core::{lower, Core};
 use super::front::formula::{Kind, Sentence};
-use super::front::model::Model;
+use super::front::model::{InitPercept, Model};
 use super::witness::trace::{abstract_trace, concrete_trace};
 use super::witness::{internal, shown};
 use crate::report::RunError;
@@ -88,6 +88,9 @@ pub fn check_concrete(
     let counterexample = sentence.kind() == Kind::Universal;
     let mut sizes = Sizes::default();
     if model.explicit_obstacle().is_some() {
+        if !universal && model.template.init_percept == InitPercept::Observed {
+            return Err(observed_ties_refused());
+        }
         // Real-valued or interval-initialised: replayed in f64.
         let a = starts::decide_f64(model, &goal, universal, (n, m), false, opts, &mut sizes)?;
         let shown = starts::replay_f64(model, &a.trees, counterexample)?;
@@ -100,6 +103,7 @@ pub fn check_concrete(
         "the MILP decider replays every trace through the finite semantics, which",
     )?;
     let envs = sem.initial_envs()?;
+    refuse_observed_ties(&mut sem, &envs, universal)?;
     let d = decide(envs, universal, |env| {
         let mut u = Concrete {
             enc: expr::Enc::new(model, opts.encode.clone()),
@@ -125,6 +129,32 @@ pub fn check_concrete(
     ))
 }
 
+/// The MILP chooses a tied first percept (`= observe`) as it chooses a move,
+/// which is right for a counterexample (some initial state) but not for an
+/// existential sentence (every initial state): those starts are not yet
+/// enumerated one MILP each, so such a query is refused.
+fn refuse_observed_ties(
+    sem: &mut Semantics,
+    envs: &[EnvId],
+    universal: bool,
+) -> Result<(), RunError> {
+    if universal || sem.model.template.init_percept != InitPercept::Observed {
+        return Ok(());
+    }
+    for &env in envs {
+        if sem.initial_locals(env)?.len() > 1 {
+            return Err(observed_ties_refused());
+        }
+    }
+    Ok(())
+}
+
+fn observed_ties_refused() -> RunError {
+    RunError::input(
+        "the MILP decider does not yet decide existential sentences when the first percept is observed (`= observe`) and may tie at the initial state: use --engine explicit (finite models), or a given first percept",
+    )
+}
+
 /// Decides phi\[m\] on the abstract system M_ab(m) (Definitions 12 and 13)
 /// by MILP: tabulated for finite templates, by slots for the others (or on
 /// request). Every witness or counterexample is replayed.
@@ -142,6 +172,7 @@ pub fn check_abstract(
     let mut sem = semantics(model, "the tabulated MILP decider for M_ab(m)")?;
     let mut sizes = Sizes::default();
     let envs = sem.initial_envs()?;
+    refuse_observed_ties(&mut sem, &envs, universal)?;
     let d = decide(envs, universal, |env0| {
         let mut u = Tabulated::new(&mut sem, m, env0);
         solve(&mut u, &goal, opts, &mut sizes)
