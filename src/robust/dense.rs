@@ -32,17 +32,7 @@ pub fn parse(text: &str) -> Option<RawModel> {
         pos: 0,
         last: 0,
     };
-    let mut m = RawModel {
-        name: String::new(),
-        metric: MetricKind::Euclidean,
-        states: Vec::new(),
-        distances: Vec::new(),
-        init: None,
-        inputs: Vec::new(),
-        disturbances: Vec::new(),
-        transitions: Vec::new(),
-        objective: None,
-    };
+    let mut m = RawModel::empty();
     let mut metric_seen = false;
     while !s.at_end() {
         let (word, kw) = s.ident()?;

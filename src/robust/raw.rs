@@ -54,6 +54,23 @@ pub struct RawModel {
     pub objective: Option<(RawObjective, Loc)>,
 }
 
+impl RawModel {
+    /// The model before its first declaration (Euclidean metric, no states).
+    pub fn empty() -> Self {
+        RawModel {
+            name: String::new(),
+            metric: MetricKind::Euclidean,
+            states: Vec::new(),
+            distances: Vec::new(),
+            init: None,
+            inputs: Vec::new(),
+            disturbances: Vec::new(),
+            transitions: Vec::new(),
+            objective: None,
+        }
+    }
+}
+
 /// Limit on explicit distance tables (the triangle check is cubic).
 pub const MAX_TABLE_STATES: usize = 2000;
 

@@ -22,17 +22,7 @@ use crate::lang::{eval_const, Constants, LangResult, Parser, Source, Span};
 /// Parses `.ma` text into the raw model (names are resolved later by `raw::build`).
 pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
     let mut p = Parser::new(source)?;
-    let mut m = RawModel {
-        name: String::new(),
-        metric: MetricKind::Euclidean,
-        states: Vec::new(),
-        distances: Vec::new(),
-        init: None,
-        inputs: Vec::new(),
-        disturbances: Vec::new(),
-        transitions: Vec::new(),
-        objective: None,
-    };
+    let mut m = RawModel::empty();
     let mut metric_seen = false;
     while !p.at_eof() {
         let start = p.peek_span();

@@ -235,17 +235,22 @@ pub fn one_step<T: Prob>(mdp: &Mdp, values: &[T], opt: Opt) -> Vec<T> {
         .collect()
 }
 
+/// The better of the best so far and `v` under `opt` (`v` when there is none).
+pub(super) fn better<T: PartialOrd>(best: Option<T>, v: T, opt: Opt) -> T {
+    match best {
+        None => v,
+        Some(b) => match opt {
+            Opt::Max if v > b => v,
+            Opt::Min if v < b => v,
+            _ => b,
+        },
+    }
+}
+
 fn fold_opt<T: Prob>(vals: impl Iterator<Item = T>, opt: Opt) -> T {
     let mut best: Option<T> = None;
     for v in vals {
-        best = Some(match best {
-            None => v,
-            Some(b) => match opt {
-                Opt::Max if v > b => v,
-                Opt::Min if v < b => v,
-                _ => b,
-            },
-        });
+        best = Some(better(best, v, opt));
     }
     best.unwrap_or_else(T::zero)
 }

@@ -8,7 +8,7 @@
 //! This is the same iteration as `check::bounded_until::<Rat>`, so the
 //! values are equal, only faster.
 
-use super::check::maybe_states;
+use super::check::{better, maybe_states};
 use super::mdp::Mdp;
 use super::props::Opt;
 use crate::lang::Rat;
@@ -131,14 +131,7 @@ fn iterate<T: Num>(
                         T::mul_add(&mut v, &a[e], x);
                     }
                 }
-                best = Some(match best {
-                    None => v,
-                    Some(b) => match opt {
-                        Opt::Max if v > b => v,
-                        Opt::Min if v < b => v,
-                        _ => b,
-                    },
-                });
+                best = Some(better(best, v, opt));
             }
             next[s] = best.unwrap_or_else(T::zero);
         }
