@@ -3,6 +3,8 @@
 //! [`run_in_process`] runs the same command lines for a caller in the same
 //! process (the Python package) and hands the report back instead.
 
+mod batch;
+mod grid;
 mod lang;
 mod nis;
 mod nn;
@@ -96,6 +98,10 @@ pub enum Command {
     /// Probabilistic swarms with injected faults, for any number of agents.
     #[command(subcommand)]
     Swarm(Box<swarm::SwarmCmd>),
+    /// Merge the parts of a sharded grid or sweep (`--shard I/N`) into the unsharded run's output.
+    Merge(grid::MergeArgs),
+    /// Run many independent queries, one command line per line of a file (one JSON report each).
+    Batch(batch::BatchArgs),
 }
 
 impl GlobalArgs {
@@ -141,6 +147,8 @@ fn dispatch(command: Command, given: &Given, ctx: &RunContext) -> Result<Report,
         Command::Timed(cmd) => timed::run(cmd, ctx),
         Command::Robust(cmd) => robust::run(cmd, ctx),
         Command::Swarm(cmd) => swarm::run(*cmd, ctx),
+        Command::Merge(args) => grid::merge(args),
+        Command::Batch(args) => batch::run(args, ctx),
     }
 }
 

@@ -1,12 +1,14 @@
 //! `mavis nis`: neural interpreted systems of unknown size (Kouvaros et al., IJCAI 2024).
 
+use super::grid::TableFormatArg;
 use super::Given;
 use crate::lang;
 use crate::milp::SolveOptions;
 use crate::nis::encode::MilpOptions;
 use crate::nis::procedures::{Procedure, VerifyOptions};
+use crate::nis::table::{self, Decide, TableGrid, TableLook};
 use crate::nis::{self, reports, EngineChoice, LoadOptions};
-use crate::report::{Report, RunContext, RunError, TableFormat};
+use crate::report::{Report, RunContext, RunError};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -78,13 +80,6 @@ impl SimulationArg {
             SimulationArg::Bound => Procedure::Bound,
         }
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TableFormatArg {
-    Text,
-    Csv,
-    Markdown,
 }
 
 fn parse_network(s: &str) -> Result<(String, PathBuf), String> {
@@ -179,6 +174,8 @@ pub enum NisCmd {
         /// How the table is drawn in the text output.
         #[arg(long = "table-format", value_enum, default_value_t = TableFormatArg::Text)]
         table_format: TableFormatArg,
+        #[command(flatten)]
+        grid: super::grid::GridArgs,
     },
     /// Bounded simulation (Definition 14) between M_ab(m) and M(N); without N, the least N.
     #[command(after_help = SIM_HELP)]
@@ -352,26 +349,32 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
             engine: e,
             milp,
             table_format,
+            grid,
         } => {
             let m = load(&model, given, ctx)?;
             let (ks, ns) = table_grid(&k, agents, abstract_system)?;
-            let fmt = match table_format {
-                TableFormatArg::Text => TableFormat::Text,
-                TableFormatArg::Csv => TableFormat::Csv,
-                TableFormatArg::Markdown => TableFormat::Markdown,
+            let decide = Decide {
+                model: &m,
+                engine: engine(e),
+                milp: &milp.options(ctx),
+                set: model
+                    .set
+                    .iter()
+                    .map(|a| format!("{}={}", a.name, a.value))
+                    .collect(),
             };
-            reports::table(
-                &model.model,
-                &m,
-                &spec,
-                &ks,
-                &ns,
+            let shape = TableGrid {
+                specs: spec,
+                ks,
+                agents: ns,
                 abstract_system,
-                engine(e),
-                &milp.options(ctx),
-                fmt,
-                ctx,
-            )
+            };
+            let look = TableLook {
+                format: table_format.format(),
+                no_times: grid.no_times,
+            };
+            let r = table::table(&model.model, &decide, &shape, look, grid.shard, ctx)?;
+            Ok(grid.written(r))
         }
         NisCmd::Simulates {
             model,

@@ -2,8 +2,9 @@
 
 use crate::lang;
 use crate::report::{Report, RunContext, RunError};
+use crate::robust::faults_report::{faults_report, FaultsLook};
 use crate::robust::run::{check_report, solve_report};
-use crate::robust::run_games::{faults_report, parity_report, Solver};
+use crate::robust::run_games::{parity_report, Solver};
 use clap::{Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -98,6 +99,8 @@ pub enum RobustCmd {
         plot: Option<PathBuf>,
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
         set: Vec<lang::Assignment>,
+        #[command(flatten)]
+        grid: super::grid::GridArgs,
     },
 }
 
@@ -143,12 +146,15 @@ pub fn run(cmd: RobustCmd, ctx: &RunContext) -> Result<Report, RunError> {
             period,
             plot,
             set,
-        } => faults_report(
-            &model,
-            super::set_constants(&set, ctx)?,
-            period,
-            plot.as_deref(),
-            ctx,
-        ),
+            grid,
+        } => {
+            let look = FaultsLook {
+                plot,
+                no_times: grid.no_times,
+            };
+            let set = super::set_constants(&set, ctx)?;
+            let r = faults_report(&model, set, period, &look, grid.shard, ctx)?;
+            Ok(grid.written(r))
+        }
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::lang::{self, Rat, Value};
 use crate::report::{Report, RunContext, RunError};
+use crate::swarm::sweep_report::SweepLook;
 use crate::swarm::{self, run::CheckOptions, sweep::SweepOptions, Inputs};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -116,6 +117,8 @@ pub enum SwarmCmd {
         out: Option<PathBuf>,
         #[arg(long, value_name = "N", default_value_t = 30_000_000)]
         max_states: usize,
+        #[command(flatten)]
+        grid: super::grid::GridArgs,
     },
     /// Export S(n) (or the abstract model) to PRISM or JANI, for PRISM and Storm.
     #[command(
@@ -200,6 +203,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
             threshold,
             out,
             max_states,
+            grid,
         } => {
             let agents = agents_of(agents)?;
             let swept = swarm::sweep::parse_range(&sweep)
@@ -209,11 +213,16 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 ks: k,
                 agents,
                 threshold,
-                out,
                 max_states,
                 threads: ctx.threads,
             };
-            swarm::sweep::sweep(&inputs(model, None, vec![prop], ctx)?, &o, ctx)
+            let look = SweepLook {
+                out,
+                no_times: grid.no_times,
+            };
+            let inputs = inputs(model, None, vec![prop], ctx)?;
+            let r = swarm::sweep_report::sweep(&inputs, &o, &look, grid.shard, ctx)?;
+            Ok(grid.written(r))
         }
         SwarmCmd::Export {
             model,

@@ -17,6 +17,7 @@ pub mod explicit;
 pub mod front;
 pub mod procedures;
 pub mod reports;
+pub mod table;
 pub mod witness;
 
 #[cfg(test)]

@@ -13,14 +13,14 @@ use super::front::formula::{Kind, Sentence};
 use super::front::model::Model;
 use super::procedures::{verify_using, Procedure, SimulatingBound, VerifyOptions, VerifyOutcome};
 use crate::report::{
-    ModelRef, NetworkRef, Progress, Report, RunContext, RunError, Table, TableFormat, Verdict,
+    ModelRef, NetworkRef, Report, RunContext, RunError, Table, TableFormat, Verdict,
 };
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Instant;
 
 /// The model file and every network it loaded, each with its sha256.
-fn model_ref(path: &Path, model: &Model) -> Option<ModelRef> {
+pub(super) fn model_ref(path: &Path, model: &Model) -> Option<ModelRef> {
     let mut r = ModelRef::from_path(path).ok()?;
     for n in &model.networks {
         if let Ok(net) = ModelRef::from_path(&n.path) {
@@ -166,181 +166,6 @@ fn counts_table(
 /// `{k}` in a spec template becomes k.
 pub fn instantiate(spec: &str, k: u32) -> String {
     spec.replace("{k}", &k.to_string())
-}
-
-/// What every cell of `nis table` is decided with.
-struct Grid<'a> {
-    model: &'a Model,
-    engine: EngineChoice,
-    milp: &'a MilpOptions,
-    ctx: &'a RunContext,
-    progress: Progress,
-    /// The decided cells' JSON.
-    cells: Vec<Value>,
-    /// Some cell timed out.
-    incomplete: bool,
-}
-
-/// One cell of `nis table`.
-enum Cell {
-    /// Its text (verdict and time) and JSON.
-    Decided(String, Value),
-    /// M(n) with fewer agents than the sentence names.
-    TooFewAgents,
-    /// The deadline came before or during the cell.
-    TimedOut,
-}
-
-impl Grid<'_> {
-    /// The table of one spec: a row per system, a column per depth.
-    fn spec_table(
-        &mut self,
-        spec: &str,
-        ks: &[u32],
-        rows: &[Option<usize>],
-        header: &[String],
-    ) -> Result<Table, RunError> {
-        let mut t = Table::new(header.to_vec());
-        for &row in rows {
-            let mut line = vec![match row {
-                Some(n) => n.to_string(),
-                None => {
-                    let s = super::spec(&instantiate(spec, ks[0]))?;
-                    format!("M_ab({})", s.agents())
-                }
-            }];
-            for &k in ks {
-                self.progress.inc(1);
-                match self.cell(spec, k, row)? {
-                    Cell::Decided(text, json) => {
-                        line.push(text);
-                        self.cells.push(json);
-                    }
-                    Cell::TooFewAgents => line.push("-".into()),
-                    Cell::TimedOut => {
-                        self.incomplete = true;
-                        line.push("timeout".into());
-                    }
-                }
-            }
-            t.row(line);
-        }
-        Ok(t)
-    }
-
-    /// The sentence `spec` at depth `k` on M(n) (`row` = n) or on M_ab(m) (`row` = None).
-    fn cell(&self, spec: &str, k: u32, row: Option<usize>) -> Result<Cell, RunError> {
-        if self.ctx.timed_out() {
-            return Ok(Cell::TimedOut);
-        }
-        let s = super::spec(&instantiate(spec, k))?;
-        self.ctx.stage(match row {
-            Some(n) => format!("nis table: M({n}), {s}"),
-            None => format!("nis table: M_ab({}), {s}", s.agents()),
-        });
-        let target = match row {
-            Some(n) if n < s.agents() => return Ok(Cell::TooFewAgents),
-            Some(n) => Target::Concrete { agents: n },
-            None => Target::Abstract,
-        };
-        let rec = match decide_with(self.engine, self.milp, self.model, &s, target) {
-            Ok(rec) => rec,
-            // The cell in progress at the deadline; the cells done stay.
-            Err(RunError::TimedOut(_)) => return Ok(Cell::TimedOut),
-            Err(e) => return Err(e),
-        };
-        let text = format!("{} {:.3}s", if rec.holds { "T" } else { "F" }, rec.time_s);
-        let json = json!({
-            "spec": s.to_string(), "k": k, "system": rec.model,
-            "agents": row,
-            "holds": rec.holds, "engine": rec.engine, "time_s": rec.time_s,
-            "stats": Value::Object(rec.stats.clone()),
-        });
-        Ok(Cell::Decided(text, json))
-    }
-}
-
-/// `mavis nis table`: verdicts and times over a grid, as Tables 1 and 2 of
-/// Kouvaros et al., IJCAI 2024.
-#[allow(clippy::too_many_arguments)]
-pub fn table(
-    path: &Path,
-    model: &Model,
-    specs: &[String],
-    ks: &[u32],
-    agents: &[usize],
-    abstract_system: bool,
-    engine: EngineChoice,
-    milp: &MilpOptions,
-    format: TableFormat,
-    ctx: &RunContext,
-) -> Result<Report, RunError> {
-    let start = Instant::now();
-    let mut r = Report::new("nis", "table");
-    r.model = model_ref(path, model);
-    if ks.len() > 1 {
-        for spec in specs.iter().filter(|s| !s.contains("{k}")) {
-            r.warnings.push(format!(
-                "`{spec}` has no `{{k}}`: every column of its table checks this same sentence"
-            ));
-        }
-    }
-    let mut header = vec![if abstract_system {
-        "spec \\ k".to_string()
-    } else {
-        "n \\ k".to_string()
-    }];
-    header.extend(ks.iter().map(|k| k.to_string()));
-    let rows: Vec<Option<usize>> = if abstract_system {
-        vec![None]
-    } else {
-        agents.iter().map(|&n| Some(n)).collect()
-    };
-    let cells_total = specs.len() * rows.len() * ks.len();
-    let mut grid = Grid {
-        model,
-        engine,
-        milp,
-        ctx,
-        progress: ctx.progress(cells_total as u64, "nis table"),
-        cells: Vec::new(),
-        incomplete: false,
-    };
-    let mut rendered = String::new();
-    for spec in specs {
-        let t = grid.spec_table(spec, ks, &rows, &header)?;
-        rendered.push_str(&format!("{spec}\n"));
-        rendered.push_str(&t.render(format));
-        rendered.push('\n');
-    }
-    let Grid {
-        progress,
-        cells,
-        incomplete,
-        ..
-    } = grid;
-    progress.finish_and_clear();
-    let total = start.elapsed().as_secs_f64();
-    let holds = cells.iter().filter(|c| c["holds"] == true).count();
-    r.line(format!(
-        "{} queries: {} hold, {} violated ({:.3} s)",
-        cells.len(),
-        holds,
-        cells.len() - holds,
-        total
-    ));
-    r.line("");
-    r.text.push_str(&rendered);
-    if incomplete {
-        r.verdict = Some(Verdict::Unknown);
-        r.stat("timed_out", true);
-        r.warnings
-            .push("the time-out was reached before every query ran".into());
-    }
-    r.results = json!({ "cells": cells, "table": rendered });
-    r.stat("queries", cells.len());
-    r.stat("time_s", total);
-    Ok(r)
 }
 
 /// `simulates` on a model that is not finite: the explicit simulation cannot

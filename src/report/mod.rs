@@ -5,6 +5,7 @@
 mod context;
 mod deadline;
 mod font;
+pub mod shard;
 mod stream;
 mod table;
 
@@ -15,7 +16,7 @@ pub use stream::err_line;
 
 pub use table::{Table, TableFormat};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -67,18 +68,18 @@ impl Verdict {
 }
 
 /// The file a run read, identified by content.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelRef {
     pub path: String,
     pub sha256: String,
     /// Other files the model loaded (the networks of a `.nis` model);
     /// absent from the JSON when there are none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub networks: Vec<NetworkRef>,
 }
 
 /// A file a model loaded, by the name the model gives it, identified by content.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NetworkRef {
     pub name: String,
     pub path: String,
@@ -128,6 +129,15 @@ pub struct Report {
     /// with the report's own lines moved to stderr so that stdout is exactly
     /// the file; under `--format json`, the `output` key.
     pub output: Option<String>,
+    /// The part of a sharded run (`--shard I/N`): the values of the `shard`
+    /// and `cells` keys of the JSON, which `mavis merge` reads
+    /// (`shard::Part::into_keys`).
+    pub part: Option<(Value, Value)>,
+    /// `-o FILE`: what [`emit`] would print on stdout goes to this file.
+    pub write_to: Option<std::path::PathBuf>,
+    /// The exit status when it is not the verdict's (`mavis batch`: the
+    /// largest of its queries' statuses).
+    pub exit_status: Option<u8>,
 }
 
 impl Report {
@@ -144,6 +154,9 @@ impl Report {
             text: String::new(),
             notes: Vec::new(),
             output: None,
+            part: None,
+            write_to: None,
+            exit_status: None,
         }
     }
 
@@ -158,6 +171,9 @@ impl Report {
     }
 
     pub fn exit_code(&self) -> u8 {
+        if let Some(code) = self.exit_status {
+            return code;
+        }
         self.verdict.map_or(exit::HOLDS, Verdict::exit_code)
     }
 
@@ -182,6 +198,10 @@ impl Report {
         }
         if let Some(output) = &self.output {
             m.insert("output".into(), output.clone().into());
+        }
+        if let Some((shard, cells)) = &self.part {
+            m.insert("shard".into(), shard.clone());
+            m.insert("cells".into(), cells.clone());
         }
         m.insert("stats".into(), Value::Object(self.stats.clone()));
         m.insert(
@@ -307,6 +327,10 @@ impl Report {
 /// `print!` would.
 fn out(text: &str) {
     use std::io::Write;
+    let captured = FILE_OUT.with(|f| f.borrow_mut().as_mut().map(|b| b.push_str(text)));
+    if captured.is_some() {
+        return;
+    }
     let mut stdout = std::io::stdout().lock();
     let _ = stdout
         .write_all(text.as_bytes())
@@ -321,6 +345,27 @@ fn out(text: &str) {
 /// the output itself, is never cut). Notes go to stderr unless `-q`;
 /// warnings always do.
 pub fn emit(report: &Report, ctx: &RunContext) -> u8 {
+    let Some(path) = &report.write_to else {
+        return emit_here(report, ctx);
+    };
+    FILE_OUT.with(|f| *f.borrow_mut() = Some(String::new()));
+    let code = emit_here(report, ctx);
+    let text = FILE_OUT.with(|f| f.borrow_mut().take()).unwrap_or_default();
+    match std::fs::write(path, text) {
+        Ok(()) => code,
+        Err(e) => {
+            err_line(&format!("error: cannot write {}: {e}", path.display()));
+            exit::BAD_INPUT
+        }
+    }
+}
+
+thread_local! {
+    /// While [`emit`] writes a report to its `-o` file: the text stdout would get.
+    static FILE_OUT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+fn emit_here(report: &Report, ctx: &RunContext) -> u8 {
     ctx.finish_stages();
     match ctx.format {
         Format::Json => {
@@ -374,6 +419,14 @@ pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
     };
     err_line(&message);
     if ctx.format == Format::Json {
+        out(&format!("{}\n", error_json(err)));
+    }
+    err.exit_code()
+}
+
+/// The JSON object of a failure: `tool`, `version`, `error` (`kind`, `message`).
+pub fn error_json(err: &RunError) -> Value {
+    {
         let kind = match err {
             RunError::Input(_) => "input",
             RunError::Internal(_) => "internal",
@@ -388,14 +441,12 @@ pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
             | RunError::Undetermined(msg)
             | RunError::Limit(msg) => msg.clone(),
         };
-        let v = serde_json::json!({
+        serde_json::json!({
             "tool": "mavis",
             "version": env!("CARGO_PKG_VERSION"),
             "error": { "kind": kind, "message": plain },
-        });
-        out(&format!("{v}\n"));
+        })
     }
-    err.exit_code()
 }
 
 #[cfg(test)]

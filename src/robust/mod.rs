@@ -7,6 +7,7 @@ pub mod clf;
 pub mod cycles;
 pub mod dense;
 pub mod faults;
+pub mod faults_report;
 pub mod game;
 pub mod json;
 pub mod minmax;

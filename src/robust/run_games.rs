@@ -1,9 +1,8 @@
-//! Reports of `mavis robust parity` and `mavis robust faults`.
+//! The report of `mavis robust parity` (`robust faults`: `faults_report`).
 
 use super::game::{verify, Solution};
-use super::run::{load_model, num};
-use super::{faults, pgsolver, plot, spm, zielonka};
-use crate::lang::{Source, Value};
+use super::{pgsolver, spm, zielonka};
+use crate::lang::Source;
 use crate::report::TableFormat;
 use crate::report::{ModelRef, Report, RunContext, RunError, Table};
 use serde_json::json;
@@ -100,83 +99,4 @@ pub fn parity_report(
         "won_by_odd": g.len() - won0,
     });
     Ok(r)
-}
-
-/// `mavis robust faults`: the achieved bound against the fault period T.
-pub fn faults_report(
-    path: &Path,
-    set: Vec<(String, Value)>,
-    periods: (usize, usize),
-    plot_out: Option<&Path>,
-    ctx: &RunContext,
-) -> Result<Report, RunError> {
-    let mut r = Report::new("robust", "faults");
-    let a = load_model(path, set, &mut r)?;
-    let (lo, hi) = periods;
-    let t = Instant::now();
-    let mut rows = Vec::new();
-    // One period at a time, so that a bar shows how many are done.
-    let mut bar = ctx.progress((hi + 1).saturating_sub(lo) as u64, "robust faults: periods");
-    let mut stopped = None;
-    for period in lo..=hi {
-        match faults::tradeoff_until(&a, period..=period, ctx.deadline(), &mut rows) {
-            Ok(()) => bar.inc(1),
-            Err(RunError::TimedOut(why)) => {
-                stopped = Some(why);
-                break;
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    bar.finish_and_clear();
-    r.stat("solve_s", t.elapsed().as_secs_f64());
-    r.stat("periods_solved", rows.len() as u64);
-    if let Some(why) = stopped {
-        let done = rows
-            .last()
-            .map_or("none".to_string(), |x| format!("T = {lo}..{}", x.period));
-        r.stopped_at_deadline(&format!("{why}; periods solved: {done}"));
-        let mut table = Table::new(["T", "bound", "sigma", "product states"]);
-        for row in &rows {
-            table.row(row_cells(row));
-        }
-        r.line("");
-        r.text.push_str(&table.render(TableFormat::Text));
-        r.results = json!({ "rows": rows });
-        return Ok(r);
-    }
-    let best = rows
-        .iter()
-        .filter_map(|x| x.bound)
-        .fold(f64::INFINITY, f64::min);
-    r.line(format!(
-        "trade-off computed for T = {lo}..{hi}: bound {} at T = {lo}, {} at T = {hi} (the least is {})",
-        rows.first().and_then(|x| x.bound).map(num).unwrap_or_else(|| "none".into()),
-        rows.last().and_then(|x| x.bound).map(num).unwrap_or_else(|| "none".into()),
-        num(best)
-    ));
-    let mut table = Table::new(["T", "bound", "sigma", "product states"]);
-    for row in &rows {
-        table.row(row_cells(row));
-    }
-    r.line("");
-    r.text.push_str(&table.render(TableFormat::Text));
-    if let Some(out) = plot_out {
-        let svg = plot::tradeoff_svg(&rows, &format!("{}: bound against fault period", a.name))
-            .map_err(RunError::Internal)?;
-        std::fs::write(out, svg).map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
-        r.line(format!("plot written to {}", out.display()));
-    }
-    r.results = json!({ "rows": rows });
-    Ok(r)
-}
-
-/// One row of the trade-off table as text.
-fn row_cells(row: &faults::FaultRow) -> [String; 4] {
-    [
-        row.period.to_string(),
-        row.bound.map(num).unwrap_or_else(|| "none".into()),
-        row.sigma.map(num).unwrap_or_else(|| "none".into()),
-        row.states.to_string(),
-    ]
 }

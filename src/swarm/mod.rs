@@ -20,6 +20,7 @@ pub mod model;
 pub mod props;
 pub mod run;
 pub mod sweep;
+pub mod sweep_report;
 pub mod syntax;
 
 #[cfg(test)]

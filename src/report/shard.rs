@@ -1,0 +1,347 @@
+//! Sharded grids and sweeps, engine-neutral: which cells shard I of N
+//! computes (balanced by each cell's estimated cost), the part a shard
+//! writes (the usual report plus `shard` and `cells`), and the checks of
+//! `mavis merge` (same model, query and version; every shard and every cell
+//! exactly once). The engines name their cells, estimate their costs and
+//! render a report from the cell results; this file knows none of them.
+
+use super::RunError;
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// The most shards `--shard I/N` accepts.
+pub const MAX_SHARDS: usize = 100_000;
+
+/// `--shard I/N`: the I-th (from 1) of N shards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+/// Reads `I/N` with 1 <= I <= N <= [`MAX_SHARDS`] (clap's value parser).
+pub fn parse_shard(text: &str) -> Result<Shard, String> {
+    let bad = || format!("expected I/N with 1 <= I <= N <= {MAX_SHARDS}, found `{text}`");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let index: usize = i.trim().parse().map_err(|_| bad())?;
+    let count: usize = n.trim().parse().map_err(|_| bad())?;
+    if index == 0 || index > count || count > MAX_SHARDS {
+        return Err(bad());
+    }
+    Ok(Shard { index, count })
+}
+
+/// The shard (from 0) of every cell: longest estimated cost first, each to
+/// the shard with the least cost so far (the lowest index on ties), so the
+/// assignment depends only on the costs. Every shard's total is at most
+/// the mean plus the largest cost (the list-scheduling bound).
+pub fn assign(costs: &[u64], count: usize) -> Vec<usize> {
+    let count = count.max(1);
+    let mut order: Vec<usize> = (0..costs.len()).collect();
+    order.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
+    let mut load = vec![0u128; count];
+    let mut owner = vec![0; costs.len()];
+    for cell in order {
+        let least = (0..count)
+            .min_by_key(|&s| (load[s], s))
+            .expect("at least one shard");
+        load[least] += u128::from(costs[cell]);
+        owner[cell] = least;
+    }
+    owner
+}
+
+/// The cells (indices into `costs`, in order) that `shard` computes;
+/// without a shard, every cell.
+pub fn cells_of(costs: &[u64], shard: Option<Shard>) -> Vec<usize> {
+    match shard {
+        None => (0..costs.len()).collect(),
+        Some(s) => assign(costs, s.count)
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, owner)| owner == s.index - 1)
+            .map(|(cell, _)| cell)
+            .collect(),
+    }
+}
+
+/// What a shard adds to its report: the shard, the query that identifies the
+/// run (every option that changes a cell's result) and its cells' results by key.
+#[derive(Clone, Debug)]
+pub struct Part {
+    pub shard: Shard,
+    /// The cells of the whole grid.
+    pub cells_total: usize,
+    pub query: Value,
+    /// (key, result) of every cell of this shard.
+    pub cells: Vec<(String, Value)>,
+}
+
+impl Part {
+    /// The values of the report's `shard` and `cells` keys ([`super::Report::part`]).
+    pub fn into_keys(self) -> (Value, Value) {
+        (self.shard_json(), self.cells_json())
+    }
+
+    /// The `shard` key of the report's JSON.
+    fn shard_json(&self) -> Value {
+        json!({
+            "index": self.shard.index,
+            "count": self.shard.count,
+            "cells_total": self.cells_total,
+            "query": self.query,
+        })
+    }
+
+    /// The `cells` key: each cell's key and result.
+    fn cells_json(&self) -> Value {
+        Value::Array(
+            self.cells
+                .iter()
+                .map(|(key, result)| json!({ "key": key, "result": result }))
+                .collect(),
+        )
+    }
+}
+
+/// The parts of one run, checked: what they share and every cell's result.
+#[derive(Debug)]
+pub struct Merged {
+    pub engine: String,
+    pub command: String,
+    /// The first part's `model` (path and sha256s).
+    pub model: Value,
+    pub query: Value,
+    /// Every cell's result by key.
+    pub cells: HashMap<String, Value>,
+    /// Each part's `stats`.
+    pub stats: Vec<Value>,
+}
+
+impl Merged {
+    /// The sum of the parts' `stats[key]` (0 where a part has none): the
+    /// time the shards took together.
+    pub fn sum_stat(&self, key: &str) -> f64 {
+        self.stats.iter().filter_map(|s| s[key].as_f64()).sum()
+    }
+
+    /// The results of `keys` in that order: an error names the cells no part
+    /// has and the cells the parts have beyond `keys`.
+    pub fn take(mut self, keys: &[String]) -> Result<(Self, Vec<Value>), RunError> {
+        let missing: Vec<&str> = keys
+            .iter()
+            .filter(|k| !self.cells.contains_key(*k))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            return Err(RunError::input(format!(
+                "the parts do not cover every cell; missing: {}",
+                list(&missing)
+            )));
+        }
+        let values: Vec<Value> = keys
+            .iter()
+            .map(|k| self.cells.remove(k).expect("checked"))
+            .collect();
+        if !self.cells.is_empty() {
+            let mut extra: Vec<&str> = self.cells.keys().map(String::as_str).collect();
+            extra.sort_unstable();
+            return Err(RunError::input(format!(
+                "the parts have cells this query does not: {}",
+                list(&extra)
+            )));
+        }
+        Ok((self, values))
+    }
+}
+
+/// At most twenty names, then how many more.
+fn list(names: &[&str]) -> String {
+    let shown: Vec<String> = names.iter().take(20).map(|n| format!("`{n}`")).collect();
+    match names.len() {
+        n if n > 20 => format!("{} and {} more", shown.join(", "), n - 20),
+        _ => shown.join(", "),
+    }
+}
+
+/// One part file read: its path (for messages) and its JSON.
+pub struct PartFile<'a> {
+    pub path: &'a Path,
+    pub json: Value,
+}
+
+/// What two parts of one run must share, by the name a message uses.
+fn identity(json: &Value) -> Vec<(&'static str, Value)> {
+    let model = &json["model"];
+    let networks: Vec<Value> = model["networks"]
+        .as_array()
+        .map(|ns| ns.iter().map(|n| json!([n["name"], n["sha256"]])).collect())
+        .unwrap_or_default();
+    vec![
+        ("mavis version", json["version"].clone()),
+        ("verb", json!([json["engine"], json["command"]])),
+        ("model (sha256)", model["sha256"].clone()),
+        ("networks (sha256)", Value::Array(networks)),
+        ("shard count", json["shard"]["count"].clone()),
+        ("cell count", json["shard"]["cells_total"].clone()),
+    ]
+}
+
+/// The first query option (or the query itself) where `a` and `b` differ.
+fn query_difference(a: &Value, b: &Value) -> Option<String> {
+    match (a.as_object(), b.as_object()) {
+        (Some(x), Some(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            keys.into_iter().find_map(|k| {
+                let (u, v) = (x.get(k), y.get(k));
+                (u != v).then(|| format!("option `{k}`: {} and {}", shown(u), shown(v)))
+            })
+        }
+        _ => (a != b).then(|| format!("query: {a} and {b}")),
+    }
+}
+
+fn shown(v: Option<&Value>) -> String {
+    v.map_or("(absent)".into(), Value::to_string)
+}
+
+/// Checks that `parts` are the parts of one sharded run and gathers their
+/// cells: the same version, verb, model, networks, shard count and query
+/// (an error names the first difference and the two files), every shard
+/// exactly once, and no cell in two parts. The coverage of the grid is
+/// checked by [`Merged::take`] against the keys the engine expects.
+pub fn merge_parts(parts: &[PartFile]) -> Result<Merged, RunError> {
+    let first = parts
+        .first()
+        .ok_or_else(|| RunError::input("merge needs at least one part"))?;
+    for p in parts {
+        if p.json.get("shard").is_none() || !p.json["cells"].is_array() {
+            return Err(RunError::input(format!(
+                "{} is not a part of a sharded run (no `shard` and `cells`): run the verb with --shard I/N --format json",
+                p.path.display()
+            )));
+        }
+        if p.json["verdict"] == "unknown" && p.json["command"] != "table" {
+            return Err(RunError::input(format!(
+                "{} stopped before all its cells were computed ({}): run its shard again",
+                p.path.display(),
+                p.json["warnings"][0].as_str().unwrap_or("unknown")
+            )));
+        }
+    }
+    let base = identity(&first.json);
+    for p in &parts[1..] {
+        for ((what, a), (_, b)) in base.iter().zip(identity(&p.json)) {
+            if *a != b {
+                return Err(RunError::input(format!(
+                    "{} and {} are parts of different runs: their {what} differ ({a} and {b})",
+                    first.path.display(),
+                    p.path.display()
+                )));
+            }
+        }
+        if let Some(d) = query_difference(&first.json["shard"]["query"], &p.json["shard"]["query"])
+        {
+            return Err(RunError::input(format!(
+                "{} and {} are parts of different runs: {d}",
+                first.path.display(),
+                p.path.display()
+            )));
+        }
+    }
+    check_shards(parts)?;
+    gather(parts)
+}
+
+/// Every shard index 1..=N exactly once.
+fn check_shards(parts: &[PartFile]) -> Result<(), RunError> {
+    let count = parts[0].json["shard"]["count"].as_u64().unwrap_or(0) as usize;
+    let mut seen: BTreeMap<usize, &Path> = BTreeMap::new();
+    for p in parts {
+        let index = p.json["shard"]["index"].as_u64().unwrap_or(0) as usize;
+        if index == 0 || index > count {
+            return Err(RunError::input(format!(
+                "{}: shard index {index} is not in 1..{count}",
+                p.path.display()
+            )));
+        }
+        if let Some(other) = seen.insert(index, p.path) {
+            return Err(RunError::input(format!(
+                "shard {index}/{count} is given twice: {} and {}",
+                other.display(),
+                p.path.display()
+            )));
+        }
+    }
+    let missing: Vec<String> = (1..=count)
+        .filter(|i| !seen.contains_key(i))
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(RunError::input(format!(
+            "missing shard{} {}",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// The parts' cells by key, refusing a key two parts both have.
+fn gather(parts: &[PartFile]) -> Result<Merged, RunError> {
+    let mut cells = HashMap::new();
+    let mut from: HashMap<String, &Path> = HashMap::new();
+    for p in parts {
+        for cell in p.json["cells"].as_array().into_iter().flatten() {
+            let key = cell["key"].as_str().unwrap_or_default().to_string();
+            if let Some(other) = from.insert(key.clone(), p.path) {
+                return Err(RunError::input(format!(
+                    "cell `{key}` is in two parts: {} and {}",
+                    other.display(),
+                    p.path.display()
+                )));
+            }
+            cells.insert(key, cell["result"].clone());
+        }
+    }
+    let j = &parts[0].json;
+    Ok(Merged {
+        engine: j["engine"].as_str().unwrap_or_default().to_string(),
+        command: j["command"].as_str().unwrap_or_default().to_string(),
+        model: j["model"].clone(),
+        query: j["shard"]["query"].clone(),
+        cells,
+        stats: parts.iter().map(|p| p.json["stats"].clone()).collect(),
+    })
+}
+
+/// Reads the JSON object of a part file.
+pub fn read_part(path: &Path) -> Result<Value, RunError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
+    let json: Value = serde_json::from_str(&text).map_err(|e| {
+        RunError::input(format!(
+            "{}:{}:{}: not a JSON report: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })?;
+    if json.is_object() {
+        Ok(json)
+    } else {
+        Err(RunError::input(format!(
+            "{}: not a JSON report (expected an object)",
+            path.display()
+        )))
+    }
+}
+
+/// A query's field, for the engines' readers of [`Merged::query`]: an error
+/// says the part lacks it (a part of another mavis, or edited by hand).
+pub fn field<'a>(query: &'a Map<String, Value>, key: &str) -> Result<&'a Value, RunError> {
+    query
+        .get(key)
+        .ok_or_else(|| RunError::input(format!("the parts' query has no `{key}`")))
+}

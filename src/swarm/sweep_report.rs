@@ -1,0 +1,401 @@
+//! `mavis swarm sweep`'s report: the table, the CSV and the plots, drawn
+//! from the rows of the swept values, whole or as shard I of N (one cell per
+//! swept value), so that `mavis merge` draws the parts' rows with the same
+//! function. The rows are computed by [`super::sweep`].
+
+use super::props::Opt;
+use super::sweep::{sweep_rows, Row, SweepOptions, SweepTable};
+use super::Inputs;
+use crate::lang::{num, Rat};
+use crate::report::shard::{self, Merged, Part, Shard};
+use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat};
+use plotters::prelude::*;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// How the sweep is drawn; not part of what a shard computes.
+#[derive(Clone, Debug, Default)]
+pub struct SweepLook {
+    /// Write PREFIX.csv, PREFIX.svg and PREFIX.png.
+    pub out: Option<PathBuf>,
+    /// Leave `time_s` out of the stats.
+    pub no_times: bool,
+}
+
+/// What the report says about the sweep besides its rows.
+struct Shape {
+    name: String,
+    values: usize,
+    ks: (usize, usize),
+    agents: Option<Vec<usize>>,
+    threshold: u32,
+    /// The model file's path.
+    model_path: String,
+}
+
+/// A swept value's cell key: `NAME=VALUE`, exactly.
+fn key(name: &str, v: &Rat) -> String {
+    format!("{name}={}", num::display(v))
+}
+
+/// The query of a part: every option that changes a row.
+fn query(inputs: &Inputs, o: &SweepOptions) -> Value {
+    let faults = inputs
+        .faults
+        .as_deref()
+        .and_then(|f| ModelRef::from_path(f).ok())
+        .map(|f| f.sha256);
+    json!({
+        "faults_sha256": faults,
+        "set": inputs.sets.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>(),
+        "faulty_fraction": inputs.faulty_fraction.as_ref().map(num::display),
+        "fault_flags": inputs.keep_fault_flags,
+        "prop": inputs.prop_texts,
+        "constant": o.swept.0,
+        "values": o.swept.1.iter().map(num::display).collect::<Vec<_>>(),
+        "k": [o.ks.0, o.ks.1],
+        "agents": o.agents,
+        "threshold": o.threshold,
+        "max_states": o.max_states,
+    })
+}
+
+/// Runs `sweep` (the swept values of `shard`, or all): the table, CSV and plots.
+pub fn sweep(
+    inputs: &Inputs,
+    o: &SweepOptions,
+    look: &SweepLook,
+    shard: Option<Shard>,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let t0 = Instant::now();
+    let values = &o.swept.1;
+    // Every value costs one model build and one value iteration of the largest k.
+    let costs = vec![o.ks.1 as u64; values.len()];
+    let mine = shard::cells_of(&costs, shard);
+    let mut done = SweepTable::default();
+    let (stopped, limited) = match sweep_rows(inputs, o, ctx.deadline(), &mut done, &mine) {
+        Ok(()) => (None, None),
+        Err(RunError::TimedOut(why)) => (Some(why), None),
+        Err(RunError::Limit(why)) => (None, Some(why)),
+        Err(e) => return Err(e),
+    };
+    let shape = Shape {
+        name: o.swept.0.clone(),
+        values: values.len(),
+        ks: o.ks,
+        agents: o.agents.clone(),
+        threshold: o.threshold,
+        model_path: inputs.model.display().to_string(),
+    };
+    let part = shard.map(|s| Part {
+        shard: s,
+        cells_total: values.len(),
+        query: query(inputs, o),
+        cells: mine
+            .iter()
+            .map(|&i| (key(&o.swept.0, &values[i]), cell_json(&done, i, &values[i])))
+            .collect(),
+    });
+    let model = ModelRef::from_path(&inputs.model).ok();
+    let mut r = render(model, &shape, done, look, t0.elapsed().as_secs_f64())?;
+    let rows = r.results["rows"].as_array().map_or(0, Vec::len);
+    // The reason a run stopped comes before the notes, as in the warnings of any report.
+    let notes = std::mem::take(&mut r.warnings);
+    if let Some(why) = stopped {
+        r.stopped_at_deadline(&format!(
+            "{why}; the table has the {rows} rows computed so far"
+        ));
+    }
+    if let Some(why) = limited {
+        r.stopped_at_limit(&format!(
+            "{why}; the table has the {rows} rows computed so far"
+        ));
+    }
+    r.warnings.extend(notes);
+    r.part = part.map(Part::into_keys);
+    Ok(r)
+}
+
+/// A swept value's cell in a part: the value exactly, its rows (k and the
+/// value's f64 in full), its notes, and the property as read.
+fn cell_json(done: &SweepTable, index: usize, v: &Rat) -> Value {
+    let rows: Vec<Value> = done
+        .rows
+        .iter()
+        .filter(|r| &r.0 == v)
+        .map(|(_, k, p)| json!([k, format!("{p:?}")]))
+        .collect();
+    let notes: Vec<&String> = done
+        .notes
+        .iter()
+        .filter(|(i, _)| *i == index)
+        .map(|(_, n)| n)
+        .collect();
+    json!({
+        "value": num::display(v), "rows": rows, "notes": notes,
+        "property": done.prop, "opt": done.opt.word(),
+    })
+}
+
+/// `mavis merge` of `swarm sweep` parts: the report of the unsharded run from
+/// the parts' rows (the time is the sum of the parts' times).
+pub fn merge(parts: Merged, look: &SweepLook) -> Result<Report, RunError> {
+    let bad = |what: &str| RunError::input(format!("the parts' query has a bad `{what}`"));
+    let q = parts.query.as_object().ok_or_else(|| bad("query"))?.clone();
+    let name = shard::field(&q, "constant")?
+        .as_str()
+        .ok_or_else(|| bad("constant"))?
+        .to_string();
+    let values: Vec<String> =
+        serde_json::from_value(shard::field(&q, "values")?.clone()).map_err(|_| bad("values"))?;
+    let ks: (usize, usize) =
+        serde_json::from_value(shard::field(&q, "k")?.clone()).map_err(|_| bad("k"))?;
+    let shape = Shape {
+        name: name.clone(),
+        values: values.len(),
+        ks,
+        agents: serde_json::from_value(shard::field(&q, "agents")?.clone())
+            .map_err(|_| bad("agents"))?,
+        threshold: serde_json::from_value(shard::field(&q, "threshold")?.clone())
+            .map_err(|_| bad("threshold"))?,
+        model_path: parts.model["path"].as_str().unwrap_or_default().to_string(),
+    };
+    let model = serde_json::from_value::<ModelRef>(parts.model.clone()).ok();
+    let total = parts.sum_stat("time_s");
+    let keys: Vec<String> = values.iter().map(|v| format!("{name}={v}")).collect();
+    let (_, cells) = parts.take(&keys)?;
+    let mut table = SweepTable::default();
+    for (index, cell) in cells.iter().enumerate() {
+        read_cell(cell, index, &mut table).ok_or_else(|| {
+            RunError::input(format!("the parts' cell `{}` is malformed", keys[index]))
+        })?;
+    }
+    render(model, &shape, table, look, total)
+}
+
+/// A part's cell back into `table` (None: malformed).
+fn read_cell(cell: &Value, index: usize, table: &mut SweepTable) -> Option<()> {
+    let v: Rat = cell["value"].as_str()?.parse().ok()?;
+    for row in cell["rows"].as_array()? {
+        let k = row[0].as_u64()? as usize;
+        let p: f64 = row[1].as_str()?.parse().ok()?;
+        table.rows.push((v.clone(), k, p));
+    }
+    for n in cell["notes"].as_array()? {
+        table.notes.push((index, n.as_str()?.to_string()));
+    }
+    table.prop = cell["property"].as_str()?.to_string();
+    table.opt = if cell["opt"] == "Pmin" {
+        Opt::Min
+    } else {
+        Opt::Max
+    };
+    Some(())
+}
+
+/// The report from the rows: text table, JSON rows, and with `look.out`
+/// the CSV, SVG and PNG files.
+fn render(
+    model: Option<ModelRef>,
+    shape: &Shape,
+    done: SweepTable,
+    look: &SweepLook,
+    time_s: f64,
+) -> Result<Report, RunError> {
+    let SweepTable {
+        rows,
+        opt,
+        prop,
+        notes,
+    } = done;
+    let name = &shape.name;
+    let (mode, measure) = mode_and_measure(shape, opt);
+    let mut table = Table::new([name.as_str(), "k", measure.as_str()]);
+    let mut csv = Table::new([name.as_str(), "k", measure.as_str()]);
+    for (v, k, p) in &rows {
+        table.row([num::to_f64(v).to_string(), k.to_string(), format!("{p:.6}")]);
+        // The CSV keeps every digit (shortest text that reads back to the same f64).
+        csv.row([num::display(v), k.to_string(), format!("{p:?}")]);
+    }
+    let mut r = Report::new("swarm", "sweep");
+    r.model = model;
+    r.text = format!(
+        "{prop} for {name} in {} values and k = {}..{}, {mode}\n\n",
+        shape.values, shape.ks.0, shape.ks.1
+    );
+    r.text.push_str(&table.render(TableFormat::Text));
+    if let Some(prefix) = &look.out {
+        let title = format!("{}: {prop}, {mode}", file_name(&shape.model_path));
+        write_files(prefix, &csv, &rows, name, title, &measure, &mut r)?;
+    }
+    if !look.no_times {
+        r.stat("time_s", time_s);
+    }
+    r.warnings.extend(notes.into_iter().map(|(_, n)| n));
+    r.results = json!({"property": prop, "constant": name, "rows": rows.iter().map(|(v, k, p)| json!({"value": num::to_f64(v), "k": k, "p": p})).collect::<Vec<_>>()});
+    Ok(r)
+}
+
+fn file_name(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The text's system (`n = ...` or the abstraction) and the measure's name.
+fn mode_and_measure(shape: &Shape, opt: Opt) -> (String, String) {
+    match &shape.agents {
+        Some(a) => (
+            format!(
+                "n = {}",
+                a.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            opt.word().to_string(),
+        ),
+        None => (
+            format!("all n (abstraction, threshold {})", shape.threshold),
+            format!(
+                "{} bound ({} over n {} this)",
+                opt.word(),
+                if opt == Opt::Max { "sup" } else { "inf" },
+                if opt == Opt::Max { "<=" } else { ">=" }
+            ),
+        ),
+    }
+}
+
+/// PREFIX.csv, PREFIX.svg and PREFIX.png, and a line saying so.
+fn write_files(
+    prefix: &Path,
+    csv: &Table,
+    rows: &[Row],
+    name: &str,
+    title: String,
+    measure: &str,
+    r: &mut Report,
+) -> Result<(), RunError> {
+    let csv_path = prefix.with_extension("csv");
+    std::fs::write(&csv_path, csv.render(TableFormat::Csv))
+        .map_err(|e| RunError::input(format!("cannot write {}: {e}", csv_path.display())))?;
+    let figure = Figure {
+        rows,
+        name,
+        title,
+        measure,
+    };
+    let svg = prefix.with_extension("svg");
+    let png = prefix.with_extension("png");
+    figure
+        .plot(&svg, true)
+        .map_err(|e| RunError::Internal(format!("plot {}: {e}", svg.display())))?;
+    figure
+        .plot(&png, false)
+        .map_err(|e| RunError::Internal(format!("plot {}: {e}", png.display())))?;
+    r.text.push_str(&format!(
+        "\nwrote {}, {} and {}\n",
+        csv_path.display(),
+        svg.display(),
+        png.display()
+    ));
+    Ok(())
+}
+
+/// Twelve colours told apart easily (Tableau 10 and two more), cycled.
+const COLOURS: [RGBColor; 12] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+    RGBColor(0, 0, 0),
+    RGBColor(0, 0, 128),
+];
+
+/// The figure: one line per swept value, p against k.
+struct Figure<'a> {
+    rows: &'a [Row],
+    name: &'a str,
+    /// Model, property and n (or "all n").
+    title: String,
+    /// What the y axis shows (a value, or a bound on it).
+    measure: &'a str,
+}
+
+impl Figure<'_> {
+    /// SVG, or PNG with the bundled font.
+    fn plot(&self, path: &std::path::Path, svg: bool) -> Result<(), Box<dyn std::error::Error>> {
+        // Both backends measure text with the font (the PNG also draws it).
+        crate::report::register_plot_font()?;
+        if svg {
+            self.draw(SVGBackend::new(path, (900, 500)).into_drawing_area())
+        } else {
+            self.draw(BitMapBackend::new(path, (900, 500)).into_drawing_area())
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), Box<dyn std::error::Error>>
+    where
+        DB::ErrorType: 'static,
+    {
+        let rows = self.rows;
+        let kmin = rows.iter().map(|r| r.1).min().unwrap_or(0) as i64;
+        let kmax = rows.iter().map(|r| r.1).max().unwrap_or(1) as i64;
+        let top = rows.iter().map(|r| r.2).fold(0.0f64, f64::max);
+        // The y axis fits the data (with a little room), within [0, 1].
+        let ymax = (top * 1.08).clamp(0.01, 1.0);
+        let mut values: Vec<Rat> = rows.iter().map(|r| r.0.clone()).collect();
+        values.dedup();
+        root.fill(&WHITE)?;
+        // The legend gets its own panel right of the plot, never over a curve.
+        let (plot_area, legend_area) = root.split_horizontally(740);
+        let mut b = ChartBuilder::on(&plot_area);
+        b.margin(15);
+        b.caption(&self.title, ("sans-serif", 15))
+            .x_label_area_size(40)
+            .y_label_area_size(60);
+        let mut chart = b.build_cartesian_2d(kmin..kmax.max(kmin + 1), 0f64..ymax)?;
+        let ticks = ((kmax - kmin) as usize + 1).min(21);
+        chart
+            .configure_mesh()
+            .x_desc("k")
+            .y_desc(self.measure)
+            .x_labels(ticks)
+            .x_label_formatter(&|k| k.to_string())
+            .draw()?;
+        for (i, v) in values.iter().enumerate() {
+            let colour = COLOURS[i % COLOURS.len()];
+            let pts: Vec<(i64, f64)> = rows
+                .iter()
+                .filter(|r| &r.0 == v)
+                .map(|r| (r.1 as i64, r.2))
+                .collect();
+            chart.draw_series(LineSeries::new(pts, colour.stroke_width(2)))?;
+            let y = 40 + 18 * i as i32;
+            legend_area.draw(&PathElement::new(
+                vec![(10, y), (40, y)],
+                colour.stroke_width(2),
+            ))?;
+            legend_area.draw(&Text::new(
+                format!("{}={}", self.name, num::to_f64(v)),
+                (46, y - 7),
+                ("sans-serif", 13),
+            ))?;
+        }
+        root.present()?;
+        Ok(())
+    }
+}
