@@ -345,3 +345,65 @@ pub fn field<'a>(query: &'a Map<String, Value>, key: &str) -> Result<&'a Value, 
         .get(key)
         .ok_or_else(|| RunError::input(format!("the parts' query has no `{key}`")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn shards_are_read_as_i_of_n() {
+        assert_eq!(parse_shard("2/3"), Ok(Shard { index: 2, count: 3 }));
+        for bad in ["0/3", "4/3", "3", "a/b", "1/0", "1/100001"] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_costliest_cells_are_spread_first() {
+        // By hand: 9 to shard 0, 7 to 1, 5 to 1 (7 < 9), 3 to 0 (9 < 12),
+        // 1 to 0 (12 = 12, the lower index): loads 13 and 12.
+        assert_eq!(assign(&[5, 9, 1, 7, 3], 2), vec![1, 0, 0, 1, 0]);
+        // Equal costs: round-robin by index.
+        assert_eq!(assign(&[4; 5], 3), vec![0, 1, 2, 0, 1]);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Every cell is in exactly one shard; each shard's cost is at most
+        /// the mean plus the largest cell's (list scheduling), hence at most
+        /// twice the least possible largest shard; with equal costs the
+        /// shards' sizes differ by at most one.
+        #[test]
+        fn every_cell_once_and_shards_balanced(
+            costs in proptest::collection::vec(0u64..1_000, 0..60),
+            count in 1usize..12,
+        ) {
+            let mut seen = vec![0; costs.len()];
+            let mut loads = vec![0u64; count];
+            for index in 1..=count {
+                for cell in cells_of(&costs, Some(Shard { index, count })) {
+                    seen[cell] += 1;
+                    loads[index - 1] += costs[cell];
+                }
+            }
+            prop_assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
+            let total: u64 = costs.iter().sum();
+            let largest = costs.iter().copied().max().unwrap_or(0);
+            let lower = largest.max(total.div_ceil(count as u64));
+            for &l in &loads {
+                prop_assert!(l * count as u64 <= total + largest * count as u64, "{loads:?}");
+                prop_assert!(l <= 2 * lower, "{loads:?} against {lower}");
+            }
+            let flat = vec![1; costs.len()];
+            let sizes: Vec<usize> = (1..=count)
+                .map(|index| cells_of(&flat, Some(Shard { index, count })).len())
+                .collect();
+            let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+            prop_assert!(hi - lo <= 1, "{sizes:?}");
+            // The same costs give the same shards.
+            prop_assert_eq!(assign(&costs, count), assign(&costs, count));
+        }
+    }
+}
