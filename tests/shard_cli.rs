@@ -212,7 +212,7 @@ fn merge_refuses_missing_duplicated_and_foreign_parts() {
         d,
         "b",
     );
-    assert_refused(&[&p[0], &p[1], &other[2]], "their model (sha256) differ");
+    assert_refused(&[&p[0], &p[1], &other[2]], "different model (sha256)");
     // Another option that changes the cells.
     let mut milp = args.clone();
     milp.extend(strings(&["--engine", "milp"]));
@@ -223,7 +223,7 @@ fn merge_refuses_missing_duplicated_and_foreign_parts() {
     );
     // Another sweep: a different verb altogether.
     let sweep = parts_of(&sweep_args(), d, "d");
-    assert_refused(&[&p[0], &p[1], &sweep[2]], "their verb differ");
+    assert_refused(&[&p[0], &p[1], &sweep[2]], "different verb");
     // The same cell in two parts (a part edited to claim another's cell).
     let mut forged: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&p[2]).unwrap()).unwrap();
@@ -239,6 +239,13 @@ fn merge_refuses_missing_duplicated_and_foreign_parts() {
         &[&p[0], &p[1], &forged_path],
         &format!("cell `{key}` is in two parts"),
     );
+    // A part of another mavis version.
+    let mut older: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p[2]).unwrap()).unwrap();
+    older["version"] = "0.0.1".into();
+    let older_path = d.join("older.json").display().to_string();
+    std::fs::write(&older_path, older.to_string()).unwrap();
+    assert_refused(&[&p[0], &p[1], &older_path], "different mavis version");
     // A part that lost a cell: named as missing.
     forged["cells"].as_array_mut().unwrap().truncate(0);
     std::fs::write(&forged_path, forged.to_string()).unwrap();

@@ -235,7 +235,7 @@ pub fn merge_parts(parts: &[PartFile]) -> Result<Merged, RunError> {
         for ((what, a), (_, b)) in base.iter().zip(identity(&p.json)) {
             if *a != b {
                 return Err(RunError::input(format!(
-                    "{} and {} are parts of different runs: their {what} differ ({a} and {b})",
+                    "{} and {} are parts of different runs: different {what} ({a} and {b})",
                     first.path.display(),
                     p.path.display()
                 )));
