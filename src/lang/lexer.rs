@@ -10,8 +10,11 @@ use logos::Logos;
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip r"//[^\n]*")]
-#[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
 pub enum Tok {
+    /// A block comment `/* ... */` (not nested): skipped by its callback, so
+    /// it never reaches the parser; an unterminated one is a lexing error.
+    #[token("/*", skip_block_comment)]
+    BlockComment,
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
     Ident,
     /// Integer or decimal literal, optionally with an exponent; read exactly.
@@ -134,7 +137,24 @@ impl Tok {
             Tok::Question => "`?`",
             Tok::At => "`@`",
             Tok::Hash => "`#`",
+            Tok::BlockComment => "a comment",
             Tok::Eof => "the end of the file",
+        }
+    }
+}
+
+/// Skips to the end of a block comment. A callback instead of a regex: the
+/// regex form `/\*([^*]|\*+[^*/])*\*+/` was never matched by logos's
+/// automaton, so every block comment was reported as unterminated.
+fn skip_block_comment(lex: &mut logos::Lexer<Tok>) -> logos::FilterResult<(), ()> {
+    match lex.remainder().find("*/") {
+        Some(end) => {
+            lex.bump(end + 2);
+            logos::FilterResult::Skip
+        }
+        None => {
+            lex.bump(lex.remainder().len());
+            logos::FilterResult::Error(())
         }
     }
 }

@@ -295,3 +295,16 @@ fn short_chains_keep_their_shape_and_long_ones_are_balanced() {
         Value::Num(rat(expected, 1))
     );
 }
+
+#[test]
+fn block_comments_are_skipped_and_an_open_one_is_located() {
+    // Hand-checked values: the comments are whitespace to the grammar.
+    assert_eq!(value("1 /* c*/ + 2"), value("3"));
+    assert_eq!(value("1 /** c **/ + /* a * b / c */ 2"), value("3"));
+    assert_eq!(value("/* first */ 4 /* x\n y */ * 2"), value("8"));
+    assert_eq!(value("1 /**/ + 1"), value("2"));
+    let err = parse_expr(&Source::new("t", "1 + /* open")).unwrap_err();
+    let text = format!("{err:?}");
+    assert!(text.contains("unterminated block comment"), "{text}");
+    assert!(text.contains("t:1:5"), "{text}");
+}

@@ -177,38 +177,43 @@ impl Report {
         self.verdict.map_or(exit::HOLDS, Verdict::exit_code)
     }
 
+    /// The report as a JSON value (the same object [`emit`] prints).
     pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("tool".into(), "mavis".into());
-        m.insert("version".into(), env!("CARGO_PKG_VERSION").into());
-        m.insert("engine".into(), self.engine.into());
-        m.insert("command".into(), self.command.into());
-        m.insert(
-            "model".into(),
-            self.model.as_ref().map_or(Value::Null, |r| {
-                serde_json::to_value(r).expect("plain struct")
-            }),
-        );
-        if let Some(v) = self.verdict {
-            m.insert("verdict".into(), serde_json::to_value(v).expect("enum"));
+        serde_json::to_value(self).expect("JSON values serialise")
+    }
+}
+
+/// The JSON form, written from borrowed parts (a report of a 10^6-state model
+/// is printed without copying its results). The keys come in sorted order, as
+/// in a `serde_json::Map`, so the text is the one a `Value` would print.
+impl Serialize for Report {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        if let Some((_, cells)) = &self.part {
+            m.serialize_entry("cells", cells)?;
         }
-        m.insert("results".into(), self.results.clone());
-        if let Some(w) = &self.witness {
-            m.insert("witness".into(), w.clone());
-        }
+        m.serialize_entry("command", self.command)?;
+        m.serialize_entry("engine", self.engine)?;
+        m.serialize_entry("model", &self.model)?;
         if let Some(output) = &self.output {
-            m.insert("output".into(), output.clone().into());
+            m.serialize_entry("output", output)?;
         }
-        if let Some((shard, cells)) = &self.part {
-            m.insert("shard".into(), shard.clone());
-            m.insert("cells".into(), cells.clone());
+        m.serialize_entry("results", &self.results)?;
+        if let Some((shard, _)) = &self.part {
+            m.serialize_entry("shard", shard)?;
         }
-        m.insert("stats".into(), Value::Object(self.stats.clone()));
-        m.insert(
-            "warnings".into(),
-            Value::Array(self.warnings.iter().map(|w| w.clone().into()).collect()),
-        );
-        Value::Object(m)
+        m.serialize_entry("stats", &self.stats)?;
+        m.serialize_entry("tool", "mavis")?;
+        if let Some(v) = &self.verdict {
+            m.serialize_entry("verdict", v)?;
+        }
+        m.serialize_entry("version", env!("CARGO_PKG_VERSION"))?;
+        m.serialize_entry("warnings", &self.warnings)?;
+        if let Some(w) = &self.witness {
+            m.serialize_entry("witness", w)?;
+        }
+        m.end()
     }
 }
 
@@ -369,8 +374,7 @@ fn emit_here(report: &Report, ctx: &RunContext) -> u8 {
     ctx.finish_stages();
     match ctx.format {
         Format::Json => {
-            let json =
-                serde_json::to_string_pretty(&report.to_json()).expect("JSON values serialise");
+            let json = serde_json::to_string_pretty(report).expect("JSON values serialise");
             out(&format!("{json}\n"));
         }
         Format::Text => {

@@ -9,7 +9,7 @@
 //! model, the model equals the general parser's (a property test checks it).
 
 use super::model::MetricKind;
-use super::raw::{Loc, RawModel, RawObjective, RawState, RawTrans};
+use super::raw::{Loc, Names, RawModel, RawObjective, RawState, RawTrans, Sym};
 use crate::lang::Span;
 
 /// Literal numbers with at most this many digits are exact in f64 (and equal to
@@ -49,19 +49,19 @@ pub fn parse(text: &str) -> Option<RawModel> {
                     return None;
                 }
             }
-            "inputs" => m.inputs.extend(s.names()?),
-            "disturbances" => m.disturbances.extend(s.names()?),
-            "state" => m.states.push(s.state(kw.start)?),
+            "inputs" => m.inputs.extend(s.names(&mut m.names)?),
+            "disturbances" => m.disturbances.extend(s.names(&mut m.names)?),
+            "state" => m.states.push(s.state(kw.start, &mut m.names)?),
             "init" => {
                 let (q, span) = s.ident()?;
                 if m.init.is_some() {
                     return None;
                 }
-                m.init = Some((q.to_string(), Loc::Span(span)));
+                m.init = Some((m.names.intern(q), Loc::Span(span)));
             }
-            "trans" => m.transitions.push(s.trans(kw.start)?),
+            "trans" => m.transitions.push(s.trans(kw.start, &mut m.names)?),
             "reach" | "buchi" | "gen" | "parity" => {
-                let obj = s.objective(word)?;
+                let obj = s.objective(word, &mut m.names)?;
                 if m.objective.is_some() {
                     return None;
                 }
@@ -192,16 +192,16 @@ impl<'a> Scan<'a> {
         Some(if negative { -x + 0.0 } else { x })
     }
 
-    fn names(&mut self) -> Option<Vec<String>> {
-        let mut v = vec![self.ident()?.0.to_string()];
+    fn names(&mut self, n: &mut Names) -> Option<Vec<Sym>> {
+        let mut v = vec![n.intern(self.ident()?.0)];
         while self.punct(b',') {
-            v.push(self.ident()?.0.to_string());
+            v.push(n.intern(self.ident()?.0));
         }
         Some(v)
     }
 
-    fn state(&mut self, start: usize) -> Option<RawState> {
-        let name = self.ident()?.0.to_string();
+    fn state(&mut self, start: usize, n: &mut Names) -> Option<RawState> {
+        let name = n.intern(self.ident()?.0);
         let mut s = RawState {
             name,
             at: None,
@@ -242,21 +242,21 @@ impl<'a> Scan<'a> {
         Some(s)
     }
 
-    fn trans(&mut self, start: usize) -> Option<RawTrans> {
-        let from = self.ident()?.0.to_string();
-        let input = self.ident()?.0.to_string();
+    fn trans(&mut self, start: usize, n: &mut Names) -> Option<RawTrans> {
+        let from = n.intern(self.ident()?.0);
+        let input = n.intern(self.ident()?.0);
         if !self.arrow() {
             return None;
         }
-        let to = self.ident()?.0.to_string();
+        let to = n.intern(self.ident()?.0);
         let mut disturbed = Vec::new();
         if self.punct(b'|') {
             loop {
-                let x = self.ident()?.0.to_string();
+                let x = n.intern(self.ident()?.0);
                 if !self.arrow() {
                     return None;
                 }
-                disturbed.push((x, self.ident()?.0.to_string()));
+                disturbed.push((x, n.intern(self.ident()?.0)));
                 if !self.punct(b',') {
                     break;
                 }
@@ -271,10 +271,10 @@ impl<'a> Scan<'a> {
         })
     }
 
-    fn objective(&mut self, word: &str) -> Option<RawObjective> {
+    fn objective(&mut self, word: &str, n: &mut Names) -> Option<RawObjective> {
         match word {
-            "reach" => Some(RawObjective::Reach(self.names()?)),
-            "buchi" => Some(RawObjective::Buchi(self.names()?)),
+            "reach" => Some(RawObjective::Reach(self.names(n)?)),
+            "buchi" => Some(RawObjective::Buchi(self.names(n)?)),
             "parity" => Some(RawObjective::Parity),
             _ => {
                 if !self.punct(b'-') || !self.keyword("buchi") {
@@ -285,7 +285,7 @@ impl<'a> Scan<'a> {
                     if !self.punct(b'{') {
                         return None;
                     }
-                    sets.push(self.names()?);
+                    sets.push(self.names(n)?);
                     if !self.punct(b'}') {
                         return None;
                     }

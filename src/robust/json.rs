@@ -5,7 +5,7 @@
 //!   "objective": {"reach": [..]} | {"buchi": [..]} | {"gen-buchi": [[..]]} | "parity"}`.
 
 use super::model::{Automaton, Metric, MetricKind, Objective};
-use super::raw::{Loc, RawModel, RawObjective, RawState, RawTrans};
+use super::raw::{Loc, Names, RawModel, RawObjective, RawState, RawTrans, Sym};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -60,51 +60,69 @@ pub struct JsonModel {
 /// Parses JSON text; serde's errors carry line and column.
 pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
     let j: JsonModel = serde_json::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+    let mut names = Names::default();
+    let states = j
+        .states
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| RawState {
+            name: names.intern_owned(s.name),
+            at: s.at,
+            gamma: s.gamma,
+            priority: s.priority,
+            loc: Loc::Path(format!("states[{i}]")),
+        })
+        .collect();
+    let syms = |v: Vec<String>, n: &mut Names| -> Vec<Sym> {
+        v.into_iter().map(|x| n.intern_owned(x)).collect()
+    };
+    let inputs = syms(j.inputs, &mut names);
+    let disturbances = syms(j.disturbances, &mut names);
+    let distances = j
+        .distances
+        .into_iter()
+        .enumerate()
+        .map(|(i, (p, q, d))| {
+            let (p, q) = (names.intern_owned(p), names.intern_owned(q));
+            (p, q, d, Loc::Path(format!("distances[{i}]")))
+        })
+        .collect();
+    let init = Some((names.intern_owned(j.init), Loc::Path("init".into())));
+    let transitions = j
+        .transitions
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| RawTrans {
+            from: names.intern_owned(t.from),
+            input: names.intern_owned(t.input),
+            to: names.intern_owned(t.to),
+            disturbed: t
+                .disturbed
+                .into_iter()
+                .map(|(x, q)| (names.intern_owned(x), names.intern_owned(q)))
+                .collect(),
+            loc: Loc::Path(format!("transitions[{i}]")),
+        })
+        .collect();
+    let objective = match j.objective {
+        JsonObjective::Reach(f) => RawObjective::Reach(syms(f, &mut names)),
+        JsonObjective::Buchi(f) => RawObjective::Buchi(syms(f, &mut names)),
+        JsonObjective::GenBuchi(fs) => {
+            RawObjective::GenBuchi(fs.into_iter().map(|f| syms(f, &mut names)).collect())
+        }
+        JsonObjective::Parity => RawObjective::Parity,
+    };
     Ok(RawModel {
         name: j.name,
+        names,
         metric: j.metric,
-        states: j
-            .states
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| RawState {
-                name: s.name,
-                at: s.at,
-                gamma: s.gamma,
-                priority: s.priority,
-                loc: Loc::Path(format!("states[{i}]")),
-            })
-            .collect(),
-        distances: j
-            .distances
-            .into_iter()
-            .enumerate()
-            .map(|(i, (p, q, d))| (p, q, d, Loc::Path(format!("distances[{i}]"))))
-            .collect(),
-        init: Some((j.init, Loc::Path("init".into()))),
-        inputs: j.inputs,
-        disturbances: j.disturbances,
-        transitions: j
-            .transitions
-            .into_iter()
-            .enumerate()
-            .map(|(i, t)| RawTrans {
-                from: t.from,
-                input: t.input,
-                to: t.to,
-                disturbed: t.disturbed.into_iter().collect(),
-                loc: Loc::Path(format!("transitions[{i}]")),
-            })
-            .collect(),
-        objective: Some((
-            match j.objective {
-                JsonObjective::Reach(f) => RawObjective::Reach(f),
-                JsonObjective::Buchi(f) => RawObjective::Buchi(f),
-                JsonObjective::GenBuchi(f) => RawObjective::GenBuchi(f),
-                JsonObjective::Parity => RawObjective::Parity,
-            },
-            Loc::Path("objective".into()),
-        )),
+        states,
+        distances,
+        init,
+        inputs,
+        disturbances,
+        transitions,
+        objective: Some((objective, Loc::Path("objective".into()))),
     })
 }
 

@@ -3,6 +3,7 @@
 //! reachability (the opt* fixed point), Buchi, generalised Buchi and parity
 //! objectives by inflation (notes/robust.md), parity games, transient faults.
 
+pub mod build;
 pub mod clf;
 pub mod cycles;
 pub mod dense;
@@ -43,7 +44,7 @@ pub fn load_source(
     } else {
         text::parse(source, consts)?
     };
-    raw::build(&raw, source)
+    build::build(raw, source)
 }
 
 /// Reads a model file.

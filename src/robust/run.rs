@@ -51,6 +51,16 @@ pub fn load_model(
     Ok(a)
 }
 
+/// The states in the order of their names. A JSON object keeps its keys
+/// sorted, and one built from keys already in order takes linear time, where
+/// 10^6 inserts in state order would cost a search (and string comparisons)
+/// each.
+fn name_order(a: &Automaton) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..a.len()).collect();
+    order.sort_unstable_by(|&p, &q| a.states[p].cmp(&a.states[q]));
+    order
+}
+
 fn objective_word(a: &Automaton) -> &'static str {
     match a.objective {
         Objective::Reach(_) => "reach",
@@ -133,27 +143,33 @@ pub fn solve_report(
                 r.warnings.push("the optimally robust strategy does not reach F nominally (robustness and nominal winning conflict here)".into());
             }
             let mut t = Table::new(["state", "input", "opt*", "d(q,F)"]);
-            let mut strat = Map::new();
-            let mut opt = Map::new();
-            for q in 0..a.len() {
-                let inputs: Vec<&str> = sol.strategy[q]
+            let inputs_of = |q: usize| -> Vec<&str> {
+                sol.strategy[q]
                     .iter()
                     .map(|&i| a.input_name(&a.moves[q][i]))
-                    .collect();
-                strat.insert(a.states[q].clone(), json!(inputs));
-                opt.insert(a.states[q].clone(), jnum(sol.opt[q]));
-                if q < limit {
-                    t.row([
-                        a.states[q].clone(),
-                        if inputs.is_empty() {
-                            "-".into()
-                        } else {
-                            inputs.join(",")
-                        },
-                        num(sol.opt[q]),
-                        num(sol.dist[q]),
-                    ]);
-                }
+                    .collect()
+            };
+            let order = name_order(&a);
+            let strat: Map<_, _> = order
+                .iter()
+                .map(|&q| (a.states[q].clone(), json!(inputs_of(q))))
+                .collect();
+            let opt: Map<_, _> = order
+                .iter()
+                .map(|&q| (a.states[q].clone(), jnum(sol.opt[q])))
+                .collect();
+            for q in 0..a.len().min(limit) {
+                let inputs = inputs_of(q);
+                t.row([
+                    a.states[q].clone(),
+                    if inputs.is_empty() {
+                        "-".into()
+                    } else {
+                        inputs.join(",")
+                    },
+                    num(sol.opt[q]),
+                    num(sol.dist[q]),
+                ]);
             }
             push_table(&mut r, "strategy and bounds", &t, a.len(), ctx);
             r.line(format!(

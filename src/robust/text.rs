@@ -15,11 +15,11 @@
 //! ```
 
 use super::model::MetricKind;
-use super::raw::{Loc, RawModel, RawObjective, RawState, RawTrans};
+use super::raw::{Loc, Names, RawModel, RawObjective, RawState, RawTrans, Sym};
 use crate::lang::lexer::Tok;
 use crate::lang::{eval_const, Constants, LangResult, Parser, Source, Span};
 
-/// Parses `.ma` text into the raw model (names are resolved later by `raw::build`).
+/// Parses `.ma` text into the raw model (names are interned; `build` resolves them).
 pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
     let mut p = Parser::new(source)?;
     let mut m = RawModel::empty();
@@ -52,35 +52,39 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
             }
             metric_seen = true;
         } else if p.eat_keyword("inputs") {
-            m.inputs.extend(names(&mut p)?);
+            let v = names(&mut p, &mut m.names)?;
+            m.inputs.extend(v);
         } else if p.eat_keyword("disturbances") {
-            m.disturbances.extend(names(&mut p)?);
+            let v = names(&mut p, &mut m.names)?;
+            m.disturbances.extend(v);
         } else if p.eat_keyword("state") {
-            m.states.push(state(&mut p, consts, start)?);
+            let s = state(&mut p, consts, start, &mut m.names)?;
+            m.states.push(s);
         } else if p.eat_keyword("distance") {
-            let (a, _) = p.ident()?;
-            let (b, _) = p.ident()?;
+            let a = m.names.intern_owned(p.ident()?.0);
+            let b = m.names.intern_owned(p.ident()?.0);
             p.expect(Tok::Eq)?;
             let d = number(&mut p, consts)?;
             m.distances
                 .push((a, b, d, Loc::Span(start.to(p.prev_span()))));
         } else if p.eat_keyword("init") {
             let (q, span) = p.ident()?;
+            let q = m.names.intern_owned(q);
             if m.init.is_some() {
                 return Err(p.error(span, "the initial state is declared twice"));
             }
             m.init = Some((q, Loc::Span(span)));
         } else if p.eat_keyword("trans") {
-            let (from, _) = p.ident()?;
-            let (input, _) = p.ident()?;
+            let from = m.names.intern_owned(p.ident()?.0);
+            let input = m.names.intern_owned(p.ident()?.0);
             p.expect(Tok::Arrow)?;
-            let (to, _) = p.ident()?;
+            let to = m.names.intern_owned(p.ident()?.0);
             let mut disturbed = Vec::new();
             if p.eat(Tok::Or) {
                 loop {
-                    let (x, _) = p.ident()?;
+                    let x = m.names.intern_owned(p.ident()?.0);
                     p.expect(Tok::Arrow)?;
-                    let (t, _) = p.ident()?;
+                    let t = m.names.intern_owned(p.ident()?.0);
                     disturbed.push((x, t));
                     if !p.eat(Tok::Comma) {
                         break;
@@ -96,7 +100,7 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
                 loc,
             });
         } else if at_objective(&p) {
-            let obj = objective(&mut p)?;
+            let obj = objective(&mut p, &mut m.names)?;
             if m.objective.is_some() {
                 return Err(p.error(start, "the objective is declared twice"));
             }
@@ -115,12 +119,12 @@ fn at_objective(p: &Parser) -> bool {
         .any(|k| p.at_keyword(k))
 }
 
-fn objective(p: &mut Parser) -> LangResult<RawObjective> {
+fn objective(p: &mut Parser, n: &mut Names) -> LangResult<RawObjective> {
     if p.eat_keyword("reach") {
-        return Ok(RawObjective::Reach(names(p)?));
+        return Ok(RawObjective::Reach(names(p, n)?));
     }
     if p.eat_keyword("buchi") {
-        return Ok(RawObjective::Buchi(names(p)?));
+        return Ok(RawObjective::Buchi(names(p, n)?));
     }
     if p.eat_keyword("parity") {
         return Ok(RawObjective::Parity);
@@ -131,7 +135,7 @@ fn objective(p: &mut Parser) -> LangResult<RawObjective> {
     let mut sets = Vec::new();
     loop {
         p.expect(Tok::LBrace)?;
-        sets.push(names(p)?);
+        sets.push(names(p, n)?);
         p.expect(Tok::RBrace)?;
         if !p.eat(Tok::Comma) {
             break;
@@ -140,10 +144,10 @@ fn objective(p: &mut Parser) -> LangResult<RawObjective> {
     Ok(RawObjective::GenBuchi(sets))
 }
 
-fn names(p: &mut Parser) -> LangResult<Vec<String>> {
-    let mut v = vec![p.ident()?.0];
+fn names(p: &mut Parser, n: &mut Names) -> LangResult<Vec<Sym>> {
+    let mut v = vec![n.intern_owned(p.ident()?.0)];
     while p.eat(Tok::Comma) {
-        v.push(p.ident()?.0);
+        v.push(n.intern_owned(p.ident()?.0));
     }
     Ok(v)
 }
@@ -157,8 +161,8 @@ fn number(p: &mut Parser, consts: &Constants) -> LangResult<f64> {
     }
 }
 
-fn state(p: &mut Parser, consts: &Constants, start: Span) -> LangResult<RawState> {
-    let (name, _) = p.ident()?;
+fn state(p: &mut Parser, consts: &Constants, start: Span, n: &mut Names) -> LangResult<RawState> {
+    let name = n.intern_owned(p.ident()?.0);
     let mut s = RawState {
         name,
         at: None,
