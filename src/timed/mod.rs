@@ -19,6 +19,10 @@ pub mod trace;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_accel;
+#[cfg(test)]
+mod tests_queries;
 
 use crate::lang::{LangResult, Source, Value};
 use std::collections::HashMap;

@@ -2,7 +2,8 @@
 //! `check`, `convert`, `export`.
 
 use super::ast::{Loc, ModelAst};
-use super::check::{run_query, QueryResult, RunOptions};
+use super::check::{run_query_cached, QueryResult, RunOptions};
+use super::graph::GraphCache;
 use super::model::Model;
 use super::semantics::SemanticsKind;
 use super::trace::Trace;
@@ -66,33 +67,25 @@ pub fn agent_named(model: &Model, name: &str) -> Result<usize, RunError> {
     })
 }
 
-/// Refuses the accelerated semantics where it would not be exact.
-pub fn require_exact_acceleration(model: &Model, kind: SemanticsKind) -> Result<(), RunError> {
-    if kind != SemanticsKind::Accelerated {
-        return Ok(());
-    }
-    if let Some((i, tin, tout)) = model.acceleration_obstacle() {
-        let a = &model.agents[i];
-        let t = &a.transitions[tout];
-        let err = crate::lang::error_at(
-            &t.loc.source,
-            t.loc.span,
-            format!(
-                "the accelerated semantics needs non-decreasing deadlines: this transition of `{}` ends at {} but the transition `{}` entering `{}` ends at {}",
-                a.name,
-                t.upper,
-                a.transition_label(tin),
-                a.localities[t.from],
-                a.transitions[tin].upper
-            ),
-        );
-        let err = crate::lang::ErrorExt::into_help(
-            err,
-            "use --semantics plain, or raise this upper bound",
-        );
-        return Err(err.into());
-    }
-    Ok(())
+/// The warning of a model whose deadlines decrease (the accelerated
+/// semantics then also stops at downstream deadlines), naming the first
+/// offending pair of transitions; `None` for a model the seed's
+/// acceleration covers as it is.
+pub fn acceleration_warning(model: &Model) -> Option<String> {
+    let (i, tin, tout) = model.acceleration_obstacle()?;
+    let a = &model.agents[i];
+    let t = &a.transitions[tout];
+    let loc = crate::lang::error_at(&t.loc.source, t.loc.span, "").location;
+    Some(format!(
+        "deadlines decrease in agent `{}` ({loc}: `{}` ends at {} but `{}` entering `{}` ends at {}): \
+         the accelerated semantics also stops at the deadlines of later localities (docs/timed.md)",
+        a.name,
+        a.transition_label(tout),
+        t.upper,
+        a.transition_label(tin),
+        a.localities[t.from],
+        a.transitions[tin].upper
+    ))
 }
 
 /// `mavis timed validate`: the model is a MAPT; its sizes.
@@ -128,10 +121,7 @@ pub fn validate(path: &Path, overrides: HashMap<String, Value>) -> Result<Report
     }
     r.line(t.render(TableFormat::Text).trim_end());
     let exact = model.acceleration_obstacle().is_none();
-    if !exact {
-        r.warnings
-            .push("deadlines decrease along some path: only --semantics plain is available".into());
-    }
+    r.warnings.extend(acceleration_warning(&model));
     r.results = json!({
         "agents": model.agents.iter().map(|a| json!({"name": a.name, "period": a.period, "clock": a.init_clock,
             "localities": a.localities, "transitions": a.transitions.len()})).collect::<Vec<_>>(),
@@ -160,7 +150,6 @@ pub fn check(
     opts: &RunOptions,
     ctx: &RunContext,
 ) -> Result<Report, RunError> {
-    require_exact_acceleration(model, opts.semantics)?;
     let mut targets: Vec<(String, Loc)> = Vec::new();
     match selection {
         QuerySelection::All => targets.extend(
@@ -192,13 +181,15 @@ pub fn check(
         ));
     }
     let mut results = Vec::new();
+    // Queries answered on the state graph share one graph.
+    let mut graphs = GraphCache::default();
     for (i, (name, loc)) in targets.iter().enumerate() {
         ctx.stage(format!(
             "timed check: query `{name}` ({} of {})",
             i + 1,
             targets.len()
         ));
-        let result = run_query(model, name, loc, opts)?;
+        let result = run_query_cached(model, name, loc, opts, &mut graphs)?;
         ctx.note(format!(
             "timed check: `{name}` answered in {:.3} s ({} states expanded)",
             result.seconds, result.stats.expanded
@@ -234,6 +225,9 @@ fn render(
             Verdict::Violated => 2,
         });
     r.verdict = worst;
+    if opts.semantics == SemanticsKind::Accelerated {
+        r.warnings.extend(acceleration_warning(model));
+    }
     for q in results {
         r.line(format!("{}: {}  ({})", q.name, verdict_word(q), q.text));
     }
