@@ -26,6 +26,7 @@ fn options(kind: SemanticsKind, search: Search, horizon: u64, heuristic: Heurist
             memory: Memory::Border,
             heuristic,
             pacemaker: 0,
+            recent_states: 100_000,
             max_states: 20_000_000,
             deadline: None,
         },

@@ -10,6 +10,7 @@ pub mod explore;
 pub mod export;
 pub mod graph;
 pub mod json;
+pub mod layered;
 pub mod model;
 pub mod parse;
 pub mod query;
@@ -21,6 +22,8 @@ pub mod trace;
 mod tests;
 #[cfg(test)]
 mod tests_accel;
+#[cfg(test)]
+mod tests_layered;
 #[cfg(test)]
 mod tests_queries;
 

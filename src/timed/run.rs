@@ -59,6 +59,25 @@ pub fn default_pacemaker(model: &Model) -> usize {
         .unwrap_or(0)
 }
 
+/// Measured cost of one stored state: 3.3 KiB (platoon6, 6 periods, bfs:
+/// 560 MiB above the base for 177201 states, docs/timed.md).
+pub const BYTES_PER_STATE: u64 = 3380;
+
+/// The default `--max-states`: half the memory available now (MemAvailable
+/// of /proc/meminfo) divided by [`BYTES_PER_STATE`], at least 10^5; 5*10^6
+/// where /proc/meminfo cannot be read.
+pub fn default_max_states() -> usize {
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        let line = t.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    });
+    match available {
+        Some(bytes) => ((bytes / 2 / BYTES_PER_STATE) as usize).max(100_000),
+        None => 5_000_000,
+    }
+}
+
 /// Resolves an agent name given on the command line.
 pub fn agent_named(model: &Model, name: &str) -> Result<usize, RunError> {
     model.agent_index(name).ok_or_else(|| {
@@ -248,7 +267,8 @@ fn render(
             "verdict": q.verdict,
             "value": q.value.as_ref().map(|v| v.to_string()),
             "mode": q.mode,
-            "states": q.stats.expanded, "transitions": q.stats.transitions,
+            "states": q.stats.expanded, "distinct": q.stats.distinct_states(),
+            "transitions": q.stats.transitions,
             "peak_stored": q.stats.peak_stored, "layers": q.stats.layers,
             "deadlocks": q.stats.deadlocks, "complete": q.stats.complete,
             "time_s": q.seconds,
@@ -310,6 +330,14 @@ fn render(
     r.stat(
         "states",
         results.iter().map(|q| q.stats.expanded).sum::<usize>(),
+    );
+    // Expansions against distinct states: above 1 when a layered search expanded a state twice.
+    r.stat(
+        "distinct_states",
+        results
+            .iter()
+            .map(|q| q.stats.distinct_states())
+            .sum::<usize>(),
     );
     r.stat(
         "peak_stored",

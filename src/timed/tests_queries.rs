@@ -90,6 +90,7 @@ fn graph_options() -> RunOptions {
             memory: Memory::Full,
             heuristic: Heuristic::None,
             pacemaker: 0,
+            recent_states: 100_000,
             max_states: 1_000_000,
             deadline: None,
         },
