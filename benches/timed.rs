@@ -1,6 +1,7 @@
 //! The CAV platoon (examples/cav): state-space sizes and times for plain
 //! against accelerated semantics and bfs/dfs/layered search. Run with
 //! `cargo bench --bench timed`; the sizes are printed once per configuration.
+//! Group `timed_many_ef`: queries of 1 to 400 nested `EF` pairs on one graph.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use mavis::timed::check::{run_query, RunOptions};
@@ -25,6 +26,7 @@ fn options(kind: SemanticsKind, search: Search, horizon: u64, heuristic: Heurist
             memory: Memory::Border,
             heuristic,
             pacemaker: 0,
+            recent_states: 100_000,
             max_states: 20_000_000,
             deadline: None,
         },
@@ -105,5 +107,42 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// A query of many `EF(p & EF q)` pairs over one state graph (the graph is
+/// built once and every sub-formula evaluated once), against a single pair.
+fn many_ef(c: &mut Criterion) {
+    let mut g = c.benchmark_group("timed_many_ef");
+    g.sample_size(10)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_millis(300));
+    let m = platoon(3);
+    let o = options(
+        SemanticsKind::Accelerated,
+        Search::Bfs,
+        600,
+        Heuristic::None,
+    );
+    for pairs in [1usize, 100, 400] {
+        let q: Vec<String> = (0..pairs)
+            .map(|i| {
+                format!(
+                    "EF(x1 - x2 <= {} & EF x2 - x3 <= {})",
+                    i % 20,
+                    (i / 20) % 20
+                )
+            })
+            .collect();
+        let q = q.join(" | ");
+        let r = query(&m, &q, &o);
+        eprintln!(
+            "platoon3 many-EF {pairs} pairs: states {} verdict {:?}",
+            r.stats.expanded, r.verdict
+        );
+        g.bench_function(format!("platoon3/pairs{pairs}"), |b| {
+            b.iter(|| query(&m, &q, &o))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, many_ef);
 criterion_main!(benches);

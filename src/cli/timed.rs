@@ -122,9 +122,14 @@ pub struct ExploreArgs {
     /// Seed of --random.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Stop (unknown) after expanding this many states.
-    #[arg(long, default_value_t = 5_000_000)]
-    max_states: usize,
+    /// Stop (unknown, exit 3, with the partial report) after expanding this
+    /// many states [default: half the available memory at 3.3 KiB a state].
+    #[arg(long)]
+    max_states: Option<usize>,
+    /// Inside states of recent layers kept by the layered search (border
+    /// and layer memory), so that states met again soon are expanded once.
+    #[arg(long, default_value_t = 100_000)]
+    recent_states: usize,
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
     set: Vec<lang::Assignment>,
 }
@@ -193,7 +198,8 @@ pub fn run(cmd: TimedCmd, ctx: &RunContext) -> Result<Report, RunError> {
                     memory,
                     heuristic,
                     pacemaker,
-                    max_states: opts.max_states,
+                    max_states: opts.max_states.unwrap_or_else(run::default_max_states),
+                    recent_states: opts.recent_states,
                     deadline: ctx.deadline().at(),
                 },
             };

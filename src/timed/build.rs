@@ -305,6 +305,7 @@ fn build_agent(a: &AgentAst, vars: &[Var], consts: &Constants) -> LangResult<Age
             ),
         ));
     }
+    let downstream_cuts = downstream_cuts(&transitions, &outgoing);
     Ok(Agent {
         name: a.name.text.clone(),
         period,
@@ -315,7 +316,46 @@ fn build_agent(a: &AgentAst, vars: &[Var], consts: &Constants) -> LangResult<Age
         transitions,
         outgoing,
         deadline,
+        downstream_cuts,
     })
+}
+
+/// [`Agent::downstream_cuts`]: for each locality, the upper bounds of the
+/// transitions leaving the localities reachable from it by one or more
+/// transitions; empty for every locality when no deadline decreases (no
+/// transition leaves a locality earlier than one entering it may arrive),
+/// since then the seed's zones are exact as they are.
+fn downstream_cuts(transitions: &[Transition], outgoing: &[Vec<usize>]) -> Vec<Vec<u64>> {
+    let n = outgoing.len();
+    let decreasing = transitions.iter().any(|tin| {
+        outgoing[tin.to]
+            .iter()
+            .any(|&o| transitions[o].upper < tin.upper)
+    });
+    if !decreasing {
+        return vec![Vec::new(); n];
+    }
+    // Localities reachable from l in one or more steps, by depth-first search
+    // (the localities form a DAG of a few dozen nodes: no sharing needed).
+    (0..n)
+        .map(|l| {
+            let mut seen = vec![false; n];
+            let mut stack: Vec<usize> = outgoing[l].iter().map(|&t| transitions[t].to).collect();
+            let mut cuts = Vec::new();
+            while let Some(m) = stack.pop() {
+                if std::mem::replace(&mut seen[m], true) {
+                    continue;
+                }
+                for &t in &outgoing[m] {
+                    cuts.push(transitions[t].upper);
+                    stack.push(transitions[t].to);
+                }
+            }
+            cuts.sort_unstable();
+            cuts.dedup();
+            cuts
+        })
+        .collect()
 }
 
 /// Depth-first search for a cycle; the error points at a transition on it.

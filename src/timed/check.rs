@@ -10,7 +10,7 @@
 
 use super::ast::Loc;
 use super::explore::{explore, Control, Options, Stats};
-use super::graph::{holds, Graph};
+use super::graph::{holds, Graph, GraphCache, Memo};
 use super::model::Model;
 use super::query::{parse_query, Formula, Query};
 use super::semantics::{Semantics, SemanticsKind, State, StateEnv};
@@ -50,6 +50,18 @@ pub fn run_query(
     name: &str,
     loc: &Loc,
     opts: &RunOptions,
+) -> Result<QueryResult, RunError> {
+    run_query_cached(model, name, loc, opts, &mut GraphCache::default())
+}
+
+/// [`run_query`] reusing the state graph of an earlier query answered with
+/// the same model and options (`cache`), or leaving its own there.
+pub fn run_query_cached(
+    model: &Model,
+    name: &str,
+    loc: &Loc,
+    opts: &RunOptions,
+    cache: &mut GraphCache,
 ) -> Result<QueryResult, RunError> {
     let query = parse_query(model, loc)?;
     let sem = Semantics::new(model, opts.semantics, opts.horizon);
@@ -124,7 +136,11 @@ pub fn run_query(
         }
         _ => {
             r.mode = "graph";
-            let g = Graph::build(&sem, opts.explore.max_states, opts.explore.deadline)?;
+            if cache.graph.is_none() {
+                let built = Graph::build(&sem, opts.explore.max_states, opts.explore.deadline)?;
+                cache.graph = Some(built);
+            }
+            let g = cache.graph.as_ref().expect("the graph was just built");
             r.stats = Stats {
                 expanded: g.succ.len(),
                 transitions: g.transitions,
@@ -141,7 +157,7 @@ pub fn run_query(
             if !g.complete {
                 r.verdict = Some(Verdict::Unknown);
             } else {
-                answer_on_graph(&sem, &g, &query, &mut r)?;
+                answer_on_graph(&sem, g, &query, &mut r)?;
             }
         }
     }
@@ -159,19 +175,20 @@ fn answer_on_graph(
     query: &Query,
     r: &mut QueryResult,
 ) -> Result<(), RunError> {
+    let memo = &mut Memo::new();
     match query {
         Query::Check(f) => {
-            let holds_init = g.sat(sem, f)?[0];
+            let holds_init = g.sat_memo(sem, f, memo)?[0];
             r.verdict = Some(Verdict::from_bool(holds_init));
             // A witness for a top-level EF, a counterexample for a top-level AG.
             match f {
                 Formula::EF(inner) if holds_init => {
-                    let target = g.sat(sem, inner)?;
+                    let target = g.sat_memo(sem, inner, memo)?;
                     r.witness = target.iter().position(|&x| x).map(|id| g.trace_to(id));
                 }
                 Formula::AG(inner) if !holds_init => {
                     r.witness_kind = "counterexample";
-                    let target = g.sat(sem, inner)?;
+                    let target = g.sat_memo(sem, inner, memo)?;
                     r.witness = target.iter().position(|&x| !x).map(|id| g.trace_to(id));
                 }
                 _ => {}
@@ -183,7 +200,7 @@ fn answer_on_graph(
             subject,
         } => {
             let allowed = match subject {
-                Some(f) => g.sat(sem, f)?,
+                Some(f) => g.sat_memo(sem, f, memo)?,
                 None => vec![true; g.states.len()],
             };
             let mut best: Option<(Value, usize)> = None;

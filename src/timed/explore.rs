@@ -5,14 +5,14 @@
 //! instant (every simultaneous reset done); inside a layer the search is breadth-first and merges
 //! identical states (the diamonds of interleaved independent actions); across
 //! layers it goes depth-first (or best-first) from border state to border
-//! state, remembering only border states and the current layer by default.
+//! state (in [`super::layered`]).
 
 use super::semantics::{Semantics, State, StateEnv, Step};
 use super::trace::Trace;
 use crate::lang::{eval, TExpr, Value};
 use crate::report::RunError;
 use rand::{rngs::StdRng, seq::SliceRandom, SeedableRng};
-use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,9 +26,10 @@ pub enum Search {
 /// What the layered search remembers (the other searches remember every state).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Memory {
-    /// Border states of every layer, and the current layer.
+    /// Border states of every layer, the current layer and recent layers.
     Border,
-    /// Only the current layer: border states may be explored again.
+    /// The borders still to explore (with their ancestry), the current layer
+    /// and recent layers: finished borders may be explored again.
     Layer,
     /// Every state ever met.
     Full,
@@ -50,6 +51,10 @@ pub struct Options {
     pub heuristic: Heuristic,
     /// The agent whose resets delimit layers.
     pub pacemaker: usize,
+    /// How many inside states of recent layers the layered search keeps
+    /// under `border` and `layer` memory, so that a state met again soon is
+    /// expanded once (see [`super::layered`]).
+    pub recent_states: usize,
     /// Stop (incomplete) after expanding this many states.
     pub max_states: usize,
     pub deadline: Option<Instant>,
@@ -59,6 +64,9 @@ pub struct Options {
 pub struct Stats {
     /// States expanded (a state expanded twice counts twice).
     pub expanded: usize,
+    /// Distinct states among the expanded ones (counted by the layered
+    /// search; the other searches expand each state once, see [`Stats::distinct_states`]).
+    pub distinct: usize,
     pub transitions: usize,
     /// The largest number of states held at once (visited sets, layer, frontier, borders).
     pub peak_stored: usize,
@@ -71,6 +79,18 @@ pub struct Stats {
     pub stopped: bool,
 }
 
+impl Stats {
+    /// Distinct states expanded: counted by the layered search, equal to
+    /// the expansions for the others.
+    pub fn distinct_states(&self) -> usize {
+        if self.layers > 0 {
+            self.distinct
+        } else {
+            self.expanded
+        }
+    }
+}
+
 /// What the visitor wants after seeing a state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Control {
@@ -81,13 +101,13 @@ pub enum Control {
 /// Called once per expanded state with a way to build the trace reaching it.
 pub type Visitor<'v> = dyn FnMut(&State, &dyn Fn() -> Trace) -> Result<Control, RunError> + 'v;
 
-struct Scorer {
+pub(super) struct Scorer {
     heuristic: Heuristic,
-    rng: StdRng,
+    pub(super) rng: StdRng,
 }
 
 impl Scorer {
-    fn new(h: &Heuristic) -> Self {
+    pub(super) fn new(h: &Heuristic) -> Self {
         let seed = if let Heuristic::Random(s) = h { *s } else { 0 };
         Scorer {
             heuristic: h.clone(),
@@ -96,7 +116,7 @@ impl Scorer {
     }
 
     /// Larger is better; `None` without a heuristic expression.
-    fn score(&self, sem: &Semantics, s: &State) -> Result<Option<f64>, RunError> {
+    pub(super) fn score(&self, sem: &Semantics, s: &State) -> Result<Option<f64>, RunError> {
         let (e, sign) = match &self.heuristic {
             Heuristic::Minimize(e) => (e, -1.0),
             Heuristic::Maximize(e) => (e, 1.0),
@@ -134,7 +154,7 @@ impl Scorer {
 
 /// A heap entry: best score first, then insertion order.
 #[derive(PartialEq)]
-struct Ranked(f64, std::cmp::Reverse<usize>);
+pub(super) struct Ranked(pub(super) f64, pub(super) std::cmp::Reverse<usize>);
 impl Eq for Ranked {}
 impl PartialOrd for Ranked {
     fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
@@ -147,14 +167,14 @@ impl Ord for Ranked {
     }
 }
 
-fn out_of_budget(opts: &Options, stats: &Stats) -> bool {
+pub(super) fn out_of_budget(opts: &Options, stats: &Stats) -> bool {
     stats.expanded >= opts.max_states || opts.deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 /// Explores the state space of `sem` with the chosen strategy, calling `visit` on every state.
 pub fn explore(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<Stats, RunError> {
     match opts.search {
-        Search::Layered => layered(sem, opts, visit),
+        Search::Layered => super::layered::layered(sem, opts, visit),
         _ => flat(sem, opts, visit),
     }
 }
@@ -229,7 +249,7 @@ fn flat(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<Stats, R
     Ok(stats)
 }
 
-fn flat_trace(nodes: &[(State, usize, Option<Step>)], mut id: usize) -> Trace {
+pub(super) fn flat_trace(nodes: &[(State, usize, Option<Step>)], mut id: usize) -> Trace {
     let mut steps = Vec::new();
     while let Some(step) = nodes[id].2 {
         steps.push((step, nodes[id].0.clone()));
@@ -240,141 +260,6 @@ fn flat_trace(nodes: &[(State, usize, Option<Step>)], mut id: usize) -> Trace {
         initial: nodes[0].0.clone(),
         steps,
     }
-}
-
-/// A border state with the steps that led to it from the previous border.
-struct Border {
-    state: State,
-    parent: Option<usize>,
-    steps: Vec<(Step, State)>,
-}
-
-fn border_trace(borders: &[Border], mut id: usize, local: Vec<(Step, State)>) -> Trace {
-    let mut chunks = vec![local];
-    loop {
-        let b = &borders[id];
-        chunks.push(b.steps.clone());
-        match b.parent {
-            Some(p) => id = p,
-            None => break,
-        }
-    }
-    let initial = borders[id].state.clone();
-    let steps = chunks.into_iter().rev().flatten().collect();
-    Trace { initial, steps }
-}
-
-/// The layered search.
-fn layered(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<Stats, RunError> {
-    let mut stats = Stats::default();
-    let mut scorer = Scorer::new(&opts.heuristic);
-    let pace = opts.pacemaker;
-    let mut borders: Vec<Border> = vec![Border {
-        state: sem.initial(),
-        parent: None,
-        steps: Vec::new(),
-    }];
-    let mut seen_borders: HashSet<State> = HashSet::from([borders[0].state.clone()]);
-    let mut seen_all: HashSet<State> = HashSet::new();
-    let mut stack: Vec<usize> = vec![0];
-    let mut heap: BinaryHeap<Ranked> = BinaryHeap::new();
-    let best_first = opts.search == Search::BestFirst
-        || !matches!(opts.heuristic, Heuristic::None | Heuristic::Random(_));
-    if best_first {
-        stack.clear();
-        heap.push(Ranked(
-            scorer.score(sem, &borders[0].state)?.unwrap_or(0.0),
-            std::cmp::Reverse(0),
-        ));
-    }
-    let mut succ = Vec::new();
-    loop {
-        let next = if best_first {
-            heap.pop().map(|r| r.1 .0)
-        } else {
-            stack.pop()
-        };
-        let Some(bid) = next else { break };
-        stats.layers += 1;
-        // Breadth-first inside the layer, merging identical states.
-        let start = borders[bid].state.clone();
-        let mut layer: Vec<(State, usize, Option<Step>)> = vec![(start.clone(), 0, None)];
-        let mut index: HashMap<State, usize> = HashMap::from([(start, 0)]);
-        let mut queue: VecDeque<usize> = VecDeque::from([0]);
-        let mut new_borders: Vec<usize> = Vec::new();
-        while let Some(id) = queue.pop_front() {
-            if out_of_budget(opts, &stats) {
-                return Ok(stats);
-            }
-            stats.expanded += 1;
-            let state = layer[id].0.clone();
-            let control = {
-                let (layer, borders) = (&layer, &borders);
-                let trace = || border_trace(borders, bid, flat_trace(layer, id).steps);
-                visit(&state, &trace)?
-            };
-            if control == Control::Stop {
-                stats.stopped = true;
-                stats.complete = true;
-                return Ok(stats);
-            }
-            sem.successors(&state, &mut succ)?;
-            if sem.is_deadlock(&state, succ.len()) {
-                stats.deadlocks += 1;
-            }
-            stats.transitions += succ.len();
-            for (step, s) in succ.drain(..) {
-                // The border: the first time step after the pacemaker's reset (its
-                // clock is 0 only from its reset until time passes), so that the
-                // diamonds of simultaneous resets are merged inside the layer.
-                if matches!(step, Step::Delay(_)) && state.clocks[pace] == 0 {
-                    if opts.memory != Memory::Layer && !seen_borders.insert(s.clone()) {
-                        continue;
-                    }
-                    let mut steps = flat_trace(&layer, id).steps;
-                    steps.push((step, s.clone()));
-                    borders.push(Border {
-                        state: s,
-                        parent: Some(bid),
-                        steps,
-                    });
-                    new_borders.push(borders.len() - 1);
-                    continue;
-                }
-                if index.contains_key(&s) || (opts.memory == Memory::Full && seen_all.contains(&s))
-                {
-                    continue;
-                }
-                index.insert(s.clone(), layer.len());
-                queue.push_back(layer.len());
-                layer.push((s, id, Some(step)));
-            }
-            let held = layer.len() + borders.len() + seen_all.len();
-            stats.peak_stored = stats.peak_stored.max(held);
-        }
-        if opts.memory == Memory::Full {
-            seen_all.extend(layer.into_iter().map(|n| n.0));
-        }
-        // Depth-first across layers: the first new border is explored next.
-        match &opts.heuristic {
-            Heuristic::Random(_) => new_borders.shuffle(&mut scorer.rng),
-            _ => new_borders.reverse(),
-        }
-        for b in new_borders {
-            if best_first {
-                let k = scorer.score(sem, &borders[b].state)?.unwrap_or(0.0);
-                heap.push(Ranked(k, std::cmp::Reverse(b)));
-            } else {
-                stack.push(b);
-            }
-        }
-        if opts.memory == Memory::Layer {
-            // Only the borders still to explore (and their ancestry, for traces) are kept.
-            seen_borders.clear();
-        }
-    }
-    stats.complete = true;
-    Ok(stats)
 }
 
 /// Values of a state, for stats and tests: the untimed part `(l, v)`.

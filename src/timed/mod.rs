@@ -10,6 +10,7 @@ pub mod explore;
 pub mod export;
 pub mod graph;
 pub mod json;
+pub mod layered;
 pub mod model;
 pub mod parse;
 pub mod query;
@@ -19,6 +20,12 @@ pub mod trace;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_accel;
+#[cfg(test)]
+mod tests_layered;
+#[cfg(test)]
+mod tests_queries;
 
 use crate::lang::{LangResult, Source, Value};
 use std::collections::HashMap;

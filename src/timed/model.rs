@@ -41,6 +41,11 @@ pub struct Agent {
     /// The last instant at which each locality can still be left: the largest
     /// upper bound of its outgoing transitions, or E at the final locality.
     pub deadline: Vec<u64>,
+    /// Extra stopping points of the accelerated semantics, per locality: the
+    /// upper bounds of the transitions of every locality reachable from it,
+    /// sorted. Empty unless the agent's deadlines decrease somewhere (see
+    /// [`Model::acceleration_obstacle`] and `semantics::Semantics::zone_jump`).
+    pub downstream_cuts: Vec<Vec<u64>>,
 }
 
 impl Agent {
@@ -83,10 +88,12 @@ impl Model {
         self.agents.iter().position(|a| a.name == name)
     }
 
-    /// Whether the accelerated semantics is exact for this model (the
-    /// monotone-deadline reading of the seed's Constraint 1, see the notes):
-    /// every transition leaving a locality has an upper bound at least that
-    /// of every transition entering it. Returns the first offending pair.
+    /// Whether the seed's accelerated semantics is exact for this model
+    /// as written (the monotone-deadline reading of its Constraint 1, see
+    /// the notes): every transition leaving a locality has an upper bound at
+    /// least that of every transition entering it. Returns the first
+    /// offending (agent, entering, leaving) triple; such agents get
+    /// [`Agent::downstream_cuts`], which make the acceleration exact again.
     pub fn acceleration_obstacle(&self) -> Option<(usize, usize, usize)> {
         for (i, agent) in self.agents.iter().enumerate() {
             for (t_in, tin) in agent.transitions.iter().enumerate() {

@@ -2,7 +2,8 @@
 //! `check`, `convert`, `export`.
 
 use super::ast::{Loc, ModelAst};
-use super::check::{run_query, QueryResult, RunOptions};
+use super::check::{run_query_cached, QueryResult, RunOptions};
+use super::graph::GraphCache;
 use super::model::Model;
 use super::semantics::SemanticsKind;
 use super::trace::Trace;
@@ -58,6 +59,25 @@ pub fn default_pacemaker(model: &Model) -> usize {
         .unwrap_or(0)
 }
 
+/// Measured cost of one stored state: 3.3 KiB (platoon6, 6 periods, bfs:
+/// 560 MiB above the base for 177201 states, docs/timed.md).
+pub const BYTES_PER_STATE: u64 = 3380;
+
+/// The default `--max-states`: half the memory available now (MemAvailable
+/// of /proc/meminfo) divided by [`BYTES_PER_STATE`], at least 10^5; 5*10^6
+/// where /proc/meminfo cannot be read.
+pub fn default_max_states() -> usize {
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        let line = t.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    });
+    match available {
+        Some(bytes) => ((bytes / 2 / BYTES_PER_STATE) as usize).max(100_000),
+        None => 5_000_000,
+    }
+}
+
 /// Resolves an agent name given on the command line.
 pub fn agent_named(model: &Model, name: &str) -> Result<usize, RunError> {
     model.agent_index(name).ok_or_else(|| {
@@ -66,33 +86,25 @@ pub fn agent_named(model: &Model, name: &str) -> Result<usize, RunError> {
     })
 }
 
-/// Refuses the accelerated semantics where it would not be exact.
-pub fn require_exact_acceleration(model: &Model, kind: SemanticsKind) -> Result<(), RunError> {
-    if kind != SemanticsKind::Accelerated {
-        return Ok(());
-    }
-    if let Some((i, tin, tout)) = model.acceleration_obstacle() {
-        let a = &model.agents[i];
-        let t = &a.transitions[tout];
-        let err = crate::lang::error_at(
-            &t.loc.source,
-            t.loc.span,
-            format!(
-                "the accelerated semantics needs non-decreasing deadlines: this transition of `{}` ends at {} but the transition `{}` entering `{}` ends at {}",
-                a.name,
-                t.upper,
-                a.transition_label(tin),
-                a.localities[t.from],
-                a.transitions[tin].upper
-            ),
-        );
-        let err = crate::lang::ErrorExt::into_help(
-            err,
-            "use --semantics plain, or raise this upper bound",
-        );
-        return Err(err.into());
-    }
-    Ok(())
+/// The warning of a model whose deadlines decrease (the accelerated
+/// semantics then also stops at downstream deadlines), naming the first
+/// offending pair of transitions; `None` for a model the seed's
+/// acceleration covers as it is.
+pub fn acceleration_warning(model: &Model) -> Option<String> {
+    let (i, tin, tout) = model.acceleration_obstacle()?;
+    let a = &model.agents[i];
+    let t = &a.transitions[tout];
+    let loc = crate::lang::error_at(&t.loc.source, t.loc.span, "").location;
+    Some(format!(
+        "deadlines decrease in agent `{}` ({loc}: `{}` ends at {} but `{}` entering `{}` ends at {}): \
+         the accelerated semantics also stops at the deadlines of later localities (docs/timed.md)",
+        a.name,
+        a.transition_label(tout),
+        t.upper,
+        a.transition_label(tin),
+        a.localities[t.from],
+        a.transitions[tin].upper
+    ))
 }
 
 /// `mavis timed validate`: the model is a MAPT; its sizes.
@@ -128,10 +140,7 @@ pub fn validate(path: &Path, overrides: HashMap<String, Value>) -> Result<Report
     }
     r.line(t.render(TableFormat::Text).trim_end());
     let exact = model.acceleration_obstacle().is_none();
-    if !exact {
-        r.warnings
-            .push("deadlines decrease along some path: only --semantics plain is available".into());
-    }
+    r.warnings.extend(acceleration_warning(&model));
     r.results = json!({
         "agents": model.agents.iter().map(|a| json!({"name": a.name, "period": a.period, "clock": a.init_clock,
             "localities": a.localities, "transitions": a.transitions.len()})).collect::<Vec<_>>(),
@@ -160,7 +169,6 @@ pub fn check(
     opts: &RunOptions,
     ctx: &RunContext,
 ) -> Result<Report, RunError> {
-    require_exact_acceleration(model, opts.semantics)?;
     let mut targets: Vec<(String, Loc)> = Vec::new();
     match selection {
         QuerySelection::All => targets.extend(
@@ -192,13 +200,15 @@ pub fn check(
         ));
     }
     let mut results = Vec::new();
+    // Queries answered on the state graph share one graph.
+    let mut graphs = GraphCache::default();
     for (i, (name, loc)) in targets.iter().enumerate() {
         ctx.stage(format!(
             "timed check: query `{name}` ({} of {})",
             i + 1,
             targets.len()
         ));
-        let result = run_query(model, name, loc, opts)?;
+        let result = run_query_cached(model, name, loc, opts, &mut graphs)?;
         ctx.note(format!(
             "timed check: `{name}` answered in {:.3} s ({} states expanded)",
             result.seconds, result.stats.expanded
@@ -234,6 +244,9 @@ fn render(
             Verdict::Violated => 2,
         });
     r.verdict = worst;
+    if opts.semantics == SemanticsKind::Accelerated {
+        r.warnings.extend(acceleration_warning(model));
+    }
     for q in results {
         r.line(format!("{}: {}  ({})", q.name, verdict_word(q), q.text));
     }
@@ -254,7 +267,8 @@ fn render(
             "verdict": q.verdict,
             "value": q.value.as_ref().map(|v| v.to_string()),
             "mode": q.mode,
-            "states": q.stats.expanded, "transitions": q.stats.transitions,
+            "states": q.stats.expanded, "distinct": q.stats.distinct_states(),
+            "transitions": q.stats.transitions,
             "peak_stored": q.stats.peak_stored, "layers": q.stats.layers,
             "deadlocks": q.stats.deadlocks, "complete": q.stats.complete,
             "time_s": q.seconds,
@@ -316,6 +330,14 @@ fn render(
     r.stat(
         "states",
         results.iter().map(|q| q.stats.expanded).sum::<usize>(),
+    );
+    // Expansions against distinct states: above 1 when a layered search expanded a state twice.
+    r.stat(
+        "distinct_states",
+        results
+            .iter()
+            .map(|q| q.stats.distinct_states())
+            .sum::<usize>(),
     );
     r.stat(
         "peak_stored",

@@ -16,6 +16,17 @@
 //! `a` their minimum (0 if none); the b-points are the non-negative offsets
 //! `b - c_i` (and `E_i - c_i`); `delta` is the first b-point at or after `a`.
 //! Guards do not take part in the timing (they only disable firings).
+//!
+//! General models (deadlines that decrease along a path): the seed relies on
+//! its Constraints 1.3-1.4 so that "whatever the time jumps performed in the
+//! previous state, the first maximal zone is the same" after a firing. When a
+//! locality `l'` has a transition ending before a transition entering it may
+//! arrive, a jump to the end of the current zone can pass that end and lose
+//! the firings that enter `l'` early. The jump therefore also stops at the
+//! upper bounds of the transitions of the localities reachable from each
+//! agent's locality ([`super::model::Agent::downstream_cuts`]): no jump
+//! passes a deadline the agent could still meet after firing, so firing at
+//! the end of the zone is again as good as firing anywhere in it.
 
 use super::model::{Model, StateScope};
 use crate::lang::{eval, Env, Value};
@@ -213,6 +224,12 @@ impl<'m> Semantics<'m> {
                 let tr = &agent.transitions[t];
                 note(tr.lower, tr.upper);
             }
+            let later = &agent.downstream_cuts[l];
+            b_points.extend(
+                later[later.partition_point(|&b| b < c)..]
+                    .iter()
+                    .map(|b| b - c),
+            );
         }
         match first_a {
             None => 0,
