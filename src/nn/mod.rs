@@ -1,6 +1,7 @@
 //! Networks: the internal form of a ReLU observation network (a list of
 //! affine layers), exact f64 evaluation, the ONNX loader and bounds over an
-//! input box (interval and symbolic; LP tightening is in `milp`).
+//! input box (interval and symbolic; LP tightening is in `milp`), VNN-LIB
+//! properties (`vnnlib`).
 
 mod bounds;
 mod load_error;
@@ -8,6 +9,7 @@ mod network;
 mod onnx;
 mod onnx_tensor;
 mod symbolic;
+pub mod vnnlib;
 
 pub use bounds::{
     affine_interval, interval_bounds, InputBox, LayerBounds, NetworkBounds, Stability,
