@@ -4,6 +4,7 @@
 //! properties (`vnnlib`).
 
 mod bounds;
+mod falsify;
 mod load_error;
 mod network;
 mod onnx;
@@ -14,6 +15,7 @@ pub mod vnnlib;
 pub use bounds::{
     affine_interval, interval_bounds, InputBox, LayerBounds, NetworkBounds, Stability,
 };
+pub use falsify::{falsify, Falsified, FalsifyOptions, Hit};
 pub use load_error::{LoadError, LoadProblem, SUPPORTED_OPS, SUPPORTED_OPSETS};
 pub use network::{Activation, Layer, Network, NetworkError};
 pub use onnx::{load, load_bytes, load_model, LoadedModel};
