@@ -70,7 +70,25 @@ mavis nn verify net.onnx prop.vnnlib --vnncomp-output result.txt --format json"
         /// Write VNN-COMP's result file (unsat | sat and the assignment | timeout | unknown).
         #[arg(long, value_name = "FILE")]
         vnncomp_output: Option<PathBuf>,
+        /// Boxes with at most this many unstable ReLUs go to the MILP; others are split first.
+        #[arg(long, value_name = "N", default_value_t = 4)]
+        milp_unstable: usize,
+        /// Skip LP tightening before each MILP.
+        #[arg(long)]
+        no_lp_tighten: bool,
+        /// Which input to halve when a box is split.
+        #[arg(long, value_enum, default_value_t = SplitArg::Influence)]
+        split: SplitArg,
     },
+}
+
+/// `--split`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum SplitArg {
+    /// Largest width times |gradient| of the open atoms at the box's centre.
+    Influence,
+    /// The widest input.
+    Widest,
 }
 
 pub fn run(cmd: NnCmd, ctx: &RunContext) -> Result<Report, RunError> {
@@ -103,11 +121,20 @@ pub fn run(cmd: NnCmd, ctx: &RunContext) -> Result<Report, RunError> {
             net,
             property,
             vnncomp_output,
+            milp_unstable,
+            no_lp_tighten,
+            split,
         } => nn_verify::verify_report(
             &nn_verify::VerifyRequest {
                 net,
                 property,
                 vnncomp_output,
+                milp_unstable,
+                lp_tighten: !no_lp_tighten,
+                split: match split {
+                    SplitArg::Influence => crate::milp::verify::SplitRule::Influence,
+                    SplitArg::Widest => crate::milp::verify::SplitRule::Widest,
+                },
             },
             ctx,
         ),

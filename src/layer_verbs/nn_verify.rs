@@ -9,10 +9,10 @@
 //! `falsify_s`, `evaluations`, `bounds_s`, `lp_s`, `milp_s`, `milp_solves`,
 //! `binaries` (most in one MILP), `binaries_total`, `nodes` (boxes of the
 //! branch and bound), `splits`, `unstable_interval`, `unstable_symbolic`,
-//! `unstable_lp` (of the root boxes), `unreplayed`, `total_s`.
+//! `unstable_lp` (of the root boxes; null when the root had no LP tightening), `unreplayed`, `total_s`.
 
 use super::nn::{load_for_command, shape_text};
-use crate::milp::verify::{verify, Answer, Counterexample, VerifyOptions};
+use crate::milp::verify::{verify, Answer, Counterexample, SplitRule, VerifyOptions};
 use crate::milp::{tolerance, SolveOptions, TIME_LIMIT};
 use crate::nn::vnnlib;
 use crate::report::{Report, RunContext, RunError, Verdict};
@@ -28,6 +28,10 @@ pub struct VerifyRequest {
     pub property: PathBuf,
     /// Where to write VNN-COMP's result file.
     pub vnncomp_output: Option<PathBuf>,
+    /// See [`VerifyOptions::milp_unstable`].
+    pub milp_unstable: usize,
+    pub lp_tighten: bool,
+    pub split: SplitRule,
 }
 
 /// VNN-COMP's result file for an answer.
@@ -92,6 +96,9 @@ pub fn verify_report(req: &VerifyRequest, ctx: &RunContext) -> Result<Report, Ru
     ctx.stage("nn verify: falsification, bounds, MILP and input splitting");
     let opts = VerifyOptions {
         solve: SolveOptions::new(ctx.threads, ctx.deadline(), ctx.verbosity >= 2),
+        milp_unstable: req.milp_unstable,
+        lp_tighten: req.lp_tighten,
+        split: req.split,
         ..VerifyOptions::default()
     };
     let v = verify(net, &prop, &opts).map_err(|e| RunError::Internal(e.to_string()))?;
@@ -180,9 +187,14 @@ fn stats_lines(r: &mut Report, s: &crate::milp::verify::VerifyStats, parse_s: f6
         "stages: parse {parse_s:.3} s, falsify {:.3} s ({} evaluations), bounds {:.3} s, LP {:.3} s, MILP {:.3} s ({} solves, at most {} binaries)",
         s.falsify_s, s.evaluations, s.bounds_s, s.lp_s, s.milp.seconds, s.milp.solves, s.milp.binaries_max
     ));
+    let lp = if s.root_lp {
+        s.root_unstable[2].to_string()
+    } else {
+        "-".to_string()
+    };
     r.line(format!(
-        "branch and bound: {} boxes, {} splits; unstable ReLUs at the root: interval {}, symbolic {}, LP {}",
-        s.boxes, s.splits, s.root_unstable[0], s.root_unstable[1], s.root_unstable[2]
+        "branch and bound: {} boxes, {} splits; unstable ReLUs at the root: interval {}, symbolic {}, LP {lp}",
+        s.boxes, s.splits, s.root_unstable[0], s.root_unstable[1]
     ));
     for (k, v) in [
         ("parse_s", json!(parse_s)),
@@ -198,7 +210,14 @@ fn stats_lines(r: &mut Report, s: &crate::milp::verify::VerifyStats, parse_s: f6
         ("splits", json!(s.splits)),
         ("unstable_interval", json!(s.root_unstable[0])),
         ("unstable_symbolic", json!(s.root_unstable[1])),
-        ("unstable_lp", json!(s.root_unstable[2])),
+        (
+            "unstable_lp",
+            if s.root_lp {
+                json!(s.root_unstable[2])
+            } else {
+                json!(null)
+            },
+        ),
         ("unreplayed", json!(s.unreplayed)),
         ("total_s", json!(total_s)),
     ] {

@@ -7,7 +7,7 @@
 //!    box. Each box: interval and symbolic bounds of the specification
 //!    network ([`spec::Spec`]) refute the disjuncts they can; a short
 //!    falsification of the sub-box; then, when the box has few unstable
-//!    ReLUs (or is the root), LP tightening and one MILP encoding with one
+//!    ReLUs, LP tightening and one MILP encoding with one
 //!    feasibility problem per open disjunct, within a time budget; what the
 //!    MILP leaves open (stalled) is split in two along the input of largest
 //!    influence (width times the gradient of the open atoms at the centre)
@@ -43,11 +43,9 @@ pub struct VerifyOptions {
     pub lp_tighten: bool,
     /// Time for the MILPs of one box before it is split.
     pub milp_budget: Duration,
-    /// Boxes with at most this many unstable ReLUs go to the MILP; others
-    /// are split first (the root box always gets one MILP attempt when
-    /// `root_milp`).
+    /// Boxes with at most this many unstable ReLUs (by symbolic bounds) go
+    /// to LP tightening and the MILP; others are split first.
     pub milp_unstable: usize,
-    pub root_milp: bool,
     pub split: SplitRule,
 }
 
@@ -64,8 +62,7 @@ impl Default for VerifyOptions {
             },
             lp_tighten: true,
             milp_budget: Duration::from_secs(2),
-            milp_unstable: 24,
-            root_milp: true,
+            milp_unstable: 4,
             split: SplitRule::Influence,
         }
     }
@@ -114,8 +111,11 @@ pub struct VerifyStats {
     /// Boxes examined by the branch and bound (its nodes).
     pub boxes: usize,
     pub splits: usize,
-    /// Unstable ReLUs of the root boxes by interval, symbolic and LP bounds (summed over cases).
+    /// Unstable ReLUs of the root boxes by interval, symbolic and LP bounds
+    /// (summed over cases; LP only when `root_lp`: a root box with more
+    /// than [`VerifyOptions::milp_unstable`] is split without LP tightening).
     pub root_unstable: [usize; 3],
+    pub root_lp: bool,
     /// MILP points that did not replay within tolerance.
     pub unreplayed: usize,
 }
@@ -258,8 +258,7 @@ fn branch_and_bound(
             }
         }
         let splittable = split::can_split(&region);
-        if (root && opts.root_milp) || bounds.unstable_count() <= opts.milp_unstable || !splittable
-        {
+        if bounds.unstable_count() <= opts.milp_unstable || !splittable {
             if opts.lp_tighten && bounds.unstable_count() > 0 {
                 let t = Instant::now();
                 bounds = super::lp_tighten(&spec.net, &bounds, &opts.solve)?;
@@ -268,6 +267,7 @@ fn branch_and_bound(
             }
             if root {
                 stats.root_unstable[2] += bounds.unstable_count();
+                stats.root_lp = true;
             }
             if !open.is_empty() {
                 match milp_box(

@@ -95,7 +95,6 @@ fn hand_computed_answers() {
 fn splitting_alone_decides_when_no_milp_is_allowed() {
     let net = diff_net();
     let opts = VerifyOptions {
-        root_milp: false,
         milp_unstable: 0,
         lp_tighten: false,
         ..VerifyOptions::default()

@@ -4,7 +4,7 @@
 //!
 //! Every error names `file:line:column` and shows the line (miette).
 
-use super::{Atom, Case, Property};
+use super::property::{Atom, Case, Property};
 use crate::nn::InputBox;
 use logos::Logos;
 use miette::{Diagnostic, NamedSource, SourceSpan};

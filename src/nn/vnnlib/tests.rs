@@ -1,4 +1,5 @@
 use super::*;
+use crate::nn::InputBox;
 use proptest::prelude::*;
 
 const ACAS_PROP_3: &str = "; ACAS Xu property 3

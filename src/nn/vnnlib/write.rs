@@ -1,7 +1,7 @@
 //! Writing a [`Property`] as VNN-LIB text that [`super::parse`] reads back
 //! to the same property (numbers in Rust's shortest round-trip form).
 
-use super::{Atom, Property};
+use super::property::{Atom, Property};
 use std::fmt::Write;
 
 fn number(v: f64) -> String {
