@@ -45,5 +45,5 @@ if [ ${#reqs[@]} -gt 0 ]; then
   for d in python/tests python-training tests/peers; do [ -d "$d" ] && dirs+=("$d"); done
   # Nothing lands in the checkout besides .venv: no bytecode, no pytest cache
   # (tests write into pytest's tmp_path).
-  PYTHONDONTWRITEBYTECODE=1 .venv/bin/python -m pytest -q -p no:cacheprovider "${dirs[@]}"
+  PYTHONDONTWRITEBYTECODE=1 .venv/bin/python -m pytest -q -rs -p no:cacheprovider "${dirs[@]}"
 fi

@@ -2,6 +2,7 @@
 
 use crate::layer_verbs::nn as commands;
 use crate::layer_verbs::nn_bounds;
+use crate::layer_verbs::nn_verify;
 use crate::report::{Report, RunContext, RunError};
 use clap::Subcommand;
 use std::path::PathBuf;
@@ -55,6 +56,39 @@ mavis nn bounds tests/fixtures/mlp_2_16_16_3.onnx --box '[-1,1]' --dump-lp model
         #[arg(long, value_name = "FILE")]
         dump_lp: Option<PathBuf>,
     },
+    /// Decide a VNN-LIB property: holds (VNN-COMP unsat), violated with a
+    /// replayed counterexample (sat), or unknown.
+    #[command(
+        after_help = "Examples:\n  mavis nn verify net.onnx prop.vnnlib --timeout 60\n  \
+mavis nn verify net.onnx prop.vnnlib --vnncomp-output result.txt --format json"
+    )]
+    Verify {
+        /// The ONNX file.
+        net: PathBuf,
+        /// The VNN-LIB property (the unsafe inputs and outputs).
+        property: PathBuf,
+        /// Write VNN-COMP's result file (unsat | sat and the assignment | timeout | unknown).
+        #[arg(long, value_name = "FILE")]
+        vnncomp_output: Option<PathBuf>,
+        /// Boxes with at most this many unstable ReLUs go to the MILP; others are split first.
+        #[arg(long, value_name = "N", default_value_t = 4)]
+        milp_unstable: usize,
+        /// Skip LP tightening before each MILP.
+        #[arg(long)]
+        no_lp_tighten: bool,
+        /// Which input to halve when a box is split.
+        #[arg(long, value_enum, default_value_t = SplitArg::Influence)]
+        split: SplitArg,
+    },
+}
+
+/// `--split`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum SplitArg {
+    /// Largest width times |gradient| of the open atoms at the box's centre.
+    Influence,
+    /// The widest input.
+    Widest,
 }
 
 pub fn run(cmd: NnCmd, ctx: &RunContext) -> Result<Report, RunError> {
@@ -83,5 +117,26 @@ pub fn run(cmd: NnCmd, ctx: &RunContext) -> Result<Report, RunError> {
             };
             nn_bounds::bounds_report(&req, ctx)
         }
+        NnCmd::Verify {
+            net,
+            property,
+            vnncomp_output,
+            milp_unstable,
+            no_lp_tighten,
+            split,
+        } => nn_verify::verify_report(
+            &nn_verify::VerifyRequest {
+                net,
+                property,
+                vnncomp_output,
+                milp_unstable,
+                lp_tighten: !no_lp_tighten,
+                split: match split {
+                    SplitArg::Influence => crate::milp::verify::SplitRule::Influence,
+                    SplitArg::Widest => crate::milp::verify::SplitRule::Widest,
+                },
+            },
+            ctx,
+        ),
     }
 }

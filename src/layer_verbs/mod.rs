@@ -1,5 +1,5 @@
 //! The verbs of the shared layers: `mavis lang eval`, `mavis nn info|eval`
-//! and `mavis nn bounds`.
+//! `mavis nn bounds` and `mavis nn verify`.
 //!
 //! They turn results of `lang`, `nn` and `milp` into `Report`s here, beside
 //! the engines, so that those layers import nothing above them.
@@ -7,3 +7,4 @@
 pub mod lang_eval;
 pub mod nn;
 pub mod nn_bounds;
+pub mod nn_verify;

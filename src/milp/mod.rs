@@ -40,6 +40,7 @@ mod network;
 mod solve;
 mod tighten;
 pub mod tolerance;
+pub mod verify;
 
 pub use exact::{
     exact_output_bounds, exact_output_bounds_reporting, ExactBounds, Extremum, OutputRange,

@@ -100,6 +100,15 @@ pub const REPLAY_TIE: f64 = 1e-6;
 /// integers stay exact (the MILP scales them to integers).
 pub const REPLAY_GUARD: f64 = 2.0 * REPLAY_VALUE;
 
+/// A point the MILP of `nn verify` found is a counterexample when, replayed
+/// in f64 ([`crate::nn::Network::eval`]) at the point (clamped into the
+/// input box, so the box holds exactly), every atom `lhs <= rhs` of its
+/// disjunct holds within this: `lhs - rhs <= tol * (1 + |rhs|)`. The MILP
+/// satisfies the atom up to [`FEASIBILITY`] plus the neurons' residuals, so
+/// the point is unsafe up to rounding; the excess is reported with it.
+/// Points found by sampling and local search satisfy the atoms exactly.
+pub const COUNTEREXAMPLE: f64 = REPLAY_VALUE;
+
 /// `tol * (1 + |x|)`: a tolerance absolute near 0 and relative above 1.
 pub fn scaled(tol: f64, x: f64) -> f64 {
     tol * (1.0 + x.abs())
@@ -116,6 +125,7 @@ mod tests {
         const { assert!(FEASIBILITY < SOLUTION_CHECK) };
         const { assert!(FEASIBILITY < NEURON_RESIDUAL) };
         const { assert!(FEASIBILITY < REPLAY_VALUE && FEASIBILITY < REPLAY_TIE) };
+        const { assert!(FEASIBILITY < COUNTEREXAMPLE) };
         const { assert!(EXACT_ABS_GAP + OUTER_WIDENING < EXACT_AGREEMENT) };
         // A guard the replay calls undecided covers the MILP's strict gap
         // and both sides' replay differences.

@@ -31,7 +31,7 @@ pub fn load(path: &Path) -> Result<Network, LoadError> {
 
 /// Loads an ONNX file: feed-forward graphs of `Gemm` (`alpha`, `beta`,
 /// `transA` = 0, `transB`), `MatMul` + `Add`, `Relu`, shape-only ops that do
-/// not change the math, and `Add`/`Sub`/`Mul`/`Div` by constants; opsets 9
+/// not change the math, and `Add`/`Sub`/`Mul`/`Div` by constants; opsets 8
 /// to 21; initializers in `float_data`, `double_data` or little-endian
 /// `raw_data`. Everything else is refused with an error naming the file.
 pub fn load_model(path: &Path) -> Result<LoadedModel, LoadError> {
