@@ -71,6 +71,7 @@ fn worker(s: &Spec) -> String {
   update {{ a -> h := min(h + 1, 2); b & performed(a) -> h := {hb}; }}
 }}
 label hi = h >= 1;
+label sees_up = percept = up;
 ",
         t1 = s.t1,
         hb = s.to[0]
@@ -109,6 +110,7 @@ environment {{
   }}
 }}
 label tense = chief.s >= 1 | x = 2;
+label alarmed = chief.percept = alert;
 ",
         worker = worker(s),
         // `performed(a)`, `performed(b)`: the worker's actions, when there is a worker.
@@ -190,6 +192,7 @@ fn folded_text(s: &Spec) -> String {
 {cases}  }}
 }}
 label tense = s >= 1 | x = 2;
+label alarmed = cp = alert;
 ",
         worker = worker(s),
         x0 = s.x0,
@@ -214,6 +217,9 @@ fn sentences(worker: bool, k: u32) -> Vec<String> {
         format!("AX^{k} tense"),
         format!("EX^{k} !tense"),
         format!("A(!tense U^{k} tense)"),
+        format!("EX^{k} alarmed & !tense"),
+        format!("AX^{k} !alarmed | tense"),
+        format!("EX (alarmed | EX^{k} !alarmed)"),
     ];
     if worker {
         out.push(format!("forall v1: EX^{k} (hi, v1) & tense"));
@@ -221,6 +227,8 @@ fn sentences(worker: bool, k: u32) -> Vec<String> {
         out.push(format!(
             "forall v1, v2: EX^{k} (hi, v1) & !(hi, v2) & tense"
         ));
+        out.push(format!("forall v1: EX^{k} (sees_up, v1) & alarmed"));
+        out.push(format!("forall v1: AX^{k} !(sees_up, v1) | !alarmed"));
     }
     out
 }
