@@ -4,8 +4,9 @@
 //! environment variables, its actions folded into the environment's). The
 //! explicit decider must give both the same verdict on M(n) and M_ab(m), and
 //! the witnesses it prints are replayed (inside `decide`) through the named
-//! agents' semantics. A model with named agents only is checked as M(0); the
-//! CLI refuses what it cannot do with exit 2.
+//! agents' semantics; `verify` (Corollaries 1 and 2) likewise. A model with
+//! named agents only is checked as M(0); the CLI refuses what it cannot do
+//! with exit 2.
 
 #[path = "support/cli.rs"]
 mod cli;
@@ -13,7 +14,9 @@ mod cli;
 use cli::{json, run};
 use mavis::lang::Source;
 use mavis::nis::engine::{decide, EngineChoice, Target};
+use mavis::nis::procedures::{verify_using, Procedure, VerifyOptions};
 use mavis::nis::{parse_model, parse_sentence, LoadOptions, Model};
+use mavis::report::RunContext;
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -264,6 +267,44 @@ proptest! {
             for target in targets {
                 let (a, b) = (verdict(&named, &spec, target), verdict(&folded, &spec, target));
                 prop_assert_eq!(a, b, "{} on {:?}\n{}\n{}", spec, target, named_text(&s), folded_text(&s));
+            }
+        }
+    }
+}
+
+proptest! {
+    // The explicit simulation search dominates the time of a case.
+    #![proptest_config(ProptestConfig {
+        cases: 12,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Corollaries 1 and 2 with a named agent on the environment's side:
+    /// `verify` by either procedure gives what it gives on the folded model
+    /// (the same system without named agents), and the two procedures agree.
+    #[test]
+    fn verify_with_a_named_agent_is_verify_of_the_folded_model(s in spec_strategy(), k in 1u32..=2) {
+        let s = Spec { worker: true, ..s };
+        let (named, folded) = (load(&named_text(&s)), load(&folded_text(&s)));
+        let ctx = RunContext::default();
+        let opts = VerifyOptions { engine: EngineChoice::Explicit, cap: Some(4), milp: Default::default() };
+        for spec in [
+            format!("forall v1: EX^{k} (hi, v1) & alarmed"),
+            format!("forall v1: AX^{k} (hi, v1) | tense"),
+        ] {
+            let f = parse_sentence(&spec).unwrap();
+            let outcome = |model: &Model, p: Procedure| {
+                let o = verify_using(model, &f, &opts, Some(p), &ctx)
+                    .unwrap_or_else(|e| panic!("{spec} by {p:?}: {e:?}"));
+                (o.abstract_holds, o.holds_for_all_n, o.emergence_threshold)
+            };
+            let search = outcome(&named, Procedure::Search);
+            prop_assert_eq!(search, outcome(&folded, Procedure::Search), "{}\n{}", spec, named_text(&s));
+            let bound = outcome(&named, Procedure::Bound);
+            prop_assert_eq!(bound, outcome(&folded, Procedure::Bound), "{}\n{}", spec, named_text(&s));
+            if search.1.is_some() && bound.1.is_some() {
+                prop_assert_eq!(search, bound, "{}", spec);
             }
         }
     }
