@@ -145,6 +145,11 @@ pub fn abstract_table(sem: &Semantics, branch: &[(Option<AMove>, AState)]) -> Ta
     header.extend((1..=m).map(|i| format!("agent {i}")));
     header.push("zero-one agent".into());
     header.push("zero-one action".into());
+    // Named agents live in the environment: show it (and its joint action).
+    let with_env = !sem.model.named.is_empty();
+    if with_env {
+        header.push("env".into());
+    }
     let mut t = Table::new(header);
     for (j, (_, s)) in branch.iter().enumerate() {
         let next = branch.get(j + 1).and_then(|(mv, _)| mv.as_ref());
@@ -161,6 +166,16 @@ pub fn abstract_table(sem: &Semantics, branch: &[(Option<AMove>, AState)]) -> Ta
         }
         row.push(zo_set(sem, s));
         row.push(next.map_or(String::new(), |mv| zo_move(sem, mv)));
+        if with_env {
+            let mut env = sem.describe_env(s.env);
+            if let Some(mv) = next {
+                env.push_str(&format!(
+                    " -> {}",
+                    sem.model.describe_env_action(mv.env_action)
+                ));
+            }
+            row.push(env);
+        }
         t.row(row);
     }
     t
@@ -183,6 +198,7 @@ pub fn abstract_json(sem: &Semantics, branch: &[(Option<AMove>, AState)]) -> Val
                         "actions": bits(mask).map(|a| sem.model.template.actions[a].clone()).collect::<Vec<_>>(),
                     })).collect::<Vec<_>>()),
                     "env": sem.describe_env(s.env),
+                    "env_action": next.map(|mv| sem.model.describe_env_action(mv.env_action)),
                 })
             })
             .collect(),
