@@ -131,13 +131,9 @@ pub enum NisCmd {
         /// The bICTL sentence.
         #[arg(long)]
         spec: String,
-        /// Number of agents N.
-        #[arg(
-            long,
-            value_name = "N",
-            required_unless_present = "abstract_system",
-            conflicts_with = "abstract_system"
-        )]
+        /// Number of agents N (not for a model with named agents only: its
+        /// fixed agents are the system).
+        #[arg(long, value_name = "N", conflicts_with = "abstract_system")]
         agents: Option<usize>,
         /// Check the zero-one abstraction M_ab(m) instead.
         #[arg(long = "abstract")]

@@ -369,6 +369,7 @@ pub fn decide_with(
             )));
         }
     }
+    roles_allow(choice, model, sentence, target)?;
     let mut first: Option<CheckRecord> = None;
     for d in deciders(choice, model, milp) {
         let r = d.check(model, sentence, target)?;
@@ -397,6 +398,43 @@ pub fn decide_with(
         }
     }
     first.ok_or_else(|| RunError::Internal("no decider ran".into()))
+}
+
+/// What models with named agents allow: without a parameterised template
+/// the system is M(0), the named agents and the environment (formulas name
+/// no indexed agent; there is no zero-one abstraction); named agents are
+/// decided by the explicit decider only (the MILP unrolling does not encode
+/// them yet).
+fn roles_allow(
+    choice: EngineChoice,
+    model: &Model,
+    sentence: &Sentence,
+    target: Target,
+) -> Result<(), RunError> {
+    if !model.parameterised {
+        let why = match target {
+            Target::Abstract => Some("has no zero-one abstraction M_ab(m)"),
+            Target::Concrete { agents } if agents > 0 => Some("takes no --agents"),
+            _ if sentence.agents() > 0 => Some("has no agents v1, v2, .. to quantify over"),
+            _ => None,
+        };
+        if let Some(why) = why {
+            return Err(RunError::input(format!(
+                "the model declares no parameterised `agent` template (only named agents), so it {why}: check its fixed agents with `nis check MODEL --spec SPEC` without --agents, over environment labels (which read `NAME.x` of named agents)"
+            )));
+        }
+    }
+    let milp = match choice {
+        EngineChoice::Milp | EngineChoice::Both => true,
+        EngineChoice::Explicit => false,
+        EngineChoice::Auto => model.explicit_obstacle().is_some(),
+    };
+    if milp && !model.named.is_empty() {
+        return Err(RunError::input(
+            "named agents are decided by the explicit decider only so far (finite models, `--engine explicit`); the MILP unrolling does not encode them yet",
+        ));
+    }
+    Ok(())
 }
 
 /// States of M(n) reachable in exactly j steps, j = 0..=k: (counter states, concrete global states).

@@ -44,6 +44,29 @@
 //! every n >= n' by the lemma, and for every n >= n0 when the abstract
 //! decider replayed its counterexample in a concrete M(n0) (its statistic
 //! `counterexample_agents`).
+//!
+//! **Named agents (agents with roles).** A model may add a fixed list of
+//! named agents, each with its own template. They are part of the
+//! environment in every definition used here: the environment's state is
+//! (its variables, every named agent's local state), its action the tuple
+//! (its own action, one action per named agent), its protocol the product of
+//! the environment's and each named agent's, and its transition updates the
+//! environment and each named agent and lets each named agent observe the
+//! new environment (an argmax tie there makes tr_e a relation; Definitions
+//! 4-6 and 12-14 only ever pair an environment state with its successors, so
+//! they read the same with a successor set). The template agents see of this
+//! only the environment's variables; what the named agents and the
+//! environment see of the template agents is the set of performed actions.
+//! Hence Definition 12's zero-one agent abstracts the template's copies
+//! alone, and each argument above goes through unchanged: Theorems 1 and 2
+//! relate runs that agree on the environment's state, so on the named
+//! agents' states too; in the monotonicity lemma the copied agent leaves the
+//! performed set, hence the named agents' and the environment's steps, as
+//! they were; and B counts the zero-one agent's branching, which named
+//! agents do not change (their ties are choices of the environment's
+//! successor, matched one for one). Corollaries 1 and 2 therefore apply to
+//! the parameterised template of a model with named agents. A model without
+//! a parameterised template is M(0) alone and has no abstraction.
 
 use super::encode::MilpOptions;
 use super::engine::{decide_with, CheckRecord, EngineChoice, Target};

@@ -58,9 +58,16 @@ pub fn check(
     let target = if abstract_system {
         Target::Abstract
     } else {
-        let n = agents.ok_or_else(|| {
-            RunError::input("give the number of agents: --agents N (or --abstract)")
-        })?;
+        // Without a parameterised template the fixed agents are the system: M(0).
+        let n = match (agents, model.parameterised) {
+            (Some(n), _) => n,
+            (None, false) => 0,
+            (None, true) => {
+                return Err(RunError::input(
+                    "give the number of agents: --agents N (or --abstract)",
+                ))
+            }
+        };
         Target::Concrete { agents: n }
     };
     let mut r = Report::new("nis", "check");
@@ -281,6 +288,13 @@ fn least_simulating(
     Ok(())
 }
 
+/// The refusal of a verb that needs the parameterised template.
+fn no_template(why: &str) -> RunError {
+    RunError::input(format!(
+        "the model declares no parameterised `agent` template (only named agents), so it {why}: check its fixed agents with `nis check MODEL --spec SPEC` without --agents"
+    ))
+}
+
 /// `mavis nis simulates`: does M(N) b-simulate M_ab(m) (or, reversed, M_ab(m) simulate M(N));
 /// without N, the least such N.
 #[allow(clippy::too_many_arguments)]
@@ -294,6 +308,9 @@ pub fn simulates(
     cap: Option<usize>,
     ctx: &RunContext,
 ) -> Result<Report, RunError> {
+    if !model.parameterised {
+        return Err(no_template("has no zero-one abstraction to simulate"));
+    }
     let start = Instant::now();
     let mut r = Report::new("nis", "simulates");
     r.model = model_ref(path, model);
@@ -463,6 +480,9 @@ pub fn verify_report(
     ctx: &RunContext,
     threshold_only: bool,
 ) -> Result<Report, RunError> {
+    if !model.parameterised {
+        return Err(no_template("has no number of agents n to verify over"));
+    }
     if sentence.kind() == Kind::Propositional && sentence.agents() == 0 {
         return Err(RunError::input("the sentence names no agent"));
     }

@@ -181,49 +181,51 @@ impl<'m> System<'m> for Abstract<'m> {
                 .map(|(j, (l, opts))| (*l, opts[choice[1 + m + j]]))
                 .collect();
             let performed = performed_set(&acts, &zo_move);
-            let env_next = sem.env_transition(s.env, env_action, performed)?;
-            let mut ind_opts: Vec<Vec<LocalId>> = Vec::new();
-            for (i, &l) in s.indexed.iter().enumerate() {
-                ind_opts.push(sem.local_successors(
-                    l,
-                    acts[i],
-                    (performed, env_action),
-                    env_next,
-                )?);
-            }
-            let images = zero_one_images(sem, &zo_move, performed, env_action, env_next)?;
-            // Each intermediate state is seen with a non-empty subset of its tied percepts.
-            let image_opts: Vec<(Vec<i64>, Vec<u64>)> = images
-                .into_values()
-                .map(|(prv, ps)| (prv, nonempty_submasks(ps)))
-                .collect();
-            let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
-            inner.extend(image_opts.iter().map(|(_, o)| o.len()));
-            for_each_product(&inner, |pick| {
-                let indexed: Vec<LocalId> = (0..m).map(|i| ind_opts[i][pick[i]]).collect();
-                let mut zo = LocalSet::empty(size);
-                for (j, (prv, opts)) in image_opts.iter().enumerate() {
-                    for p in bits(opts[pick[m + j]]) {
-                        zo.insert(sem.with_percept(prv, p));
+            for env_next in sem.env_successors(s.env, env_action, performed)? {
+                let mut ind_opts: Vec<Vec<LocalId>> = Vec::new();
+                for (i, &l) in s.indexed.iter().enumerate() {
+                    ind_opts.push(sem.local_successors(
+                        l,
+                        acts[i],
+                        (performed, env_action),
+                        env_next,
+                    )?);
+                }
+                let images = zero_one_images(sem, &zo_move, performed, env_action, env_next)?;
+                // Each intermediate state is seen with a non-empty subset of its tied percepts.
+                let image_opts: Vec<(Vec<i64>, Vec<u64>)> = images
+                    .into_values()
+                    .map(|(prv, ps)| (prv, nonempty_submasks(ps)))
+                    .collect();
+                let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
+                inner.extend(image_opts.iter().map(|(_, o)| o.len()));
+                for_each_product(&inner, |pick| {
+                    let indexed: Vec<LocalId> = (0..m).map(|i| ind_opts[i][pick[i]]).collect();
+                    let mut zo = LocalSet::empty(size);
+                    for (j, (prv, opts)) in image_opts.iter().enumerate() {
+                        for p in bits(opts[pick[m + j]]) {
+                            zo.insert(sem.with_percept(prv, p));
+                        }
                     }
-                }
-                let next = AState {
-                    indexed,
-                    zo,
-                    env: env_next,
-                };
-                if seen.insert(next.clone()) {
-                    out.push((
-                        AMove {
-                            env_action,
-                            indexed: acts.clone(),
-                            zo: zo_move.clone(),
-                        },
-                        next,
-                    ));
-                }
-                Ok::<(), Box<crate::lang::SourceError>>(())
-            })
+                    let next = AState {
+                        indexed,
+                        zo,
+                        env: env_next,
+                    };
+                    if seen.insert(next.clone()) {
+                        out.push((
+                            AMove {
+                                env_action,
+                                indexed: acts.clone(),
+                                zo: zo_move.clone(),
+                            },
+                            next,
+                        ));
+                    }
+                    Ok::<(), Box<crate::lang::SourceError>>(())
+                })?;
+            }
+            Ok::<(), Box<crate::lang::SourceError>>(())
         })?;
         Ok(out)
     }
@@ -279,8 +281,11 @@ pub fn validate_step(
         }
     }
     let performed = performed_set(&mv.indexed, &mv.zo);
-    let env_next = sem.env_transition(from.env, mv.env_action, performed)?;
-    if env_next != to.env {
+    let env_next = to.env;
+    if !sem
+        .env_successors(from.env, mv.env_action, performed)?
+        .contains(&env_next)
+    {
         return Ok(Err("the environment successor differs".into()));
     }
     for (i, (&l, &a)) in from.indexed.iter().zip(&mv.indexed).enumerate() {

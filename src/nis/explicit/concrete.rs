@@ -96,6 +96,68 @@ fn group_moves(
     (groups, performed)
 }
 
+/// One joint move's parts before the environment's successor is chosen.
+struct Round<'a> {
+    env_action: usize,
+    acts: &'a [usize],
+    groups: &'a [(LocalId, usize, u32)],
+    performed: ActionMask,
+}
+
+/// The successors of `s` under `round` with the environment's successor
+/// `env_next`: every combination of the agents' observed percepts, new ones
+/// (by `seen`) pushed to `out`.
+fn successors_at(
+    sem: &mut Semantics<'_>,
+    s: &CState,
+    round: &Round<'_>,
+    env_next: EnvId,
+    (seen, out): (&mut HashSet<CState>, &mut Vec<(CMove, CState)>),
+) -> SemResult<()> {
+    let (m, step) = (s.indexed.len(), (round.performed, round.env_action));
+    // Percept options of each indexed agent, and of each group.
+    let mut ind_opts: Vec<Vec<LocalId>> = Vec::new();
+    for (i, &l) in s.indexed.iter().enumerate() {
+        ind_opts.push(sem.local_successors(l, round.acts[i], step, env_next)?);
+    }
+    let mut grp_targets: Vec<Vec<LocalId>> = Vec::new();
+    let mut grp_splits: Vec<Vec<Vec<u32>>> = Vec::new();
+    for &(l, a, k) in round.groups {
+        let targets = sem.local_successors(l, a, step, env_next)?;
+        grp_splits.push(splits(sem, k, targets.len())?);
+        grp_targets.push(targets);
+    }
+    let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
+    inner.extend(grp_splits.iter().map(Vec::len));
+    for_each_product(&inner, |pick| {
+        let indexed: Vec<LocalId> = (0..m).map(|i| ind_opts[i][pick[i]]).collect();
+        let mut others = Vec::new();
+        let mut moves = Vec::new();
+        for (g, &(from, a, _)) in round.groups.iter().enumerate() {
+            for (j, &k) in grp_splits[g][pick[m + g]].iter().enumerate() {
+                if k > 0 {
+                    add_count(&mut others, grp_targets[g][j], k);
+                    moves.push((from, a, grp_targets[g][j], k));
+                }
+            }
+        }
+        let next = CState {
+            indexed,
+            others,
+            env: env_next,
+        };
+        if seen.insert(next.clone()) {
+            let mv = CMove {
+                env_action: round.env_action,
+                indexed: round.acts.to_vec(),
+                others: moves,
+            };
+            out.push((mv, next));
+        }
+        Ok::<(), Box<crate::lang::SourceError>>(())
+    })
+}
+
 impl<'m> System<'m> for Concrete<'m> {
     type State = CState;
     type Move = CMove;
@@ -162,55 +224,16 @@ impl<'m> System<'m> for Concrete<'m> {
                 .collect();
             let (groups, by_others) = group_moves(&s.others, &group_actions, &picked);
             let performed = acts.iter().fold(by_others, |p, &a| p | 1 << a);
-            let env_next = sem.env_transition(s.env, env_action, performed)?;
-            // Percept options of each indexed agent, and of each group.
-            let mut ind_opts: Vec<Vec<LocalId>> = Vec::new();
-            for (i, &l) in s.indexed.iter().enumerate() {
-                ind_opts.push(sem.local_successors(
-                    l,
-                    acts[i],
-                    (performed, env_action),
-                    env_next,
-                )?);
+            let round = Round {
+                env_action,
+                acts: &acts,
+                groups: &groups,
+                performed,
+            };
+            for env_next in sem.env_successors(s.env, env_action, performed)? {
+                successors_at(sem, s, &round, env_next, (&mut seen, &mut out))?;
             }
-            let mut grp_targets: Vec<Vec<LocalId>> = Vec::new();
-            let mut grp_splits: Vec<Vec<Vec<u32>>> = Vec::new();
-            for &(l, a, k) in &groups {
-                let targets = sem.local_successors(l, a, (performed, env_action), env_next)?;
-                grp_splits.push(splits(sem, k, targets.len())?);
-                grp_targets.push(targets);
-            }
-            let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
-            inner.extend(grp_splits.iter().map(Vec::len));
-            for_each_product(&inner, |pick| {
-                let indexed: Vec<LocalId> = (0..m).map(|i| ind_opts[i][pick[i]]).collect();
-                let mut others = Vec::new();
-                let mut moves = Vec::new();
-                for (g, &(from, a, _)) in groups.iter().enumerate() {
-                    for (j, &k) in grp_splits[g][pick[m + g]].iter().enumerate() {
-                        if k > 0 {
-                            add_count(&mut others, grp_targets[g][j], k);
-                            moves.push((from, a, grp_targets[g][j], k));
-                        }
-                    }
-                }
-                let next = CState {
-                    indexed,
-                    others,
-                    env: env_next,
-                };
-                if seen.insert(next.clone()) {
-                    out.push((
-                        CMove {
-                            env_action,
-                            indexed: acts.clone(),
-                            others: moves,
-                        },
-                        next,
-                    ));
-                }
-                Ok::<(), Box<crate::lang::SourceError>>(())
-            })
+            Ok::<(), Box<crate::lang::SourceError>>(())
         })?;
         Ok(out)
     }

@@ -10,6 +10,7 @@ pub mod abstraction;
 pub mod branching;
 pub mod checker;
 pub mod concrete;
+pub mod named;
 pub mod replay;
 pub mod replay_real;
 pub mod replay_truth;

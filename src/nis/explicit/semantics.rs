@@ -2,11 +2,12 @@
 //! 1, 2 and 5): protocol, local transition, observation, labels, evaluated
 //! exactly and cached. Local states are numbered by a mixed-radix code over
 //! the template's finite local-state space L_t = Prv_t x Per_t, so abstract
-//! states (sets of local states) are bitsets over these numbers.
+//! states (sets of local states) are bitsets over these numbers. Named agents
+//! are part of the environment's state and action ([`super::named`]).
 
 use crate::lang::{error_at, eval, num, DeclType, Env, SourceError, TExpr, Value};
 use crate::nis::front::model::{
-    ExtFn, InitSpec, LabelSubject, Model, Observation, ProtocolCase, UpdateCase, VarDecl,
+    ExtFn, InitSpec, LabelSubject, Model, Observation, ProtocolCase, Template, UpdateCase, VarDecl,
 };
 use num_bigint::BigInt;
 use std::collections::HashMap;
@@ -34,9 +35,9 @@ pub struct LocalSpace {
 pub const MAX_LOCAL_STATES: u64 = 1 << 22;
 
 impl LocalSpace {
-    pub fn new(model: &Model) -> Result<Self, String> {
+    pub fn new(template: &Template) -> Result<Self, String> {
         let mut digits = Vec::new();
-        for v in &model.template.vars {
+        for v in &template.vars {
             let (lo, hi) = v
                 .finite_domain()
                 .ok_or_else(|| format!("`{}` has no finite domain", v.name))?;
@@ -54,7 +55,7 @@ impl LocalSpace {
                 })?;
             digits.push((lo, values));
         }
-        digits.push((0, model.template.percepts.len() as u64));
+        digits.push((0, template.percepts.len() as u64));
         let mut size: u64 = 1;
         for &(_, n) in &digits {
             size = size.checked_mul(n).filter(|s| *s <= MAX_LOCAL_STATES).ok_or_else(|| {
@@ -155,14 +156,19 @@ impl Env for Ctx<'_> {
 /// Exact, cached evaluation of the model's functions on finite states.
 pub struct Semantics<'m> {
     pub model: &'m Model,
+    /// The template whose local states `space` numbers: the parameterised
+    /// one, or a named agent's in that agent's own semantics.
+    pub template: &'m Template,
     pub space: LocalSpace,
+    /// Each named agent's own semantics (protocol, update, observation).
+    pub(super) named: Vec<Semantics<'m>>,
     env_states: Vec<Vec<i64>>,
     env_index: HashMap<Vec<i64>, EnvId>,
     net_cache: HashMap<(usize, Vec<u64>), Vec<f64>>,
     protocol_cache: HashMap<LocalId, ActionMask>,
     env_protocol_cache: HashMap<EnvId, ActionMask>,
     tr_cache: HashMap<(LocalId, u8, ActionMask, u8), Vec<i64>>,
-    env_tr_cache: HashMap<(EnvId, u8, ActionMask), EnvId>,
+    pub(super) env_tr_cache: HashMap<(EnvId, u8, ActionMask), Vec<EnvId>>,
     obs_cache: HashMap<(LocalId, EnvId), u64>,
     label_cache: HashMap<LocalId, u64>,
     /// Distinct network inputs evaluated so far.
@@ -175,18 +181,32 @@ impl<'m> Semantics<'m> {
         if let Some(why) = model.explicit_obstacle() {
             return Err(why);
         }
-        if model.template.actions.len() > 64
-            || model.env.actions.len() > 64
-            || model.template.percepts.len() > 64
+        let templates =
+            std::iter::once(&model.template).chain(model.named.iter().map(|a| &a.template));
+        if templates
+            .into_iter()
+            .any(|t| t.actions.len() > 64 || t.percepts.len() > 64)
+            || model.joint_env_actions() > 64
         {
-            return Err("explicit search supports at most 64 actions and 64 percepts".into());
+            return Err("explicit search supports at most 64 actions and 64 percepts (and 64 joint actions of the environment and the named agents)".into());
         }
         if model.labels.len() > 64 {
             return Err("explicit search supports at most 64 labels".into());
         }
+        let mut sem = Self::of_template(model, &model.template)?;
+        for a in &model.named {
+            sem.named.push(Self::of_template(model, &a.template)?);
+        }
+        Ok(sem)
+    }
+
+    /// The semantics of one template (no named agents of its own).
+    fn of_template(model: &'m Model, template: &'m Template) -> Result<Self, String> {
         Ok(Semantics {
             model,
-            space: LocalSpace::new(model)?,
+            template,
+            space: LocalSpace::new(template)?,
+            named: Vec::new(),
             env_states: Vec::new(),
             env_index: HashMap::new(),
             net_cache: HashMap::new(),
@@ -217,7 +237,7 @@ impl<'m> Semantics<'m> {
     /// iota_t's private state with the given initial percept (percept 0
     /// when the first percept is observed: the observation does not read it).
     fn initial_private(&self) -> LocalId {
-        let t = &self.model.template;
+        let t = self.template;
         let mut codes: Vec<i64> = t.init.iter().map(|v| value_code(v).unwrap_or(0)).collect();
         codes.push(t.init_percept.given().unwrap_or(0) as i64);
         self.space.encode(&codes)
@@ -228,7 +248,7 @@ impl<'m> Semantics<'m> {
     /// percept obs_t gives there (several on a tie).
     pub fn initial_locals(&mut self, env: EnvId) -> SemResult<Vec<LocalId>> {
         let l = self.initial_private();
-        if self.model.template.init_percept.given().is_some() {
+        if self.template.init_percept.given().is_some() {
             return Ok(vec![l]);
         }
         let mask = self.observe(l, env)?;
@@ -266,7 +286,11 @@ impl<'m> Semantics<'m> {
                 .collect();
         }
         let mut out = Vec::new();
+        let mut full = Vec::new();
         for c in combos {
+            full.extend(self.with_named_initials(c)?);
+        }
+        for c in full {
             if let Some(filter) = &env.init_filter {
                 let slots = self.env_slots(&c, 0);
                 if !self.eval_bool(filter, slots, 0, 0)? {
@@ -288,17 +312,6 @@ impl<'m> Semantics<'m> {
         Ok(out)
     }
 
-    fn env_slots(&self, codes: &[i64], action: usize) -> Vec<Value> {
-        let env = &self.model.env;
-        let mut slots: Vec<Value> = codes
-            .iter()
-            .zip(&env.vars)
-            .map(|(&c, v)| code_value(&v.ty, c))
-            .collect();
-        slots.push(Value::Enum(env.action_enum, action));
-        slots
-    }
-
     /// Slots of an agent expression: private state, percept, action, env action, env variables.
     fn agent_slots(
         &self,
@@ -307,7 +320,7 @@ impl<'m> Semantics<'m> {
         env_action: usize,
         env: Option<&[i64]>,
     ) -> Vec<Value> {
-        let t = &self.model.template;
+        let t = self.template;
         let mut slots: Vec<Value> = local
             .iter()
             .zip(&t.vars)
@@ -324,7 +337,7 @@ impl<'m> Semantics<'m> {
         slots
     }
 
-    fn eval_value(
+    pub(super) fn eval_value(
         &mut self,
         e: &TExpr,
         slots: Vec<Value>,
@@ -378,12 +391,12 @@ impl<'m> Semantics<'m> {
         let codes = self.space.decode(l);
         let slots = self.agent_slots(&codes, 0, 0, None);
         let model = self.model;
-        let mask = self.protocol_mask(&model.template.protocol, slots)?;
+        let template = self.template;
+        let mask = self.protocol_mask(&template.protocol, slots)?;
         if mask == 0 {
             return Err(error_at(
                 &model.source,
-                model
-                    .template
+                template
                     .protocol
                     .first()
                     .map_or(crate::lang::Span::default(), |c| c.span),
@@ -404,8 +417,9 @@ impl<'m> Semantics<'m> {
         }
         let slots = self.env_slots(self.env_codes(e), 0);
         let model = self.model;
-        let mask = self.protocol_mask(&model.env.protocol, slots)?;
-        if mask == 0 {
+        let own = self.protocol_mask(&model.env.protocol, slots)?;
+        let mask = self.joint_protocol(e, own)?;
+        if own == 0 {
             return Err(error_at(
                 &model.source,
                 model
@@ -424,7 +438,7 @@ impl<'m> Semantics<'m> {
     }
 
     /// Runs the first matching update case; checks declared ranges.
-    fn run_update(
+    pub(super) fn run_update(
         &mut self,
         cases: &[UpdateCase],
         vars: &[VarDecl],
@@ -467,16 +481,18 @@ impl<'m> Semantics<'m> {
         performed: ActionMask,
         env_action: usize,
     ) -> SemResult<Vec<i64>> {
+        // A joint environment-side action acts here as the environment's own.
+        let env_action = env_action % self.model.env.actions.len();
         let key = (l, a as u8, performed, env_action as u8);
         if let Some(p) = self.tr_cache.get(&key) {
             return Ok(p.clone());
         }
         let codes = self.space.decode(l);
         let slots = self.agent_slots(&codes, a, env_action, None);
-        let model = self.model;
+        let template = self.template;
         let next = self.run_update(
-            &model.template.update,
-            &model.template.vars,
+            &template.update,
+            &template.vars,
             &codes,
             slots,
             performed,
@@ -486,31 +502,16 @@ impl<'m> Semantics<'m> {
         Ok(next)
     }
 
-    /// tr_e(l_e, a_e, A).
+    /// tr_e(l_e, a_e, A) of a model without named agents (one successor;
+    /// with named agents use [`Semantics::env_successors`]).
     pub fn env_transition(
         &mut self,
         e: EnvId,
         env_action: usize,
         performed: ActionMask,
     ) -> SemResult<EnvId> {
-        let key = (e, env_action as u8, performed);
-        if let Some(&n) = self.env_tr_cache.get(&key) {
-            return Ok(n);
-        }
-        let codes = self.env_codes(e).to_vec();
-        let slots = self.env_slots(&codes, env_action);
-        let model = self.model;
-        let next = self.run_update(
-            &model.env.update,
-            &model.env.vars,
-            &codes,
-            slots,
-            performed,
-            env_action,
-        )?;
-        let id = self.env_id(next);
-        self.env_tr_cache.insert(key, id);
-        Ok(id)
+        debug_assert!(self.model.named.is_empty());
+        Ok(self.env_successors(e, env_action, performed)?[0])
     }
 
     /// obs_t((prv', per), l_e'): the possible percepts as bits (several on argmax ties).
@@ -522,8 +523,8 @@ impl<'m> Semantics<'m> {
         let codes = self.space.decode(intermediate);
         let env_codes = self.env_codes(env).to_vec();
         let slots = self.agent_slots(&codes, 0, 0, Some(&env_codes));
-        let model = self.model;
-        let mask = self.percepts_of(&model.template.observe, &slots, 0.0)?;
+        let template = self.template;
+        let mask = self.percepts_of(&template.observe, &slots, 0.0)?;
         self.obs_cache.insert((intermediate, env), mask);
         Ok(mask)
     }
@@ -557,8 +558,8 @@ impl<'m> Semantics<'m> {
         let codes = self.space.decode(intermediate);
         let env_codes = self.env_codes(env).to_vec();
         let slots = self.agent_slots(&codes, 0, 0, Some(&env_codes));
-        let model = self.model;
-        self.percepts_of(&model.template.observe, &slots, tie)
+        let template = self.template;
+        self.percepts_of(&template.observe, &slots, tie)
     }
 
     fn percepts_of(&mut self, obs: &Observation, slots: &[Value], tie: f64) -> SemResult<u64> {
@@ -667,7 +668,7 @@ impl<'m> Semantics<'m> {
     /// `h=3 volunteer`.
     pub fn describe_local(&self, l: LocalId) -> String {
         let codes = self.space.decode(l);
-        let t = &self.model.template;
+        let t = self.template;
         let mut parts: Vec<String> = t
             .vars
             .iter()
@@ -678,22 +679,30 @@ impl<'m> Semantics<'m> {
         parts.join(" ")
     }
 
+    /// `t=1`, with named agents `t=1 | ownship: v=2 COC`.
     pub fn describe_env(&self, e: EnvId) -> String {
         let env = &self.model.env;
-        if env.vars.is_empty() {
-            return "-".into();
-        }
-        env.vars
+        let mut parts: Vec<String> = env
+            .vars
             .iter()
             .zip(self.env_codes(e))
             .map(|(v, &c)| format!("{}={}", v.name, show_code(&v.ty, c)))
-            .collect::<Vec<_>>()
-            .join(" ")
+            .collect();
+        if parts.is_empty() {
+            parts.push("-".into());
+        }
+        for (j, a) in self.model.named.iter().enumerate() {
+            let local = self.named[j].describe_local(self.named_local(e, j));
+            parts.push(format!("| {}: {local}", a.name));
+        }
+        parts.join(" ")
     }
 
-    /// Counts of distinct inputs the networks were evaluated on.
+    /// Counts of distinct inputs the networks were evaluated on (the named
+    /// agents' own semantics included).
     pub fn cache_sizes(&self) -> usize {
-        self.net_cache.len()
+        let named: usize = self.named.iter().map(Semantics::cache_sizes).sum();
+        self.net_cache.len() + named
     }
 }
 

@@ -5,7 +5,7 @@
 use super::model::*;
 use super::rules::{Kinds, Names};
 use super::scope::NetShape;
-use super::syntax::{RawBlock, RawInit, RawModel, RawNet};
+use super::syntax::{RawBlock, RawInit, RawModel, RawNamed, RawNet};
 use crate::lang::{
     error_at, eval_const, resolve_type, Constants, DeclType, EnumTable, LangResult, Source,
     SourceError, Span, Value,
@@ -28,44 +28,51 @@ pub struct NetworkSource<'a> {
 }
 
 /// Checks a parsed model: networks, enumerations, variables, then every
-/// expression of the template, the environment and the labels.
+/// expression of the template, the named agents, the environment and the
+/// labels.
 pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult<Model> {
     let mut enums = EnumTable::default();
     let consts = raw.constants;
-    let Some((agent_name, agent_span, agent)) = raw.agent else {
+    if raw.agent.is_none() && raw.named.is_empty() {
         return Err(error_at(
             source,
             Span::new(0, 0),
-            "the model declares no `agent` template",
+            "the model declares no `agent` template and no `named agent`",
         ));
-    };
+    }
     let (networks, shapes) = load_networks(source, &raw.nets, nets)?;
     let env_block = raw.env.as_ref().map(|(_, b)| b.clone()).unwrap_or_default();
-    let missing = |what: &str| {
-        error_at(
-            source,
-            agent_span,
-            format!("agent `{agent_name}` declares no `{what}`"),
-        )
-    };
-    let kinds = enumerations(source, &agent, &env_block, &consts, &mut enums, &missing)?;
-    let tvars = variables(source, &agent, &consts, &mut enums)?;
+    let env_kinds = env_enumeration(source, &env_block, &mut enums)?;
     let evars = variables(source, &env_block, &consts, &mut enums)?;
-    check_variables(source, &tvars, &evars, &consts, &enums)?;
+    check_variables(source, &[], &evars, &consts, &enums)?;
+    let ext = RefCell::new(Vec::new());
+    let parts = Parts {
+        source,
+        consts: &consts,
+        shapes: &shapes,
+        evars: &evars,
+        ext: &ext,
+        env_kinds: &env_kinds,
+    };
+    let (template, tkinds) = match &raw.agent {
+        Some((name, span, block)) => parts.agent((name, *span), block, None, &mut enums)?,
+        None => inert_template(source, &evars, &env_kinds, &mut enums)?,
+    };
+    let named = parts.named_agents(&raw.named, template.action_enum, &mut enums)?;
     let names = Names {
         source,
         consts: &consts,
         enums: &enums,
-        kinds: &kinds,
-        tvars: &tvars,
+        kinds: &tkinds,
+        tvars: &template.vars,
         evars: &evars,
         shapes: &shapes,
-        ext: RefCell::new(Vec::new()),
+        ext: &ext,
+        named: &named,
+        performed_enum: template.action_enum,
     };
-    let template = template(&names, agent_name.clone(), &agent, &missing)?;
     let env = environment(&names, &env_block)?;
-    let labels = names.labels(&raw.labels)?;
-    let ext = names.ext.into_inner();
+    let labels = names.labels(&raw.labels, raw.agent.is_some())?;
     let constants = consts
         .iter()
         .map(|(n, v)| (n.to_string(), v.clone()))
@@ -75,10 +82,148 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
         constants,
         networks,
         template,
+        parameterised: raw.agent.is_some(),
+        named,
         env,
         labels,
-        ext,
+        ext: ext.into_inner(),
     })
+}
+
+/// What every agent block is checked against: the declarations outside it.
+struct Parts<'a> {
+    source: &'a Source,
+    consts: &'a Constants,
+    shapes: &'a [NetShape],
+    evars: &'a [VarDecl],
+    ext: &'a RefCell<Vec<ExtFn>>,
+    env_kinds: &'a (usize, Vec<String>),
+}
+
+impl Parts<'_> {
+    /// One agent block (the parameterised template or a named agent's) as a
+    /// template, with its enumerations.
+    /// `performed`: the enumeration `performed(a)` names in the block (the
+    /// template's actions; `None` for the template itself, its own).
+    fn agent(
+        &self,
+        (name, span): (&str, Span),
+        block: &RawBlock,
+        performed: Option<usize>,
+        enums: &mut EnumTable,
+    ) -> LangResult<(Template, Kinds)> {
+        let source = self.source;
+        let missing =
+            |what: &str| error_at(source, span, format!("agent `{name}` declares no `{what}`"));
+        let kinds = enumerations(source, block, self.env_kinds, self.consts, enums, &missing)?;
+        let tvars = variables(source, block, self.consts, enums)?;
+        check_variables(source, &tvars, self.evars, self.consts, enums)?;
+        let names = Names {
+            source,
+            consts: self.consts,
+            enums,
+            kinds: &kinds,
+            tvars: &tvars,
+            evars: self.evars,
+            shapes: self.shapes,
+            ext: self.ext,
+            named: &[],
+            performed_enum: performed.unwrap_or(kinds.action_enum),
+        };
+        let t = template(&names, name.to_string(), block, &missing)?;
+        Ok((t, kinds))
+    }
+
+    /// `named agent a, b { .. }`: one template per declaration, one named
+    /// agent per name; names unique and distinct from every other name.
+    fn named_agents(
+        &self,
+        raw: &[RawNamed],
+        performed: usize,
+        enums: &mut EnumTable,
+    ) -> LangResult<Vec<NamedAgent>> {
+        let mut out: Vec<NamedAgent> = Vec::new();
+        for group in raw {
+            let (first, first_span) = &group.names[0];
+            let at = (first.as_str(), *first_span);
+            let (template, _) = self.agent(at, &group.block, Some(performed), enums)?;
+            for (name, span) in &group.names {
+                let taken = out.iter().any(|a| a.name == *name)
+                    || self.evars.iter().any(|v| v.name == *name)
+                    || self.consts.get(name).is_some()
+                    || enums.member(name).is_some();
+                if taken {
+                    return Err(error_at(
+                        self.source,
+                        *span,
+                        format!("the name `{name}` is already declared"),
+                    ));
+                }
+                out.push(NamedAgent {
+                    name: name.clone(),
+                    span: *span,
+                    template: Template {
+                        name: name.clone(),
+                        ..template.clone()
+                    },
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The template of a model without a parameterised `agent`: one percept, one
+/// action, no variables. Such a model is checked with no copies of it
+/// (n = 0), so it never acts; it only keeps every decider's layout.
+fn inert_template(
+    source: &Source,
+    evars: &[VarDecl],
+    env_kinds: &(usize, Vec<String>),
+    enums: &mut EnumTable,
+) -> LangResult<(Template, Kinds)> {
+    // Names no identifier can spell, so they clash with nothing.
+    let percept_enum = enums.add(source, None, &[("-percept".into(), Span::default())])?;
+    let action_enum = enums.add(source, None, &[("-action".into(), Span::default())])?;
+    let kinds = Kinds {
+        percept_enum,
+        percepts: vec!["-".into()],
+        init_percept: InitPercept::Given(0),
+        action_enum,
+        actions: vec!["-".into()],
+        env_action_enum: env_kinds.0,
+        env_actions: env_kinds.1.clone(),
+    };
+    let constant = |v: Value, ty: crate::lang::Ty| crate::lang::TExpr {
+        kind: crate::lang::TKind::Const(v),
+        ty,
+        span: Span::default(),
+    };
+    let template = Template {
+        name: "-".into(),
+        vars: Vec::new(),
+        init: Vec::new(),
+        percept_enum,
+        percepts: kinds.percepts.clone(),
+        init_percept: kinds.init_percept,
+        action_enum,
+        actions: kinds.actions.clone(),
+        observe: Observation::Expr(constant(
+            Value::Enum(percept_enum, 0),
+            crate::lang::Ty::Enum(percept_enum),
+        )),
+        protocol: vec![ProtocolCase {
+            guard: constant(Value::Bool(true), crate::lang::Ty::Bool),
+            actions: vec![0],
+            span: Span::default(),
+        }],
+        update: Vec::new(),
+        slots: AgentSlots {
+            private: 0,
+            env_vars: evars.len(),
+        },
+    };
+    Ok((template, kinds))
 }
 
 /// The agent template (Definition 1): its initial state, observation,
@@ -140,6 +285,7 @@ fn environment(names: &Names, env_block: &RawBlock) -> LangResult<Environment> {
         update,
         slots: EnvSlots {
             vars: names.evars.len(),
+            named: names.named.iter().map(|a| a.template.vars.len()).collect(),
         },
     })
 }
@@ -212,11 +358,12 @@ fn load_networks(
     Ok((networks, shapes))
 }
 
-/// Percepts, agent actions and environment actions as enumerations.
+/// An agent block's percepts and actions as enumerations (next to the
+/// environment's actions, declared once by [`env_enumeration`]).
 fn enumerations(
     source: &Source,
     agent: &RawBlock,
-    env_block: &RawBlock,
+    env_kinds: &(usize, Vec<String>),
     consts: &Constants,
     enums: &mut EnumTable,
     missing: &dyn Fn(&str) -> Box<SourceError>,
@@ -253,23 +400,33 @@ fn enumerations(
         return Err(err(acts_span, "the set of actions is empty".into()));
     }
     let action_enum = enums.add(source, None, &acts)?;
-    let env_acts = match &env_block.actions {
-        Some((list, span)) if list.is_empty() => {
-            return Err(err(*span, "the set of actions is empty".into()))
-        }
-        Some((list, _)) => list.clone(),
-        None => vec![("env_idle".to_string(), Span::default())],
-    };
-    let env_action_enum = enums.add(source, None, &env_acts)?;
     Ok(Kinds {
         percept_enum,
         percepts,
         init_percept,
         action_enum,
         actions: acts.iter().map(|(n, _)| n.clone()).collect(),
-        env_action_enum,
-        env_actions: env_acts.iter().map(|(n, _)| n.clone()).collect(),
+        env_action_enum: env_kinds.0,
+        env_actions: env_kinds.1.clone(),
     })
+}
+
+/// The environment's actions as an enumeration (`env_idle` when it declares
+/// none): its id and names.
+fn env_enumeration(
+    source: &Source,
+    env_block: &RawBlock,
+    enums: &mut EnumTable,
+) -> LangResult<(usize, Vec<String>)> {
+    let env_acts = match &env_block.actions {
+        Some((list, span)) if list.is_empty() => {
+            return Err(error_at(source, *span, "the set of actions is empty"))
+        }
+        Some((list, _)) => list.clone(),
+        None => vec![("env_idle".to_string(), Span::default())],
+    };
+    let id = enums.add(source, None, &env_acts)?;
+    Ok((id, env_acts.into_iter().map(|(n, _)| n).collect()))
 }
 
 /// The declared variables of a block with their resolved types.

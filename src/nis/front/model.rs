@@ -1,6 +1,9 @@
 //! The typed NIS model: one agent template (Definition 1 of Kouvaros et al.,
 //! IJCAI 2024), the environment (Definition 2) and the labelling (Definition
-//! 3).
+//! 3), plus a fixed list of named agents (agents with roles, each running its
+//! own template) that sit on the environment's side: the environment's
+//! expressions read their state and actions, and the deciders treat them as
+//! part of the environment (Definition 12 keeps its one template).
 //!
 //! Everything here is plain data a decider can read: expressions are checked
 //! [`TExpr`] trees over fixed slots ([`AgentSlots`], [`EnvSlots`]), updates are
@@ -19,11 +22,28 @@ pub struct Model {
     pub source: Source,
     pub constants: Vec<(String, Value)>,
     pub networks: Vec<NetDecl>,
+    /// The parameterised template; an inert one (one percept, one action,
+    /// never instantiated: n = 0) when `parameterised` is false.
     pub template: Template,
+    /// Whether the model declares a parameterised `agent` template.
+    pub parameterised: bool,
+    /// The named agents, in declaration order.
+    pub named: Vec<NamedAgent>,
     pub env: Environment,
     pub labels: Vec<Label>,
     /// The engine functions expressions call, indexed by `TKind::Ext` id.
     pub ext: Vec<ExtFn>,
+}
+
+/// A named agent: a fixed agent with its own template, part of the
+/// environment's side of the system.
+#[derive(Clone, Debug)]
+pub struct NamedAgent {
+    pub name: String,
+    pub span: Span,
+    /// The agent's own template; its expressions' slots are [`AgentSlots`]
+    /// over the environment's own variables.
+    pub template: Template,
 }
 
 /// `net NAME = "path";`: a network with its resolved file.
@@ -102,18 +122,25 @@ impl AgentSlots {
     }
 }
 
-/// Slot layout of environment expressions: its variables, then its action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Slot layout of environment expressions: its variables, then its action,
+/// then per named agent its private variables, percept and action.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EnvSlots {
     pub vars: usize,
+    /// The number of private variables of each named agent.
+    pub named: Vec<usize>,
 }
 
 impl EnvSlots {
     pub fn action(&self) -> usize {
         self.vars
     }
+    /// The first slot of named agent `j` (its first private variable).
+    pub fn named_base(&self, j: usize) -> usize {
+        self.vars + 1 + self.named[..j].iter().map(|p| p + 2).sum::<usize>()
+    }
     pub fn len(&self) -> usize {
-        self.vars + 1
+        self.named_base(self.named.len())
     }
     pub fn is_empty(&self) -> bool {
         false
@@ -247,7 +274,8 @@ impl Model {
     /// Why the explicit decider cannot take this model, if it cannot: a
     /// real-valued variable or an infinite initial set.
     pub fn explicit_obstacle(&self) -> Option<String> {
-        for v in self.template.vars.iter().chain(&self.env.vars) {
+        let named = self.named.iter().flat_map(|a| &a.template.vars);
+        for v in self.template.vars.iter().chain(&self.env.vars).chain(named) {
             if v.finite_domain().is_none() {
                 return Some(format!(
                     "variable `{}` has type {}, not a bounded integer, bool or enumeration",
@@ -268,6 +296,47 @@ impl Model {
 
     pub fn action_name(&self, a: usize) -> &str {
         &self.template.actions[a]
+    }
+
+    /// The number of joint environment-side actions: the environment's own
+    /// times every named agent's.
+    pub fn joint_env_actions(&self) -> usize {
+        self.named
+            .iter()
+            .fold(self.env.actions.len(), |n, a| n * a.template.actions.len())
+    }
+
+    /// A joint environment-side action as (the environment's own action,
+    /// each named agent's action): a mixed-radix number, the environment's
+    /// action lowest. Without named agents it is the environment's action.
+    pub fn split_env_action(&self, joint: usize) -> (usize, Vec<usize>) {
+        let mut rest = joint / self.env.actions.len();
+        let mut named = Vec::with_capacity(self.named.len());
+        for a in &self.named {
+            named.push(rest % a.template.actions.len());
+            rest /= a.template.actions.len();
+        }
+        (joint % self.env.actions.len(), named)
+    }
+
+    /// The joint action of [`Model::split_env_action`]'s parts.
+    pub fn join_env_action(&self, own: usize, named: &[usize]) -> usize {
+        let mut joint = 0;
+        for (a, &x) in self.named.iter().zip(named).rev() {
+            joint = joint * a.template.actions.len() + x;
+        }
+        joint * self.env.actions.len() + own
+    }
+
+    /// A joint environment-side action for people: `tick` or
+    /// `tick, ownship.aCL1500, intruder.aDES1500`.
+    pub fn describe_env_action(&self, joint: usize) -> String {
+        let (own, named) = self.split_env_action(joint);
+        let mut parts = vec![self.env.actions[own].clone()];
+        for (a, &x) in self.named.iter().zip(&named) {
+            parts.push(format!("{}.{}", a.name, a.template.actions[x]));
+        }
+        parts.join(", ")
     }
 }
 

@@ -33,7 +33,13 @@ pub struct Names<'a> {
     pub tvars: &'a [VarDecl],
     pub evars: &'a [VarDecl],
     pub shapes: &'a [NetShape],
-    pub ext: RefCell<Vec<ExtFn>>,
+    pub ext: &'a RefCell<Vec<ExtFn>>,
+    /// The named agents, whose state (and, in updates, actions) the
+    /// environment reads as `NAME.var`, `NAME.percept`, `NAME.action`.
+    pub named: &'a [NamedAgent],
+    /// The actions `performed(a)` names: the parameterised template's (in a
+    /// named agent's block too).
+    pub performed_enum: usize,
 }
 
 /// No engine function; `performed` (updates); networks (`observe`).
@@ -61,9 +67,9 @@ impl Names<'_> {
             enums: self.enums,
             vars,
             nets: self.shapes,
-            ext: &self.ext,
+            ext: self.ext,
             allow,
-            agent_actions: Some(self.kinds.action_enum),
+            agent_actions: Some(self.performed_enum),
             env_actions: Some(self.kinds.env_action_enum),
             percept_enum: Some(self.kinds.percept_enum),
         }
@@ -103,10 +109,13 @@ impl Names<'_> {
         self.scope(vars, allow)
     }
 
-    /// The scope of environment expressions (slots as [`EnvSlots`]).
+    /// The scope of environment expressions (slots as [`EnvSlots`]): its
+    /// variables, its action in updates, and every named agent's variables
+    /// and percept (its action in updates) as `NAME.x`.
     fn env_scope(&self, allow: Allow) -> NisScope<'_> {
         let eslots = EnvSlots {
             vars: self.evars.len(),
+            named: self.named.iter().map(|a| a.template.vars.len()).collect(),
         };
         let mut vars = HashMap::new();
         for (i, v) in self.evars.iter().enumerate() {
@@ -117,6 +126,18 @@ impl Names<'_> {
                 "env_action".to_string(),
                 (eslots.action(), Ty::Enum(self.kinds.env_action_enum)),
             );
+        }
+        for (j, a) in self.named.iter().enumerate() {
+            let (base, t) = (eslots.named_base(j), &a.template);
+            for (i, v) in t.vars.iter().enumerate() {
+                vars.insert(format!("{}.{}", a.name, v.name), (base + i, v.ty.ty()));
+            }
+            let percept = (base + t.vars.len(), Ty::Enum(t.percept_enum));
+            vars.insert(format!("{}.percept", a.name), percept);
+            if allow.performed {
+                let action = (base + t.vars.len() + 1, Ty::Enum(t.action_enum));
+                vars.insert(format!("{}.action", a.name), action);
+            }
         }
         self.scope(vars, allow)
     }
@@ -292,7 +313,13 @@ impl Names<'_> {
     /// state, or, when that does not read them, over the environment's state.
     /// A label reads one or the other: agents' labels are indexed in
     /// formulas and the environment's are not.
-    pub fn labels(&self, raw: &[(String, Span, Expr)]) -> LangResult<Vec<Label>> {
+    /// Without a parameterised template every label is the environment's
+    /// (named agents' state is read there).
+    pub fn labels(
+        &self,
+        raw: &[(String, Span, Expr)],
+        parameterised: bool,
+    ) -> LangResult<Vec<Label>> {
         let mut labels: Vec<Label> = Vec::new();
         let agent = self.agent_scope(false, NONE);
         let env = self.env_scope(NONE);
@@ -300,7 +327,12 @@ impl Names<'_> {
             if labels.iter().any(|l| l.name == *name) {
                 return Err(self.err(*span, format!("label `{name}` is declared twice")));
             }
-            let (expr, subject) = match check_as(self.source, e, &agent, Ty::Bool) {
+            let as_agent = match parameterised {
+                true => check_as(self.source, e, &agent, Ty::Bool),
+                false => check_as(self.source, e, &env, Ty::Bool),
+            };
+            let (expr, subject) = match as_agent {
+                Ok(t) if !parameterised => (t, LabelSubject::Environment),
                 Ok(t) => (t, LabelSubject::Agent),
                 Err(agent_err) => match check_as(self.source, e, &env, Ty::Bool) {
                     Ok(t) => (t, LabelSubject::Environment),

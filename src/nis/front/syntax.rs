@@ -14,6 +14,10 @@
 //! environment { var t : [0..3] in {0, 1}; actions : {tick}; protocol { true -> {tick}; } update { ... } }
 //! label alive = h > 0 & percept != expired;
 //! ```
+//!
+//! Named agents (a fixed number, on the environment's side) share one block
+//! per declaration: `named agent ownship, intruder { .. }`; a model needs a
+//! parameterised `agent` template, named agents, or both.
 
 use crate::lang::lexer::Tok;
 use crate::lang::{Constants, Expr, LangResult, Parser, Source, Span, TypeSyntax};
@@ -72,12 +76,21 @@ pub struct RawNet {
     pub outputs: Vec<(String, Span)>,
 }
 
+/// `named agent a, b { .. }`: agents with these names, each running the block.
+#[derive(Clone, Debug)]
+pub struct RawNamed {
+    pub names: Vec<(String, Span)>,
+    pub block: RawBlock,
+}
+
 /// A whole file as written.
 #[derive(Clone, Debug, Default)]
 pub struct RawModel {
     pub constants: Constants,
     pub nets: Vec<RawNet>,
     pub agent: Option<(String, Span, RawBlock)>,
+    /// `named agent a, b { .. }` declarations, in order.
+    pub named: Vec<RawNamed>,
     pub env: Option<(Span, RawBlock)>,
     pub labels: Vec<(String, Span, Expr)>,
 }
@@ -99,12 +112,14 @@ pub fn parse(source: &Source, constants: Constants) -> LangResult<RawModel> {
             if m.agent.is_some() {
                 return Err(p.error(
                     kw,
-                    "a model has exactly one agent template; this is a second one",
+                    "a model has at most one parameterised agent template; this is a second one (fixed agents: `named agent NAME {..}`)",
                 ));
             }
             let (name, span) = p.ident()?;
             let block = parse_block(&mut p, false)?;
             m.agent = Some((name, span, block));
+        } else if p.eat_keyword("named") {
+            m.named.push(parse_named(&mut p)?);
         } else if p.at_keyword("environment") {
             let kw = p.bump().span;
             if m.env.is_some() {
@@ -122,10 +137,25 @@ pub fn parse(source: &Source, constants: Constants) -> LangResult<RawModel> {
             p.expect(Tok::Semi)?;
             m.labels.push((name, span, e));
         } else {
-            return Err(p.unexpected("`const`, `net`, `agent`, `environment` or `label`"));
+            return Err(
+                p.unexpected("`const`, `net`, `agent`, `named agent`, `environment` or `label`")
+            );
         }
     }
     Ok(m)
+}
+
+/// After `named`: `agent a, b { .. }`.
+fn parse_named(p: &mut Parser) -> LangResult<RawNamed> {
+    if !p.eat_keyword("agent") {
+        return Err(p.unexpected("`agent` after `named`"));
+    }
+    let mut names = vec![p.ident()?];
+    while p.eat(Tok::Comma) {
+        names.push(p.ident()?);
+    }
+    let block = parse_block(p, false)?;
+    Ok(RawNamed { names, block })
 }
 
 fn parse_net(p: &mut Parser) -> LangResult<RawNet> {

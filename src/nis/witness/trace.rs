@@ -2,7 +2,7 @@
 
 use crate::nis::explicit::abstraction::{AMove, AState};
 use crate::nis::explicit::replay::{ConcreteStep, ConcreteTrace};
-use crate::nis::explicit::semantics::{bits, Semantics};
+use crate::nis::explicit::semantics::{bits, EnvId, Semantics};
 use crate::nis::witness::{kind_word, Trace, WitnessTree};
 use crate::report::Table;
 use serde_json::{json, Value};
@@ -34,7 +34,7 @@ pub fn concrete_table(sem: &Semantics, steps: &[ConcreteStep]) -> Table {
         let mut env = sem.describe_env(s.env);
         if let Some((_, ea)) = next {
             if sem.model.env.actions.len() > 1 || !sem.model.env.vars.is_empty() {
-                env.push_str(&format!(" -> {}", sem.model.env.actions[*ea]));
+                env.push_str(&format!(" -> {}", sem.model.describe_env_action(*ea)));
             }
         }
         row.push(env);
@@ -72,15 +72,44 @@ pub fn concrete_json(sem: &Semantics, steps: &[ConcreteStep]) -> Value {
                 for (v, &c) in model.env.vars.iter().zip(sem.env_codes(s.env)) {
                     env.insert(v.name.clone(), json_code(&v.ty, c));
                 }
-                json!({
+                let mut step = json!({
                     "step": j,
                     "agents": agents,
                     "env": Value::Object(env),
-                    "env_action": next.map(|(_, e)| Value::from(model.env.actions[*e].clone())).unwrap_or(Value::Null),
-                })
+                    "env_action": next.map(|(_, e)| Value::from(model.describe_env_action(*e))).unwrap_or(Value::Null),
+                });
+                if !model.named.is_empty() {
+                    step["named"] = named_json(sem, s.env, next.map(|(_, e)| *e));
+                }
+                step
             })
             .collect(),
     )
+}
+
+/// Each named agent's `{private, percept, action}` at an environment state
+/// (`action` null at a branch's last step), by name.
+fn named_json(sem: &Semantics, env: EnvId, joint: Option<usize>) -> Value {
+    let model = sem.model;
+    let actions = joint.map(|j| model.split_env_action(j).1);
+    let mut out = serde_json::Map::new();
+    for (j, a) in model.named.iter().enumerate() {
+        let (t, codes) = (&a.template, sem.named_codes(env, j));
+        let mut vars = serde_json::Map::new();
+        for (v, &c) in t.vars.iter().zip(codes) {
+            vars.insert(v.name.clone(), json_code(&v.ty, c));
+        }
+        let action = actions
+            .as_ref()
+            .map(|acts| Value::from(t.actions[acts[j]].clone()));
+        let agent = json!({
+            "private": Value::Object(vars),
+            "percept": t.percepts[codes[t.vars.len()] as usize],
+            "action": action.unwrap_or(Value::Null),
+        });
+        out.insert(a.name.clone(), agent);
+    }
+    Value::Object(out)
 }
 
 fn json_code(ty: &crate::lang::DeclType, code: i64) -> Value {
@@ -116,6 +145,11 @@ pub fn abstract_table(sem: &Semantics, branch: &[(Option<AMove>, AState)]) -> Ta
     header.extend((1..=m).map(|i| format!("agent {i}")));
     header.push("zero-one agent".into());
     header.push("zero-one action".into());
+    // Named agents live in the environment: show it (and its joint action).
+    let with_env = !sem.model.named.is_empty();
+    if with_env {
+        header.push("env".into());
+    }
     let mut t = Table::new(header);
     for (j, (_, s)) in branch.iter().enumerate() {
         let next = branch.get(j + 1).and_then(|(mv, _)| mv.as_ref());
@@ -132,6 +166,16 @@ pub fn abstract_table(sem: &Semantics, branch: &[(Option<AMove>, AState)]) -> Ta
         }
         row.push(zo_set(sem, s));
         row.push(next.map_or(String::new(), |mv| zo_move(sem, mv)));
+        if with_env {
+            let mut env = sem.describe_env(s.env);
+            if let Some(mv) = next {
+                env.push_str(&format!(
+                    " -> {}",
+                    sem.model.describe_env_action(mv.env_action)
+                ));
+            }
+            row.push(env);
+        }
         t.row(row);
     }
     t
@@ -154,6 +198,7 @@ pub fn abstract_json(sem: &Semantics, branch: &[(Option<AMove>, AState)]) -> Val
                         "actions": bits(mask).map(|a| sem.model.template.actions[a].clone()).collect::<Vec<_>>(),
                     })).collect::<Vec<_>>()),
                     "env": sem.describe_env(s.env),
+                    "env_action": next.map(|mv| sem.model.describe_env_action(mv.env_action)),
                 })
             })
             .collect(),
