@@ -225,16 +225,17 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
         } => {
             let agents = agents_of(agents)?;
             let format = match to {
-                ExportFormat::Prism => swarm::export::Format::Prism,
-                ExportFormat::Jani => swarm::export::Format::Jani,
+                ExportFormat::Prism => swarm::export_cmd::Format::Prism,
+                ExportFormat::Jani => swarm::export_cmd::Format::Jani,
             };
-            swarm::export::export(
+            swarm::export_cmd::export(
                 &inputs(model, None, vec![], ctx)?,
                 agents.as_deref(),
                 threshold,
                 format,
                 output.as_deref(),
                 ctx.deadline(),
+                ctx.quiet(),
             )
         }
     }

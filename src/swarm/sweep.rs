@@ -6,13 +6,14 @@ use super::check::bounded_until;
 use super::concrete::Concrete;
 use super::counting::{check_deterministic, Counting};
 use super::engine::{self, Sem};
+use super::mdp::Mdp;
 use super::mdp::Stop;
 use super::model::Model;
+use super::plot::Figure;
 use super::props::{parse_property_sources, Opt, Path, Properties};
 use super::{load, load_props, Inputs};
 use crate::lang::{num, Rat, Source, Span, Value};
 use crate::report::{Deadline, Report, RunContext, RunError, Table, TableFormat};
-use plotters::prelude::*;
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -83,8 +84,7 @@ pub struct SweepOptions {
     pub threads: usize,
 }
 
-/// One row: swept value, k, optimum over sizes (abstract) or at the size.
-pub type Row = (Rat, usize, f64);
+pub use super::plot::{Row, RowKind};
 
 /// The sweep table as far as it was computed.
 pub struct SweepTable {
@@ -131,7 +131,7 @@ fn cells(
     base: &Model,
     text: &str,
     sem: &Sem,
-    mdp: &super::mdp::Mdp,
+    mdp: &Mdp,
     ks: (usize, usize),
     deadline: Deadline,
 ) -> Result<Vec<Cell>, RunError> {
@@ -236,39 +236,116 @@ pub fn sweep_rows(
                 num::to_f64(v)
             ));
         }
-        let mut values = vec![0.0; cells.len()];
-        let mut done = vec![false; cells.len()];
-        for i in 0..cells.len() {
-            if done[i] {
-                continue;
-            }
-            let group: Vec<usize> = (i..cells.len())
-                .filter(|&j| !done[j] && cells[j].sets == cells[i].sets)
-                .collect();
-            let most = group.iter().map(|&j| cells[j].steps).max().unwrap_or(0);
-            let (target, allowed) = (&cells[i].sets[0], &cells[i].sets[1]);
-            let run = bounded_until::<f64>(
-                &mdp, target, allowed, most, p.opt, true, deadline, o.threads,
-            )?;
-            for j in group {
-                let vals = engine::Values {
-                    f64s: mdp
-                        .initial
-                        .iter()
-                        .map(|&s| run.history[cells[j].steps][s as usize])
-                        .collect(),
-                    exact: None,
-                    witness: None,
-                };
-                values[j] = engine::over_initials(&vals, p.opt).0;
-                done[j] = true;
-            }
+        let values = cell_values(&mdp, &cells, p.opt, deadline, o.threads)?;
+        let exact = match &o.agents {
+            Some(_) => None,
+            None => cutoff_values(&l, &base, &text, &cells, p.opt, o, deadline)?,
+        };
+        if o.agents.is_none() && exact.is_none() {
+            table.notes.push(format!(
+                "{name}={}: the cutoff {}; the rows are the abstraction's bounds",
+                num::to_f64(v),
+                if super::run::cutoff_applies(&l) {
+                    "did not fit in a quarter of --max-states"
+                } else {
+                    "does not apply (global-synchronous actions)"
+                }
+            ));
         }
-        for (c, x) in cells.iter().zip(values) {
-            table.rows.push((v.clone(), c.k, x));
+        for (i, (c, x)) in cells.iter().zip(values).enumerate() {
+            let (p, kind, bound) = match (&o.agents, &exact) {
+                (Some(_), _) => (x, RowKind::AtSize, None),
+                (None, Some(e)) => (e[i], RowKind::ExactOverN, Some(x)),
+                (None, None) => (x, RowKind::Bound, Some(x)),
+            };
+            table.rows.push(Row {
+                value: v.clone(),
+                k: c.k,
+                p,
+                kind,
+                bound,
+            });
         }
     }
     Ok(())
+}
+
+/// The value of every cell on `mdp` (optimum over its initial states): rows
+/// whose target and allowed sets agree share one value iteration, read at
+/// each row's own step bound.
+fn cell_values(
+    mdp: &Mdp,
+    cells: &[Cell],
+    opt: Opt,
+    deadline: Deadline,
+    threads: usize,
+) -> Result<Vec<f64>, RunError> {
+    let mut values = vec![0.0; cells.len()];
+    let mut done = vec![false; cells.len()];
+    for i in 0..cells.len() {
+        if done[i] {
+            continue;
+        }
+        let group: Vec<usize> = (i..cells.len())
+            .filter(|&j| !done[j] && cells[j].sets == cells[i].sets)
+            .collect();
+        let most = group.iter().map(|&j| cells[j].steps).max().unwrap_or(0);
+        let (target, allowed) = (&cells[i].sets[0], &cells[i].sets[1]);
+        let run = bounded_until::<f64>(mdp, target, allowed, most, opt, true, deadline, threads)?;
+        for j in group {
+            let vals = engine::Values {
+                f64s: mdp
+                    .initial
+                    .iter()
+                    .map(|&s| run.history[cells[j].steps][s as usize])
+                    .collect(),
+                exact: None,
+                witness: None,
+            };
+            values[j] = engine::over_initials(&vals, opt).0;
+            done[j] = true;
+        }
+    }
+    Ok(values)
+}
+
+/// The exact optimum over every size of each cell, by the cutoff: with only
+/// asynchronous and agent-environment actions, the counting quotient of
+/// S(1..h) (threshold h + 1, explored h steps deep, h the largest step bound
+/// of the cells) has, at its initial states, every value a property of at
+/// most h steps takes over all n. `None` when the cutoff does not apply or
+/// does not fit in a quarter of `--max-states` (as in `check`).
+fn cutoff_values(
+    l: &super::Loaded,
+    base: &Model,
+    text: &str,
+    cells: &[Cell],
+    opt: Opt,
+    o: &SweepOptions,
+    deadline: Deadline,
+) -> Result<Option<Vec<f64>>, RunError> {
+    if !super::run::cutoff_applies(l) || l.model.faulty_fraction.is_some() {
+        return Ok(None);
+    }
+    let h = cells.iter().map(|c| c.steps).max().unwrap_or(0).max(1);
+    let Ok(h32) = u32::try_from(h) else {
+        return Ok(None);
+    };
+    let budget = o.max_states / 4;
+    if super::run::initial_abstract_states(h32, l.model.templates.len()) > budget as u128 {
+        return Ok(None);
+    }
+    let named = vec![0; l.model.templates.len()];
+    let counts = super::run::init_counts(&named, h32);
+    let sem = Sem::Counting(Counting::new(&l.model, &l.sys, &named, h32 + 1, counts));
+    let mdp = match engine::build_to_depth(&sem, false, budget, deadline.at(), h) {
+        Ok(mdp) => mdp,
+        Err(Stop::TimedOut(_)) => return Err(deadline.check().unwrap_err().into()),
+        Err(_) => return Ok(None),
+    };
+    let ks = (cells[0].k, cells[cells.len() - 1].k);
+    let cut = self::cells(base, text, &sem, &mdp, ks, deadline)?;
+    Ok(Some(cell_values(&mdp, &cut, opt, deadline, o.threads)?))
 }
 
 /// Runs `sweep`: the table, CSV and plots.
@@ -288,34 +365,8 @@ pub fn sweep(inputs: &Inputs, o: &SweepOptions, ctx: &RunContext) -> Result<Repo
         notes,
     } = done;
     let name = &o.swept.0;
-    let (mode, measure) = match &o.agents {
-        Some(a) => (
-            format!(
-                "n = {}",
-                a.iter()
-                    .map(|x| x.to_string())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            ),
-            opt.word().to_string(),
-        ),
-        None => (
-            format!("all n (abstraction, threshold {})", o.threshold),
-            format!(
-                "{} bound ({} over n {} this)",
-                opt.word(),
-                if opt == Opt::Max { "sup" } else { "inf" },
-                if opt == Opt::Max { "<=" } else { ">=" }
-            ),
-        ),
-    };
-    let mut table = Table::new([name.as_str(), "k", measure.as_str()]);
-    let mut csv = Table::new([name.as_str(), "k", measure.as_str()]);
-    for (v, k, p) in &rows {
-        table.row([num::to_f64(v).to_string(), k.to_string(), format!("{p:.6}")]);
-        // The CSV keeps every digit (shortest text that reads back to the same f64).
-        csv.row([num::display(v), k.to_string(), format!("{p:?}")]);
-    }
+    let (mode, measure) = headings(o, opt, &rows);
+    let (table, csv) = tables(&rows, name, &measure);
     let mut r = Report::new("swarm", "sweep");
     r.model = crate::report::ModelRef::from_path(&inputs.model).ok();
     r.text = format!(
@@ -348,12 +399,14 @@ pub fn sweep(inputs: &Inputs, o: &SweepOptions, ctx: &RunContext) -> Result<Repo
         figure
             .plot(&png, false)
             .map_err(|e| RunError::Internal(format!("plot {}: {e}", png.display())))?;
-        r.text.push_str(&format!(
-            "\nwrote {}, {} and {}\n",
-            csv_path.display(),
-            svg.display(),
-            png.display()
-        ));
+        if !ctx.quiet() {
+            r.text.push_str(&format!(
+                "\nwrote {}, {} and {}\n",
+                csv_path.display(),
+                svg.display(),
+                png.display()
+            ));
+        }
     }
     r.stat("time_s", t0.elapsed().as_secs_f64());
     if let Some(why) = stopped {
@@ -369,100 +422,86 @@ pub fn sweep(inputs: &Inputs, o: &SweepOptions, ctx: &RunContext) -> Result<Repo
         ));
     }
     r.warnings.extend(notes);
-    r.results = json!({"property": prop, "constant": name, "rows": rows.iter().map(|(v, k, p)| json!({"value": num::to_f64(v), "k": k, "p": p})).collect::<Vec<_>>()});
+    r.results = json!({"property": prop, "constant": name, "rows": rows.iter().map(row_json).collect::<Vec<_>>()});
     Ok(r)
 }
 
-/// Twelve colours told apart easily (Tableau 10 and two more), cycled.
-const COLOURS: [RGBColor; 12] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-    RGBColor(0, 0, 0),
-    RGBColor(0, 0, 128),
-];
-
-/// The figure: one line per swept value, p against k.
-struct Figure<'a> {
-    rows: &'a [Row],
-    name: &'a str,
-    /// Model, property and n (or "all n").
-    title: String,
-    /// What the y axis shows (a value, or a bound on it).
-    measure: &'a str,
+/// The title's "n = ..." or "all n (...)" and the y axis's measure: over all
+/// n, the exact optimum where the cutoff gave every row, else a bound.
+fn headings(o: &SweepOptions, opt: Opt, rows: &[Row]) -> (String, String) {
+    let (sup, rel) = if opt == Opt::Max {
+        ("sup", "<=")
+    } else {
+        ("inf", ">=")
+    };
+    if let Some(a) = &o.agents {
+        let sizes: Vec<String> = a.iter().map(|x| x.to_string()).collect();
+        return (format!("n = {}", sizes.join(",")), opt.word().to_string());
+    }
+    let exact = rows
+        .iter()
+        .filter(|r| r.kind == RowKind::ExactOverN)
+        .count();
+    if exact > 0 && exact == rows.len() {
+        (
+            "all n (exact, by the cutoff)".into(),
+            format!("{} over all n ({sup}, exact)", opt.word()),
+        )
+    } else if exact > 0 {
+        (
+            "all n (exact by the cutoff, or a bound)".into(),
+            format!("{} {sup} over n: exact, or a bound", opt.word()),
+        )
+    } else {
+        (
+            format!("all n (abstraction bound, threshold {})", o.threshold),
+            format!("{} bound ({sup} over n {rel} this)", opt.word()),
+        )
+    }
 }
 
-impl Figure<'_> {
-    /// SVG, or PNG with the bundled font.
-    fn plot(&self, path: &std::path::Path, svg: bool) -> Result<(), Box<dyn std::error::Error>> {
-        // Both backends measure text with the font (the PNG also draws it).
-        crate::report::register_plot_font()?;
-        if svg {
-            self.draw(SVGBackend::new(path, (900, 500)).into_drawing_area())
-        } else {
-            self.draw(BitMapBackend::new(path, (900, 500)).into_drawing_area())
-        }
+/// The text table and the CSV (every digit); over all n both also have the
+/// abstraction's bound and what each row's value is.
+fn tables(rows: &[Row], name: &str, measure: &str) -> (Table, Table) {
+    let all_n = rows.iter().any(|r| r.bound.is_some());
+    let mut head = vec![name, "k", measure];
+    if all_n {
+        head.extend(["abstraction bound", "row is"]);
     }
+    let (mut table, mut csv) = (Table::new(head.clone()), Table::new(head));
+    for r in rows {
+        let mut shown = vec![
+            num::to_f64(&r.value).to_string(),
+            r.k.to_string(),
+            format!("{:.6}", r.p),
+        ];
+        // The CSV keeps every digit (shortest text that reads back to the same f64).
+        let mut full = vec![
+            num::display(&r.value),
+            r.k.to_string(),
+            format!("{:?}", r.p),
+        ];
+        if let Some(b) = r.bound {
+            let is = if r.kind == RowKind::ExactOverN {
+                "exact"
+            } else {
+                "bound"
+            };
+            shown.extend([format!("{b:.6}"), is.to_string()]);
+            full.extend([format!("{b:?}"), is.to_string()]);
+        }
+        table.row(shown);
+        csv.row(full);
+    }
+    (table, csv)
+}
 
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: DrawingArea<DB, plotters::coord::Shift>,
-    ) -> Result<(), Box<dyn std::error::Error>>
-    where
-        DB::ErrorType: 'static,
-    {
-        let rows = self.rows;
-        let kmin = rows.iter().map(|r| r.1).min().unwrap_or(0) as i64;
-        let kmax = rows.iter().map(|r| r.1).max().unwrap_or(1) as i64;
-        let top = rows.iter().map(|r| r.2).fold(0.0f64, f64::max);
-        // The y axis fits the data (with a little room), within [0, 1].
-        let ymax = (top * 1.08).clamp(0.01, 1.0);
-        let mut values: Vec<Rat> = rows.iter().map(|r| r.0.clone()).collect();
-        values.dedup();
-        root.fill(&WHITE)?;
-        // The legend gets its own panel right of the plot, never over a curve.
-        let (plot_area, legend_area) = root.split_horizontally(740);
-        let mut b = ChartBuilder::on(&plot_area);
-        b.margin(15);
-        b.caption(&self.title, ("sans-serif", 15))
-            .x_label_area_size(40)
-            .y_label_area_size(60);
-        let mut chart = b.build_cartesian_2d(kmin..kmax.max(kmin + 1), 0f64..ymax)?;
-        let ticks = ((kmax - kmin) as usize + 1).min(21);
-        chart
-            .configure_mesh()
-            .x_desc("k")
-            .y_desc(self.measure)
-            .x_labels(ticks)
-            .x_label_formatter(&|k| k.to_string())
-            .draw()?;
-        for (i, v) in values.iter().enumerate() {
-            let colour = COLOURS[i % COLOURS.len()];
-            let pts: Vec<(i64, f64)> = rows
-                .iter()
-                .filter(|r| &r.0 == v)
-                .map(|r| (r.1 as i64, r.2))
-                .collect();
-            chart.draw_series(LineSeries::new(pts, colour.stroke_width(2)))?;
-            let y = 40 + 18 * i as i32;
-            legend_area.draw(&PathElement::new(
-                vec![(10, y), (40, y)],
-                colour.stroke_width(2),
-            ))?;
-            legend_area.draw(&Text::new(
-                format!("{}={}", self.name, num::to_f64(v)),
-                (46, y - 7),
-                ("sans-serif", 13),
-            ))?;
-        }
-        root.present()?;
-        Ok(())
-    }
+/// A row in the JSON report.
+fn row_json(r: &Row) -> serde_json::Value {
+    let kind = match r.kind {
+        RowKind::AtSize => "at size",
+        RowKind::ExactOverN => "exact over n",
+        RowKind::Bound => "bound",
+    };
+    json!({"value": num::to_f64(&r.value), "k": r.k, "p": r.p, "is": kind, "abstraction_bound": r.bound})
 }
