@@ -344,3 +344,39 @@ fn jani_export_of_seven_agents_is_written_without_exploring() {
     assert_eq!(jani["system"]["syncs"].as_array().unwrap().len(), 7);
     assert!(std::fs::metadata(&out).unwrap().len() < 200_000);
 }
+
+#[test]
+fn jani_export_past_its_agent_limit_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("big.jani");
+    let (code, _, text) = run(
+        seed("export"),
+        &[
+            "--agents",
+            "1001",
+            "--to",
+            "jani",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("1001 agents") && text.contains("the limit is 1000"),
+        "{text}"
+    );
+    assert!(!out.exists());
+    // PRISM has no such vectors: its text grows linearly.
+    let (code, _, text) = run(
+        seed("export"),
+        &[
+            "--agents",
+            "1001",
+            "--to",
+            "prism",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{text}");
+}

@@ -44,6 +44,15 @@ pub fn export(
         ),
         None => format!("the abstract model (threshold {threshold})"),
     };
+    if let (Format::Jani, Some(c)) = (format, &counts) {
+        let total: usize = c.iter().sum();
+        let most = super::jani_modular::JANI_MAX_AGENTS;
+        if total > most {
+            return Err(crate::report::RunError::input(format!(
+                "--to jani with {total} agents: the limit is {most} (JANI's synchronisation vectors name every automaton, so they grow with the square of the agents); use --to prism"
+            )));
+        }
+    }
     // Explore first: a refused or stopped export leaves no file behind. S(n)
     // is written as modules (automata) per agent without exploring, and so
     // is the abstraction in PRISM where it has no global-synchronous action.

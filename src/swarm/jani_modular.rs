@@ -24,6 +24,12 @@ use crate::lang::{BinOp, TExpr, TKind, UnOp, Value};
 use serde_json::{json, Value as Json};
 use std::io::Write;
 
+/// The most agents a JANI export takes: each agent-environment action of
+/// each agent is a synchronisation vector with an entry per automaton, so
+/// the file grows with the square of the agents (1,000 agents: a million
+/// entries per such action).
+pub const JANI_MAX_AGENTS: usize = 1_000;
+
 /// The one location of every automaton.
 const LOC: &str = "l";
 
