@@ -1,72 +1,123 @@
-"""Times mavis and Storm side by side on the same exported swarm models, in
-one run: build + check Pmax=? [ F<20 "deposited2" ] (wall time and peak
-resident memory of each process). Usage:
+"""Times mavis and Storm side by side, in one run, on the seed's foraging
+swarm (examples/foraging/foraging.swarm and foraging.faults, pf = 0.4):
+build + check Pmax=? [ F<20 "deposited2" ], wall time, CPU time (user +
+system; on a machine shared with other jobs the fairer figure) and peak
+resident memory of each tool's process (os.wait4's rusage). Storm (stormpy) reads
+the independent PRISM encoding of tests/peers/foraging_prism.py, written by
+hand from the paper, not mavis's export. Usage:
 
-    .venv/bin/python benches/swarm_storm.py [N ...]      (default: 3 4 and the abstract model)
+    .venv/bin/python benches/swarm_storm.py [CASE ...]
 
-MAVIS_BIN selects the binary (default target/release/mavis)."""
+CASE is a size n (f64), `abstract` (the set abstraction, f64) or `exactN`
+(S(N) in exact rational arithmetic on both sides, pf = 2/5). Default:
+5 abstract exact4. MAVIS_BIN selects the binary (default
+$CARGO_TARGET_DIR/release/mavis); STORM_TIMEOUT (seconds, default 1800)
+bounds each Storm run. The values of the two tools must agree (1e-9 in f64,
+equal fractions in exact mode), or the script fails."""
 
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from fractions import Fraction
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "peers"))
+from foraging_prism import prism_concrete, prism_set_abstraction  # noqa: E402
+
 EX = REPO / "examples" / "foraging"
 PROP = 'Pmax=? [ F<20 "deposited2" ]'
 BIN = os.environ.get("MAVIS_BIN") or str(Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "release" / "mavis")
+STORM_TIMEOUT = float(os.environ.get("STORM_TIMEOUT", "1800"))
 
+# Storm in its own process, so that its peak memory is its own. Built with the
+# property (Storm then makes the target states absorbing: its best case).
 STORM = """
-import sys, time, stormpy
-t0 = time.perf_counter()
-if sys.argv[1].endswith(".jani"):
-    jani, _ = stormpy.parse_jani_model(sys.argv[1])
-    props = stormpy.parse_properties(sys.argv[2])
-    options = stormpy.BuilderOptions()
-    options.set_build_all_labels()
-    m = stormpy.build_model(jani, options=options)
-else:
-    p = stormpy.parse_prism_program(sys.argv[1])
-    props = stormpy.parse_properties(sys.argv[2], p)
-    m = stormpy.build_model(p, props)
-t1 = time.perf_counter()
+import sys, stormpy
+exact = sys.argv[3] == "exact"
+p = stormpy.parse_prism_program(sys.argv[1])
+props = stormpy.parse_properties(sys.argv[2], p)
+m = stormpy.build_model[stormpy.Rational](p, props) if exact else stormpy.build_model(p, props)
 r = stormpy.model_checking(m, props[0])
-v = max(r.get_value(i) for i in m.initial_states)
-t2 = time.perf_counter()
-print(f"{v} {m.nr_states} {m.nr_transitions} {t1 - t0:.3f} {t2 - t1:.3f}")
+print(r.get_value(m.initial_states[0]), m.nr_states)
 """
 
 
-def timed(cmd):
+def run(cmd, timeout=None):
+    """Runs cmd, returning (wall s, CPU s, peak MiB, stdout) or None past the timeout.
+    The child is reaped by wait4, whose rusage is that child's alone."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    out = proc.stdout.read()
-    if os.waitstatus_to_exitcode(status) not in (0, 1, 3):
-        raise SystemExit(f"{cmd[0]} failed: {proc.stderr.read()}")
-    return wall, usage.ru_maxrss / 1024.0, out
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
+        deadline = None if timeout is None else t0 + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if deadline is not None and time.perf_counter() > deadline:
+                proc.kill()
+                os.wait4(proc.pid, 0)
+                proc.returncode = -9
+                return None
+            time.sleep(0.02)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode not in (0, 1, 3):
+            raise SystemExit(f"{cmd[0]} failed ({proc.returncode}): {err.read()}")
+        return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, out.read()
+
+
+def case(name):
+    """(label, mavis arguments, PRISM text, exact?) of one CASE."""
+    common = [str(EX / "foraging.swarm"), "--faults", str(EX / "foraging.faults")]
+    if name == "abstract":
+        return "abstraction", [*common, "--set", "pf=0.4", "--abstract"], prism_set_abstraction(0.4), False
+    if name.startswith("exact"):
+        n = int(name[5:])
+        text = prism_concrete(n, Fraction(2, 5))
+        return f"S({n}) exact", [*common, "--set", "pf=2/5", "--agents", str(n), "--exact"], text, True
+    n = int(name)
+    return f"S({n})", [*common, "--set", "pf=0.4", "--agents", str(n)], prism_concrete(n, 0.4), False
+
+
+def mavis_value(report, exact):
+    prop = report["results"]["properties"][0]
+    if exact:
+        return Fraction(prop.get("exact") or prop["abstract_bound_exact"])
+    return prop["value"] if prop.get("value") is not None else prop["abstract_bound"]
 
 
 def main():
-    sizes = sys.argv[1:] or ["3", "4", "abstract"]
-    common = [str(EX / "foraging.swarm"), "--faults", str(EX / "foraging.faults"), "--set", "pf=0.4"]
-    print("| model | tool | value | wall s | peak MiB |")
-    print("|---|---|---|---|---|")
+    cases = sys.argv[1:] or ["5", "abstract", "exact4"]
+    print("| model | tool | states | value | wall s | CPU s | peak MiB |")
+    print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
-        for n in sizes:
-            where = ["--abstract"] if n == "abstract" else ["--agents", n]
-            # The abstract model is explicit: Storm builds its JANI export (states as
-            # locations) far faster than the one-module PRISM text.
-            to = "jani" if n == "abstract" else "prism"
-            path = os.path.join(tmp, f"foraging_{n}.{to}")
-            subprocess.run([BIN, "swarm", "export", *common, *where, "--to", to, "-o", path], check=True, capture_output=True)
-            wall, mem, out = timed([BIN, "-q", "swarm", "check", *common, *where, "--prop", PROP])
-            print(f"| {n} | mavis | {out.strip().splitlines()[0].split(': ')[-1]} | {wall:.2f} | {mem:.0f} |")
-            wall, mem, out = timed([sys.executable, "-c", STORM, path, PROP])
-            print(f"| {n} | Storm (stormpy 2.0.0, {to.upper()} export) | {out.split()[0]} | {wall:.2f} | {mem:.0f} |")
+        for name in cases:
+            label, args, text, exact = case(name)
+            got = run([BIN, "--format", "json", "swarm", "check", *args, "--prop", PROP])
+            wall, cpu, mem, out = got
+            report = json.loads(out)
+            ours = mavis_value(report, exact)
+            shown = f"{ours} ({float(ours)})" if exact else f"{ours}"
+            print(f"| {label} | mavis | {report['stats']['states']:,} | {shown} | {wall:.2f} | {cpu:.2f} | {mem:.0f} |", flush=True)
+            path = os.path.join(tmp, f"foraging_{name}.prism")
+            Path(path).write_text(text)
+            mode = "exact" if exact else "f64"
+            got = run([sys.executable, "-c", STORM, path, PROP, mode], timeout=STORM_TIMEOUT)
+            if got is None:
+                print(f"| {label} | Storm (stormpy 2.0.0) | - | stopped after {STORM_TIMEOUT:.0f} s | - | - | - |", flush=True)
+                continue
+            wall, cpu, mem, out = got
+            value, states = out.split()
+            theirs = Fraction(value) if exact else float(value)
+            if (exact and theirs != ours) or (not exact and abs(theirs - ours) > 1e-9):
+                raise SystemExit(f"{label}: mavis {ours} but Storm {theirs}")
+            print(f"| {label} | Storm (stormpy 2.0.0) | {int(states):,} | {value} | {wall:.2f} | {cpu:.2f} | {mem:.0f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -259,15 +259,18 @@ fn sweep_and_export_keep_to_the_timeout() {
     assert_eq!(code, 3, "{text}");
     assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("s5.jani");
+    let out = dir.path().join("t2.jani");
     let t0 = Instant::now();
+    // The abstraction at threshold 2 takes minutes to explore (S(n) itself
+    // is written without exploring, in milliseconds).
     let (code, _, text) = run(
         seed("export"),
         &[
             "--timeout",
             "1",
-            "--agents",
-            "5",
+            "--abstract",
+            "--threshold",
+            "2",
             "--to",
             "jani",
             "-o",
@@ -313,4 +316,67 @@ fn sweep_csv_has_full_precision_and_the_plots_are_written() {
     assert!(svg.contains("n = 2"), "the title names n");
     let png = std::fs::read(prefix.with_extension("png")).unwrap();
     assert!(png.starts_with(b"\x89PNG"));
+}
+
+#[test]
+fn jani_export_of_seven_agents_is_written_without_exploring() {
+    // S(7) has 3 * 14^7 = 316 million states: the export is the network of
+    // automata (an edge per local state and command), so it stays small.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s7.jani");
+    let t0 = Instant::now();
+    let (code, _, text) = run(
+        seed("export"),
+        &["--agents", "7", "--to", "jani", "-o", out.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    let jani: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let automata = jani["automata"].as_array().unwrap();
+    // Seven robots and the nest; each robot an edge per local state and command.
+    assert_eq!(automata.len(), 8);
+    let edges: Vec<usize> = automata[..7]
+        .iter()
+        .map(|a| a["edges"].as_array().unwrap().len())
+        .collect();
+    assert!(edges.iter().all(|&e| e == edges[0] && e == 14), "{edges:?}");
+    // The nest's deposit, once per robot, each synchronised with its robot.
+    assert_eq!(jani["system"]["syncs"].as_array().unwrap().len(), 7);
+    assert!(std::fs::metadata(&out).unwrap().len() < 200_000);
+}
+
+#[test]
+fn jani_export_past_its_agent_limit_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("big.jani");
+    let (code, _, text) = run(
+        seed("export"),
+        &[
+            "--agents",
+            "1001",
+            "--to",
+            "jani",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("1001 agents") && text.contains("the limit is 1000"),
+        "{text}"
+    );
+    assert!(!out.exists());
+    // PRISM has no such vectors: its text grows linearly.
+    let (code, _, text) = run(
+        seed("export"),
+        &[
+            "--agents",
+            "1001",
+            "--to",
+            "prism",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{text}");
 }

@@ -6,7 +6,7 @@
 use crate::nis::table::TableLook;
 use crate::report::shard::{self, PartFile, Shard};
 use crate::report::TableFormat;
-use crate::report::{Report, RunError};
+use crate::report::{Report, RunContext, RunError};
 use crate::robust::faults_report::{self, FaultsLook};
 use crate::swarm::sweep_report::{self, SweepLook};
 use clap::{Args, ValueEnum};
@@ -84,7 +84,7 @@ pub struct MergeArgs {
 }
 
 /// Checks the parts and draws the report of the verb that wrote them.
-pub fn merge(args: MergeArgs) -> Result<Report, RunError> {
+pub fn merge(args: MergeArgs, ctx: &RunContext) -> Result<Report, RunError> {
     let mut files = Vec::with_capacity(args.parts.len());
     for path in &args.parts {
         files.push(PartFile {
@@ -105,6 +105,7 @@ pub fn merge(args: MergeArgs) -> Result<Report, RunError> {
             let look = SweepLook {
                 out: args.out,
                 no_times: args.no_times,
+                quiet: ctx.quiet(),
             };
             sweep_report::merge(merged, &look)?
         }

@@ -147,7 +147,7 @@ fn dispatch(command: Command, given: &Given, ctx: &RunContext) -> Result<Report,
         Command::Timed(cmd) => timed::run(cmd, ctx),
         Command::Robust(cmd) => robust::run(cmd, ctx),
         Command::Swarm(cmd) => swarm::run(*cmd, ctx),
-        Command::Merge(args) => grid::merge(args),
+        Command::Merge(args) => grid::merge(args, ctx),
         Command::Batch(args) => batch::run(args, ctx),
     }
 }

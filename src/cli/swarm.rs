@@ -219,6 +219,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
             let look = SweepLook {
                 out,
                 no_times: grid.no_times,
+                quiet: ctx.quiet(),
             };
             let inputs = inputs(model, None, vec![prop], ctx)?;
             let r = swarm::sweep_report::sweep(&inputs, &o, &look, grid.shard, ctx)?;
@@ -234,16 +235,17 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
         } => {
             let agents = agents_of(agents)?;
             let format = match to {
-                ExportFormat::Prism => swarm::export::Format::Prism,
-                ExportFormat::Jani => swarm::export::Format::Jani,
+                ExportFormat::Prism => swarm::export_cmd::Format::Prism,
+                ExportFormat::Jani => swarm::export_cmd::Format::Jani,
             };
-            swarm::export::export(
+            swarm::export_cmd::export(
                 &inputs(model, None, vec![], ctx)?,
                 agents.as_deref(),
                 threshold,
                 format,
                 output.as_deref(),
                 ctx.deadline(),
+                ctx.quiet(),
             )
         }
     }

@@ -72,26 +72,30 @@ fn dist_text(t: &Template, sp: &LocalSpace, s: &[i64], d: &Dist, suffix: &str) -
         .join(" + ")
 }
 
-fn declare(out: &mut String, t: &Template, suffix: &str) {
+/// The module's variables; `with_init` gives each its initial value (off
+/// when an `init ... endinit` block says which states are initial).
+fn declare(out: &mut String, t: &Template, suffix: &str, with_init: bool) {
     for (v, info) in t.vars.iter().enumerate() {
         if t.is_projected(v) {
             // Definition 13's flags, projected away: nothing reads them.
             continue;
         }
         let name = var_name(t, v, suffix);
-        if info.is_bool {
-            let _ = writeln!(out, "  {name} : bool init {};", info.init != 0);
+        let ty = if info.is_bool {
+            "bool".to_string()
         } else {
-            let _ = writeln!(
-                out,
-                "  {name} : [{}..{}] init {};",
-                info.lo, info.hi, info.init
-            );
-        }
+            format!("[{}..{}]", info.lo, info.hi)
+        };
+        let init = match (with_init, info.is_bool) {
+            (false, _) => String::new(),
+            (true, true) => format!(" init {}", info.init != 0),
+            (true, false) => format!(" init {}", info.init),
+        };
+        let _ = writeln!(out, "  {name} : {ty}{init};");
     }
 }
 
-fn action_label(model: &Model, a: usize, suffix: &str) -> String {
+pub(super) fn action_label(model: &Model, a: usize, suffix: &str) -> String {
     match model.actions[a].ty {
         ActionType::Asynchronous => String::new(),
         ActionType::AgentEnvironment => format!("{}{suffix}", model.actions[a].name),
@@ -115,53 +119,72 @@ pub fn prism_concrete(l: &Loaded, counts: &[usize]) -> String {
         env!("CARGO_PKG_VERSION")
     );
     out.push_str("mdp\n\n");
-    let mut ae_agents: Vec<String> = Vec::new();
-    for (i, t) in m.templates.iter().enumerate() {
-        let sp = &l.sys.agents[i];
-        for j in 0..counts[i] {
+    let mut ae_labels: Vec<Vec<String>> = vec![Vec::new(); m.actions.len()];
+    for (i, &n) in counts.iter().enumerate() {
+        for j in 0..n {
             let suffix = format!("_{}_{}", i + 1, j + 1);
-            let _ = writeln!(out, "module {}{suffix}", t.name);
-            declare(&mut out, t, &suffix);
-            for (s, moves) in sp.moves.iter().enumerate() {
-                let st = &sp.states[s];
-                for (k, mv) in moves.iter().enumerate() {
-                    // Global-synchronous actions use the first enabled command.
-                    if m.actions[mv.action].ty == ActionType::GlobalSynchronous
-                        && moves[..k].iter().any(|x| x.action == mv.action)
-                    {
-                        continue;
-                    }
-                    let d = &sp.dists[mv.dist as usize];
-                    let _ = writeln!(
-                        out,
-                        "  [{}] {} -> {};",
-                        action_label(m, mv.action, &suffix),
-                        guard(t, st, &suffix),
-                        dist_text(t, sp, st, d, &suffix)
-                    );
+            agent_module(&mut out, l, i, &suffix, true);
+            for (a, labels) in ae_labels.iter_mut().enumerate() {
+                if m.actions[a].ty == ActionType::AgentEnvironment {
+                    labels.push(action_label(m, a, &suffix));
                 }
             }
-            out.push_str("endmodule\n\n");
-            ae_agents.push(suffix);
         }
     }
-    let env = &m.env;
-    let sp = &l.sys.env;
+    env_module(&mut out, l, &ae_labels, true);
+    labels_text(&mut out, m);
+    out
+}
+
+/// The module of one concrete agent of template `i`: a command per local
+/// state and enabled command (a global-synchronous action only with its
+/// first enabled command).
+pub(super) fn agent_module(out: &mut String, l: &Loaded, i: usize, suffix: &str, with_init: bool) {
+    let (m, t, sp) = (&l.model, &l.model.templates[i], &l.sys.agents[i]);
+    let _ = writeln!(out, "module {}{suffix}", t.name);
+    declare(out, t, suffix, with_init);
+    for (s, moves) in sp.moves.iter().enumerate() {
+        let st = &sp.states[s];
+        for (k, mv) in moves.iter().enumerate() {
+            if m.actions[mv.action].ty == ActionType::GlobalSynchronous
+                && moves[..k].iter().any(|x| x.action == mv.action)
+            {
+                continue;
+            }
+            let d = &sp.dists[mv.dist as usize];
+            let _ = writeln!(
+                out,
+                "  [{}] {} -> {};",
+                action_label(m, mv.action, suffix),
+                guard(t, st, suffix),
+                dist_text(t, sp, st, d, suffix)
+            );
+        }
+    }
+    out.push_str("endmodule\n\n");
+}
+
+/// The environment's module: per local state its asynchronous commands, and
+/// the first enabled command of every other action, once per label of
+/// `ae_labels[action]` for an agent-environment action (each label is one
+/// agent, or one abstract move, it synchronises with).
+pub(super) fn env_module(out: &mut String, l: &Loaded, ae_labels: &[Vec<String>], with_init: bool) {
+    let (m, env, sp) = (&l.model, &l.model.env, &l.sys.env);
     let _ = writeln!(out, "module {}", env.name);
-    declare(&mut out, env, "_E");
+    declare(out, env, "_E", with_init);
     for (s, moves) in sp.moves.iter().enumerate() {
         let st = &sp.states[s];
         for (k, mv) in moves.iter().enumerate() {
             let ty = m.actions[mv.action].ty;
+            if ty != ActionType::Asynchronous && moves[..k].iter().any(|x| x.action == mv.action) {
+                continue;
+            }
             let d = &sp.dists[mv.dist as usize];
             let body = format!(
                 "{} -> {}",
                 guard(env, st, "_E"),
                 dist_text(env, sp, st, d, "_E")
             );
-            if ty != ActionType::Asynchronous && moves[..k].iter().any(|x| x.action == mv.action) {
-                continue;
-            }
             match ty {
                 ActionType::Asynchronous => {
                     let _ = writeln!(out, "  [] {body};");
@@ -170,14 +193,18 @@ pub fn prism_concrete(l: &Loaded, counts: &[usize]) -> String {
                     let _ = writeln!(out, "  [{}] {body};", m.actions[mv.action].name);
                 }
                 ActionType::AgentEnvironment => {
-                    for suffix in &ae_agents {
-                        let _ = writeln!(out, "  [{}{suffix}] {body};", m.actions[mv.action].name);
+                    for label in &ae_labels[mv.action] {
+                        let _ = writeln!(out, "  [{label}] {body};");
                     }
                 }
             }
         }
     }
     out.push_str("endmodule\n\n");
+}
+
+/// The model's labels in PRISM syntax.
+pub(super) fn labels_text(out: &mut String, m: &Model) {
     for (name, t) in &m.labels {
         let _ = writeln!(
             out,
@@ -185,7 +212,6 @@ pub fn prism_concrete(l: &Loaded, counts: &[usize]) -> String {
             expr_text(m, &m.label_refs, t)
         );
     }
-    out
 }
 
 fn ref_name(m: &Model, r: GlobalVar) -> String {
@@ -322,149 +348,4 @@ pub fn prism_explicit(mdp: &Mdp, labels: &[(String, Vec<bool>)], comment: &str) 
     let mut out = Vec::new();
     write_prism_explicit(mdp, labels, comment, &mut out).expect("writing to memory");
     String::from_utf8(out).expect("the writer emits UTF-8")
-}
-
-/// The target language of `mavis swarm export`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// The PRISM language, module per agent (concrete) or one module (abstract).
-    Prism,
-    /// JANI (JSON), flat: one automaton over the explored state index.
-    Jani,
-}
-
-/// `mavis swarm export`: writes the model text to `output` (or returns it in the report).
-pub fn export(
-    inputs: &super::Inputs,
-    agents: Option<&[usize]>,
-    threshold: u32,
-    format: Format,
-    output: Option<&std::path::Path>,
-    deadline: crate::report::Deadline,
-) -> Result<crate::report::Report, crate::report::RunError> {
-    use crate::report::Report;
-    let l = super::load(inputs)?;
-    let counts = match agents {
-        Some(a) => Some(super::run::counts_for(&l, a)?),
-        None => None,
-    };
-    let what = match &counts {
-        Some(c) => format!(
-            "S({})",
-            c.iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        None => format!("the abstract model (threshold {threshold})"),
-    };
-    // Explore first: a refused or stopped export leaves no file behind.
-    let explored = match (format, &counts) {
-        (Format::Prism, Some(_)) => None,
-        (_, c) => Some(super::run::explore_model(
-            &l,
-            c.as_deref(),
-            threshold,
-            true,
-            EXPORT_MAX_STATES,
-            deadline,
-        )?),
-    };
-    let mut sink = Sink::open(output)?;
-    let written = match &explored {
-        None => {
-            use std::io::Write as _;
-            let c = counts.as_deref().unwrap_or_default();
-            sink.write_all(prism_concrete(&l, c).as_bytes())
-        }
-        Some((mdp, labels)) if format == Format::Prism => {
-            let what = format!("{what}, {} states", mdp.num_states());
-            write_prism_explicit(mdp, labels, &what, &mut sink)
-        }
-        Some((mdp, labels)) => {
-            let what = format!("{what} of {}, {} states", l.source.name(), mdp.num_states());
-            super::jani::write_jani(mdp, labels, &what, &mut sink)
-        }
-    };
-    written.map_err(|e| sink.error(e))?;
-    let mut r = Report::new("swarm", "export");
-    r.model = crate::report::ModelRef::from_path(&inputs.model).ok();
-    r.results = serde_json::json!({ "exported": what, "bytes": sink.bytes });
-    match output {
-        Some(path) => {
-            sink.finish()?;
-            r.text = format!("wrote {what} to {}\n", path.display());
-        }
-        None => r.output = Some(String::from_utf8_lossy(&sink.finish()?).into_owned()),
-    }
-    Ok(r)
-}
-
-/// The most states `export` explores (the text is streamed; the explored
-/// model with its exact probabilities stays in memory).
-pub const EXPORT_MAX_STATES: usize = 5_000_000;
-
-/// Where an export goes: a file written as it is produced, or memory (for
-/// standard output), counting the bytes.
-struct Sink {
-    file: Option<(std::io::BufWriter<std::fs::File>, std::path::PathBuf)>,
-    memory: Vec<u8>,
-    bytes: usize,
-}
-
-impl Sink {
-    fn open(output: Option<&std::path::Path>) -> Result<Self, crate::report::RunError> {
-        let file = match output {
-            Some(path) => {
-                let f = std::fs::File::create(path).map_err(|e| {
-                    crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
-                })?;
-                Some((std::io::BufWriter::new(f), path.to_path_buf()))
-            }
-            None => None,
-        };
-        Ok(Sink {
-            file,
-            memory: Vec::new(),
-            bytes: 0,
-        })
-    }
-
-    fn error(&self, e: std::io::Error) -> crate::report::RunError {
-        match &self.file {
-            Some((_, path)) => {
-                crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
-            }
-            None => crate::report::RunError::Internal(format!("export: {e}")),
-        }
-    }
-
-    /// Flushes the file; returns what was kept in memory.
-    fn finish(mut self) -> Result<Vec<u8>, crate::report::RunError> {
-        use std::io::Write as _;
-        if let Some((mut f, path)) = self.file.take() {
-            f.flush().map_err(|e| {
-                crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
-            })?;
-        }
-        Ok(std::mem::take(&mut self.memory))
-    }
-}
-
-impl std::io::Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = match &mut self.file {
-            Some((f, _)) => f.write(buf)?,
-            None => self.memory.write(buf)?,
-        };
-        self.bytes += n;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        match &mut self.file {
-            Some((f, _)) => f.flush(),
-            None => Ok(()),
-        }
-    }
 }

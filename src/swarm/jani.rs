@@ -55,7 +55,7 @@ pub fn states_expression(states: &[usize]) -> Value {
 
 /// An exact probability as a JANI number or quotient (a decimal when the
 /// fraction does not fit 64-bit integers).
-fn exact_probability(p: &Rat) -> Value {
+pub(super) fn exact_probability(p: &Rat) -> Value {
     use num_traits::ToPrimitive;
     match (p.numer().to_i64(), p.denom().to_i64()) {
         (Some(n), Some(1)) => json!(n),

@@ -46,7 +46,7 @@ pub const MAX_AGENTS: usize = 100_000;
 pub const MAX_THRESHOLD: u32 = 1 << 16;
 
 /// Number of initial abstract states: every count in `1..=t` per template.
-fn initial_abstract_states(t: u32, templates: usize) -> u128 {
+pub fn initial_abstract_states(t: u32, templates: usize) -> u128 {
     (t as u128).saturating_pow(templates as u32)
 }
 
@@ -97,7 +97,7 @@ pub fn counts_for(l: &Loaded, agents: &[usize]) -> Result<Vec<usize>, RunError> 
 }
 
 /// Concrete agents a property needs per template (agents 1..j stay concrete when j is named).
-fn named_agents(l: &Loaded, refs: &[GlobalVar]) -> Vec<usize> {
+pub fn named_agents(l: &Loaded, refs: &[GlobalVar]) -> Vec<usize> {
     let mut out = vec![0; l.model.templates.len()];
     for r in refs {
         if let GlobalVar::Agent {
@@ -403,7 +403,7 @@ fn check_concrete(
             json: json!({"property": p.text, "mode": "concrete", "agents": counts, "value": f, "exact": e.as_ref().map(num::display), "verdict": verdict}),
         });
     }
-    sizes(report, &ex, t1.elapsed().as_secs_f64());
+    sizes(report, &ex, t1.elapsed().as_secs_f64(), ctx.quiet());
     Ok(out)
 }
 
@@ -428,12 +428,17 @@ fn stopped_exploring(
         .collect()
 }
 
-fn sizes(report: &mut Report, ex: &Explored, check_s: f64) {
+/// Records the sizes and timings; the human line too unless `-q` (a note,
+/// not the answer: `-q` keeps the answer only).
+fn sizes(report: &mut Report, ex: &Explored, check_s: f64, quiet: bool) {
     report.stat("states", ex.mdp.num_states());
     report.stat("choices", ex.mdp.num_choices());
     report.stat("transitions", ex.mdp.num_transitions());
     report.stat("build_s", ex.build_s);
     report.stat("check_s", check_s);
+    if quiet {
+        return;
+    }
     report.text.push_str(&format!(
         "\n{} states, {} choices, {} transitions; built in {:.3} s, checked in {:.3} s\n",
         ex.mdp.num_states(),
@@ -510,7 +515,7 @@ pub fn cutoff_applies(l: &Loaded) -> bool {
 }
 
 /// Initial counts per template: `1..=top` (and 0 when agents stay concrete).
-fn init_counts(named: &[usize], top: u32) -> Vec<Vec<u32>> {
+pub fn init_counts(named: &[usize], top: u32) -> Vec<Vec<u32>> {
     named
         .iter()
         .map(|&m| ((if m > 0 { 0 } else { 1 })..=top).collect())
@@ -621,7 +626,7 @@ fn check_abstract(
             json: j,
         });
     }
-    sizes(report, &ex, t1.elapsed().as_secs_f64());
+    sizes(report, &ex, t1.elapsed().as_secs_f64(), ctx.quiet());
     Ok(out)
 }
 

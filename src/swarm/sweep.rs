@@ -7,6 +7,7 @@ use super::check::bounded_until;
 use super::concrete::Concrete;
 use super::counting::{check_deterministic, Counting};
 use super::engine::{self, Sem};
+use super::mdp::Mdp;
 use super::mdp::Stop;
 use super::model::Model;
 use super::props::{parse_property_sources, Opt, Path, Properties};
@@ -78,8 +79,7 @@ pub struct SweepOptions {
     pub threads: usize,
 }
 
-/// One row: swept value, k, optimum over sizes (abstract) or at the size.
-pub type Row = (Rat, usize, f64);
+pub use super::plot::{Row, RowKind};
 
 /// The sweep table as far as it was computed.
 pub struct SweepTable {
@@ -126,7 +126,7 @@ fn cells(
     base: &Model,
     text: &str,
     sem: &Sem,
-    mdp: &super::mdp::Mdp,
+    mdp: &Mdp,
     ks: (usize, usize),
     deadline: Deadline,
 ) -> Result<Vec<Cell>, RunError> {
@@ -237,37 +237,117 @@ pub fn sweep_rows(
                 ),
             ));
         }
-        let mut values = vec![0.0; cells.len()];
-        let mut done = vec![false; cells.len()];
-        for i in 0..cells.len() {
-            if done[i] {
-                continue;
-            }
-            let group: Vec<usize> = (i..cells.len())
-                .filter(|&j| !done[j] && cells[j].sets == cells[i].sets)
-                .collect();
-            let most = group.iter().map(|&j| cells[j].steps).max().unwrap_or(0);
-            let (target, allowed) = (&cells[i].sets[0], &cells[i].sets[1]);
-            let run = bounded_until::<f64>(
-                &mdp, target, allowed, most, p.opt, true, deadline, o.threads,
-            )?;
-            for j in group {
-                let vals = engine::Values {
-                    f64s: mdp
-                        .initial
-                        .iter()
-                        .map(|&s| run.history[cells[j].steps][s as usize])
-                        .collect(),
-                    exact: None,
-                    witness: None,
-                };
-                values[j] = engine::over_initials(&vals, p.opt).0;
-                done[j] = true;
-            }
+        let values = cell_values(&mdp, &cells, p.opt, deadline, o.threads)?;
+        let exact = match &o.agents {
+            Some(_) => None,
+            None => cutoff_values(&l, &base, &text, &cells, p.opt, o, deadline)?,
+        };
+        if o.agents.is_none() && exact.is_none() {
+            table.notes.push((
+                index,
+                format!(
+                    "{name}={}: the cutoff {}; the rows are the abstraction's bounds",
+                    num::to_f64(v),
+                    if super::run::cutoff_applies(&l) {
+                        "did not fit in a quarter of --max-states"
+                    } else {
+                        "does not apply (global-synchronous actions)"
+                    }
+                ),
+            ));
         }
-        for (c, x) in cells.iter().zip(values) {
-            table.rows.push((v.clone(), c.k, x));
+        for (i, (c, x)) in cells.iter().zip(values).enumerate() {
+            let (p, kind, bound) = match (&o.agents, &exact) {
+                (Some(_), _) => (x, RowKind::AtSize, None),
+                (None, Some(e)) => (e[i], RowKind::ExactOverN, Some(x)),
+                (None, None) => (x, RowKind::Bound, Some(x)),
+            };
+            table.rows.push(Row {
+                value: v.clone(),
+                k: c.k,
+                p,
+                kind,
+                bound,
+            });
         }
     }
     Ok(())
+}
+
+/// The value of every cell on `mdp` (optimum over its initial states): rows
+/// whose target and allowed sets agree share one value iteration, read at
+/// each row's own step bound.
+fn cell_values(
+    mdp: &Mdp,
+    cells: &[Cell],
+    opt: Opt,
+    deadline: Deadline,
+    threads: usize,
+) -> Result<Vec<f64>, RunError> {
+    let mut values = vec![0.0; cells.len()];
+    let mut done = vec![false; cells.len()];
+    for i in 0..cells.len() {
+        if done[i] {
+            continue;
+        }
+        let group: Vec<usize> = (i..cells.len())
+            .filter(|&j| !done[j] && cells[j].sets == cells[i].sets)
+            .collect();
+        let most = group.iter().map(|&j| cells[j].steps).max().unwrap_or(0);
+        let (target, allowed) = (&cells[i].sets[0], &cells[i].sets[1]);
+        let run = bounded_until::<f64>(mdp, target, allowed, most, opt, true, deadline, threads)?;
+        for j in group {
+            let vals = engine::Values {
+                f64s: mdp
+                    .initial
+                    .iter()
+                    .map(|&s| run.history[cells[j].steps][s as usize])
+                    .collect(),
+                exact: None,
+                witness: None,
+            };
+            values[j] = engine::over_initials(&vals, opt).0;
+            done[j] = true;
+        }
+    }
+    Ok(values)
+}
+
+/// The exact optimum over every size of each cell, by the cutoff: with only
+/// asynchronous and agent-environment actions, the counting quotient of
+/// S(1..h) (threshold h + 1, explored h steps deep, h the largest step bound
+/// of the cells) has, at its initial states, every value a property of at
+/// most h steps takes over all n. `None` when the cutoff does not apply or
+/// does not fit in a quarter of `--max-states` (as in `check`).
+fn cutoff_values(
+    l: &super::Loaded,
+    base: &Model,
+    text: &str,
+    cells: &[Cell],
+    opt: Opt,
+    o: &SweepOptions,
+    deadline: Deadline,
+) -> Result<Option<Vec<f64>>, RunError> {
+    if !super::run::cutoff_applies(l) || l.model.faulty_fraction.is_some() {
+        return Ok(None);
+    }
+    let h = cells.iter().map(|c| c.steps).max().unwrap_or(0).max(1);
+    let Ok(h32) = u32::try_from(h) else {
+        return Ok(None);
+    };
+    let budget = o.max_states / 4;
+    if super::run::initial_abstract_states(h32, l.model.templates.len()) > budget as u128 {
+        return Ok(None);
+    }
+    let named = vec![0; l.model.templates.len()];
+    let counts = super::run::init_counts(&named, h32);
+    let sem = Sem::Counting(Counting::new(&l.model, &l.sys, &named, h32 + 1, counts));
+    let mdp = match engine::build_to_depth(&sem, false, budget, deadline.at(), h) {
+        Ok(mdp) => mdp,
+        Err(Stop::TimedOut(_)) => return Err(deadline.check().unwrap_err().into()),
+        Err(_) => return Ok(None),
+    };
+    let ks = (cells[0].k, cells[cells.len() - 1].k);
+    let cut = self::cells(base, text, &sem, &mdp, ks, deadline)?;
+    Ok(Some(cell_values(&mdp, &cut, opt, deadline, o.threads)?))
 }

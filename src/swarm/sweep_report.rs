@@ -3,13 +3,13 @@
 //! swept value), so that `mavis merge` draws the parts' rows with the same
 //! function. The rows are computed by [`super::sweep`].
 
+use super::plot::Figure;
 use super::props::Opt;
-use super::sweep::{sweep_rows, Row, SweepOptions, SweepTable};
+use super::sweep::{sweep_rows, Row, RowKind, SweepOptions, SweepTable};
 use super::Inputs;
 use crate::lang::{num, Rat};
 use crate::report::shard::{self, Merged, Part, Shard};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat};
-use plotters::prelude::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -21,6 +21,8 @@ pub struct SweepLook {
     pub out: Option<PathBuf>,
     /// Leave `time_s` out of the stats.
     pub no_times: bool,
+    /// `-q`: no "wrote ..." line (the answer itself is never cut).
+    pub quiet: bool,
 }
 
 /// What the report says about the sweep besides its rows.
@@ -124,8 +126,15 @@ fn cell_json(done: &SweepTable, index: usize, v: &Rat) -> Value {
     let rows: Vec<Value> = done
         .rows
         .iter()
-        .filter(|r| &r.0 == v)
-        .map(|(_, k, p)| json!([k, format!("{p:?}")]))
+        .filter(|r| &r.value == v)
+        .map(|r| {
+            json!([
+                r.k,
+                format!("{:?}", r.p),
+                kind_word(r.kind),
+                r.bound.map(|b| format!("{b:?}"))
+            ])
+        })
         .collect();
     let notes: Vec<&String> = done
         .notes
@@ -181,7 +190,23 @@ fn read_cell(cell: &Value, index: usize, table: &mut SweepTable) -> Option<()> {
     for row in cell["rows"].as_array()? {
         let k = row[0].as_u64()? as usize;
         let p: f64 = row[1].as_str()?.parse().ok()?;
-        table.rows.push((v.clone(), k, p));
+        let kind = match row[2].as_str()? {
+            "at size" => RowKind::AtSize,
+            "exact over n" => RowKind::ExactOverN,
+            "bound" => RowKind::Bound,
+            _ => return None,
+        };
+        let bound = match &row[3] {
+            Value::Null => None,
+            b => Some(b.as_str()?.parse().ok()?),
+        };
+        table.rows.push(Row {
+            value: v.clone(),
+            k,
+            p,
+            kind,
+            bound,
+        });
     }
     for n in cell["notes"].as_array()? {
         table.notes.push((index, n.as_str()?.to_string()));
@@ -211,14 +236,8 @@ fn render(
         notes,
     } = done;
     let name = &shape.name;
-    let (mode, measure) = mode_and_measure(shape, opt);
-    let mut table = Table::new([name.as_str(), "k", measure.as_str()]);
-    let mut csv = Table::new([name.as_str(), "k", measure.as_str()]);
-    for (v, k, p) in &rows {
-        table.row([num::to_f64(v).to_string(), k.to_string(), format!("{p:.6}")]);
-        // The CSV keeps every digit (shortest text that reads back to the same f64).
-        csv.row([num::display(v), k.to_string(), format!("{p:?}")]);
-    }
+    let (mode, measure) = headings(shape, opt, &rows);
+    let (table, csv) = tables(&rows, name, &measure);
     let mut r = Report::new("swarm", "sweep");
     r.model = model;
     r.text = format!(
@@ -228,13 +247,15 @@ fn render(
     r.text.push_str(&table.render(TableFormat::Text));
     if let Some(prefix) = &look.out {
         let title = format!("{}: {prop}, {mode}", file_name(&shape.model_path));
-        write_files(prefix, &csv, &rows, name, title, &measure, &mut r)?;
+        write_files(
+            prefix, &csv, &rows, name, title, &measure, &mut r, look.quiet,
+        )?;
     }
     if !look.no_times {
         r.stat("time_s", time_s);
     }
     r.warnings.extend(notes.into_iter().map(|(_, n)| n));
-    r.results = json!({"property": prop, "constant": name, "rows": rows.iter().map(|(v, k, p)| json!({"value": num::to_f64(v), "k": k, "p": p})).collect::<Vec<_>>()});
+    r.results = json!({"property": prop, "constant": name, "rows": rows.iter().map(row_json).collect::<Vec<_>>()});
     Ok(r)
 }
 
@@ -245,29 +266,87 @@ fn file_name(path: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The text's system (`n = ...` or the abstraction) and the measure's name.
-fn mode_and_measure(shape: &Shape, opt: Opt) -> (String, String) {
-    match &shape.agents {
-        Some(a) => (
-            format!(
-                "n = {}",
-                a.iter()
-                    .map(|x| x.to_string())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            ),
-            opt.word().to_string(),
-        ),
-        None => (
-            format!("all n (abstraction, threshold {})", shape.threshold),
-            format!(
-                "{} bound ({} over n {} this)",
-                opt.word(),
-                if opt == Opt::Max { "sup" } else { "inf" },
-                if opt == Opt::Max { "<=" } else { ">=" }
-            ),
-        ),
+/// The title's "n = ..." or "all n (...)" and the y axis's measure: over all
+/// n, the exact optimum where the cutoff gave every row, else a bound.
+fn headings(shape: &Shape, opt: Opt, rows: &[Row]) -> (String, String) {
+    let (sup, rel) = if opt == Opt::Max {
+        ("sup", "<=")
+    } else {
+        ("inf", ">=")
+    };
+    if let Some(a) = &shape.agents {
+        let sizes: Vec<String> = a.iter().map(|x| x.to_string()).collect();
+        return (format!("n = {}", sizes.join(",")), opt.word().to_string());
     }
+    let exact = rows
+        .iter()
+        .filter(|r| r.kind == RowKind::ExactOverN)
+        .count();
+    if exact > 0 && exact == rows.len() {
+        (
+            "all n (exact, by the cutoff)".into(),
+            format!("{} over all n ({sup}, exact)", opt.word()),
+        )
+    } else if exact > 0 {
+        (
+            "all n (exact by the cutoff, or a bound)".into(),
+            format!("{} {sup} over n: exact, or a bound", opt.word()),
+        )
+    } else {
+        (
+            format!("all n (abstraction bound, threshold {})", shape.threshold),
+            format!("{} bound ({sup} over n {rel} this)", opt.word()),
+        )
+    }
+}
+
+/// The text table and the CSV (every digit); over all n both also have the
+/// abstraction's bound and what each row's value is.
+fn tables(rows: &[Row], name: &str, measure: &str) -> (Table, Table) {
+    let all_n = rows.iter().any(|r| r.bound.is_some());
+    let mut head = vec![name, "k", measure];
+    if all_n {
+        head.extend(["abstraction bound", "row is"]);
+    }
+    let (mut table, mut csv) = (Table::new(head.clone()), Table::new(head));
+    for r in rows {
+        let mut shown = vec![
+            num::to_f64(&r.value).to_string(),
+            r.k.to_string(),
+            format!("{:.6}", r.p),
+        ];
+        // The CSV keeps every digit (shortest text that reads back to the same f64).
+        let mut full = vec![
+            num::display(&r.value),
+            r.k.to_string(),
+            format!("{:?}", r.p),
+        ];
+        if let Some(b) = r.bound {
+            let is = if r.kind == RowKind::ExactOverN {
+                "exact"
+            } else {
+                "bound"
+            };
+            shown.extend([format!("{b:.6}"), is.to_string()]);
+            full.extend([format!("{b:?}"), is.to_string()]);
+        }
+        table.row(shown);
+        csv.row(full);
+    }
+    (table, csv)
+}
+
+fn kind_word(kind: RowKind) -> &'static str {
+    match kind {
+        RowKind::AtSize => "at size",
+        RowKind::ExactOverN => "exact over n",
+        RowKind::Bound => "bound",
+    }
+}
+
+/// A row in the JSON report.
+fn row_json(r: &Row) -> Value {
+    json!({"value": num::to_f64(&r.value), "k": r.k, "p": r.p, "is": kind_word(r.kind), "abstraction_bound": r.bound})
 }
 
 /// PREFIX.csv, PREFIX.svg and PREFIX.png, and a line saying so.
@@ -279,6 +358,7 @@ fn write_files(
     title: String,
     measure: &str,
     r: &mut Report,
+    quiet: bool,
 ) -> Result<(), RunError> {
     let csv_path = prefix.with_extension("csv");
     std::fs::write(&csv_path, csv.render(TableFormat::Csv))
@@ -297,105 +377,13 @@ fn write_files(
     figure
         .plot(&png, false)
         .map_err(|e| RunError::Internal(format!("plot {}: {e}", png.display())))?;
-    r.text.push_str(&format!(
-        "\nwrote {}, {} and {}\n",
-        csv_path.display(),
-        svg.display(),
-        png.display()
-    ));
+    if !quiet {
+        r.text.push_str(&format!(
+            "\nwrote {}, {} and {}\n",
+            csv_path.display(),
+            svg.display(),
+            png.display()
+        ));
+    }
     Ok(())
-}
-
-/// Twelve colours told apart easily (Tableau 10 and two more), cycled.
-const COLOURS: [RGBColor; 12] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-    RGBColor(0, 0, 0),
-    RGBColor(0, 0, 128),
-];
-
-/// The figure: one line per swept value, p against k.
-struct Figure<'a> {
-    rows: &'a [Row],
-    name: &'a str,
-    /// Model, property and n (or "all n").
-    title: String,
-    /// What the y axis shows (a value, or a bound on it).
-    measure: &'a str,
-}
-
-impl Figure<'_> {
-    /// SVG, or PNG with the bundled font.
-    fn plot(&self, path: &std::path::Path, svg: bool) -> Result<(), Box<dyn std::error::Error>> {
-        // Both backends measure text with the font (the PNG also draws it).
-        crate::report::register_plot_font()?;
-        if svg {
-            self.draw(SVGBackend::new(path, (900, 500)).into_drawing_area())
-        } else {
-            self.draw(BitMapBackend::new(path, (900, 500)).into_drawing_area())
-        }
-    }
-
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: DrawingArea<DB, plotters::coord::Shift>,
-    ) -> Result<(), Box<dyn std::error::Error>>
-    where
-        DB::ErrorType: 'static,
-    {
-        let rows = self.rows;
-        let kmin = rows.iter().map(|r| r.1).min().unwrap_or(0) as i64;
-        let kmax = rows.iter().map(|r| r.1).max().unwrap_or(1) as i64;
-        let top = rows.iter().map(|r| r.2).fold(0.0f64, f64::max);
-        // The y axis fits the data (with a little room), within [0, 1].
-        let ymax = (top * 1.08).clamp(0.01, 1.0);
-        let mut values: Vec<Rat> = rows.iter().map(|r| r.0.clone()).collect();
-        values.dedup();
-        root.fill(&WHITE)?;
-        // The legend gets its own panel right of the plot, never over a curve.
-        let (plot_area, legend_area) = root.split_horizontally(740);
-        let mut b = ChartBuilder::on(&plot_area);
-        b.margin(15);
-        b.caption(&self.title, ("sans-serif", 15))
-            .x_label_area_size(40)
-            .y_label_area_size(60);
-        let mut chart = b.build_cartesian_2d(kmin..kmax.max(kmin + 1), 0f64..ymax)?;
-        let ticks = ((kmax - kmin) as usize + 1).min(21);
-        chart
-            .configure_mesh()
-            .x_desc("k")
-            .y_desc(self.measure)
-            .x_labels(ticks)
-            .x_label_formatter(&|k| k.to_string())
-            .draw()?;
-        for (i, v) in values.iter().enumerate() {
-            let colour = COLOURS[i % COLOURS.len()];
-            let pts: Vec<(i64, f64)> = rows
-                .iter()
-                .filter(|r| &r.0 == v)
-                .map(|r| (r.1 as i64, r.2))
-                .collect();
-            chart.draw_series(LineSeries::new(pts, colour.stroke_width(2)))?;
-            let y = 40 + 18 * i as i32;
-            legend_area.draw(&PathElement::new(
-                vec![(10, y), (40, y)],
-                colour.stroke_width(2),
-            ))?;
-            legend_area.draw(&Text::new(
-                format!("{}={}", self.name, num::to_f64(v)),
-                (46, y - 7),
-                ("sans-serif", 13),
-            ))?;
-        }
-        root.present()?;
-        Ok(())
-    }
 }

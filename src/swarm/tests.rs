@@ -16,7 +16,11 @@ use std::collections::HashMap;
 const FORAGING: &str = include_str!("../../examples/foraging/foraging_small.swarm");
 const FAULTS: &str = include_str!("../../examples/foraging/foraging_small.faults");
 
-fn load(model: &str, faults: Option<&str>, sets: &[(&str, &str)]) -> Result<Loaded, String> {
+pub(super) fn load(
+    model: &str,
+    faults: Option<&str>,
+    sets: &[(&str, &str)],
+) -> Result<Loaded, String> {
     let sets: Vec<(String, Value)> = sets
         .iter()
         .map(|(n, v)| (n.to_string(), crate::lang::parse_value_text(v).unwrap()))

@@ -1,0 +1,186 @@
+//! `mavis swarm export`: which writer a model gets, and where its text goes.
+//! S(n) is written as modules (PRISM, [`super::export::prism_concrete`]) or
+//! automata (JANI, [`super::jani_modular`]) per agent without exploring; the
+//! abstraction as PRISM modules of counts ([`super::prism_abstract`]) where
+//! it has no global-synchronous action, else explored and written state by
+//! state ([`super::export::write_prism_explicit`], [`super::jani`]).
+
+use super::export::{prism_concrete, write_prism_explicit};
+
+/// The target language of `mavis swarm export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The PRISM language, module per agent (concrete) or one module (abstract).
+    Prism,
+    /// JANI (JSON): an automaton per agent (concrete), or one flat automaton
+    /// over the explored states (abstract).
+    Jani,
+}
+
+/// `mavis swarm export`: writes the model text to `output` (or returns it in
+/// the report); `quiet` (`-q`) leaves out the "wrote ..." line, never the file.
+pub fn export(
+    inputs: &super::Inputs,
+    agents: Option<&[usize]>,
+    threshold: u32,
+    format: Format,
+    output: Option<&std::path::Path>,
+    deadline: crate::report::Deadline,
+    quiet: bool,
+) -> Result<crate::report::Report, crate::report::RunError> {
+    use crate::report::Report;
+    let l = super::load(inputs)?;
+    let counts = match agents {
+        Some(a) => Some(super::run::counts_for(&l, a)?),
+        None => None,
+    };
+    let what = match &counts {
+        Some(c) => format!(
+            "S({})",
+            c.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => format!("the abstract model (threshold {threshold})"),
+    };
+    if let (Format::Jani, Some(c)) = (format, &counts) {
+        let total: usize = c.iter().sum();
+        let most = super::jani_modular::JANI_MAX_AGENTS;
+        if total > most {
+            return Err(crate::report::RunError::input(format!(
+                "--to jani with {total} agents: the limit is {most} (JANI's synchronisation vectors name every automaton, so they grow with the square of the agents); use --to prism"
+            )));
+        }
+    }
+    // Explore first: a refused or stopped export leaves no file behind. S(n)
+    // is written as modules (automata) per agent without exploring, and so
+    // is the abstraction in PRISM where it has no global-synchronous action.
+    let modules = match (format, &counts) {
+        (Format::Prism, None) => {
+            super::run::check_threshold(threshold, l.model.templates.len(), EXPORT_MAX_STATES)?;
+            let named = super::run::named_agents(&l, &l.model.label_refs);
+            super::prism_abstract::prism_abstract(&l, &named, threshold)
+        }
+        _ => None,
+    };
+    let explored = match (format, &counts) {
+        (_, Some(_)) => None,
+        _ if modules.is_some() => None,
+        (_, c) => Some(super::run::explore_model(
+            &l,
+            c.as_deref(),
+            threshold,
+            true,
+            EXPORT_MAX_STATES,
+            deadline,
+        )?),
+    };
+    let mut sink = Sink::open(output)?;
+    let written = match &explored {
+        None if modules.is_some() => {
+            use std::io::Write as _;
+            sink.write_all(modules.as_deref().unwrap_or_default().as_bytes())
+        }
+        None if format == Format::Jani => {
+            let c = counts.as_deref().unwrap_or_default();
+            super::jani_modular::write_jani_concrete(&l, c, &mut sink)
+        }
+        None => {
+            use std::io::Write as _;
+            let c = counts.as_deref().unwrap_or_default();
+            sink.write_all(prism_concrete(&l, c).as_bytes())
+        }
+        Some((mdp, labels)) if format == Format::Prism => {
+            let what = format!("{what}, {} states", mdp.num_states());
+            write_prism_explicit(mdp, labels, &what, &mut sink)
+        }
+        Some((mdp, labels)) => {
+            let what = format!("{what} of {}, {} states", l.source.name(), mdp.num_states());
+            super::jani::write_jani(mdp, labels, &what, &mut sink)
+        }
+    };
+    written.map_err(|e| sink.error(e))?;
+    let mut r = Report::new("swarm", "export");
+    r.model = crate::report::ModelRef::from_path(&inputs.model).ok();
+    r.results = serde_json::json!({ "exported": what, "bytes": sink.bytes });
+    match output {
+        Some(path) => {
+            sink.finish()?;
+            if !quiet {
+                r.text = format!("wrote {what} to {}\n", path.display());
+            }
+        }
+        None => r.output = Some(String::from_utf8_lossy(&sink.finish()?).into_owned()),
+    }
+    Ok(r)
+}
+
+/// The most states `export` explores (the text is streamed; the explored
+/// model with its exact probabilities stays in memory).
+pub const EXPORT_MAX_STATES: usize = 5_000_000;
+
+/// Where an export goes: a file written as it is produced, or memory (for
+/// standard output), counting the bytes.
+struct Sink {
+    file: Option<(std::io::BufWriter<std::fs::File>, std::path::PathBuf)>,
+    memory: Vec<u8>,
+    bytes: usize,
+}
+
+impl Sink {
+    fn open(output: Option<&std::path::Path>) -> Result<Self, crate::report::RunError> {
+        let file = match output {
+            Some(path) => {
+                let f = std::fs::File::create(path).map_err(|e| {
+                    crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
+                })?;
+                Some((std::io::BufWriter::new(f), path.to_path_buf()))
+            }
+            None => None,
+        };
+        Ok(Sink {
+            file,
+            memory: Vec::new(),
+            bytes: 0,
+        })
+    }
+
+    fn error(&self, e: std::io::Error) -> crate::report::RunError {
+        match &self.file {
+            Some((_, path)) => {
+                crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
+            }
+            None => crate::report::RunError::Internal(format!("export: {e}")),
+        }
+    }
+
+    /// Flushes the file; returns what was kept in memory.
+    fn finish(mut self) -> Result<Vec<u8>, crate::report::RunError> {
+        use std::io::Write as _;
+        if let Some((mut f, path)) = self.file.take() {
+            f.flush().map_err(|e| {
+                crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
+            })?;
+        }
+        Ok(std::mem::take(&mut self.memory))
+    }
+}
+
+impl std::io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = match &mut self.file {
+            Some((f, _)) => f.write(buf)?,
+            None => self.memory.write(buf)?,
+        };
+        self.bytes += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.file {
+            Some((f, _)) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
