@@ -67,11 +67,11 @@ fn vector_text(v: &[f64]) -> String {
         .join(", ")
 }
 
-/// `mavis nn verify`.
-pub fn verify_report(req: &VerifyRequest, ctx: &RunContext) -> Result<Report, RunError> {
-    let start = Instant::now();
-    let (model, model_ref) = load_for_command(&req.net)?;
-    let net = &model.network;
+/// The property file, read and checked against the network's sizes.
+fn read_property(
+    req: &VerifyRequest,
+    net: &crate::nn::Network,
+) -> Result<vnnlib::Property, RunError> {
     let bytes = crate::lang::source::read_capped(&req.property)
         .map_err(|e| RunError::reading(&req.property, e))?;
     let text = String::from_utf8(bytes).map_err(|_| {
@@ -81,7 +81,6 @@ pub fn verify_report(req: &VerifyRequest, ctx: &RunContext) -> Result<Report, Ru
         ))
     })?;
     let prop = vnnlib::parse(&req.property.display().to_string(), &text)?;
-    let parse_s = start.elapsed().as_secs_f64();
     if (prop.inputs, prop.outputs) != (net.input_size(), net.output_size()) {
         return Err(RunError::input(format!(
             "{} declares {} inputs and {} outputs, but {} has {} inputs and {} outputs",
@@ -93,6 +92,16 @@ pub fn verify_report(req: &VerifyRequest, ctx: &RunContext) -> Result<Report, Ru
             net.output_size()
         )));
     }
+    Ok(prop)
+}
+
+/// `mavis nn verify`.
+pub fn verify_report(req: &VerifyRequest, ctx: &RunContext) -> Result<Report, RunError> {
+    let start = Instant::now();
+    let (model, model_ref) = load_for_command(&req.net)?;
+    let net = &model.network;
+    let prop = read_property(req, net)?;
+    let parse_s = start.elapsed().as_secs_f64();
     ctx.stage("nn verify: falsification, bounds, MILP and input splitting");
     let opts = VerifyOptions {
         solve: SolveOptions::new(ctx.threads, ctx.deadline(), ctx.verbosity >= 2),

@@ -238,7 +238,7 @@ fn branch_and_bound(
         if root {
             stats.root_unstable[0] += interval_bounds(&spec.net, &region).unstable_count();
         }
-        let mut bounds = symbolic_bounds(&spec.net, &region);
+        let bounds = symbolic_bounds(&spec.net, &region);
         stats.bounds_s += t.elapsed().as_secs_f64();
         let mut open = spec.unrefuted(&bounds, &open);
         if root {
@@ -259,35 +259,15 @@ fn branch_and_bound(
         }
         let splittable = split::can_split(&region);
         if bounds.unstable_count() <= opts.milp_unstable || !splittable {
-            if opts.lp_tighten && bounds.unstable_count() > 0 {
-                let t = Instant::now();
-                bounds = super::lp_tighten(&spec.net, &bounds, &opts.solve)?;
-                stats.lp_s += t.elapsed().as_secs_f64();
-                open = spec.unrefuted(&bounds, &open);
-            }
-            if root {
-                stats.root_unstable[2] += bounds.unstable_count();
-                stats.root_lp = true;
-            }
-            if !open.is_empty() {
-                match milp_box(
-                    &spec,
-                    bounds,
-                    &open,
-                    &opts.solve,
-                    opts.milp_budget,
-                    &mut stats.milp,
-                )? {
-                    BoxAnswer::Refuted => open.clear(),
-                    BoxAnswer::Point { disjunct, input } => {
-                        let tol = tolerance::COUNTEREXAMPLE;
-                        match replayed(net, case, ci, disjunct, input, Source::Milp, tol) {
-                            Some(cex) => return Ok(Some(Answer::Violated(cex))),
-                            None => stats.unreplayed += 1,
-                        }
-                    }
-                    BoxAnswer::Stalled(still) => open = still,
-                }
+            let job = BoxJob {
+                net,
+                spec: &spec,
+                ci,
+                root,
+            };
+            match milp_stage(&job, bounds, open, opts, stats)? {
+                Ok(still) => open = still,
+                Err(answer) => return Ok(Some(answer)),
             }
         }
         root = false;
@@ -311,6 +291,62 @@ fn branch_and_bound(
         stack.push((a, open));
     }
     Ok(None)
+}
+
+/// One box of the branch and bound, for [`milp_stage`].
+struct BoxJob<'a> {
+    net: &'a Network,
+    spec: &'a Spec<'a>,
+    ci: usize,
+    root: bool,
+}
+
+/// LP tightening and the MILP of one box: the disjuncts still open, or the
+/// answer (a replayed counterexample) that ends the run.
+fn milp_stage(
+    job: &BoxJob,
+    mut bounds: crate::nn::NetworkBounds,
+    mut open: Vec<usize>,
+    opts: &VerifyOptions,
+    stats: &mut VerifyStats,
+) -> Result<Result<Vec<usize>, Answer>, MilpError> {
+    let spec = job.spec;
+    if opts.lp_tighten && bounds.unstable_count() > 0 {
+        let t = Instant::now();
+        bounds = super::lp_tighten(&spec.net, &bounds, &opts.solve)?;
+        stats.lp_s += t.elapsed().as_secs_f64();
+        open = spec.unrefuted(&bounds, &open);
+    }
+    if job.root {
+        stats.root_unstable[2] += bounds.unstable_count();
+        stats.root_lp = true;
+    }
+    if open.is_empty() {
+        return Ok(Ok(open));
+    }
+    let budget = opts.milp_budget;
+    match milp_box(spec, bounds, &open, &opts.solve, budget, &mut stats.milp)? {
+        BoxAnswer::Refuted => Ok(Ok(Vec::new())),
+        BoxAnswer::Point { disjunct, input } => {
+            let tol = tolerance::COUNTEREXAMPLE;
+            match replayed(
+                job.net,
+                spec.case,
+                job.ci,
+                disjunct,
+                input,
+                Source::Milp,
+                tol,
+            ) {
+                Some(cex) => Ok(Err(Answer::Violated(cex))),
+                None => {
+                    stats.unreplayed += 1;
+                    Ok(Ok(open))
+                }
+            }
+        }
+        BoxAnswer::Stalled(still) => Ok(Ok(still)),
+    }
 }
 
 #[cfg(test)]
