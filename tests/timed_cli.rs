@@ -211,3 +211,23 @@ fn help_has_examples() {
             .stdout(predicate::str::contains("Examples:"));
     }
 }
+
+/// `-q` silences the notes of `timed export`, never the exported text.
+#[test]
+fn quiet_export_keeps_the_whole_model_and_drops_the_notes() {
+    let loud = mavis()
+        .args(["timed", "export", PLATOON2, "--to", "tchecker"])
+        .output()
+        .unwrap();
+    let quiet = mavis()
+        .args(["-q", "timed", "export", PLATOON2, "--to", "tchecker"])
+        .output()
+        .unwrap();
+    assert_eq!(loud.status.code(), Some(0));
+    assert_eq!(quiet.status.code(), Some(0));
+    let text = String::from_utf8(quiet.stdout).unwrap();
+    assert_eq!(text, String::from_utf8(loud.stdout).unwrap());
+    assert!(text.lines().count() > 20 && text.lines().any(|l| l.starts_with("edge:car2:")));
+    assert!(String::from_utf8_lossy(&loud.stderr).contains("note: V scaled"));
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("note:"));
+}

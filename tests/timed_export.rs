@@ -55,3 +55,58 @@ fn tchecker_export_declares_processes_clocks_and_edges() {
     assert!(lines.contains(&"edge:a:p:q:tau{provided: c_a>=1 && c_a<=2 : do: x = (x + 1)}"));
     assert!(lines.contains(&"edge:a:q:p:tau{provided: c_a==5 : do: c_a=0}"));
 }
+
+/// `max`/`min` become one guarded edge per case: `v := max(v - 1, 0)` is
+/// `v - 1 > 0 -> v = v - 1` and `!(v - 1 > 0) -> v = 0` (the two cases
+/// cover every value of v and give max's value in each).
+#[test]
+fn tchecker_export_splits_max_and_min_into_guarded_edges() {
+    let m = load_str(
+        "m.mapt",
+        "var v: int = 2;\nagent a period 5 { p -> q in [1, 2] do v := max(v - 1, 0); }\n\
+         agent b period 5 { p -> q in [0, 5] when min(v, 3) >= 1 do v := min(v + 1, 4); }\n",
+        HashMap::new(),
+    )
+    .unwrap();
+    let out = export::export(&m, export::Target::Tchecker).unwrap();
+    let edges: Vec<&str> = out
+        .text
+        .lines()
+        .filter(|l| l.starts_with("edge:"))
+        .collect();
+    assert!(edges.contains(
+        &"edge:a:p:q:tau{provided: c_a>=1 && c_a<=2 && ((v - 1) > 0) : do: v = (v - 1)}"
+    ));
+    assert!(
+        edges.contains(&"edge:a:p:q:tau{provided: c_a>=1 && c_a<=2 && !((v - 1) > 0) : do: v = 0}")
+    );
+    // Guard and update each have a conditional: 2 x 2 edges for `b`, plus 2 resets.
+    let b_edges: Vec<&&str> = edges
+        .iter()
+        .filter(|e| e.starts_with("edge:b:p:q"))
+        .collect();
+    assert_eq!(b_edges.len(), 4, "{b_edges:?}");
+    assert!(b_edges.contains(
+        &&"edge:b:p:q:tau{provided: c_b>=0 && c_b<=5 && (v >= 1) && (v < 3) && ((v + 1) < 4) : do: v = (v + 1)}"
+    ));
+    assert_eq!(edges.len(), 2 + 4 + 2);
+}
+
+/// examples/cav/README.md lists `timed export --to tchecker` for the platoons.
+#[test]
+fn every_cav_example_exports_to_tchecker() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/cav");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "mapt") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let m = load_str(path.to_str().unwrap(), &text, HashMap::new()).unwrap();
+            let out = export::export(&m, export::Target::Tchecker)
+                .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+            assert!(!out.text.contains('?'), "{}", path.display());
+            n += 1;
+        }
+    }
+    assert_eq!(n, 10);
+}

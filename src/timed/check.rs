@@ -9,10 +9,11 @@
 //! verdict (0) unless incomplete (unknown, 3, with the best value so far).
 
 use super::ast::Loc;
-use super::explore::{explore, Control, Options, Stats};
+use super::explore::{Control, Options, Stats};
 use super::graph::{holds, Graph, GraphCache, Memo};
 use super::model::Model;
 use super::query::{parse_query, Formula, Query};
+use super::search::explore;
 use super::semantics::{Semantics, SemanticsKind, State, StateEnv};
 use super::trace::Trace;
 use crate::lang::{eval, Value};

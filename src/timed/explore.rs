@@ -171,16 +171,8 @@ pub(super) fn out_of_budget(opts: &Options, stats: &Stats) -> bool {
     stats.expanded >= opts.max_states || opts.deadline.is_some_and(|d| Instant::now() >= d)
 }
 
-/// Explores the state space of `sem` with the chosen strategy, calling `visit` on every state.
-pub fn explore(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<Stats, RunError> {
-    match opts.search {
-        Search::Layered => super::layered::layered(sem, opts, visit),
-        _ => flat(sem, opts, visit),
-    }
-}
-
 /// Breadth-first, depth-first and best-first search with a full visited set and parent links.
-fn flat(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<Stats, RunError> {
+pub fn flat(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<Stats, RunError> {
     let mut stats = Stats::default();
     let mut scorer = Scorer::new(&opts.heuristic);
     let init = sem.initial();

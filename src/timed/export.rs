@@ -6,6 +6,8 @@
 //! every number of V is multiplied by a scale factor (the least common
 //! multiple of the denominators of the model's literals); products and
 //! quotients are rescaled, and integer division truncates (reported).
+//! TChecker has no conditional expression: an edge with `max`/`min`/`abs`/
+//! `clamp`/`if` is printed once per case, each guarded by its conditions.
 
 use super::model::Model;
 use crate::lang::types::Builtin;
@@ -102,6 +104,33 @@ struct Printer<'a> {
     scale: BigInt,
     target: Target,
     warnings: Vec<String>,
+    /// While printing one TChecker edge: the branch taken at each
+    /// conditional met so far (TChecker has no conditional expression, so
+    /// an edge with `max`/`min`/`abs`/`clamp`/`if` becomes one edge per case).
+    cases: Option<Cases>,
+}
+
+/// The cases of one edge: `decisions[i]` is the branch of the i-th
+/// conditional met while printing (then-branch when true), `conditions` the
+/// guards they add (the condition or its negation).
+#[derive(Default)]
+struct Cases {
+    decisions: Vec<bool>,
+    met: usize,
+    conditions: Vec<String>,
+}
+
+impl Cases {
+    /// The next decision vector in depth-first order (the last then-branch
+    /// becomes an else-branch, later decisions are forgotten), or none.
+    fn next(mut decisions: Vec<bool>) -> Option<Vec<bool>> {
+        while decisions.last() == Some(&false) {
+            decisions.pop();
+        }
+        let last = decisions.last_mut()?;
+        *last = false;
+        Some(decisions)
+    }
 }
 
 impl Printer<'_> {
@@ -112,11 +141,24 @@ impl Printer<'_> {
         ))
     }
 
-    fn ternary(&self, c: String, a: String, b: String) -> Result<String, RunError> {
-        if self.target == Target::Tchecker {
-            return Err(self.unsupported("a conditional expression"));
+    fn ternary(&mut self, c: String, a: String, b: String) -> Result<String, RunError> {
+        if self.target != Target::Tchecker {
+            return Ok(format!("({c} ? {a} : {b})"));
         }
-        Ok(format!("({c} ? {a} : {b})"))
+        let Some(cases) = self.cases.as_mut() else {
+            return Err(self.unsupported("a conditional expression outside an edge"));
+        };
+        if cases.met == cases.decisions.len() {
+            cases.decisions.push(true);
+        }
+        let then = cases.decisions[cases.met];
+        cases.met += 1;
+        cases.conditions.push(if then {
+            format!("({c})")
+        } else {
+            format!("!({c})")
+        });
+        Ok(if then { a } else { b })
     }
 
     fn warn(&mut self, w: &str) {
@@ -311,6 +353,7 @@ pub fn export(model: &Model, target: Target) -> Result<Exported, RunError> {
         scale: scale_factor(model),
         target,
         warnings: Vec::new(),
+        cases: None,
     };
     let text = match target {
         Target::Uppaal => uppaal(&mut p)?,
@@ -420,6 +463,37 @@ fn uppaal(p: &mut Printer) -> Result<String, RunError> {
     Ok(out)
 }
 
+/// One TChecker edge of `t` in the case chosen by `p.cases`.
+fn tchecker_edge(
+    p: &mut Printer,
+    a: &super::model::Agent,
+    t: &super::model::Transition,
+) -> Result<String, RunError> {
+    let pn = &a.name;
+    let mut guard = format!("c_{pn}>={} && c_{pn}<={}", t.lower, t.upper);
+    if let Some(g) = &t.guard {
+        guard.push_str(&format!(" && {}", p.boolean(g)?));
+    }
+    let assign = assignments(p, t)?;
+    for c in &p
+        .cases
+        .as_ref()
+        .expect("an edge is printed with cases")
+        .conditions
+    {
+        guard.push_str(&format!(" && {c}"));
+    }
+    let does = if assign.is_empty() {
+        String::new()
+    } else {
+        format!(" : do: {}", assign.join("; "))
+    };
+    Ok(format!(
+        "edge:{pn}:{}:{}:tau{{provided: {guard}{does}}}\n",
+        a.localities[t.from], a.localities[t.to]
+    ))
+}
+
 fn tchecker(p: &mut Printer) -> Result<String, RunError> {
     let m = p.model;
     let mut out = format!(
@@ -460,20 +534,18 @@ fn tchecker(p: &mut Printer) -> Result<String, RunError> {
             ));
         }
         for t in &a.transitions {
-            let mut guard = format!("c_{pn}>={} && c_{pn}<={}", t.lower, t.upper);
-            if let Some(g) = &t.guard {
-                guard.push_str(&format!(" && {}", p.boolean(g)?));
+            // One edge per case of the conditionals in the guard and updates.
+            let mut decisions = Some(Vec::new());
+            while let Some(d) = decisions {
+                p.cases = Some(Cases {
+                    decisions: d,
+                    ..Cases::default()
+                });
+                let edge = tchecker_edge(p, a, t);
+                let cases = p.cases.take().expect("set above");
+                out.push_str(&edge?);
+                decisions = Cases::next(cases.decisions);
             }
-            let assign = assignments(p, t)?;
-            let does = if assign.is_empty() {
-                String::new()
-            } else {
-                format!(" : do: {}", assign.join("; "))
-            };
-            out.push_str(&format!(
-                "edge:{pn}:{}:{}:tau{{provided: {guard}{does}}}\n",
-                a.localities[t.from], a.localities[t.to]
-            ));
         }
         out.push_str(&format!(
             "edge:{pn}:{}:{}:tau{{provided: c_{pn}=={} : do: c_{pn}=0}}\n",

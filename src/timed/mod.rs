@@ -15,6 +15,7 @@ pub mod model;
 pub mod parse;
 pub mod query;
 pub mod run;
+pub mod search;
 pub mod semantics;
 pub mod trace;
 

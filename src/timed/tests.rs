@@ -2,10 +2,11 @@
 //! computed by hand in the comments, or by a second decider.
 
 use super::check::{run_query, RunOptions};
-use super::explore::{explore, Control, Heuristic, Memory, Options, Search};
+use super::explore::{Control, Heuristic, Memory, Options, Search};
 use super::graph::Graph;
 use super::json;
 use super::model::Model;
+use super::search::explore;
 use super::semantics::{Semantics, SemanticsKind, State, Step};
 use super::*;
 use crate::lang::{Source, Span, Value};

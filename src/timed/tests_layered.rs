@@ -2,9 +2,10 @@
 //! against the distinct states (the reachable set computed independently by
 //! the plain breadth-first graph), and what each policy holds.
 
-use super::explore::{explore, Control, Heuristic, Memory, Options, Search, Stats};
+use super::explore::{Control, Heuristic, Memory, Options, Search, Stats};
 use super::graph::Graph;
 use super::model::Model;
+use super::search::explore;
 use super::semantics::{Semantics, SemanticsKind, State};
 use super::tests::{model, REEXPANDING_MODEL};
 use std::collections::{HashMap, HashSet};

@@ -1,0 +1,14 @@
+//! The entry point of exploration: the layered search ([`super::layered`])
+//! or the flat ones ([`super::explore::flat`]), by [`Options::search`].
+
+use super::explore::{flat, Options, Search, Stats, Visitor};
+use super::semantics::Semantics;
+use crate::report::RunError;
+
+/// Explores the state space of `sem` with the chosen strategy, calling `visit` on every state.
+pub fn explore(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<Stats, RunError> {
+    match opts.search {
+        Search::Layered => super::layered::layered(sem, opts, visit),
+        _ => flat(sem, opts, visit),
+    }
+}
