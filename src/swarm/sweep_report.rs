@@ -247,9 +247,13 @@ fn render(
     r.text.push_str(&table.render(TableFormat::Text));
     if let Some(prefix) = &look.out {
         let title = format!("{}: {prop}, {mode}", file_name(&shape.model_path));
-        write_files(
-            prefix, &csv, &rows, name, title, &measure, &mut r, look.quiet,
-        )?;
+        let figure = Figure {
+            rows: &rows,
+            name,
+            title,
+            measure: &measure,
+        };
+        write_files(prefix, &csv, &figure, &mut r, look.quiet)?;
     }
     if !look.no_times {
         r.stat("time_s", time_s);
@@ -353,22 +357,13 @@ fn row_json(r: &Row) -> Value {
 fn write_files(
     prefix: &Path,
     csv: &Table,
-    rows: &[Row],
-    name: &str,
-    title: String,
-    measure: &str,
+    figure: &Figure,
     r: &mut Report,
     quiet: bool,
 ) -> Result<(), RunError> {
     let csv_path = prefix.with_extension("csv");
     std::fs::write(&csv_path, csv.render(TableFormat::Csv))
         .map_err(|e| RunError::input(format!("cannot write {}: {e}", csv_path.display())))?;
-    let figure = Figure {
-        rows,
-        name,
-        title,
-        measure,
-    };
     let svg = prefix.with_extension("svg");
     let png = prefix.with_extension("png");
     figure
