@@ -25,6 +25,8 @@ CASES = {
                 ["nn", "eval", MLP, "--input", "0.1,0.2", "--input", "-1,1"]),
     "nn bounds": (lambda: mavis.nn.bounds(POLICY, box="[0,1]", lp_tighten=True),
                   ["nn", "bounds", POLICY, "--box", "[0,1]", "--lp-tighten"]),
+    "nn verify": (lambda: mavis.nn.verify(POLICY, "tests/fixtures/policy_1_4_4_2.vnnlib", milp_unstable=2),
+                  ["nn", "verify", POLICY, "tests/fixtures/policy_1_4_4_2.vnnlib", "--milp-unstable", "2"]),
     "nis check": (lambda: mavis.nis.check(GUARDING, SPEC, agents=3, engine="milp"),
                   ["nis", "check", GUARDING, "--spec", SPEC, "--agents", "3", "--engine", "milp"]),
     "nis check violated": (
