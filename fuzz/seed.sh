@@ -14,6 +14,7 @@ put ma examples/robust/*.ma
 put strategy examples/robust/*.strat
 put pgsolver_game examples/robust/*.pg
 put onnx tests/fixtures/*.onnx
+put vnnlib tests/fixtures/*.vnnlib
 mkdir -p "$c/expression" "$c/nis_spec" "$c/timed_query" "$c/mapt_json" "$c/pgsolver_solution" "$c/ma_json"
 printf '1/3 + 0.15' > "$c/expression/sum"
 printf 'clamp(3 - 2*2, 0, 4)' > "$c/expression/clamp"

@@ -42,10 +42,12 @@ pub enum Format {
     PgSolution,
     /// An ONNX network.
     Onnx,
+    /// A VNN-LIB property (`mavis nn verify`).
+    Vnnlib,
 }
 
 impl Format {
-    pub const ALL: [Format; 15] = [
+    pub const ALL: [Format; 16] = [
         Format::Expression,
         Format::Nis,
         Format::NisSpec,
@@ -61,6 +63,7 @@ impl Format {
         Format::PgGame,
         Format::PgSolution,
         Format::Onnx,
+        Format::Vnnlib,
     ];
 
     /// Whether the format is text with lines, so that a refusal must say where.
@@ -86,6 +89,7 @@ impl Format {
             Format::PgGame => "input.pg",
             Format::PgSolution => "input.sol",
             Format::Onnx => "input.onnx",
+            Format::Vnnlib => "input.vnnlib",
         }
     }
 }
@@ -312,6 +316,13 @@ fn read_text(ctx: &Context, format: Format, source: &Source) -> Result<(), Refus
         Format::PgSolution => crate::robust::pgsolver::read_solution(source, ctx.game_nodes)
             .map(drop)
             .map_err(lang),
+        Format::Vnnlib => crate::nn::vnnlib::parse(source.name(), source.text())
+            .map(drop)
+            .map_err(|e| Refusal {
+                message: e.message.clone(),
+                location: Some((e.line, e.column)),
+                json_path: None,
+            }),
         // `read` takes ONNX before decoding text; the same reader here.
         Format::Onnx => crate::nn::load_bytes(source.text().as_bytes())
             .map(drop)

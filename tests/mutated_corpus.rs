@@ -87,6 +87,9 @@ mod target_swarm_props;
 #[allow(unused_attributes)]
 #[path = "../fuzz/fuzz_targets/timed_query.rs"]
 mod target_timed_query;
+#[allow(unused_attributes)]
+#[path = "../fuzz/fuzz_targets/vnnlib.rs"]
+mod target_vnnlib;
 
 /// The fuzz target of each format; the match fails to compile when a format
 /// has no target.
@@ -107,10 +110,11 @@ fn target(format: Format) -> fn(&[u8]) {
         Format::PgGame => target_pgsolver_game::run,
         Format::PgSolution => target_pgsolver_solution::run,
         Format::Onnx => target_onnx::run,
+        Format::Vnnlib => target_vnnlib::run,
     }
 }
 
-/// Mutants per format; 15 formats, so 60,000 reads in all (a few seconds).
+/// Mutants per format; 16 formats, so 64,000 reads in all (a few seconds).
 const MUTANTS: usize = 4_000;
 /// Fixed, so that a failure is replayed by rerunning the test.
 const SEED: u64 = 0x6d61_7669_735f_3133;
@@ -224,6 +228,7 @@ fn seeds() -> HashMap<Format, Vec<Vec<u8>>> {
             .map(|n| std::fs::read(root().join(format!("tests/fixtures/{n}.onnx"))).unwrap())
             .collect(),
     );
+    s.insert(Format::Vnnlib, files("tests/fixtures", ".vnnlib"));
     s
 }
 

@@ -592,14 +592,14 @@ fn check_abstract(
                     show(f, e.as_ref())
                 ),
             ),
-            Some(false) => match cutoff(l, props, p, i, opts, ctx, &named) {
+            Some(false) => match cutoff(l, props, p, opts, ctx, &named) {
                 Some((cf, ce, per_n)) => {
                     j["cutoff"] = json!({"value": cf, "exact": ce.as_ref().map(num::display), "per_n": per_n});
                     let v = verdict_of(p, cf, ce.as_ref()).expect("bounded");
                     (Some(v), format!("{} for every size by the cutoff (exact {} over n = {}; abstract bound {})", v.word(), p.opt.word(), show(cf, ce.as_ref()), show(f, e.as_ref())))
                 }
                 None => {
-                    let conc = concrete_values(l, props, i, p, opts, ctx);
+                    let conc = concrete_values(l, props, p, opts, ctx);
                     j["concrete"] = json!(conc
                         .iter()
                         .map(|(n, v)| json!({"agents": n, "value": v}))
@@ -646,7 +646,7 @@ fn abstraction_stopped(
         return out;
     }
     for (i, p) in props.props.iter().enumerate() {
-        let Some((cf, ce, per_n)) = cutoff(l, props, p, i, opts, ctx, named) else {
+        let Some((cf, ce, per_n)) = cutoff(l, props, p, opts, ctx, named) else {
             continue;
         };
         let verdict = verdict_of(p, cf, ce.as_ref());
@@ -674,7 +674,6 @@ fn cutoff(
     l: &Loaded,
     props: &Properties,
     p: &Property,
-    i: usize,
     opts: &CheckOptions,
     ctx: &RunContext,
     named: &[usize],
@@ -702,7 +701,6 @@ fn cutoff(
         Some(h as usize),
     )
     .ok()?;
-    let _ = i;
     let v = engine::compute(
         &ex.mdp,
         p,
@@ -724,7 +722,6 @@ fn cutoff(
 fn concrete_values(
     l: &Loaded,
     props: &Properties,
-    i: usize,
     p: &Property,
     opts: &CheckOptions,
     ctx: &RunContext,
@@ -759,7 +756,6 @@ fn concrete_values(
         };
         out.push((n, v.f64s[0]));
     }
-    let _ = i;
     out
 }
 
