@@ -519,3 +519,22 @@ fn cli_reports_sound_pairs_on_a_2_6_4_2_network() {
         assert_eq!(net.eval(&argmax)[j], attained_hi);
     }
 }
+
+/// A random-seed failure of `milp_range_is_exact_in_low_dimension` (seed
+/// 16598500795953152910, d = 2, hidden = [2], lo = 0, width = 0.1): the
+/// maximum of both outputs came back "infeasible" from HiGHS's presolve,
+/// though every neuron is stable and the model is an LP with a box of
+/// solutions. Without presolve the maxima are attained at (0.1, 0).
+#[test]
+fn a_tiny_stable_network_has_a_feasible_maximum() {
+    let net = random_net(16598500795953152910, &[2, 2, 2]);
+    let input = InputBox::new(vec![0.0; 2], vec![0.1; 2]).unwrap();
+    let ex = exact(&net, &input, BoundsMethod::Symbolic);
+    for o in &ex.outputs {
+        assert_eq!(
+            o.max.witness.as_ref().map(|w| w.0.clone()),
+            Some(vec![0.1, 0.0])
+        );
+    }
+    assert_exact_equals_oracle(&net, &input, BoundsMethod::Symbolic);
+}

@@ -170,7 +170,18 @@ pub fn exact_output_bounds_reporting(
             } else {
                 Objective::Minimise(y.into())
             };
-            let outcome = model.solve(&objective, &solve)?;
+            let mut outcome = model.solve(&objective, &solve)?;
+            if outcome.status == Status::Infeasible {
+                // The network is total and the box is not empty, so the model
+                // is feasible: "infeasible" is HiGHS's presolve misjudging a
+                // degenerate LP (seen on a 2-2-2 network whose neurons are all
+                // stable), and the solve is repeated without it.
+                let plain = SolveOptions {
+                    presolve: false,
+                    ..solve.clone()
+                };
+                outcome = model.solve(&objective, &plain)?;
+            }
             // `sign` turns a minimum into a maximum, so one rule serves both sides.
             let sign = if maximise { 1.0 } else { -1.0 };
             // The propagated bound, padded as the encoding pads it (rounding).
