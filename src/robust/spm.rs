@@ -40,8 +40,8 @@ pub fn solve_until(g: &Game, deadline: Deadline) -> Result<Solution, Expired> {
     // Between stability checks: enough lifts that a check (O(m k)) stays a fraction of the work.
     let budget = (4 * (n + g.succ.len())).max(4096) as u64;
     let mut lifts = 0u64;
-    m0.start();
-    m1.start();
+    m0.start(deadline)?;
+    m1.start(deadline)?;
     loop {
         let idle0 = m0.run(budget, &mut lifts, deadline)?;
         let idle1 = m1.run(budget, &mut lifts, deadline)?;
@@ -173,12 +173,21 @@ impl<'a> Measure<'a> {
     }
 
     /// The first pass: every node lifted once from the zero measure.
-    fn start(&mut self) {
+    /// The first lift of every node. With k measure components it costs
+    /// O(m k) (and touches the n k measure table for the first time), so it
+    /// looks at the clock like the rest: a 50,000-node game with 2,000
+    /// priorities once spent its whole second here, under load, and the run
+    /// was ended by the backstop without its partial report.
+    fn start(&mut self, deadline: Deadline) -> Result<(), Expired> {
         for v in 0..self.g.len() {
+            if v % NODES_PER_CHECK == 0 {
+                deadline.check()?;
+            }
             if self.lift(v, None) {
                 self.push(v);
             }
         }
+        Ok(())
     }
 
     fn push(&mut self, v: usize) {
