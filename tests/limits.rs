@@ -259,6 +259,18 @@ fn nis_sizes_beyond_the_limits_are_refused() {
         ],
         "at least 1 agent",
     );
+    // Ran past its time-out inside one expansion: a state of M_ab(199)
+    // has 2^199 joint moves, enumerated before any deadline check.
+    let many: Vec<String> = (1..200).map(|i| format!("v{i}")).collect();
+    let wide = format!("forall {}: AX^3 (alive, v1)", many.join(", "));
+    refused(
+        &["nis", "verify", &g, "--spec", &wide],
+        "more than 16777216 joint choices (201 choosers)",
+    );
+    refused(
+        &["nis", "check", &g, "--agents", "199", "--spec", &wide],
+        "more than 16777216 joint choices (200 choosers)",
+    );
     // Still answered: the limits are far from ordinary sizes.
     mavis()
         .args([
@@ -408,6 +420,9 @@ fn special_files_are_read_up_to_the_input_limit() {
         &["robust", "solve"][..],
         &["nis", "check"],
         &["timed", "validate"],
+        // These two read their file without the cap until this session.
+        &["batch"],
+        &["merge"],
     ] {
         let mut cmd = mavis();
         cmd.args(verb).arg("/dev/zero");
@@ -421,6 +436,36 @@ fn special_files_are_read_up_to_the_input_limit() {
             .stderr(predicate::str::contains("input limit"))
             .stderr(predicate::str::contains("256"));
     }
+}
+
+/// A byte-order mark, written by some editors, was an "unexpected
+/// character" at 1:1; it is not part of the text.
+#[test]
+fn a_leading_byte_order_mark_is_not_part_of_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.nis");
+    let text = std::fs::read_to_string(guarding_with(dir.path(), "4")).unwrap();
+    std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+    let spec = "forall v1, v2: EX^3 (alive, v1) & (alive, v2)";
+    for (agents, code) in [("2", 1), ("3", 0)] {
+        mavis()
+            .args(["nis", "check"])
+            .arg(&path)
+            .args(["--agents", agents, "--spec", spec])
+            .assert()
+            .code(code);
+    }
+    // A mark inside the text stays an error, located where an editor shows it.
+    let inner = dir.path().join("inner.nis");
+    std::fs::write(&inner, format!("{}\n\u{feff}", text.trim_end())).unwrap();
+    let last_line = text.trim_end().lines().count() + 1;
+    mavis()
+        .args(["nis", "check"])
+        .arg(&inner)
+        .args(["--agents", "2", "--spec", spec])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!("inner.nis:{last_line}:1")));
 }
 
 /// A FIFO with no writer: `open` waited for one forever, even past

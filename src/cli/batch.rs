@@ -33,8 +33,11 @@ pub struct BatchArgs {
 
 /// Runs the lines and gathers their reports.
 pub fn run(args: BatchArgs, ctx: &RunContext) -> Result<Report, RunError> {
-    let text = std::fs::read_to_string(&args.file)
+    // Capped and checked as every model file is (`/dev/zero` or a FIFO
+    // must not fill the memory).
+    let source = crate::lang::Source::read(&args.file)
         .map_err(|e| RunError::input(format!("cannot read {}: {e}", args.file.display())))?;
+    let text = source.text();
     let lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()

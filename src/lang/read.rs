@@ -4,6 +4,9 @@
 use super::diag::SourceError;
 use super::source::{read_capped, Source, Span};
 
+/// U+FEFF in UTF-8.
+const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
+
 impl Source {
     /// Reads a text file of at most [`MAX_INPUT_BYTES`](super::source::MAX_INPUT_BYTES); the error names the
     /// path. A file that is not UTF-8 is an `InvalidData` error wrapping a
@@ -15,8 +18,13 @@ impl Source {
     }
 
     /// A source from raw bytes, which must be UTF-8 (see [`Source::read`]).
-    pub fn from_bytes(name: impl Into<String>, bytes: Vec<u8>) -> std::io::Result<Self> {
+    /// A leading byte-order mark, which some editors write, is dropped: it is
+    /// not part of the text, and line and column count as the editor shows them.
+    pub fn from_bytes(name: impl Into<String>, mut bytes: Vec<u8>) -> std::io::Result<Self> {
         let name = name.into();
+        if bytes.starts_with(BYTE_ORDER_MARK) {
+            bytes.drain(..BYTE_ORDER_MARK.len());
+        }
         match String::from_utf8(bytes) {
             Ok(text) => Ok(Source::new(name, text)),
             Err(e) => {

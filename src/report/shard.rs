@@ -318,9 +318,9 @@ fn gather(parts: &[PartFile]) -> Result<Merged, RunError> {
 
 /// Reads the JSON object of a part file.
 pub fn read_part(path: &Path) -> Result<Value, RunError> {
-    let text = std::fs::read_to_string(path)
+    let bytes = crate::lang::source::read_capped(path)
         .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
-    let json: Value = serde_json::from_str(&text).map_err(|e| {
+    let json: Value = serde_json::from_slice(&bytes).map_err(|e| {
         RunError::input(format!(
             "{}:{}:{}: not a JSON report: {e}",
             path.display(),

@@ -146,7 +146,8 @@ impl<'m> System<'m> for Abstract<'m> {
                     zo
                 })
                 .collect();
-            for_each_product(&vec![starts.len(); self.indexed], |pick| {
+            let source = self.sem.model.source.clone();
+            for_each_product(&source, &vec![starts.len(); self.indexed], |pick| {
                 for zo in &sets {
                     out.push(AState {
                         indexed: pick.iter().map(|&i| starts[i]).collect(),
@@ -154,9 +155,8 @@ impl<'m> System<'m> for Abstract<'m> {
                         env,
                     });
                 }
-                Ok::<(), ()>(())
-            })
-            .ok();
+                Ok(())
+            })?;
         }
         Ok(out)
     }
@@ -172,7 +172,8 @@ impl<'m> System<'m> for Abstract<'m> {
         let mut out = Vec::new();
         let mut seen = HashSet::new();
         let size = sem.space.size;
-        for_each_product(&sizes, |choice| {
+        let source = sem.model.source.clone();
+        for_each_product(&source, &sizes, |choice| {
             let env_action = env_actions[choice[0]];
             let acts: Vec<usize> = (0..m).map(|i| indexed_options[i][choice[1 + i]]).collect();
             let zo_move: Vec<(LocalId, ActionMask)> = zo_options
@@ -199,7 +200,7 @@ impl<'m> System<'m> for Abstract<'m> {
                     .collect();
                 let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
                 inner.extend(image_opts.iter().map(|(_, o)| o.len()));
-                for_each_product(&inner, |pick| {
+                for_each_product(&source, &inner, |pick| {
                     let indexed: Vec<LocalId> = (0..m).map(|i| ind_opts[i][pick[i]]).collect();
                     let mut zo = LocalSet::empty(size);
                     for (j, (prv, opts)) in image_opts.iter().enumerate() {

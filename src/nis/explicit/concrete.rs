@@ -129,7 +129,8 @@ fn successors_at(
     }
     let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
     inner.extend(grp_splits.iter().map(Vec::len));
-    for_each_product(&inner, |pick| {
+    let source = sem.model.source.clone();
+    for_each_product(&source, &inner, |pick| {
         let indexed: Vec<LocalId> = (0..m).map(|i| ind_opts[i][pick[i]]).collect();
         let mut others = Vec::new();
         let mut moves = Vec::new();
@@ -180,7 +181,8 @@ impl<'m> System<'m> for Concrete<'m> {
         for env in self.sem.initial_envs()? {
             let starts = self.sem.initial_locals(env)?;
             let splits = compositions(rest, starts.len());
-            for_each_product(&vec![starts.len(); self.indexed], |pick| {
+            let source = self.sem.model.source.clone();
+            for_each_product(&source, &vec![starts.len(); self.indexed], |pick| {
                 for split in &splits {
                     let mut others = Vec::new();
                     for (&l, &count) in starts.iter().zip(split) {
@@ -192,14 +194,14 @@ impl<'m> System<'m> for Concrete<'m> {
                         env,
                     });
                 }
-                Ok::<(), ()>(())
-            })
-            .ok();
+                Ok(())
+            })?;
         }
         Ok(out)
     }
 
     fn successors(&mut self, s: &CState) -> SemResult<Vec<(CMove, CState)>> {
+        let source = self.sem.model.source.clone();
         let sem = &mut self.sem;
         let (env_actions, indexed_options) = enabled_choices(sem, s.env, &s.indexed)?;
         // For each group of other agents: its enabled actions and the splits of its count.
@@ -216,7 +218,7 @@ impl<'m> System<'m> for Concrete<'m> {
         let m = s.indexed.len();
         let mut out = Vec::new();
         let mut seen = HashSet::new();
-        for_each_product(&sizes, |choice| {
+        for_each_product(&source, &sizes, |choice| {
             let env_action = env_actions[choice[0]];
             let acts: Vec<usize> = (0..m).map(|i| indexed_options[i][choice[1 + i]]).collect();
             let picked: Vec<&[u32]> = (0..s.others.len())

@@ -96,12 +96,11 @@ impl<'m> Semantics<'m> {
         let sizes: Vec<usize> = options.iter().map(Vec::len).collect();
         let model = self.model;
         let mut mask: ActionMask = 0;
-        for_each_product(&sizes, |pick| {
+        for_each_product(&model.source, &sizes, |pick| {
             let named: Vec<usize> = (1..options.len()).map(|j| options[j][pick[j]]).collect();
             mask |= 1 << model.join_env_action(options[0][pick[0]], &named);
-            Ok::<(), ()>(())
-        })
-        .ok();
+            Ok(())
+        })?;
         Ok(mask)
     }
 

@@ -5,6 +5,7 @@
 //! S_ab(m) ([`super::abstraction`]) implement it.
 
 use super::semantics::{bits, EnvId, LocalId, SemResult, Semantics};
+use crate::lang::Source;
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -51,13 +52,37 @@ pub fn enabled_choices(
     Ok((env_actions, agents))
 }
 
+/// The most joint choices one expansion may enumerate: past it (a state of
+/// 199 indexed agents with two actions each has 2^199 joint moves) the
+/// explicit deciders refuse the model instead of running without end.
+pub const MAX_JOINT_CHOICES: u128 = 1 << 24;
+
 /// Calls `f` with every index vector of the product `0..sizes[0] x 0..sizes[1] x ...`.
-pub fn for_each_product<E>(
+///
+/// A product larger than [`MAX_JOINT_CHOICES`] is refused before any call,
+/// with an error located in the model `source`.
+pub fn for_each_product(
+    source: &Source,
     sizes: &[usize],
-    mut f: impl FnMut(&[usize]) -> Result<(), E>,
-) -> Result<(), E> {
+    mut f: impl FnMut(&[usize]) -> SemResult<()>,
+) -> SemResult<()> {
     if sizes.contains(&0) {
         return Ok(());
+    }
+    let count = sizes
+        .iter()
+        .try_fold(1u128, |acc, &n| acc.checked_mul(n as u128))
+        .filter(|&c| c <= MAX_JOINT_CHOICES);
+    if count.is_none() {
+        return Err(crate::lang::error_at(
+            source,
+            crate::lang::Span::default(),
+            format!(
+                "a state of this system has more than {MAX_JOINT_CHOICES} joint choices ({} choosers); \
+                 the explicit search cannot enumerate them (try --engine milp, or fewer agents)",
+                sizes.len()
+            ),
+        ));
     }
     let mut idx = vec![0usize; sizes.len()];
     loop {
@@ -157,13 +182,29 @@ mod tests {
         // 10^6 agents into 3 groups: C(1000002, 2) = 500001500001.
         assert_eq!(composition_count(1_000_000, 3), 500_001_500_001);
         assert_eq!(nonempty_submasks(0b101), vec![0b001, 0b100, 0b101]);
+        let source = Source::new("m.nis", "agent a {}");
         let mut seen = Vec::new();
-        for_each_product::<()>(&[2, 3], |i| {
+        for_each_product(&source, &[2, 3], |i| {
             seen.push(i.to_vec());
             Ok(())
         })
         .unwrap();
         assert_eq!(seen.len(), 6);
         assert_eq!(seen[5], vec![1, 2]);
+        // 2^24 joint choices are enumerable, 2^24 + 1 are refused before
+        // the first call (and so are 2^199, whose count overflows u128).
+        let mut calls = 0u32;
+        let wide = [2usize; 199];
+        let refused = for_each_product(&source, &wide, |_| {
+            calls += 1;
+            Ok(())
+        });
+        assert!(refused
+            .unwrap_err()
+            .message
+            .contains("joint choices (199 choosers)"));
+        let over = [4096usize, 4097];
+        assert!(for_each_product(&source, &over, |_| Ok(())).is_err());
+        assert_eq!(calls, 0);
     }
 }
