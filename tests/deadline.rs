@@ -250,6 +250,30 @@ fn swarm_abstraction_cut_by_the_deadline_is_unknown_with_the_states_explored() {
     assert!(props.iter().all(|p| p["verdict"] == "unknown"), "{props:?}");
 }
 
+/// swarm export: the JANI text of the faithful foraging abstraction (49,149
+/// states, 88 MB, about 14 s) ran on past its time-out while the text was
+/// written. Whether the deadline falls in the exploration or in the
+/// writing, the run stops in time and leaves no file behind.
+#[test]
+fn swarm_export_stops_at_the_deadline_and_leaves_no_file() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let out = dir.path().join("abstraction.jani");
+    let r = run(&[
+        "swarm",
+        "export",
+        &repo("examples/foraging/foraging.swarm"),
+        "--faults",
+        &repo("examples/foraging/foraging.faults"),
+        "--abstract",
+        "--to",
+        "jani",
+        "-o",
+        &out.display().to_string(),
+    ]);
+    assert_stopped_in_time(&r);
+    assert!(!out.exists(), "a partial export was left behind");
+}
+
 /// swarm, value iteration: a million-step bound on the abstraction at
 /// threshold 4 (unfinished after 30 s). The first property, decided before
 /// the deadline, keeps the value it has in a run of its own.

@@ -114,6 +114,10 @@ fn encode_labels(text: &str) -> String {
     out
 }
 
+/// The largest step bound `F<=k` a property may have (value iteration runs
+/// k rounds over the whole state space).
+const MAX_STEP_BOUND: i64 = 1_000_000;
+
 fn steps_of(p: &mut Parser, model: &Model) -> LangResult<usize> {
     let strict = match p.peek() {
         Tok::Le => false,
@@ -127,13 +131,14 @@ fn steps_of(p: &mut Parser, model: &Model) -> LangResult<usize> {
     p.bump();
     let e = p.expr()?;
     let v = eval_const(p.source(), &e, &model.consts)?;
-    let k = v
-        .as_num()
-        .and_then(num::to_i64)
-        .filter(|k| *k >= 0 && *k <= 1_000_000);
-    match k {
+    let natural = v.as_num().and_then(num::to_i64).filter(|k| *k >= 0);
+    match natural {
         Some(0) if strict => Err(p.error(e.span, "`<0` leaves no step")),
-        Some(k) => Ok(k as usize - usize::from(strict)),
+        Some(k) if k <= MAX_STEP_BOUND => Ok(k as usize - usize::from(strict)),
+        Some(_) => Err(p.error(
+            e.span,
+            format!("the step bound {v} is beyond the limit of {MAX_STEP_BOUND} steps"),
+        )),
         None => Err(p.error(
             e.span,
             format!("a step bound must be a natural number, found {v}"),

@@ -322,6 +322,20 @@ fn errors_are_located() {
         e.contains("test.faults:2:2") && e.contains("unknown action `fly`"),
         "{e}"
     );
+    // A bound past the limit said "must be a natural number, found 1000001".
+    let l = foraging("0.1");
+    let bound = |k: &str| {
+        let text = format!("Pmax=? [ F<{k} \"deposited2\" ]");
+        parse_properties(&Source::new("p.props", text.as_str()), &l.model).map(|_| ())
+    };
+    assert!(bound("1000000").is_ok());
+    let e = bound("1000001").unwrap_err().to_string();
+    assert!(
+        e.contains("p.props:1:12") && e.contains("beyond the limit of 1000000 steps"),
+        "{e}"
+    );
+    let e = bound("-1").unwrap_err().to_string();
+    assert!(e.contains("must be a natural number, found -1"), "{e}");
     let e = load(FORAGING, Some(FAULTS), &[("pf", "1.5")]).unwrap_err();
     assert!(
         e.contains("negative probability") || e.contains("outside"),
