@@ -318,6 +318,19 @@ impl Enc<'_> {
         })
     }
 
+    /// The outputs of the network of an `argmax` leaf at `ctx` (none for
+    /// the other observations).
+    pub(super) fn leaf_outputs(
+        &mut self,
+        obs: &Observation,
+        ctx: &Ctx,
+    ) -> Result<Vec<LinExpr>, RunError> {
+        match obs {
+            Observation::Argmax { net, inputs, .. } => self.network(*net, inputs, ctx),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// The percept (one-hot) chosen by the observation tree; at `argmax`
     /// leaves any maximal output may be chosen (ties: every maximal percept).
     pub(super) fn observe(
@@ -334,13 +347,8 @@ impl Enc<'_> {
                 let (pa, pb) = (self.observe(then, ctx)?, self.observe(otherwise, ctx)?);
                 Ok(self.if_then_else(&c, pa, pb))
             }
-            Observation::Argmax {
-                net,
-                inputs,
-                percepts,
-                ..
-            } => {
-                let outs = self.network(*net, inputs, ctx)?;
+            Observation::Argmax { percepts, .. } => {
+                let outs = self.leaf_outputs(obs, ctx)?;
                 let chosen = self.maximal_outputs(&outs)?;
                 let mut out = vec![LinExpr::constant(0.0); self.model.template.percepts.len()];
                 for (o, c) in chosen.into_iter().enumerate() {
