@@ -28,30 +28,14 @@ pub fn export(
     deadline: crate::report::Deadline,
     quiet: bool,
 ) -> Result<crate::report::Report, crate::report::RunError> {
-    use crate::report::Report;
     let l = super::load(inputs)?;
     let counts = match agents {
         Some(a) => Some(super::run::counts_for(&l, a)?),
         None => None,
     };
-    let what = match &counts {
-        Some(c) => format!(
-            "S({})",
-            c.iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        None => format!("the abstract model (threshold {threshold})"),
-    };
+    let what = system_name(counts.as_deref(), threshold);
     if let (Format::Jani, Some(c)) = (format, &counts) {
-        let total: usize = c.iter().sum();
-        let most = super::jani_modular::JANI_MAX_AGENTS;
-        if total > most {
-            return Err(crate::report::RunError::input(format!(
-                "--to jani with {total} agents: the limit is {most} (JANI's synchronisation vectors name every automaton, so they grow with the square of the agents); use --to prism"
-            )));
-        }
+        jani_fits(c)?;
     }
     // Explore first: a refused or stopped export leaves no file behind. S(n)
     // is written as modules (automata) per agent without exploring, and so
@@ -101,7 +85,19 @@ pub fn export(
         }
     };
     written.map_err(|e| sink.error(e))?;
-    let mut r = Report::new("swarm", "export");
+    finish(inputs, &what, sink, output, quiet)
+}
+
+/// The report of an export whose text is in `sink`: the file closed (or
+/// the text in the report), what was written and its size.
+fn finish(
+    inputs: &super::Inputs,
+    what: &str,
+    sink: Sink,
+    output: Option<&std::path::Path>,
+    quiet: bool,
+) -> Result<crate::report::Report, crate::report::RunError> {
+    let mut r = crate::report::Report::new("swarm", "export");
     r.model = crate::report::ModelRef::from_path(&inputs.model).ok();
     r.results = serde_json::json!({ "exported": what, "bytes": sink.bytes });
     match output {
@@ -114,6 +110,32 @@ pub fn export(
         None => r.output = Some(String::from_utf8_lossy(&sink.finish()?).into_owned()),
     }
     Ok(r)
+}
+
+/// The exported system in words: S(n1, ...) or the abstract model.
+fn system_name(counts: Option<&[usize]>, threshold: u32) -> String {
+    match counts {
+        Some(c) => format!(
+            "S({})",
+            c.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => format!("the abstract model (threshold {threshold})"),
+    }
+}
+
+/// S(n) with these agent counts is within JANI's limit.
+fn jani_fits(counts: &[usize]) -> Result<(), crate::report::RunError> {
+    let total: usize = counts.iter().sum();
+    let most = super::jani_modular::JANI_MAX_AGENTS;
+    if total > most {
+        return Err(crate::report::RunError::input(format!(
+            "--to jani with {total} agents: the limit is {most} (JANI's synchronisation vectors name every automaton, so they grow with the square of the agents); use --to prism"
+        )));
+    }
+    Ok(())
 }
 
 /// The most states `export` explores (the text is streamed; the explored
