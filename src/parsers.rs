@@ -243,50 +243,8 @@ fn read_text(ctx: &Context, format: Format, source: &Source) -> Result<(), Refus
         Format::NisSpec => crate::nis::parse_sentence(source.text())
             .map(drop)
             .map_err(lang),
-        Format::Swarm => {
-            let mut consts = Constants::default();
-            let syntax = crate::swarm::syntax::parse_swarm(source, &mut consts).map_err(lang)?;
-            let opts = crate::swarm::model::BuildOptions {
-                faulty_fraction: None,
-                keep_fault_flags: false,
-            };
-            crate::swarm::model::build_model(source, &syntax, None, consts, &opts)
-                .map(drop)
-                .map_err(lang)
-        }
-        Format::SwarmFaults => {
-            let mut consts = Constants::default();
-            let syntax =
-                crate::swarm::syntax::parse_swarm(&ctx.foraging, &mut consts).map_err(lang)?;
-            let blocks = crate::swarm::syntax::parse_faults(source, &mut consts).map_err(lang)?;
-            let opts = crate::swarm::model::BuildOptions {
-                faulty_fraction: None,
-                keep_fault_flags: false,
-            };
-            crate::swarm::model::build_model(
-                &ctx.foraging,
-                &syntax,
-                Some((source, &blocks)),
-                consts,
-                &opts,
-            )
-            .map(drop)
-            .map_err(lang)
-        }
-        Format::SwarmProperties => {
-            let mut consts = Constants::default();
-            let syntax =
-                crate::swarm::syntax::parse_swarm(&ctx.foraging, &mut consts).map_err(lang)?;
-            let opts = crate::swarm::model::BuildOptions {
-                faulty_fraction: None,
-                keep_fault_flags: false,
-            };
-            let model =
-                crate::swarm::model::build_model(&ctx.foraging, &syntax, None, consts, &opts)
-                    .map_err(lang)?;
-            crate::swarm::props::parse_properties(source, &model)
-                .map(drop)
-                .map_err(lang)
+        Format::Swarm | Format::SwarmFaults | Format::SwarmProperties => {
+            read_swarm(ctx, format, source)
         }
         Format::Mapt | Format::MaptJson => {
             let ast =
@@ -327,5 +285,41 @@ fn read_text(ctx: &Context, format: Format, source: &Source) -> Result<(), Refus
         Format::Onnx => crate::nn::load_bytes(source.text().as_bytes())
             .map(drop)
             .map_err(|e| Refusal::of_message(e.to_string())),
+    }
+}
+
+/// The swarm formats: a swarm file, or faults or properties over the
+/// bundled foraging swarm.
+fn read_swarm(ctx: &Context, format: Format, source: &Source) -> Result<(), Refusal> {
+    let lang = |e: Box<SourceError>| Refusal::located(&e);
+    let mut consts = Constants::default();
+    let opts = crate::swarm::model::BuildOptions {
+        faulty_fraction: None,
+        keep_fault_flags: false,
+    };
+    let swarm = if format == Format::Swarm {
+        source
+    } else {
+        &ctx.foraging
+    };
+    let syntax = crate::swarm::syntax::parse_swarm(swarm, &mut consts).map_err(lang)?;
+    match format {
+        Format::SwarmFaults => {
+            let blocks = crate::swarm::syntax::parse_faults(source, &mut consts).map_err(lang)?;
+            let faults = Some((source, blocks.as_slice()));
+            crate::swarm::model::build_model(swarm, &syntax, faults, consts, &opts)
+                .map(drop)
+                .map_err(lang)
+        }
+        Format::SwarmProperties => {
+            let model = crate::swarm::model::build_model(swarm, &syntax, None, consts, &opts)
+                .map_err(lang)?;
+            crate::swarm::props::parse_properties(source, &model)
+                .map(drop)
+                .map_err(lang)
+        }
+        _ => crate::swarm::model::build_model(swarm, &syntax, None, consts, &opts)
+            .map(drop)
+            .map_err(lang),
     }
 }

@@ -121,6 +121,34 @@ const SIM_HELP: &str = "Examples:\n  mavis nis simulates examples/guarding/guard
 const VERIFY_HELP: &str = "Examples:\n  mavis nis verify examples/guarding/guarding.nis --spec 'forall v1, v2: EX^3 (alive, v1) & (alive, v2)'\n  mavis nis verify examples/guarding/guarding.nis --simulation bound --spec 'forall v1, v2: EX^3 (alive, v1) & (alive, v2)'\n\nExit status: 0 holds for every n, 1 fails for some n, 2 bad input, 3 undetermined.";
 const EMERGENCE_HELP: &str = "Example:\n  mavis nis emergence examples/guarding/guarding.nis --spec 'forall v1, v2: EX^3 (alive, v1) & (alive, v2)'\n\nExit status: 0 a threshold exists, 1 there is none, 3 undetermined.";
 
+/// The arguments of `mavis nis table`.
+#[derive(Args, Debug)]
+pub struct TableArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// A sentence; `{k}` stands for the depth (repeatable).
+    #[arg(long, required = true)]
+    pub spec: Vec<String>,
+    /// Depths: N, LO..HI or N,M,...
+    #[arg(long, value_parser = parse_range, default_value = "1..6")]
+    pub k: Ints,
+    /// Agent counts: N, LO..HI or N,M,... (not with --abstract).
+    #[arg(long, value_parser = parse_range, default_value = "2..6", conflicts_with = "abstract_system")]
+    pub agents: Ints,
+    /// The abstract systems M_ab(m) instead (one row per spec).
+    #[arg(long = "abstract")]
+    pub abstract_system: bool,
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineArg>,
+    #[command(flatten)]
+    pub milp: MilpArgs,
+    /// How the table is drawn in the text output.
+    #[arg(long = "table-format", value_enum, default_value_t = TableFormatArg::Text)]
+    pub table_format: TableFormatArg,
+    #[command(flatten)]
+    pub grid: super::grid::GridArgs,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum NisCmd {
     /// Decide phi[m] on the concrete system M(N) (or on the abstract M_ab(m)).
@@ -148,31 +176,7 @@ pub enum NisCmd {
     },
     /// Verdicts and times over a grid of k and n (the NIS paper's Tables 1 and 2).
     #[command(after_help = TABLE_HELP)]
-    Table {
-        #[command(flatten)]
-        model: ModelArgs,
-        /// A sentence; `{k}` stands for the depth (repeatable).
-        #[arg(long, required = true)]
-        spec: Vec<String>,
-        /// Depths: N, LO..HI or N,M,...
-        #[arg(long, value_parser = parse_range, default_value = "1..6")]
-        k: Ints,
-        /// Agent counts: N, LO..HI or N,M,... (not with --abstract).
-        #[arg(long, value_parser = parse_range, default_value = "2..6", conflicts_with = "abstract_system")]
-        agents: Ints,
-        /// The abstract systems M_ab(m) instead (one row per spec).
-        #[arg(long = "abstract")]
-        abstract_system: bool,
-        #[arg(long, value_enum)]
-        engine: Option<EngineArg>,
-        #[command(flatten)]
-        milp: MilpArgs,
-        /// How the table is drawn in the text output.
-        #[arg(long = "table-format", value_enum, default_value_t = TableFormatArg::Text)]
-        table_format: TableFormatArg,
-        #[command(flatten)]
-        grid: super::grid::GridArgs,
-    },
+    Table(TableArgs),
     /// Bounded simulation (Definition 14) between M_ab(m) and M(N); without N, the least N.
     #[command(after_help = SIM_HELP)]
     Simulates {
@@ -310,6 +314,68 @@ fn simulates_limits(
     Ok(())
 }
 
+/// `mavis nis table`.
+fn table_verb(args: TableArgs, given: &Given, ctx: &RunContext) -> Result<Report, RunError> {
+    let TableArgs {
+        model,
+        spec,
+        k,
+        agents,
+        abstract_system,
+        engine: e,
+        milp,
+        table_format,
+        grid,
+    } = args;
+    let m = load(&model, given, ctx)?;
+    let (ks, ns) = table_grid(&k, agents, abstract_system)?;
+    let decide = Decide {
+        model: &m,
+        engine: engine(e),
+        milp: &milp.options(ctx),
+        set: model
+            .set
+            .iter()
+            .map(|a| format!("{}={}", a.name, a.value))
+            .collect(),
+    };
+    let shape = TableGrid {
+        specs: spec,
+        ks,
+        agents: ns,
+        abstract_system,
+    };
+    let look = TableLook {
+        format: table_format.format(),
+        no_times: grid.no_times,
+    };
+    let r = table::table(&model.model, &decide, &shape, look, grid.shard, ctx)?;
+    Ok(grid.written(r))
+}
+
+/// `mavis nis verify` (or `emergence`, with `threshold_only`).
+fn verify_verb(
+    model: &ModelArgs,
+    spec: &str,
+    options: &VerifyOptions,
+    procedure: Option<Procedure>,
+    threshold_only: bool,
+    given: &Given,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let m = load(model, given, ctx)?;
+    let s = nis::spec(spec)?;
+    reports::verify_report(
+        &model.model,
+        &m,
+        &s,
+        options,
+        procedure,
+        ctx,
+        threshold_only,
+    )
+}
+
 pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunError> {
     // `emergence` is `verify` reporting the threshold alone.
     let threshold_only = matches!(cmd, NisCmd::Emergence { .. });
@@ -336,42 +402,7 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
                 counts,
             )
         }
-        NisCmd::Table {
-            model,
-            spec,
-            k,
-            agents,
-            abstract_system,
-            engine: e,
-            milp,
-            table_format,
-            grid,
-        } => {
-            let m = load(&model, given, ctx)?;
-            let (ks, ns) = table_grid(&k, agents, abstract_system)?;
-            let decide = Decide {
-                model: &m,
-                engine: engine(e),
-                milp: &milp.options(ctx),
-                set: model
-                    .set
-                    .iter()
-                    .map(|a| format!("{}={}", a.name, a.value))
-                    .collect(),
-            };
-            let shape = TableGrid {
-                specs: spec,
-                ks,
-                agents: ns,
-                abstract_system,
-            };
-            let look = TableLook {
-                format: table_format.format(),
-                no_times: grid.no_times,
-            };
-            let r = table::table(&model.model, &decide, &shape, look, grid.shard, ctx)?;
-            Ok(grid.written(r))
-        }
+        NisCmd::Table(args) => table_verb(args, given, ctx),
         NisCmd::Simulates {
             model,
             indexed,
@@ -400,22 +431,20 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
             cap,
             simulation,
         } => {
-            let m = load(&model, given, ctx)?;
-            let s = nis::spec(&spec)?;
             let options = VerifyOptions {
                 engine: engine(e),
                 cap,
                 milp: milp.options(ctx),
             };
             let procedure = simulation.map(SimulationArg::procedure);
-            reports::verify_report(
-                &model.model,
-                &m,
-                &s,
+            verify_verb(
+                &model,
+                &spec,
                 &options,
                 procedure,
-                ctx,
                 threshold_only,
+                given,
+                ctx,
             )
         }
     }

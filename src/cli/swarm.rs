@@ -166,6 +166,29 @@ fn agents_of(a: Option<String>) -> Result<Option<Vec<usize>>, RunError> {
         .transpose()
 }
 
+/// The options of `swarm sweep`: agents, the swept constant's values, the
+/// step bounds, and the abstraction's threshold and state limit.
+fn sweep_options(
+    agents: Option<String>,
+    sweep: &str,
+    ks: (usize, usize),
+    threshold: u32,
+    max_states: usize,
+    ctx: &RunContext,
+) -> Result<SweepOptions, RunError> {
+    let agents = agents_of(agents)?;
+    let swept = swarm::sweep::parse_range(sweep)
+        .map_err(|e| RunError::input(format!("--sweep `{sweep}`: {e}")))?;
+    Ok(SweepOptions {
+        swept,
+        ks,
+        agents,
+        threshold,
+        max_states,
+        threads: ctx.threads,
+    })
+}
+
 pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
     match cmd {
         SwarmCmd::Check {
@@ -205,17 +228,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
             max_states,
             grid,
         } => {
-            let agents = agents_of(agents)?;
-            let swept = swarm::sweep::parse_range(&sweep)
-                .map_err(|e| RunError::input(format!("--sweep `{sweep}`: {e}")))?;
-            let o = SweepOptions {
-                swept,
-                ks: k,
-                agents,
-                threshold,
-                max_states,
-                threads: ctx.threads,
-            };
+            let o = sweep_options(agents, &sweep, k, threshold, max_states, ctx)?;
             let look = SweepLook {
                 out,
                 no_times: grid.no_times,

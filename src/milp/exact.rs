@@ -11,9 +11,9 @@
 use super::expr::LinExpr;
 use super::model::{MilpError, Model, ModelStats};
 use super::network::{EncodeOptions, NetworkCopy};
-use super::solve::{Objective, Solution, SolveOptions, Status};
+use super::solve::{Objective, Outcome, Solution, SolveOptions, Status};
 use super::tolerance;
-use crate::nn::{Activation, InputBox, Network, NetworkBounds};
+use crate::nn::{Activation, InputBox, LayerBounds, Network, NetworkBounds};
 use std::time::{Duration, Instant};
 
 /// One side (max or min) of one output, as a sound pair: the true extremum
@@ -160,79 +160,21 @@ pub fn exact_output_bounds_reporting(
         ),
         ..solve.clone()
     };
-    let out_bounds = copy.bounds.output();
+    let sides = Sides {
+        model: &model,
+        net,
+        copy: &copy,
+        out_bounds: copy.bounds.output(),
+        input,
+        xs: &xs,
+        solve: &solve,
+    };
     let solve_start = Instant::now();
     let mut outputs = Vec::with_capacity(net.output_size());
-    for (j, &y) in copy.outputs.iter().enumerate() {
-        let side = |maximise: bool| -> Result<Extremum, MilpError> {
-            let objective = if maximise {
-                Objective::Maximise(y.into())
-            } else {
-                Objective::Minimise(y.into())
-            };
-            let mut outcome = model.solve(&objective, &solve)?;
-            if outcome.status == Status::Infeasible {
-                // The network is total and the box is not empty, so the model
-                // is feasible: "infeasible" is HiGHS's presolve misjudging a
-                // degenerate LP (seen on a 2-2-2 network whose neurons are all
-                // stable), and the solve is repeated without it.
-                let plain = SolveOptions {
-                    presolve: false,
-                    ..solve.clone()
-                };
-                outcome = model.solve(&objective, &plain)?;
-            }
-            // `sign` turns a minimum into a maximum, so one rule serves both sides.
-            let sign = if maximise { 1.0 } else { -1.0 };
-            // The propagated bound, padded as the encoding pads it (rounding).
-            let propagated = sign
-                * if maximise {
-                    out_bounds.hi[j]
-                } else {
-                    out_bounds.lo[j]
-                };
-            let propagated = propagated + tolerance::scaled(tolerance::BOUND_PADDING, propagated);
-            let witness = match &outcome.solution {
-                Some(s) => {
-                    let x: Vec<f64> = (0..input.len())
-                        .map(|i| s.eval(&xs[i]).clamp(input.lo[i], input.hi[i]))
-                        .collect();
-                    replay_layers(net, &copy, s, &x).map_err(|why| {
-                        MilpError::Replay(format!(
-                            "the MILP {} of output {j} does not replay at input {x:?}: {why}",
-                            if maximise { "maximum" } else { "minimum" }
-                        ))
-                    })?;
-                    let value = net.eval(&x)[j];
-                    Some((x, value))
-                }
-                None => None,
-            };
-            let inner = witness.as_ref().map(|w| sign * w.1);
-            // HiGHS's bound, widened; unusable when the network attains more.
-            let proven = outcome
-                .bound
-                .map(|b| sign * b)
-                .map(|b| b + tolerance::scaled(tolerance::OUTER_WIDENING, b))
-                .filter(|b| inner.is_none_or(|v| *b >= v));
-            let outer = proven.map_or(propagated, |b| b.min(propagated));
-            let exact = outcome.status == Status::Optimal
-                && proven.is_some()
-                && inner.is_some_and(|v| {
-                    (outer - v).abs() <= tolerance::scaled(tolerance::EXACT_AGREEMENT, v)
-                });
-            // The network attains `inner`, so no outer bound lies below it.
-            let outer = inner.map_or(outer, |v| outer.max(v));
-            Ok(Extremum {
-                outer: sign * outer,
-                status: outcome.status,
-                witness,
-                exact,
-            })
-        };
-        let max = side(true)?;
+    for j in 0..copy.outputs.len() {
+        let max = sides.side(j, true)?;
         solved();
-        let min = side(false)?;
+        let min = sides.side(j, false)?;
         solved();
         outputs.push(OutputRange { min, max });
     }
@@ -244,6 +186,106 @@ pub fn exact_output_bounds_reporting(
         solve_time: solve_start.elapsed(),
         model,
     })
+}
+
+/// What the MILPs of [`exact_output_bounds_reporting`] share: the model
+/// with the network's copy over the box's variables `xs`.
+struct Sides<'a> {
+    model: &'a Model,
+    net: &'a Network,
+    copy: &'a NetworkCopy,
+    /// The propagated bounds of the outputs.
+    out_bounds: LayerBounds,
+    input: &'a InputBox,
+    xs: &'a [LinExpr],
+    solve: &'a SolveOptions,
+}
+
+impl Sides<'_> {
+    /// The maximum (or minimum) of output `j` as a sound pair.
+    fn side(&self, j: usize, maximise: bool) -> Result<Extremum, MilpError> {
+        let outcome = self.solve_side(j, maximise)?;
+        // `sign` turns a minimum into a maximum, so one rule serves both sides.
+        let sign = if maximise { 1.0 } else { -1.0 };
+        // The propagated bound, padded as the encoding pads it (rounding).
+        let propagated = sign
+            * if maximise {
+                self.out_bounds.hi[j]
+            } else {
+                self.out_bounds.lo[j]
+            };
+        let propagated = propagated + tolerance::scaled(tolerance::BOUND_PADDING, propagated);
+        let witness = match &outcome.solution {
+            Some(s) => Some(self.replayed(s, j, maximise)?),
+            None => None,
+        };
+        let inner = witness.as_ref().map(|w| sign * w.1);
+        // HiGHS's bound, widened; unusable when the network attains more.
+        let proven = outcome
+            .bound
+            .map(|b| sign * b)
+            .map(|b| b + tolerance::scaled(tolerance::OUTER_WIDENING, b))
+            .filter(|b| inner.is_none_or(|v| *b >= v));
+        let outer = proven.map_or(propagated, |b| b.min(propagated));
+        let exact = outcome.status == Status::Optimal
+            && proven.is_some()
+            && inner.is_some_and(|v| {
+                (outer - v).abs() <= tolerance::scaled(tolerance::EXACT_AGREEMENT, v)
+            });
+        // The network attains `inner`, so no outer bound lies below it.
+        let outer = inner.map_or(outer, |v| outer.max(v));
+        Ok(Extremum {
+            outer: sign * outer,
+            status: outcome.status,
+            witness,
+            exact,
+        })
+    }
+
+    /// The MILP of one side solved.
+    fn solve_side(&self, j: usize, maximise: bool) -> Result<Outcome, MilpError> {
+        let y = self.copy.outputs[j];
+        let objective = if maximise {
+            Objective::Maximise(y.into())
+        } else {
+            Objective::Minimise(y.into())
+        };
+        let outcome = self.model.solve(&objective, self.solve)?;
+        if outcome.status != Status::Infeasible {
+            return Ok(outcome);
+        }
+        // The network is total and the box is not empty, so the model
+        // is feasible: "infeasible" is HiGHS's presolve misjudging a
+        // degenerate LP (seen on a 2-2-2 network whose neurons are all
+        // stable), and the solve is repeated without it.
+        let plain = SolveOptions {
+            presolve: false,
+            ..self.solve.clone()
+        };
+        self.model.solve(&objective, &plain)
+    }
+
+    /// The solution's input (clamped to the box) and the network's output
+    /// `j` there, once the solution replays layer by layer.
+    fn replayed(
+        &self,
+        s: &Solution,
+        j: usize,
+        maximise: bool,
+    ) -> Result<(Vec<f64>, f64), MilpError> {
+        let input = self.input;
+        let x: Vec<f64> = (0..input.len())
+            .map(|i| s.eval(&self.xs[i]).clamp(input.lo[i], input.hi[i]))
+            .collect();
+        replay_layers(self.net, self.copy, s, &x).map_err(|why| {
+            MilpError::Replay(format!(
+                "the MILP {} of output {j} does not replay at input {x:?}: {why}",
+                if maximise { "maximum" } else { "minimum" }
+            ))
+        })?;
+        let value = self.net.eval(&x)[j];
+        Ok((x, value))
+    }
 }
 
 #[cfg(test)]

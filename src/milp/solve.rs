@@ -3,9 +3,9 @@
 use super::expr::{LinExpr, Var};
 use super::model::{MilpError, Model, Sense, VarKind};
 use crate::report::Deadline;
-use good_lp::solvers::highs::{highs, HighsOptionValue};
+use good_lp::solvers::highs::{highs, HighsOptionValue, HighsProblem};
 use good_lp::{
-    variable, Expression, ProblemVariables, ResolutionError, SolutionStatus, SolverModel,
+    variable, Expression, ProblemVariables, ResolutionError, SolutionStatus, SolverModel, Variable,
 };
 use std::time::{Duration, Instant};
 
@@ -164,34 +164,9 @@ impl Model {
     ) -> Result<Outcome, MilpError> {
         let start = Instant::now();
         if opts.deadline.expired() {
-            return Ok(Outcome {
-                status: Status::Unknown,
-                solution: None,
-                objective: None,
-                bound: None,
-                reason: Some(TIME_LIMIT.into()),
-                time: Duration::ZERO,
-            });
+            return Ok(Outcome::unknown(TIME_LIMIT.into(), None, Duration::ZERO));
         }
-        let mut vars = ProblemVariables::new();
-        let mut handles = Vec::with_capacity(self.vars.len());
-        for info in &self.vars {
-            let mut def = variable().name(info.name.clone());
-            if info.lo.is_finite() {
-                def = def.min(info.lo);
-            }
-            if info.hi.is_finite() {
-                def = def.max(info.hi);
-            }
-            if info.kind != VarKind::Continuous {
-                def = def.integer();
-            }
-            handles.push(vars.add(def));
-        }
-        if handles.is_empty() {
-            // HiGHS refuses empty models; a fixed dummy column keeps constant rows checkable.
-            vars.add(variable().min(0.0).max(0.0));
-        }
+        let (vars, handles) = self.columns();
         let to_good_lp = |e: &LinExpr| -> Expression {
             let mut out = Expression::from(e.constant);
             for (v, c) in e.merged_terms() {
@@ -205,80 +180,25 @@ impl Model {
             Objective::Minimise(e) => (vars.minimise(to_good_lp(e)), Some(e)),
         };
         let mut p = highs(problem);
-        // Options go straight to HiGHS in `highs_run`, which also reads the proven bound.
-        let mut options: Vec<(&str, HighsOptionValue)> = vec![
-            ("threads", (opts.threads.max(1) as i32).into()),
-            ("output_flag", opts.verbose.into()),
-        ];
-        if !presolve || !opts.presolve {
-            options.push(("presolve", "off".into()));
-        }
-        if let Some(t) = opts.feasibility_tolerance {
-            options.push(("mip_feasibility_tolerance", t.into()));
-        }
-        if let Some(g) = opts.mip_gap {
-            options.push(("mip_rel_gap", g.max(0.0).into()));
-        }
-        if let Some(g) = opts.mip_abs_gap {
-            options.push(("mip_abs_gap", g.max(0.0).into()));
-        }
-        for row in &self.rows {
-            let mut lhs = Expression::from(0.0);
-            for &(v, c) in &row.terms {
-                lhs.add_mul(c, handles[v.0]);
-            }
-            let c = match row.sense {
-                Sense::Le => lhs.leq(row.rhs),
-                Sense::Ge => lhs.geq(row.rhs),
-                Sense::Eq => lhs.eq(row.rhs),
-            };
-            p.add_constraint(c);
-        }
+        let mut options = highs_options(opts, presolve);
+        self.add_rows(&mut p, &handles);
         // What is left now, after building: never the whole budget again.
         if let Some(left) = opts.deadline.remaining() {
             options.push(("time_limit", left.as_secs_f64().max(1e-3).into()));
         }
         let integer = self.vars.iter().any(|v| v.kind != VarKind::Continuous);
         let run = super::highs_run::run(p, &options, integer);
-        let result = run.result;
         let bound = match (run.bound, objective_expr) {
             (Some(b), Some(e)) => Some(b + e.constant),
             _ => None,
         };
         let time = start.elapsed();
-        let unknown = |reason: String| Outcome {
-            status: Status::Unknown,
-            solution: None,
-            objective: None,
-            bound,
-            reason: Some(reason),
-            time,
-        };
-        Ok(match result {
+        let unknown = |reason: String| Outcome::unknown(reason, bound, time);
+        Ok(match run.result {
             Ok(sol) => {
                 // Columns are in the order the variables were added (`handles`).
                 let values: Vec<f64> = sol.columns[..handles.len()].to_vec();
-                let solution = Solution { values };
-                let value = objective_expr.map(|e| solution.eval(e));
-                let (status, reason) = match sol.status {
-                    SolutionStatus::Optimal => (Status::Optimal, None),
-                    // HiGHS's own status is Optimal here: the gap is within its tolerances.
-                    SolutionStatus::GapLimit => (Status::Optimal, None),
-                    SolutionStatus::TimeLimit => (Status::Feasible, Some(TIME_LIMIT.to_string())),
-                };
-                let status = if matches!(objective, Objective::Feasibility) {
-                    Status::Optimal
-                } else {
-                    status
-                };
-                Outcome {
-                    status,
-                    solution: Some(solution),
-                    objective: value,
-                    bound,
-                    reason,
-                    time,
-                }
+                solved(Solution { values }, sol.status, objective, bound, time)
             }
             Err(ResolutionError::Infeasible) => {
                 // HiGHS may say "unbounded or infeasible"; good_lp reports both as
@@ -311,6 +231,47 @@ impl Model {
             Err(ResolutionError::Other(what)) => unknown(format!("{HIGHS_STOPPED}{what}")),
             Err(ResolutionError::Str(what)) => unknown(format!("{HIGHS_STOPPED}{what}")),
         })
+    }
+
+    /// Every row, over the columns `handles`.
+    fn add_rows(&self, p: &mut HighsProblem, handles: &[Variable]) {
+        for row in &self.rows {
+            let mut lhs = Expression::from(0.0);
+            for &(v, c) in &row.terms {
+                lhs.add_mul(c, handles[v.0]);
+            }
+            let c = match row.sense {
+                Sense::Le => lhs.leq(row.rhs),
+                Sense::Ge => lhs.geq(row.rhs),
+                Sense::Eq => lhs.eq(row.rhs),
+            };
+            p.add_constraint(c);
+        }
+    }
+
+    /// The good_lp columns of the variables, in their order (and a fixed
+    /// dummy column in an empty model, which HiGHS would refuse).
+    fn columns(&self) -> (ProblemVariables, Vec<Variable>) {
+        let mut vars = ProblemVariables::new();
+        let mut handles = Vec::with_capacity(self.vars.len());
+        for info in &self.vars {
+            let mut def = variable().name(info.name.clone());
+            if info.lo.is_finite() {
+                def = def.min(info.lo);
+            }
+            if info.hi.is_finite() {
+                def = def.max(info.hi);
+            }
+            if info.kind != VarKind::Continuous {
+                def = def.integer();
+            }
+            handles.push(vars.add(def));
+        }
+        if handles.is_empty() {
+            // A fixed dummy column keeps constant rows checkable.
+            vars.add(variable().min(0.0).max(0.0));
+        }
+        (vars, handles)
     }
 
     /// Checks a solution against every bound and row, within `tol` (absolute,
@@ -348,5 +309,75 @@ impl Model {
             }
         }
         Ok(())
+    }
+}
+
+impl Outcome {
+    /// No answer, for `reason`.
+    fn unknown(reason: String, bound: Option<f64>, time: Duration) -> Self {
+        Outcome {
+            status: Status::Unknown,
+            solution: None,
+            objective: None,
+            bound,
+            reason: Some(reason),
+            time,
+        }
+    }
+}
+
+/// The options [`Model::solve`] hands to HiGHS, but the time limit (set
+/// after building); `presolve` false turns HiGHS's presolve off.
+fn highs_options(opts: &SolveOptions, presolve: bool) -> Vec<(&'static str, HighsOptionValue)> {
+    // Options go straight to HiGHS in `highs_run`, which also reads the proven bound.
+    let mut options: Vec<(&str, HighsOptionValue)> = vec![
+        ("threads", (opts.threads.max(1) as i32).into()),
+        ("output_flag", opts.verbose.into()),
+    ];
+    if !presolve || !opts.presolve {
+        options.push(("presolve", "off".into()));
+    }
+    if let Some(t) = opts.feasibility_tolerance {
+        options.push(("mip_feasibility_tolerance", t.into()));
+    }
+    if let Some(g) = opts.mip_gap {
+        options.push(("mip_rel_gap", g.max(0.0).into()));
+    }
+    if let Some(g) = opts.mip_abs_gap {
+        options.push(("mip_abs_gap", g.max(0.0).into()));
+    }
+    options
+}
+
+/// The outcome of a solution HiGHS found, with HiGHS's status.
+fn solved(
+    solution: Solution,
+    highs_status: SolutionStatus,
+    objective: &Objective,
+    bound: Option<f64>,
+    time: Duration,
+) -> Outcome {
+    let value = match objective {
+        Objective::Feasibility => None,
+        Objective::Maximise(e) | Objective::Minimise(e) => Some(solution.eval(e)),
+    };
+    let (status, reason) = match highs_status {
+        SolutionStatus::Optimal => (Status::Optimal, None),
+        // HiGHS's own status is Optimal here: the gap is within its tolerances.
+        SolutionStatus::GapLimit => (Status::Optimal, None),
+        SolutionStatus::TimeLimit => (Status::Feasible, Some(TIME_LIMIT.to_string())),
+    };
+    let status = if matches!(objective, Objective::Feasibility) {
+        Status::Optimal
+    } else {
+        status
+    };
+    Outcome {
+        status,
+        solution: Some(solution),
+        objective: value,
+        bound,
+        reason,
+        time,
     }
 }

@@ -62,7 +62,7 @@ pub struct CheckRecord {
 }
 
 /// A verdict with its shown witness (JSON and text), as the deciders give it.
-type Shown = (bool, Option<Value>, Option<String>);
+pub type Shown = (bool, Option<Value>, Option<String>);
 
 impl CheckRecord {
     /// The record of a verdict on `target` (naming `m` indexed agents) by
@@ -97,15 +97,28 @@ impl CheckRecord {
     }
 }
 
+/// A verdict with its shown witness, and the decider's statistics.
+pub type Decided = (Shown, serde_json::Map<String, Value>);
+
 /// A decider of phi[m] on M(n) or M_ab(m).
 pub trait Decider {
     fn name(&self) -> &'static str;
+
+    /// phi\[m\] (`phi` names m agents) decided on `on`.
+    fn decide(&self, model: &Model, phi: &Sentence, on: Target) -> Result<Decided, RunError>;
+
+    /// [`Decider::decide`], timed and recorded.
     fn check(
         &self,
         model: &Model,
         sentence: &Sentence,
         target: Target,
-    ) -> Result<CheckRecord, RunError>;
+    ) -> Result<CheckRecord, RunError> {
+        let start = Instant::now();
+        let (shown, stats) = self.decide(model, sentence, target)?;
+        let on = (target, sentence.agents());
+        Ok(CheckRecord::decided(on, self.name(), shown, stats, start))
+    }
 }
 
 /// Explicit-state search with the counter representation (finite models),
@@ -144,40 +157,26 @@ impl Decider for MilpDecider {
         "milp"
     }
 
-    fn check(
-        &self,
-        model: &Model,
-        sentence: &Sentence,
-        target: Target,
-    ) -> Result<CheckRecord, RunError> {
-        let start = Instant::now();
-        let agents = match target {
+    fn decide(&self, model: &Model, phi: &Sentence, on: Target) -> Result<Decided, RunError> {
+        let agents = match on {
             Target::Concrete { agents } => agents,
-            Target::Abstract => sentence.agents() + 1,
+            Target::Abstract => phi.agents() + 1,
         };
-        let steps = agents.saturating_mul(sentence.depth().max(1) as usize);
+        let steps = agents.saturating_mul(phi.depth().max(1) as usize);
         if steps > MAX_MILP_AGENT_STEPS {
             return Err(RunError::input(format!(
                 "the MILP of {} unrolls {agents} agents over {} steps ({steps} agent-steps); the limit is {MAX_MILP_AGENT_STEPS}",
-                target.describe(sentence.agents()),
-                sentence.depth().max(1)
+                on.describe(phi.agents()),
+                phi.depth().max(1)
             )));
         }
-        let out = match target {
+        let out = match on {
             Target::Concrete { agents } => {
-                super::encode::check_concrete(model, sentence, agents, &self.options)?
+                super::encode::check_concrete(model, phi, agents, &self.options)?
             }
-            Target::Abstract => super::encode::check_abstract(model, sentence, &self.options)?,
+            Target::Abstract => super::encode::check_abstract(model, phi, &self.options)?,
         };
-        let shown = (out.holds, out.witness, out.witness_text);
-        let on = (target, sentence.agents());
-        Ok(CheckRecord::decided(
-            on,
-            self.name(),
-            shown,
-            out.stats,
-            start,
-        ))
+        Ok(((out.holds, out.witness, out.witness_text), out.stats))
     }
 }
 
@@ -194,34 +193,22 @@ impl Decider for ExplicitDecider {
         "explicit"
     }
 
-    fn check(
-        &self,
-        model: &Model,
-        sentence: &Sentence,
-        target: Target,
-    ) -> Result<CheckRecord, RunError> {
-        let start = Instant::now();
-        let core = lower(sentence, model)?;
-        let m = sentence.agents();
+    fn decide(&self, model: &Model, phi: &Sentence, on: Target) -> Result<Decided, RunError> {
+        let core = lower(phi, model)?;
+        let m = phi.agents();
         let mut stats = serde_json::Map::new();
-        let shown = match target {
+        let shown = match on {
             Target::Concrete { agents } => {
                 if agents < m {
                     return Err(RunError::input(format!(
                         "the formula names {m} agents but the system has {agents}"
                     )));
                 }
-                self.on_concrete(model, sentence, &core, agents, &mut stats)?
+                self.on_concrete(model, phi, &core, agents, &mut stats)?
             }
             Target::Abstract => self.on_abstract(model, m, &core, &mut stats)?,
         };
-        Ok(CheckRecord::decided(
-            (target, m),
-            self.name(),
-            shown,
-            stats,
-            start,
-        ))
+        Ok((shown, stats))
     }
 }
 

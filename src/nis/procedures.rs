@@ -322,12 +322,13 @@ fn corollary(
                     RunError::input(format!("the simulation search needs a finite model: {why}"))
                 })?,
             };
+            let search = Search { model, ctx, cap };
             let abs = check(Target::Abstract)?;
             out.abstract_holds = Some(abs.holds);
             out.checks.push(abs);
             match out.kind {
-                Kind::Universal | Kind::Propositional => universal(model, ctx, cap, check, out),
-                Kind::Existential => existential(model, ctx, cap, check, out),
+                Kind::Universal | Kind::Propositional => universal(&search, check, out),
+                Kind::Existential => existential(&search, check, out),
             }
         }
         Procedure::Bound => {
@@ -343,13 +344,16 @@ fn corollary(
     }
 }
 
-fn search_n(
-    model: &Model,
-    m: usize,
-    b: u32,
+/// The search procedure's inputs: the model, the run, the cap on n.
+struct Search<'a> {
+    model: &'a Model,
+    ctx: &'a RunContext,
     cap: usize,
-    ctx: &RunContext,
-) -> Result<MinimalN, RunError> {
+}
+
+/// The least n <= the cap with M_ab(m) <=_b M(n), searched.
+fn search_n(s: &Search, m: usize, b: u32) -> Result<MinimalN, RunError> {
+    let Search { model, ctx, cap } = *s;
     match minimal_simulating_n(model, m, b, cap, ctx.deadline())? {
         Ok(r) if r.n.is_none() && ctx.timed_out() => Err(RunError::TimedOut(format!(
             "{} during the search for the least n with M_ab({m}) <=_{b} M(n), after {} value(s) of n",
@@ -407,24 +411,18 @@ fn corollary_1(check: &mut Check, out: &mut VerifyOutcome) -> Result<bool, RunEr
 
 /// Corollary 1; where the abstract counterexample becomes concrete is the
 /// least n that b-simulates M_ab(m), searched.
-fn universal(
-    model: &Model,
-    ctx: &RunContext,
-    cap: usize,
-    check: &mut Check,
-    out: &mut VerifyOutcome,
-) -> Result<(), RunError> {
+fn universal(s: &Search, check: &mut Check, out: &mut VerifyOutcome) -> Result<(), RunError> {
     if corollary_1(check, out)? {
         return Ok(());
     }
     let m = out.m;
-    if timed_out(ctx) {
+    if timed_out(s.ctx) {
         out.conclusion = format!(
             "M_ab({m}) has a counterexample: fails for some n >= {m}; no emergence threshold"
         );
         return Ok(());
     }
-    let sim = search_n(model, m, out.depth, cap, ctx)?;
+    let sim = search_n(s, m, out.depth)?;
     if let Some(n0) = sim.n {
         for i in m + 1..n0 {
             let r = check(concrete(i))?;
@@ -448,17 +446,11 @@ fn universal(
 /// M(i) |= phi[m] for all i in m..n; M(n) |= phi[m] makes n an emergence
 /// threshold (the least one is the start of the final run of holding i's),
 /// otherwise there is none.
-fn existential(
-    model: &Model,
-    ctx: &RunContext,
-    cap: usize,
-    check: &mut Check,
-    out: &mut VerifyOutcome,
-) -> Result<(), RunError> {
+fn existential(s: &Search, check: &mut Check, out: &mut VerifyOutcome) -> Result<(), RunError> {
     out.corollary = "Corollary 2 (existential)";
-    let m = out.m;
+    let (m, ctx) = (out.m, s.ctx);
     let abstract_holds = out.checks[0].holds;
-    let sim = search_n(model, m, out.depth, cap, ctx)?;
+    let sim = search_n(s, m, out.depth)?;
     let Some(n0) = sim.n else {
         if !abstract_holds {
             // M_ab(m) simulates every M(n), n >= m+1 (Theorem 2): existential phi fails there.

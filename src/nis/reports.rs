@@ -55,21 +55,7 @@ pub fn check(
     counts: bool,
 ) -> Result<Report, RunError> {
     let m = sentence.agents();
-    let target = if abstract_system {
-        Target::Abstract
-    } else {
-        // Without a parameterised template the fixed agents are the system: M(0).
-        let n = match (agents, model.parameterised) {
-            (Some(n), _) => n,
-            (None, false) => 0,
-            (None, true) => {
-                return Err(RunError::input(
-                    "give the number of agents: --agents N (or --abstract)",
-                ))
-            }
-        };
-        Target::Concrete { agents: n }
-    };
+    let target = check_target(model, agents, abstract_system)?;
     let mut r = Report::new("nis", "check");
     r.model = model_ref(path, model);
     let rec = match decide_with(engine, milp, model, sentence, target) {
@@ -82,6 +68,51 @@ pub fn check(
         Err(e) => return Err(e),
     };
     r.verdict = Some(Verdict::from_bool(rec.holds));
+    check_lines(&mut r, sentence, &rec);
+    let mut results = check_results(sentence, target, &rec);
+    if counts {
+        let k = sentence.depth();
+        let table = counts_table(model, target, m, k, &mut results)?;
+        r.line("");
+        r.text.push_str(&table.render(TableFormat::Text));
+    }
+    r.results = Value::Object(results);
+    r.witness = rec.witness.clone();
+    r.line("");
+    for (k, v) in &rec.stats {
+        r.line(format!("{k}: {v}"));
+        r.stat(k, v.clone());
+    }
+    r.line(format!("time: {:.3} s", rec.time_s));
+    r.stat("time_s", rec.time_s);
+    Ok(r)
+}
+
+/// The system `nis check` decides: M_ab(m), M(N), or M(0) when the model
+/// has no parameterised template (the fixed agents are the system).
+fn check_target(
+    model: &Model,
+    agents: Option<usize>,
+    abstract_system: bool,
+) -> Result<Target, RunError> {
+    if abstract_system {
+        return Ok(Target::Abstract);
+    }
+    let n = match (agents, model.parameterised) {
+        (Some(n), _) => n,
+        (None, false) => 0,
+        (None, true) => {
+            return Err(RunError::input(
+                "give the number of agents: --agents N (or --abstract)",
+            ))
+        }
+    };
+    Ok(Target::Concrete { agents: n })
+}
+
+/// The verdict's lines of `nis check` and the witness's text.
+fn check_lines(r: &mut Report, sentence: &Sentence, rec: &CheckRecord) {
+    let m = sentence.agents();
     r.line(format!(
         "{}: {} {} phi[{m}] = {}",
         yes_no(rec.holds).to_uppercase(),
@@ -100,11 +131,19 @@ pub fn check(
         r.line("");
         r.text.push_str(t);
     }
+}
+
+/// The JSON `results` of `nis check` (without the state counts).
+fn check_results(
+    sentence: &Sentence,
+    target: Target,
+    rec: &CheckRecord,
+) -> serde_json::Map<String, Value> {
     let mut results = serde_json::Map::new();
     results.insert("spec".into(), sentence.to_string().into());
     results.insert("kind".into(), sentence.kind().word().into());
     results.insert("depth".into(), sentence.depth().into());
-    results.insert("indexed".into(), m.into());
+    results.insert("indexed".into(), sentence.agents().into());
     results.insert("system".into(), rec.model.clone().into());
     if let Target::Concrete { agents } = target {
         results.insert("agents".into(), agents.into());
@@ -113,22 +152,7 @@ pub fn check(
     }
     results.insert("holds".into(), rec.holds.into());
     results.insert("engine".into(), rec.engine.into());
-    if counts {
-        let k = sentence.depth();
-        let table = counts_table(model, target, m, k, &mut results)?;
-        r.line("");
-        r.text.push_str(&table.render(TableFormat::Text));
-    }
-    r.results = Value::Object(results);
-    r.witness = rec.witness.clone();
-    r.line("");
-    for (k, v) in &rec.stats {
-        r.line(format!("{k}: {v}"));
-        r.stat(k, v.clone());
-    }
-    r.line(format!("time: {:.3} s", rec.time_s));
-    r.stat("time_s", rec.time_s);
-    Ok(r)
+    results
 }
 
 fn counts_table(

@@ -7,7 +7,9 @@ use super::load_error::{LoadError, LoadProblem, SUPPORTED_OPSETS};
 use super::onnx_tensor::Tensor;
 use super::{Activation, Layer, Network};
 use ndarray::{Array1, Array2};
-use onnx_protobuf::{attribute_proto::AttributeType, Message, ModelProto, NodeProto};
+use onnx_protobuf::{
+    attribute_proto::AttributeType, GraphProto, Message, ModelProto, NodeProto, ValueInfoProto,
+};
 use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
@@ -52,16 +54,7 @@ pub fn load_bytes(bytes: &[u8]) -> Result<LoadedModel, LoadProblem> {
     if graph.node.is_empty() && graph.output.is_empty() {
         return Err(LoadProblem::NoGraph);
     }
-    let opset = model
-        .opset_import
-        .iter()
-        .filter(|o| o.domain.is_empty() || o.domain == "ai.onnx")
-        .map(|o| o.version)
-        .max()
-        .ok_or(LoadProblem::NoOpset)?;
-    if !SUPPORTED_OPSETS.contains(&opset) {
-        return Err(LoadProblem::Opset(opset));
-    }
+    let opset = opset(&model)?;
     let mut values: HashMap<&str, Value> = HashMap::new();
     for init in &graph.initializer {
         values.insert(
@@ -69,35 +62,7 @@ pub fn load_bytes(bytes: &[u8]) -> Result<LoadedModel, LoadProblem> {
             Value::Const(Rc::new(Tensor::from_proto(init, &init.name)?)),
         );
     }
-    let inputs: Vec<_> = graph
-        .input
-        .iter()
-        .filter(|i| !values.contains_key(i.name.as_str()))
-        .collect();
-    if inputs.len() != 1 {
-        let names = inputs
-            .iter()
-            .map(|i| format!("'{}'", i.name))
-            .collect::<Vec<_>>()
-            .join(", ");
-        return Err(LoadProblem::Inputs {
-            count: inputs.len(),
-            names,
-        });
-    }
-    if graph.output.len() != 1 {
-        let names = graph
-            .output
-            .iter()
-            .map(|o| format!("'{}'", o.name))
-            .collect::<Vec<_>>()
-            .join(", ");
-        return Err(LoadProblem::Outputs {
-            count: graph.output.len(),
-            names,
-        });
-    }
-    let input = inputs[0];
+    let input = only_input_and_output(graph, &values)?;
     let n = input_features(input)?;
     values.insert(
         input.name.as_str(),
@@ -130,6 +95,58 @@ pub fn load_bytes(bytes: &[u8]) -> Result<LoadedModel, LoadProblem> {
         producer: model.producer_name.clone(),
         node_count: graph.node.len(),
     })
+}
+
+/// The model's ONNX opset, if supported.
+fn opset(model: &ModelProto) -> Result<i64, LoadProblem> {
+    let opset = model
+        .opset_import
+        .iter()
+        .filter(|o| o.domain.is_empty() || o.domain == "ai.onnx")
+        .map(|o| o.version)
+        .max()
+        .ok_or(LoadProblem::NoOpset)?;
+    if !SUPPORTED_OPSETS.contains(&opset) {
+        return Err(LoadProblem::Opset(opset));
+    }
+    Ok(opset)
+}
+
+/// The graph's one input that is not an initializer (in `values`), once
+/// the graph is checked to have one input and one output.
+fn only_input_and_output<'g>(
+    graph: &'g GraphProto,
+    values: &HashMap<&str, Value>,
+) -> Result<&'g ValueInfoProto, LoadProblem> {
+    let inputs: Vec<_> = graph
+        .input
+        .iter()
+        .filter(|i| !values.contains_key(i.name.as_str()))
+        .collect();
+    if inputs.len() != 1 {
+        let names = inputs
+            .iter()
+            .map(|i| format!("'{}'", i.name))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(LoadProblem::Inputs {
+            count: inputs.len(),
+            names,
+        });
+    }
+    if graph.output.len() != 1 {
+        let names = graph
+            .output
+            .iter()
+            .map(|o| format!("'{}'", o.name))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(LoadProblem::Outputs {
+            count: graph.output.len(),
+            names,
+        });
+    }
+    Ok(inputs[0])
 }
 
 /// Inputs larger than this are refused (the loader builds an identity map of this size).

@@ -297,13 +297,26 @@ impl Semantics for Counting<'_> {
     }
 
     fn successors(&self, state: &[u64], exact: bool, out: &mut Successors) {
+        let mut base = state.to_vec();
+        self.concrete_moves(state, exact, out);
+        self.counted_moves(state, &mut base, exact, out);
+        self.environment_moves(state, &mut base, exact, out);
+        self.global_synchronous(state, exact, out);
+        if out.choices() == 0 {
+            out.entry(state, 1.0, exact.then(Rat::one));
+            out.end_choice(DEADLOCK);
+        }
+    }
+}
+
+impl Counting<'_> {
+    /// The moves of the concrete agents, as in S(n).
+    fn concrete_moves(&self, state: &[u64], exact: bool, out: &mut Successors) {
         let n = self.n_conc();
         let na = self.model.actions.len();
         let env = &self.sys.env;
         let e = self.env_local(state);
         let ty = |a: usize| self.model.actions[a].ty;
-        let mut base = state.to_vec();
-        // Concrete agents, as in S(n).
         for k in 0..n {
             let sp = &self.sys.agents[self.template_of[k]];
             let s = self.packer.get(state, k);
@@ -337,7 +350,14 @@ impl Semantics for Counting<'_> {
                 out.end_choice(super::concrete::label(k, mv.action, na));
             }
         }
-        // Counted agents: one move per occupied local state and variant.
+    }
+
+    /// The moves of the counted agents: one per occupied local state and
+    /// variant (`base`: scratch space of a state's size).
+    fn counted_moves(&self, state: &[u64], base: &mut [u64], exact: bool, out: &mut Successors) {
+        let env = &self.sys.env;
+        let e = self.env_local(state);
+        let ty = |a: usize| self.model.actions[a].ty;
         for (i, sp) in self.sys.agents.iter().enumerate() {
             for s in 0..sp.states.len() {
                 let c = self.count(state, i, s);
@@ -361,28 +381,38 @@ impl Semantics for Counting<'_> {
                     };
                     for &(left, variant) in variants {
                         base.copy_from_slice(state);
-                        self.set_count(&mut base, i, s, left);
-                        self.abstract_move(&base, i, d, de, exact, out);
+                        self.set_count(base, i, s, left);
+                        self.abstract_move(base, i, d, de, exact, out);
                         out.end_choice(self.abstract_label(i, s, variant, mv.action));
                     }
                 }
             }
         }
+    }
+
+    /// The environment's asynchronous moves (`base`: scratch space).
+    fn environment_moves(
+        &self,
+        state: &[u64],
+        base: &mut [u64],
+        exact: bool,
+        out: &mut Successors,
+    ) {
+        let n = self.n_conc();
+        let na = self.model.actions.len();
+        let env = &self.sys.env;
+        let e = self.env_local(state);
+        let ty = |a: usize| self.model.actions[a].ty;
         for mv in &env.moves[e as usize] {
             if ty(mv.action) == ActionType::Asynchronous {
                 let d = &env.dists[mv.dist as usize];
                 for j in 0..d.targets.len() {
                     base.copy_from_slice(state);
-                    self.packer.set(&mut base, n, d.targets[j]);
-                    out.entry(&base, d.probs[j], exact.then(|| d.exact[j].clone()));
+                    self.packer.set(base, n, d.targets[j]);
+                    out.entry(base, d.probs[j], exact.then(|| d.exact[j].clone()));
                 }
                 out.end_choice(super::concrete::label(n, mv.action, na));
             }
-        }
-        self.global_synchronous(state, exact, out);
-        if out.choices() == 0 {
-            out.entry(state, 1.0, exact.then(Rat::one));
-            out.end_choice(DEADLOCK);
         }
     }
 }

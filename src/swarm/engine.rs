@@ -123,23 +123,19 @@ fn negate(v: Vec<bool>) -> Vec<bool> {
     v.into_iter().map(|b| !b).collect()
 }
 
-/// Computes a property's values at the initial states.
-#[allow(clippy::too_many_arguments)]
-pub fn compute(
-    mdp: &Mdp,
-    prop: &Property,
-    truth: &[Vec<bool>],
-    exact: bool,
-    witness: bool,
-    phases: Option<&Phases>,
-    rounds: usize,
-    deadline: Deadline,
-    threads: usize,
-) -> Result<Values, Expired> {
-    let n = mdp.num_states();
+/// What a property's path asks: the best probability `opt` of reaching
+/// `target` through `allowed` states, or, with `complement`, one minus it
+/// (G by the dual F).
+struct Goal {
+    target: Vec<bool>,
+    allowed: Vec<bool>,
+    opt: Opt,
+    complement: bool,
+}
+
+/// The [`Goal`] of `prop` over `n` states, from the truth of its state formulas.
+fn goal(prop: &Property, truth: &[Vec<bool>], n: usize) -> Goal {
     let all = vec![true; n];
-    let steps = prop.path.steps();
-    let record = witness && phases.is_none() && matches!(prop.path, Path::Until { .. });
     let (target, allowed, opt, complement) = match &prop.path {
         Path::Until { phi, .. } => (
             truth[0].clone(),
@@ -154,40 +150,77 @@ pub fn compute(
         Path::Globally { .. } => (negate(truth[0].clone()), all.clone(), prop.opt.flip(), true),
         Path::Next { .. } => (truth[0].clone(), all.clone(), prop.opt, false),
     };
+    Goal {
+        target,
+        allowed,
+        opt,
+        complement,
+    }
+}
+
+/// The exact values of goal `g` of `prop` at every state (before phases).
+fn exact_values(
+    mdp: &Mdp,
+    prop: &Property,
+    g: &Goal,
+    deadline: Deadline,
+    threads: usize,
+) -> Result<Vec<Rat>, Expired> {
+    let steps = prop.path.steps();
+    let mut v: Vec<Rat> = if matches!(prop.path, Path::Next { .. }) {
+        check::next(mdp, &g.target, g.opt)
+    } else {
+        match super::exact::bounded_until_exact(mdp, &g.target, &g.allowed, steps, g.opt, deadline)?
+        {
+            Some(v) => v,
+            None => {
+                check::bounded_until::<Rat>(
+                    mdp, &g.target, &g.allowed, steps, g.opt, false, deadline, threads,
+                )?
+                .values
+            }
+        }
+    };
+    if g.complement {
+        v.iter_mut().for_each(|x| *x = Rat::one() - x.clone());
+    }
+    Ok(v)
+}
+
+/// Computes a property's values at the initial states.
+#[allow(clippy::too_many_arguments)]
+pub fn compute(
+    mdp: &Mdp,
+    prop: &Property,
+    truth: &[Vec<bool>],
+    exact: bool,
+    witness: bool,
+    phases: Option<&Phases>,
+    rounds: usize,
+    deadline: Deadline,
+    threads: usize,
+) -> Result<Values, Expired> {
+    let steps = prop.path.steps();
+    let record = witness && phases.is_none() && matches!(prop.path, Path::Until { .. });
+    let g = goal(prop, truth, mdp.num_states());
     let is_next = matches!(prop.path, Path::Next { .. });
     let run_f64: Bounded<f64> = if is_next {
         Bounded {
-            values: check::next(mdp, &target, opt),
+            values: check::next(mdp, &g.target, g.opt),
             decisions: vec![],
             history: vec![],
         }
     } else {
         check::bounded_until(
-            mdp, &target, &allowed, steps, opt, record, deadline, threads,
+            mdp, &g.target, &g.allowed, steps, g.opt, record, deadline, threads,
         )?
     };
     let mut f = run_f64.values.clone();
-    if complement {
+    if g.complement {
         f.iter_mut().for_each(|x| *x = 1.0 - *x);
     }
     let mut ex: Option<Vec<Rat>> = if exact {
-        let mut v: Vec<Rat> = if is_next {
-            check::next(mdp, &target, opt)
-        } else {
-            match super::exact::bounded_until_exact(mdp, &target, &allowed, steps, opt, deadline)? {
-                Some(v) => v,
-                None => {
-                    check::bounded_until::<Rat>(
-                        mdp, &target, &allowed, steps, opt, false, deadline, threads,
-                    )?
-                    .values
-                }
-            }
-        };
-        if complement {
-            v.iter_mut().for_each(|x| *x = Rat::one() - x.clone());
-        }
-        Some(v)
+        Some(exact_values(mdp, prop, &g, deadline, threads)?)
     } else {
         None
     };
@@ -211,7 +244,7 @@ pub fn compute(
     let witness = if record {
         mdp.initial
             .first()
-            .and_then(|&i| check::witness_path(mdp, &run_f64, &target, i, steps))
+            .and_then(|&i| check::witness_path(mdp, &run_f64, &g.target, i, steps))
     } else {
         None
     };

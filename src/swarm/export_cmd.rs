@@ -28,30 +28,14 @@ pub fn export(
     deadline: crate::report::Deadline,
     quiet: bool,
 ) -> Result<crate::report::Report, crate::report::RunError> {
-    use crate::report::Report;
     let l = super::load(inputs)?;
     let counts = match agents {
         Some(a) => Some(super::run::counts_for(&l, a)?),
         None => None,
     };
-    let what = match &counts {
-        Some(c) => format!(
-            "S({})",
-            c.iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        None => format!("the abstract model (threshold {threshold})"),
-    };
+    let what = system_name(counts.as_deref(), threshold);
     if let (Format::Jani, Some(c)) = (format, &counts) {
-        let total: usize = c.iter().sum();
-        let most = super::jani_modular::JANI_MAX_AGENTS;
-        if total > most {
-            return Err(crate::report::RunError::input(format!(
-                "--to jani with {total} agents: the limit is {most} (JANI's synchronisation vectors name every automaton, so they grow with the square of the agents); use --to prism"
-            )));
-        }
+        jani_fits(c)?;
     }
     // Explore first: a refused or stopped export leaves no file behind. S(n)
     // is written as modules (automata) per agent without exploring, and so
@@ -103,7 +87,19 @@ pub fn export(
     if let Err(e) = written {
         return Err(sink.error(e));
     }
-    let mut r = Report::new("swarm", "export");
+    finish(inputs, &what, sink, output, quiet)
+}
+
+/// The report of an export whose text is in `sink`: the file closed (or
+/// the text in the report), what was written and its size.
+fn finish(
+    inputs: &super::Inputs,
+    what: &str,
+    sink: Sink,
+    output: Option<&std::path::Path>,
+    quiet: bool,
+) -> Result<crate::report::Report, crate::report::RunError> {
+    let mut r = crate::report::Report::new("swarm", "export");
     r.model = crate::report::ModelRef::from_path(&inputs.model).ok();
     r.results = serde_json::json!({ "exported": what, "bytes": sink.bytes });
     match output {
@@ -118,13 +114,38 @@ pub fn export(
     Ok(r)
 }
 
+/// The exported system in words: S(n1, ...) or the abstract model.
+fn system_name(counts: Option<&[usize]>, threshold: u32) -> String {
+    match counts {
+        Some(c) => format!(
+            "S({})",
+            c.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => format!("the abstract model (threshold {threshold})"),
+    }
+}
+
+/// S(n) with these agent counts is within JANI's limit.
+fn jani_fits(counts: &[usize]) -> Result<(), crate::report::RunError> {
+    let total: usize = counts.iter().sum();
+    let most = super::jani_modular::JANI_MAX_AGENTS;
+    if total > most {
+        return Err(crate::report::RunError::input(format!(
+            "--to jani with {total} agents: the limit is {most} (JANI's synchronisation vectors name every automaton, so they grow with the square of the agents); use --to prism"
+        )));
+    }
+    Ok(())
+}
+
 /// The most states `export` explores (the text is streamed; the explored
 /// model with its exact probabilities stays in memory).
 pub const EXPORT_MAX_STATES: usize = 5_000_000;
 
 /// Where an export goes: a file written as it is produced, or memory (for
-/// standard output), counting the bytes.
-/// Every write checks the run's deadline, so that writing a large model
+/// standard output), counting the bytes. Every write checks the run's deadline, so that writing a large model
 /// stops with the rest of the run.
 struct Sink {
     file: Option<(std::io::BufWriter<std::fs::File>, std::path::PathBuf)>,

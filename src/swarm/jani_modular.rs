@@ -188,24 +188,7 @@ pub fn write_jani_concrete(l: &Loaded, counts: &[usize], w: &mut dyn Write) -> s
             &automaton(&format!("{}{suffix}", t.name), es, vec![]),
         )?;
     }
-    let mut es = Vec::new();
-    edges(m, &m.env, &l.sys.env, "_E", true, |a, e| {
-        match m.actions[a].ty {
-            ActionType::Asynchronous => es.push(e),
-            ActionType::GlobalSynchronous => {
-                let mut e = e;
-                e["action"] = json!(m.actions[a].name);
-                es.push(e);
-            }
-            ActionType::AgentEnvironment => {
-                for (_, suffix) in &agents {
-                    let mut e = e.clone();
-                    e["action"] = json!(format!("{}{suffix}", m.actions[a].name));
-                    es.push(e);
-                }
-            }
-        }
-    });
+    let es = environment_edges(l, &agents);
     let labels: Vec<Json> = m
         .labels
         .iter()
@@ -216,6 +199,31 @@ pub fn write_jani_concrete(l: &Loaded, counts: &[usize], w: &mut dyn Write) -> s
     }
     serde_json::to_writer(&mut *w, &automaton(&m.env.name, es, labels))?;
     w.write_all(b"]}\n")
+}
+
+/// The environment's edges: an agent-environment action once per agent it
+/// can join (named with the agent's suffix).
+fn environment_edges(l: &Loaded, agents: &[(usize, String)]) -> Vec<Json> {
+    let m = &l.model;
+    let mut es = Vec::new();
+    edges(m, &m.env, &l.sys.env, "_E", true, |a, e| {
+        match m.actions[a].ty {
+            ActionType::Asynchronous => es.push(e),
+            ActionType::GlobalSynchronous => {
+                let mut e = e;
+                e["action"] = json!(m.actions[a].name);
+                es.push(e);
+            }
+            ActionType::AgentEnvironment => {
+                for (_, suffix) in agents {
+                    let mut e = e.clone();
+                    e["action"] = json!(format!("{}{suffix}", m.actions[a].name));
+                    es.push(e);
+                }
+            }
+        }
+    });
+    es
 }
 
 /// The actions and synchronisation vectors: `a_i_j` joins agent (i, j) and

@@ -253,6 +253,57 @@ pub fn explore(
     explore_to_depth(sem, exact, max_states, deadline, None)
 }
 
+impl Mdp {
+    /// The choices of the state being expanded, from `succ`: targets added
+    /// to `table`, the probabilities of a target reached twice in one choice
+    /// summed (`merged` is scratch space).
+    fn push_choices(
+        &mut self,
+        succ: &Successors,
+        table: &mut StateTable,
+        merged: &mut Vec<(u32, f64, usize)>,
+        exact: bool,
+        max_states: usize,
+    ) -> Result<(), Stop> {
+        for c in 0..succ.choices() {
+            merged.clear();
+            for (t, p, e) in succ.choice(c) {
+                let (i, _) = table.insert(t);
+                merged.push((i, p, e));
+            }
+            if table.len() > max_states {
+                return Err(Stop::StateLimit(max_states));
+            }
+            merged.sort_by_key(|m| m.0);
+            let mut k = 0;
+            while k < merged.len() {
+                let (t, mut p, e) = merged[k];
+                let mut q = if exact {
+                    succ.exact[e].clone()
+                } else {
+                    Rat::zero()
+                };
+                k += 1;
+                while k < merged.len() && merged[k].0 == t {
+                    p += merged[k].1;
+                    if exact {
+                        q += &succ.exact[merged[k].2];
+                    }
+                    k += 1;
+                }
+                self.targets.push(t);
+                self.probs.push(p);
+                if let Some(ex) = &mut self.exact {
+                    ex.push(q);
+                }
+            }
+            self.choice_label.push(succ.labels[c]);
+            self.choice_start.push(self.targets.len());
+        }
+        Ok(())
+    }
+}
+
 /// As [`explore`], but states first reached at depth `max_depth` get a
 /// self-loop instead of their successors: exact for properties of at most
 /// `max_depth` steps, evaluated at the initial states.
@@ -309,41 +360,7 @@ pub fn explore_to_depth(
                 )));
             }
         }
-        for c in 0..succ.choices() {
-            merged.clear();
-            for (t, p, e) in succ.choice(c) {
-                let (i, _) = table.insert(t);
-                merged.push((i, p, e));
-            }
-            if table.len() > max_states {
-                return Err(Stop::StateLimit(max_states));
-            }
-            merged.sort_by_key(|m| m.0);
-            let mut k = 0;
-            while k < merged.len() {
-                let (t, mut p, e) = merged[k];
-                let mut q = if exact {
-                    succ.exact[e].clone()
-                } else {
-                    Rat::zero()
-                };
-                k += 1;
-                while k < merged.len() && merged[k].0 == t {
-                    p += merged[k].1;
-                    if exact {
-                        q += &succ.exact[merged[k].2];
-                    }
-                    k += 1;
-                }
-                mdp.targets.push(t);
-                mdp.probs.push(p);
-                if let Some(ex) = &mut mdp.exact {
-                    ex.push(q);
-                }
-            }
-            mdp.choice_label.push(succ.labels[c]);
-            mdp.choice_start.push(mdp.targets.len());
-        }
+        mdp.push_choices(&succ, &mut table, &mut merged, exact, max_states)?;
         mdp.row_start.push(mdp.choice_label.len());
         next += 1;
         let bytes = explorer_bytes(table.len(), words, mdp.targets.len(), exact);

@@ -2,7 +2,9 @@
 //! types, the fault profile (Definition 12) and labels, with every name
 //! resolved and every constant probability sum checked exactly.
 
-use super::syntax::{ActionType, Alt, AssignKind, FaultBlock, ModuleSyntax, SwarmSyntax};
+use super::syntax::{
+    ActionType, Alt, Assign, AssignKind, FaultBlock, ModuleSyntax, SwarmSyntax, VarSyntax,
+};
 use crate::lang::{
     check, check_as, error_at, eval_const, resolve_type, Constants, DeclType, EnumTable,
     LangResult, Rat, Scope, Source, Span, Symbol, TExpr, TKind, Ty, Value,
@@ -254,30 +256,7 @@ pub fn build_model(
     consts: Constants,
     opts: &BuildOptions,
 ) -> LangResult<Model> {
-    let mut actions = vec![Action {
-        name: String::new(),
-        ty: ActionType::Asynchronous,
-    }];
-    let mut by_name: HashMap<String, usize> = HashMap::new();
-    for (name, span, ty) in &syntax.actions {
-        if let Some(&i) = by_name.get(name) {
-            let msg = if actions[i].ty == *ty {
-                format!("action `{name}` is declared twice")
-            } else {
-                format!(
-                    "action `{name}` is declared with two types: {} and {}",
-                    actions[i].ty.keyword(),
-                    ty.keyword()
-                )
-            };
-            return Err(error_at(source, *span, msg));
-        }
-        by_name.insert(name.clone(), actions.len());
-        actions.push(Action {
-            name: name.clone(),
-            ty: *ty,
-        });
-    }
+    let (mut actions, by_name) = build_actions(source, syntax)?;
     if syntax.agents.is_empty() {
         return Err(error_at(
             source,
@@ -299,53 +278,7 @@ pub fn build_model(
     }
     let mut env = build_module(source, env_syntax, &by_name, &consts, true)?;
     if let Some((fsource, blocks)) = faults {
-        if blocks.len() > templates.len() {
-            return Err(error_at(
-                fsource,
-                blocks[templates.len()].span,
-                format!(
-                    "the faults file has {} `agent` blocks but the swarm has {} templates",
-                    blocks.len(),
-                    templates.len()
-                ),
-            ));
-        }
-        for (i, b) in blocks.iter().enumerate() {
-            if let Some((name, span)) = &b.template {
-                if *name != templates[i].name {
-                    return Err(error_at(
-                        fsource,
-                        *span,
-                        format!(
-                            "block {} is for template `{}`, found `{name}`",
-                            i + 1,
-                            templates[i].name
-                        ),
-                    ));
-                }
-            }
-            let t = &mut templates[i];
-            for line in &b.lines {
-                let scope = LocalScope {
-                    vars: &t.vars,
-                    consts: &consts,
-                };
-                let action = match &line.action {
-                    None => None,
-                    Some((name, span)) => Some(*by_name.get(name).ok_or_else(|| {
-                        error_at(fsource, *span, format!("unknown action `{name}`"))
-                    })?),
-                };
-                let guard = check_as(fsource, &line.guard, &scope, Ty::Bool)?;
-                let branches = build_branches(fsource, &line.alts, &t.vars, &consts, line.span)?;
-                t.faults.push(FaultRule {
-                    action,
-                    guard,
-                    branches,
-                    span: line.span,
-                });
-            }
-        }
+        add_faults(fsource, blocks, &mut templates, &by_name, &consts)?;
     }
     let hidden_bool = |name: &str| VarInfo {
         name: name.into(),
@@ -370,30 +303,7 @@ pub fn build_model(
         }
     }
     if let Some(p) = &opts.faulty_fraction {
-        if p < &Rat::zero() || p > &Rat::one() {
-            return Err(error_at(
-                source,
-                Span::default(),
-                "the faulty fraction must lie in [0, 1]",
-            ));
-        }
-        env.vars.push(VarInfo {
-            name: "mode".into(),
-            lo: 0,
-            hi: 2,
-            init: 0,
-            is_bool: false,
-        });
-        for (name, ty) in [
-            ("ff_init", ActionType::Asynchronous),
-            ("ff_g", ActionType::GlobalSynchronous),
-            ("ff_g2", ActionType::GlobalSynchronous),
-        ] {
-            actions.push(Action {
-                name: name.into(),
-                ty,
-            });
-        }
+        add_faulty_fraction(source, p, &mut env, &mut actions)?;
     }
     let mut model = Model {
         source: source.clone(),
@@ -407,9 +317,142 @@ pub fn build_model(
         track_flags: has_faults,
         faulty_fraction: opts.faulty_fraction.clone(),
     };
+    add_labels(source, syntax, &mut model)?;
+    let track = opts.keep_fault_flags || model.reads_fault_flags(&model.label_refs);
+    model.set_flag_tracking(has_faults && track);
+    Ok(model)
+}
+
+/// The actions (index 0: the empty action) and their indices by name.
+fn build_actions(
+    source: &Source,
+    syntax: &SwarmSyntax,
+) -> LangResult<(Vec<Action>, HashMap<String, usize>)> {
+    let mut actions = vec![Action {
+        name: String::new(),
+        ty: ActionType::Asynchronous,
+    }];
+    let mut by_name: HashMap<String, usize> = HashMap::new();
+    for (name, span, ty) in &syntax.actions {
+        if let Some(&i) = by_name.get(name) {
+            let msg = if actions[i].ty == *ty {
+                format!("action `{name}` is declared twice")
+            } else {
+                format!(
+                    "action `{name}` is declared with two types: {} and {}",
+                    actions[i].ty.keyword(),
+                    ty.keyword()
+                )
+            };
+            return Err(error_at(source, *span, msg));
+        }
+        by_name.insert(name.clone(), actions.len());
+        actions.push(Action {
+            name: name.clone(),
+            ty: *ty,
+        });
+    }
+    Ok((actions, by_name))
+}
+
+/// The fault rules of the faults file's blocks, one block per template in order.
+fn add_faults(
+    fsource: &Source,
+    blocks: &[FaultBlock],
+    templates: &mut [Template],
+    by_name: &HashMap<String, usize>,
+    consts: &Constants,
+) -> LangResult<()> {
+    if blocks.len() > templates.len() {
+        return Err(error_at(
+            fsource,
+            blocks[templates.len()].span,
+            format!(
+                "the faults file has {} `agent` blocks but the swarm has {} templates",
+                blocks.len(),
+                templates.len()
+            ),
+        ));
+    }
+    for (i, b) in blocks.iter().enumerate() {
+        if let Some((name, span)) = &b.template {
+            if *name != templates[i].name {
+                return Err(error_at(
+                    fsource,
+                    *span,
+                    format!(
+                        "block {} is for template `{}`, found `{name}`",
+                        i + 1,
+                        templates[i].name
+                    ),
+                ));
+            }
+        }
+        let t = &mut templates[i];
+        for line in &b.lines {
+            let scope = LocalScope {
+                vars: &t.vars,
+                consts,
+            };
+            let action =
+                match &line.action {
+                    None => None,
+                    Some((name, span)) => Some(*by_name.get(name).ok_or_else(|| {
+                        error_at(fsource, *span, format!("unknown action `{name}`"))
+                    })?),
+                };
+            let guard = check_as(fsource, &line.guard, &scope, Ty::Bool)?;
+            let branches = build_branches(fsource, &line.alts, &t.vars, consts, line.span)?;
+            t.faults.push(FaultRule {
+                action,
+                guard,
+                branches,
+                span: line.span,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The environment's `mode` and the actions of `--faulty-fraction p`.
+fn add_faulty_fraction(
+    source: &Source,
+    p: &Rat,
+    env: &mut Template,
+    actions: &mut Vec<Action>,
+) -> LangResult<()> {
+    if p < &Rat::zero() || p > &Rat::one() {
+        return Err(error_at(
+            source,
+            Span::default(),
+            "the faulty fraction must lie in [0, 1]",
+        ));
+    }
+    env.vars.push(VarInfo {
+        name: "mode".into(),
+        lo: 0,
+        hi: 2,
+        init: 0,
+        is_bool: false,
+    });
+    for (name, ty) in [
+        ("ff_init", ActionType::Asynchronous),
+        ("ff_g", ActionType::GlobalSynchronous),
+        ("ff_g2", ActionType::GlobalSynchronous),
+    ] {
+        actions.push(Action {
+            name: name.into(),
+            ty,
+        });
+    }
+    Ok(())
+}
+
+/// The labels, checked over the model, and the variables they read.
+fn add_labels(source: &Source, syntax: &SwarmSyntax, model: &mut Model) -> LangResult<()> {
     let mut labels: Vec<(String, TExpr)> = Vec::new();
     let scope = GlobalScope {
-        model: &model,
+        model: &*model,
         refs: Default::default(),
     };
     for (name, span, e) in &syntax.labels {
@@ -425,9 +468,7 @@ pub fn build_model(
     let refs = scope.refs.into_inner();
     model.labels = labels;
     model.label_refs = refs;
-    let track = opts.keep_fault_flags || model.reads_fault_flags(&model.label_refs);
-    model.set_flag_tracking(has_faults && track);
-    Ok(model)
+    Ok(())
 }
 
 impl Template {
@@ -482,65 +523,7 @@ fn build_module(
                 ),
             ));
         }
-        let ty = resolve_type(source, &v.ty, v.ty_span, consts, &mut enums)?;
-        let (lo, hi, is_bool) = match &ty {
-            DeclType::Bool => (0, 1, true),
-            DeclType::Int {
-                lo: Some(l),
-                hi: Some(h),
-            } => (
-                int_of(source, v.ty_span, &Value::Num(l.clone()))?,
-                int_of(source, v.ty_span, &Value::Num(h.clone()))?,
-                false,
-            ),
-            _ => {
-                return Err(error_at(
-                    source,
-                    v.ty_span,
-                    format!(
-                        "variable `{}` needs a bounded integer type `[lo..hi]` or `bool`",
-                        v.name
-                    ),
-                ))
-            }
-        };
-        let init = match &v.init {
-            Some(e) => {
-                let val = eval_const(source, e, consts)?;
-                if is_bool != matches!(val, Value::Bool(_)) {
-                    return Err(error_at(
-                        source,
-                        e.span,
-                        format!(
-                            "`{}` is {} but its initial value is {val}",
-                            v.name,
-                            ty.describe()
-                        ),
-                    ));
-                }
-                let i = int_of(source, e.span, &val)?;
-                if i < lo || i > hi {
-                    return Err(error_at(
-                        source,
-                        e.span,
-                        format!(
-                            "initial value {val} of `{}` is outside {}",
-                            v.name,
-                            ty.describe()
-                        ),
-                    ));
-                }
-                i
-            }
-            None => lo,
-        };
-        vars.push(VarInfo {
-            name: v.name.clone(),
-            lo,
-            hi,
-            init,
-            is_bool,
-        });
+        vars.push(build_var(source, v, consts, &mut enums)?);
     }
     let mut commands = Vec::new();
     for c in &m.commands {
@@ -571,6 +554,74 @@ fn build_module(
         vars,
         commands,
         faults: Vec::new(),
+    })
+}
+
+/// A declared variable: its bounds from its type, its checked initial value.
+fn build_var(
+    source: &Source,
+    v: &VarSyntax,
+    consts: &Constants,
+    enums: &mut EnumTable,
+) -> LangResult<VarInfo> {
+    let ty = resolve_type(source, &v.ty, v.ty_span, consts, enums)?;
+    let (lo, hi, is_bool) = match &ty {
+        DeclType::Bool => (0, 1, true),
+        DeclType::Int {
+            lo: Some(l),
+            hi: Some(h),
+        } => (
+            int_of(source, v.ty_span, &Value::Num(l.clone()))?,
+            int_of(source, v.ty_span, &Value::Num(h.clone()))?,
+            false,
+        ),
+        _ => {
+            return Err(error_at(
+                source,
+                v.ty_span,
+                format!(
+                    "variable `{}` needs a bounded integer type `[lo..hi]` or `bool`",
+                    v.name
+                ),
+            ))
+        }
+    };
+    let init = match &v.init {
+        Some(e) => {
+            let val = eval_const(source, e, consts)?;
+            if is_bool != matches!(val, Value::Bool(_)) {
+                return Err(error_at(
+                    source,
+                    e.span,
+                    format!(
+                        "`{}` is {} but its initial value is {val}",
+                        v.name,
+                        ty.describe()
+                    ),
+                ));
+            }
+            let i = int_of(source, e.span, &val)?;
+            if i < lo || i > hi {
+                return Err(error_at(
+                    source,
+                    e.span,
+                    format!(
+                        "initial value {val} of `{}` is outside {}",
+                        v.name,
+                        ty.describe()
+                    ),
+                ));
+            }
+            i
+        }
+        None => lo,
+    };
+    Ok(VarInfo {
+        name: v.name.clone(),
+        lo,
+        hi,
+        init,
+        is_bool,
     })
 }
 
@@ -631,43 +682,7 @@ fn build_branches(
         } else {
             sum = None;
         }
-        let mut updates: Vec<Update> = Vec::new();
-        for asg in &a.assigns {
-            let slot = vars.iter().position(|v| v.name == asg.var).ok_or_else(|| {
-                error_at(source, asg.span, format!("unknown variable `{}`", asg.var))
-            })?;
-            if updates.iter().any(|u| u.slot == slot) {
-                return Err(error_at(
-                    source,
-                    asg.span,
-                    format!("`{}` is assigned twice in one update", asg.var),
-                ));
-            }
-            let v = &vars[slot];
-            let kind = match &asg.kind {
-                AssignKind::Set(e) => UpdateKind::Set(check_as(
-                    source,
-                    e,
-                    &scope,
-                    if v.is_bool { Ty::Bool } else { Ty::Int },
-                )?),
-                AssignKind::Invert if v.is_bool => UpdateKind::Invert,
-                AssignKind::Up if !v.is_bool => UpdateKind::Up,
-                AssignKind::Down if !v.is_bool => UpdateKind::Down,
-                _ => {
-                    return Err(error_at(
-                        source,
-                        asg.span,
-                        format!(
-                            "this fault does not apply to `{}` ({})",
-                            v.name,
-                            if v.is_bool { "bool" } else { "int" }
-                        ),
-                    ))
-                }
-            };
-            updates.push(Update { slot, kind });
-        }
+        let updates = build_updates(source, &a.assigns, vars, &scope)?;
         out.push(Branch {
             prob,
             updates,
@@ -688,4 +703,53 @@ fn build_branches(
     }
     let _ = check;
     Ok(out)
+}
+
+/// The updates of one branch: each variable assigned at most once, each
+/// fault applicable to its variable's type.
+fn build_updates(
+    source: &Source,
+    assigns: &[Assign],
+    vars: &[VarInfo],
+    scope: &LocalScope,
+) -> LangResult<Vec<Update>> {
+    let mut updates: Vec<Update> = Vec::new();
+    for asg in assigns {
+        let slot = vars
+            .iter()
+            .position(|v| v.name == asg.var)
+            .ok_or_else(|| error_at(source, asg.span, format!("unknown variable `{}`", asg.var)))?;
+        if updates.iter().any(|u| u.slot == slot) {
+            return Err(error_at(
+                source,
+                asg.span,
+                format!("`{}` is assigned twice in one update", asg.var),
+            ));
+        }
+        let v = &vars[slot];
+        let kind = match &asg.kind {
+            AssignKind::Set(e) => UpdateKind::Set(check_as(
+                source,
+                e,
+                scope,
+                if v.is_bool { Ty::Bool } else { Ty::Int },
+            )?),
+            AssignKind::Invert if v.is_bool => UpdateKind::Invert,
+            AssignKind::Up if !v.is_bool => UpdateKind::Up,
+            AssignKind::Down if !v.is_bool => UpdateKind::Down,
+            _ => {
+                return Err(error_at(
+                    source,
+                    asg.span,
+                    format!(
+                        "this fault does not apply to `{}` ({})",
+                        v.name,
+                        if v.is_bool { "bool" } else { "int" }
+                    ),
+                ))
+            }
+        };
+        updates.push(Update { slot, kind });
+    }
+    Ok(updates)
 }

@@ -548,6 +548,14 @@ fn check_abstract(
             ))
         }
     };
+    let answers = AbstractAnswers {
+        l,
+        props,
+        opts,
+        ctx,
+        named: &named,
+        t,
+    };
     let t1 = Instant::now();
     let mut out = Vec::new();
     for (i, p) in props.props.iter().enumerate() {
@@ -568,10 +576,40 @@ fn check_abstract(
                 break;
             }
         };
-        let (f, e, _) = engine::over_initials(&v, p.opt);
         if opts.witness && ex.mdp.initial.len() == 1 {
             witness(l, &sem, &ex.mdp, p, &ex.truth[i], &v, report)?;
         }
+        out.push(answers.outcome(p, &v));
+    }
+    sizes(report, &ex, t1.elapsed().as_secs_f64(), ctx.quiet());
+    Ok(out)
+}
+
+/// What the answers of one abstract check read: the model, the
+/// properties, the options, the named agents and the threshold.
+struct AbstractAnswers<'a> {
+    l: &'a Loaded,
+    props: &'a Properties,
+    opts: &'a CheckOptions,
+    ctx: &'a RunContext,
+    named: &'a [usize],
+    t: u32,
+}
+
+impl AbstractAnswers<'_> {
+    /// The answer for property `p` from its values `v` on the abstraction:
+    /// proven by the abstract bound, else by the cutoff where it applies,
+    /// else unknown with the concrete values.
+    fn outcome(&self, p: &Property, v: &Values) -> Outcome {
+        let AbstractAnswers {
+            l,
+            props,
+            opts,
+            ctx,
+            t,
+            ..
+        } = *self;
+        let (f, e, _) = engine::over_initials(v, p.opt);
         let side = if p.opt == Opt::Max {
             "sup over n <="
         } else {
@@ -592,7 +630,7 @@ fn check_abstract(
                     show(f, e.as_ref())
                 ),
             ),
-            Some(false) => match cutoff(l, props, p, opts, ctx, &named) {
+            Some(false) => match cutoff(l, props, p, opts, ctx, self.named) {
                 Some((cf, ce, per_n)) => {
                     j["cutoff"] = json!({"value": cf, "exact": ce.as_ref().map(num::display), "per_n": per_n});
                     let v = verdict_of(p, cf, ce.as_ref()).expect("bounded");
@@ -619,15 +657,13 @@ fn check_abstract(
             },
         };
         j["verdict"] = json!(verdict);
-        out.push(Outcome {
+        Outcome {
             text: p.text.clone(),
             verdict,
             result,
             json: j,
-        });
+        }
     }
-    sizes(report, &ex, t1.elapsed().as_secs_f64(), ctx.quiet());
-    Ok(out)
 }
 
 /// The abstraction could not be built: each property is answered by the

@@ -200,16 +200,7 @@ pub fn sweep_rows(
     for &index in which {
         let v = &values[index];
         deadline.check()?;
-        let mut inp = inputs.clone();
-        inp.sets.retain(|(n, _)| n != name);
-        inp.sets.push((name.clone(), Value::Num(v.clone())));
-        let mut l = load(&inp)?;
-        let mut base = l.model.clone();
-        let src = l.source.clone();
-        let hi = Value::Num(num::int(o.ks.1 as i64));
-        l.model.consts.define(&src, "k", Span::default(), hi)?;
-        let props: Properties = load_props(&inp, &mut l)?;
-        base.set_flag_tracking(l.model.track_flags);
+        let (l, base, props) = load_at(inputs, o, v)?;
         let p = props.props.first().expect("parser requires one");
         table.prop = p.text.clone();
         table.opt = p.opt;
@@ -256,22 +247,59 @@ pub fn sweep_rows(
                 ),
             ));
         }
-        for (i, (c, x)) in cells.iter().zip(values).enumerate() {
-            let (p, kind, bound) = match (&o.agents, &exact) {
-                (Some(_), _) => (x, RowKind::AtSize, None),
-                (None, Some(e)) => (e[i], RowKind::ExactOverN, Some(x)),
-                (None, None) => (x, RowKind::Bound, Some(x)),
-            };
-            table.rows.push(Row {
-                value: v.clone(),
-                k: c.k,
-                p,
-                kind,
-                bound,
-            });
-        }
+        let at_size = o.agents.is_some();
+        push_rows(table, v, &cells, values, exact.as_deref(), at_size);
     }
     Ok(())
+}
+
+/// The model at swept value `v` (with `k` defined as the largest bound),
+/// the model without `k` (for reading the property again at each k), and
+/// the property.
+fn load_at(
+    inputs: &Inputs,
+    o: &SweepOptions,
+    v: &Rat,
+) -> Result<(super::Loaded, Model, Properties), RunError> {
+    let name = &o.swept.0;
+    let mut inp = inputs.clone();
+    inp.sets.retain(|(n, _)| n != name);
+    inp.sets.push((name.clone(), Value::Num(v.clone())));
+    let mut l = load(&inp)?;
+    let mut base = l.model.clone();
+    let src = l.source.clone();
+    let hi = Value::Num(num::int(o.ks.1 as i64));
+    l.model.consts.define(&src, "k", Span::default(), hi)?;
+    let props: Properties = load_props(&inp, &mut l)?;
+    base.set_flag_tracking(l.model.track_flags);
+    Ok((l, base, props))
+}
+
+/// The rows of swept value `v`, one per cell: the value at the size asked
+/// (`at_size`), else the exact value over n where the cutoff gave one
+/// (`exact`), else the abstraction's bound.
+fn push_rows(
+    table: &mut SweepTable,
+    v: &Rat,
+    cells: &[Cell],
+    values: Vec<f64>,
+    exact: Option<&[f64]>,
+    at_size: bool,
+) {
+    for (i, (c, x)) in cells.iter().zip(values).enumerate() {
+        let (p, kind, bound) = match (at_size, exact) {
+            (true, _) => (x, RowKind::AtSize, None),
+            (false, Some(e)) => (e[i], RowKind::ExactOverN, Some(x)),
+            (false, None) => (x, RowKind::Bound, Some(x)),
+        };
+        table.rows.push(Row {
+            value: v.clone(),
+            k: c.k,
+            p,
+            kind,
+            bound,
+        });
+    }
 }
 
 /// The value of every cell on `mdp` (optimum over its initial states): rows

@@ -15,7 +15,7 @@ use super::state::{code, which, AgentState, Round, State};
 use super::stats::Sizes;
 use super::unrolling::{Solved, Unrolled, Unrolling};
 use crate::lang::DeclType;
-use crate::milp::{LinExpr, Model as Milp, Solution};
+use crate::milp::{LinExpr, Solution};
 use crate::nis::explicit::concrete::{add_count, CMove, CState};
 use crate::nis::explicit::replay_real::{RealLocal, RealMove, RealState, RealTree};
 use crate::nis::explicit::semantics::{LocalId, Semantics};
@@ -40,6 +40,35 @@ pub trait Decoding {
     }
 }
 
+/// The [`Unrolling`] methods that M(n) and M_ab(m) by slots
+/// ([`super::slots::SlotUnrolling`]) both hand to their field `enc`: the
+/// program, the labels and the final range checks, which the indexed agents
+/// and the environment have alike in both.
+macro_rules! on_enc {
+    () => {
+        fn milp(&mut self) -> &mut $crate::milp::Model {
+            &mut self.enc.milp
+        }
+
+        fn label(
+            &mut self,
+            state: &$crate::nis::encode::state::State,
+            label: usize,
+            agent: Option<usize>,
+        ) -> Result<$crate::milp::LinExpr, $crate::report::RunError> {
+            self.enc.label_of(state, label, agent)
+        }
+
+        fn final_checks(
+            &mut self,
+            opts: &$crate::nis::encode::options::MilpOptions,
+        ) -> Result<(), $crate::report::RunError> {
+            self.enc.check_ranges(opts)
+        }
+    };
+}
+pub(super) use on_enc;
+
 /// M(n) from one start; `m` agents are indexed by the formula.
 pub struct Concrete<'m, D> {
     pub enc: Enc<'m>,
@@ -54,29 +83,14 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
     type Round = Round;
     type Witness = D::Witness;
 
-    fn milp(&mut self) -> &mut Milp {
-        &mut self.enc.milp
-    }
+    on_enc!();
 
     fn initial(&mut self) -> Result<Option<State>, RunError> {
         self.enc.initial(self.agents, &self.start)
     }
 
-    fn label(
-        &mut self,
-        state: &State,
-        label: usize,
-        agent: Option<usize>,
-    ) -> Result<LinExpr, RunError> {
-        self.enc.label_of(state, label, agent)
-    }
-
     fn round(&mut self, from: &State, tag: &str) -> Result<(Round, State), RunError> {
         self.enc.round(from, tag, None)
-    }
-
-    fn final_checks(&mut self, opts: &MilpOptions) -> Result<(), RunError> {
-        self.enc.check_ranges(opts)
     }
 
     fn break_symmetry(&mut self, tree: &Unrolled<State, Round>) -> usize {

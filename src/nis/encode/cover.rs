@@ -72,13 +72,8 @@ impl Enc<'_> {
                 let mut chosen = self.if_then_else(&c, vec![x], vec![y]);
                 Ok(chosen.pop().unwrap_or_default())
             }
-            Observation::Argmax {
-                net,
-                inputs,
-                percepts,
-                ..
-            } => {
-                let outs = self.network(*net, inputs, ctx)?;
+            Observation::Argmax { percepts, .. } => {
+                let outs = self.leaf_outputs(obs, ctx)?;
                 let mut options = Vec::new();
                 for o in (0..outs.len()).filter(|&o| percepts[o] == p) {
                     let mut wins = Vec::new();

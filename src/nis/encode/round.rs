@@ -223,12 +223,6 @@ impl Enc<'_> {
         spans: &[Option<crate::lang::Span>],
         guard: Option<&LinExpr>,
     ) -> Result<Val, RunError> {
-        let parts = |v: &Val| -> Vec<LinExpr> {
-            match v {
-                Val::Num(x) | Val::Bool(x) => vec![x.clone()],
-                Val::Enum(xs) => xs.clone(),
-            }
-        };
         let numbers = options
             .iter()
             .zip(spans)
@@ -242,63 +236,69 @@ impl Enc<'_> {
         if options.len() == 1 || options.iter().all(|(_, v)| parts(v) == first) {
             return Ok(options[0].1.clone());
         }
-        let mut hull = (f64::INFINITY, f64::NEG_INFINITY);
-        if let Val::Num(_) = options[0].1 {
-            for (_, v) in &options {
-                let (l, h) = self
-                    .milp
-                    .finite_bounds(&parts(v)[0], &format!("the update of `{}`", decl.name))
-                    .map_err(milp_error)?;
-                hull = (hull.0.min(l), hull.1.max(h));
-            }
-        }
         // The conditions are exclusive and one holds, so a component whose
         // options are all constants is exactly sum_j c_j * cond_j: no
         // binary, no big-M, and a member no option takes is the constant 0
         // (the observation's `if` on it folds away).
-        let width = first.len();
-        let constant_parts: Vec<Option<Vec<f64>>> = (0..width)
-            .map(|i| {
-                options
-                    .iter()
-                    .map(|(_, v)| constant(&parts(v)[i]))
-                    .collect()
-            })
-            .collect();
-        let sum_of = |cs: &[f64]| -> LinExpr {
-            let mut e = LinExpr::constant(0.0);
-            for ((cond, _), &c) in options.iter().zip(cs) {
-                if c != 0.0 {
-                    e += cond.clone() * c;
-                }
-            }
-            e
-        };
         if let Val::Num(_) = options[0].1 {
-            let y = self.fresh(name, decl, hull)?;
-            let ye = parts(&y).remove(0);
-            match &constant_parts[0] {
-                Some(cs) => self.milp.eq(&format!("{name}.sum"), ye, sum_of(cs)),
-                None => {
-                    for (cond, v) in &options {
-                        let xi = parts(v).remove(0);
-                        self.milp
-                            .implies(name, cond, &Linear::eq(ye.clone(), xi))
-                            .map_err(milp_error)?;
-                    }
+            self.merge_number(name, decl, &options)
+        } else {
+            self.merge_members(name, decl, &options)
+        }
+    }
+
+    /// [`Enc::merge`] of a number: a fresh variable within the options'
+    /// hull, equal to the selected option.
+    fn merge_number(
+        &mut self,
+        name: &str,
+        decl: &VarDecl,
+        options: &[(LinExpr, Val)],
+    ) -> Result<Val, RunError> {
+        let mut hull = (f64::INFINITY, f64::NEG_INFINITY);
+        for (_, v) in options {
+            let (l, h) = self
+                .milp
+                .finite_bounds(&parts(v)[0], &format!("the update of `{}`", decl.name))
+                .map_err(milp_error)?;
+            hull = (hull.0.min(l), hull.1.max(h));
+        }
+        let y = self.fresh(name, decl, hull)?;
+        let ye = parts(&y).remove(0);
+        match constant_parts(options, 0) {
+            Some(cs) => self
+                .milp
+                .eq(&format!("{name}.sum"), ye, sum_of(options, &cs)),
+            None => {
+                for (cond, v) in options {
+                    let xi = parts(v).remove(0);
+                    self.milp
+                        .implies(name, cond, &Linear::eq(ye.clone(), xi))
+                        .map_err(milp_error)?;
                 }
             }
-            return Ok(y);
         }
+        Ok(y)
+    }
+
+    /// [`Enc::merge`] of a Boolean or enumeration value, member by member
+    /// (one 0/1 per member).
+    fn merge_members(
+        &mut self,
+        name: &str,
+        decl: &VarDecl,
+        options: &[(LinExpr, Val)],
+    ) -> Result<Val, RunError> {
+        let width = parts(&options[0].1).len();
         let mut ys = Vec::with_capacity(width);
         let mut fresh = false;
-        for (i, cs) in constant_parts.iter().enumerate() {
-            match cs {
-                Some(cs) => ys.push(sum_of(cs)),
+        for i in 0..width {
+            match constant_parts(options, i) {
+                Some(cs) => ys.push(sum_of(options, &cs)),
                 None => {
                     fresh = true;
                     let yi: LinExpr = self.milp.binary(&format!("{name}={i}")).into();
-                    for (cond, v) in &options {
+                    for (cond, v) in options {
                         let xi = parts(v).remove(i);
                         self.milp
                             .implies(name, cond, &Linear::eq(yi.clone(), xi))
@@ -318,6 +318,19 @@ impl Enc<'_> {
         })
     }
 
+    /// The outputs of the network of an `argmax` leaf at `ctx` (none for
+    /// the other observations).
+    pub(super) fn leaf_outputs(
+        &mut self,
+        obs: &Observation,
+        ctx: &Ctx,
+    ) -> Result<Vec<LinExpr>, RunError> {
+        match obs {
+            Observation::Argmax { net, inputs, .. } => self.network(*net, inputs, ctx),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// The percept (one-hot) chosen by the observation tree; at `argmax`
     /// leaves any maximal output may be chosen (ties: every maximal percept).
     pub(super) fn observe(
@@ -334,13 +347,8 @@ impl Enc<'_> {
                 let (pa, pb) = (self.observe(then, ctx)?, self.observe(otherwise, ctx)?);
                 Ok(self.if_then_else(&c, pa, pb))
             }
-            Observation::Argmax {
-                net,
-                inputs,
-                percepts,
-                ..
-            } => {
-                let outs = self.network(*net, inputs, ctx)?;
+            Observation::Argmax { percepts, .. } => {
+                let outs = self.leaf_outputs(obs, ctx)?;
                 let chosen = self.maximal_outputs(&outs)?;
                 let mut out = vec![LinExpr::constant(0.0); self.model.template.percepts.len()];
                 for (o, c) in chosen.into_iter().enumerate() {
@@ -491,4 +499,31 @@ impl Enc<'_> {
             percept,
         })
     }
+}
+
+/// A value as its 0/1 or numeric components (one per enumeration member).
+fn parts(v: &Val) -> Vec<LinExpr> {
+    match v {
+        Val::Num(x) | Val::Bool(x) => vec![x.clone()],
+        Val::Enum(xs) => xs.clone(),
+    }
+}
+
+/// Component `i` of every option, if all of them are constants.
+fn constant_parts(options: &[(LinExpr, Val)], i: usize) -> Option<Vec<f64>> {
+    options
+        .iter()
+        .map(|(_, v)| constant(&parts(v)[i]))
+        .collect()
+}
+
+/// sum_j cs\[j\] * cond_j over the options' exclusive conditions.
+fn sum_of(options: &[(LinExpr, Val)], cs: &[f64]) -> LinExpr {
+    let mut e = LinExpr::constant(0.0);
+    for ((cond, _), &c) in options.iter().zip(cs) {
+        if c != 0.0 {
+            e += cond.clone() * c;
+        }
+    }
+    e
 }

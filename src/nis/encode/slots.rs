@@ -23,6 +23,7 @@
 //! Inactive children still get an update and a percept (their values are
 //! not read); declared ranges are checked under the active flag only.
 
+use super::concrete::on_enc;
 use super::concretize::{concretize, decode_abstract};
 use super::expr::{Enc, Val};
 use super::initial::Start;
@@ -30,7 +31,7 @@ use super::options::MilpOptions;
 use super::state::{Joint, Round, Slot, SlotChoice, State};
 use super::stats::Sizes;
 use super::unrolling::{Solved, Unrolling};
-use crate::milp::{constant, LinExpr, Model as Milp};
+use crate::milp::{constant, LinExpr};
 use crate::nis::explicit::replay_real::RealTree;
 use crate::nis::front::model::{InitPercept, Model};
 use crate::report::RunError;
@@ -200,9 +201,7 @@ impl Unrolling for SlotUnrolling<'_> {
     type Round = Round;
     type Witness = RealTree;
 
-    fn milp(&mut self) -> &mut Milp {
-        &mut self.enc.milp
-    }
+    on_enc!();
 
     /// The initial states of S_ab(m) (Definition 13): the zero-one agent is
     /// the one active slot {iota_t}.
@@ -225,21 +224,8 @@ impl Unrolling for SlotUnrolling<'_> {
         Ok(Some(state))
     }
 
-    fn label(
-        &mut self,
-        state: &State,
-        label: usize,
-        agent: Option<usize>,
-    ) -> Result<LinExpr, RunError> {
-        self.enc.label_of(state, label, agent)
-    }
-
     fn round(&mut self, from: &State, tag: &str) -> Result<(Round, State), RunError> {
         self.enc.round(from, tag, Some(&mut self.budget))
-    }
-
-    fn final_checks(&mut self, opts: &MilpOptions) -> Result<(), RunError> {
-        self.enc.check_ranges(opts)
     }
 
     fn measure(&self, sizes: &mut Sizes) {
