@@ -120,6 +120,17 @@ fn limits_give_unknown() {
         "10",
     ]);
     assert_eq!((code, v["verdict"].as_str()), (3, Some("unknown")));
+    // The unknown says why (it gave no reason before), and it is not a time-out.
+    assert_eq!(v["results"]["queries"][0]["states"], 10, "{v}");
+    assert_eq!(v["stats"]["timed_out"], Value::Null, "{v}");
+    let warnings = v["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("state cap of 10 expansions (--max-states) was reached")),
+        "{v}"
+    );
 }
 
 #[test]

@@ -311,17 +311,24 @@ fn render(
         format!("{:?}", opts.explore.memory).to_lowercase(),
         opts.horizon.map_or("none".to_string(), |h| h.to_string())
     ));
+    let incomplete = results.iter().any(|q| !q.stats.complete);
     if opts
         .explore
         .deadline
         .is_some_and(|d| std::time::Instant::now() >= d)
-        && results.iter().any(|q| !q.stats.complete)
+        && incomplete
     {
         r.stat("timed_out", true);
         r.warnings.push(
             "the time-out was reached: incomplete queries are unknown, with the states explored so far"
                 .into(),
         );
+    } else if incomplete {
+        // Without this an unknown at the state cap came with no reason.
+        r.warnings.push(format!(
+            "the state cap of {} expansions (--max-states) was reached: incomplete queries are unknown, with the states explored so far",
+            opts.explore.max_states
+        ));
     }
     r.results = json!({"queries": json_results});
     if !witnesses.is_empty() {
