@@ -59,7 +59,10 @@ pub fn parse(text: &str) -> Option<RawModel> {
                 }
                 m.init = Some((m.names.intern(q), Loc::Span(span)));
             }
-            "trans" => m.transitions.push(s.trans(kw.start, &mut m.names)?),
+            "trans" => {
+                let t = s.trans(kw.start, &mut m.names, &mut m.disturbed)?;
+                m.transitions.push(t)
+            }
             "reach" | "buchi" | "gen" | "parity" => {
                 let obj = s.objective(word, &mut m.names)?;
                 if m.objective.is_some() {
@@ -171,6 +174,7 @@ impl<'a> Scan<'a> {
         if count == 0 {
             return None;
         }
+        let whole = self.pos;
         if self.b.get(self.pos) == Some(&b'.')
             && self.b.get(self.pos + 1).is_some_and(u8::is_ascii_digit)
         {
@@ -187,7 +191,14 @@ impl<'a> Scan<'a> {
             return None;
         }
         self.last = self.pos;
-        let x: f64 = self.text[start..self.pos].parse().ok()?;
+        let x: f64 = if whole == self.pos {
+            // An integer of at most 15 digits: exact in u64 and in f64.
+            self.b[start..whole]
+                .iter()
+                .fold(0u64, |v, d| v * 10 + u64::from(d - b'0')) as f64
+        } else {
+            self.text[start..self.pos].parse().ok()?
+        };
         // + 0.0: `-0` is the rational 0, whose f64 is +0.
         Some(if negative { -x + 0.0 } else { x })
     }
@@ -214,7 +225,8 @@ impl<'a> Scan<'a> {
                 if !self.punct(b'(') {
                     return None;
                 }
-                let mut v = vec![self.number()?];
+                let mut v = Vec::with_capacity(2);
+                v.push(self.number()?);
                 while self.punct(b',') {
                     v.push(self.number()?);
                 }
@@ -242,21 +254,26 @@ impl<'a> Scan<'a> {
         Some(s)
     }
 
-    fn trans(&mut self, start: usize, n: &mut Names) -> Option<RawTrans> {
+    fn trans(
+        &mut self,
+        start: usize,
+        n: &mut Names,
+        pairs: &mut Vec<(Sym, Sym)>,
+    ) -> Option<RawTrans> {
         let from = n.intern(self.ident()?.0);
         let input = n.intern(self.ident()?.0);
         if !self.arrow() {
             return None;
         }
         let to = n.intern(self.ident()?.0);
-        let mut disturbed = Vec::new();
+        let first = pairs.len() as u32;
         if self.punct(b'|') {
             loop {
                 let x = n.intern(self.ident()?.0);
                 if !self.arrow() {
                     return None;
                 }
-                disturbed.push((x, n.intern(self.ident()?.0)));
+                pairs.push((x, n.intern(self.ident()?.0)));
                 if !self.punct(b',') {
                     break;
                 }
@@ -266,7 +283,7 @@ impl<'a> Scan<'a> {
             from,
             input,
             to,
-            disturbed,
+            disturbed: (first, pairs.len() as u32),
             loc: Loc::Span(Span::new(start, self.last)),
         })
     }

@@ -191,7 +191,11 @@ fn losing_cycle(
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
     pub mark: Vec<bool>,
+    /// Successors inside the subgame not yet attracted, for opponent nodes
+    /// touched by the current attractor (0: not touched yet).
     pub count: Vec<u32>,
+    /// The opponent nodes whose count is set, to clear it afterwards.
+    pub touched: Vec<u32>,
 }
 
 impl Scratch {
@@ -199,31 +203,31 @@ impl Scratch {
         Scratch {
             mark: vec![false; n],
             count: vec![0; n],
+            touched: Vec::new(),
         }
     }
 }
 
-/// The attractor of `player` to `target` inside the subgame `inside` (whose nodes
-/// are `members`), recording the attracting successor of the player's nodes.
-#[allow(clippy::too_many_arguments)]
+/// The attractor of `player` to `target` inside the subgame `inside`,
+/// recording the attracting successor of the player's nodes.
+///
+/// An opponent node's count of successors inside the subgame is taken when a
+/// predecessor edge first reaches it, so the cost is that of the attracted
+/// nodes and their predecessors, not of the whole subgame.
 pub fn attractor(
     g: &Game,
     pred: &(Vec<u32>, Vec<u32>),
     inside: &[bool],
-    members: &[u32],
     target: &[u32],
     player: u8,
     strategy: &mut [Option<u32>],
     scratch: &mut Scratch,
 ) -> Vec<u32> {
-    let Scratch { mark, count } = scratch;
-    for &v in members {
-        count[v as usize] = g
-            .succs(v as usize)
-            .iter()
-            .filter(|&&t| inside[t as usize])
-            .count() as u32;
-    }
+    let Scratch {
+        mark,
+        count,
+        touched,
+    } = scratch;
     let mut out: Vec<u32> = Vec::new();
     for &t in target {
         if !mark[t as usize] {
@@ -245,6 +249,11 @@ pub fn attractor(
                 strategy[vi] = Some(t as u32);
                 out.push(v);
             } else {
+                if count[vi] == 0 {
+                    // At least 1: the edge to t, which is inside.
+                    count[vi] = g.succs(vi).iter().filter(|&&s| inside[s as usize]).count() as u32;
+                    touched.push(v);
+                }
                 count[vi] -= 1;
                 if count[vi] == 0 {
                     mark[vi] = true;
@@ -255,6 +264,9 @@ pub fn attractor(
     }
     for &v in &out {
         mark[v as usize] = false;
+    }
+    for v in touched.drain(..) {
+        count[v as usize] = 0;
     }
     out
 }

@@ -70,7 +70,7 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
             at: s.at,
             gamma: s.gamma,
             priority: s.priority,
-            loc: Loc::Path(format!("states[{i}]")),
+            loc: Loc::Path(format!("states[{i}]").into()),
         })
         .collect();
     let syms = |v: Vec<String>, n: &mut Names| -> Vec<Sym> {
@@ -84,26 +84,30 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
         .enumerate()
         .map(|(i, (p, q, d))| {
             let (p, q) = (names.intern_owned(p), names.intern_owned(q));
-            (p, q, d, Loc::Path(format!("distances[{i}]")))
+            (p, q, d, Loc::Path(format!("distances[{i}]").into()))
         })
         .collect();
     let init = Some((names.intern_owned(j.init), Loc::Path("init".into())));
-    let transitions = j
-        .transitions
-        .into_iter()
-        .enumerate()
-        .map(|(i, t)| RawTrans {
-            from: names.intern_owned(t.from),
-            input: names.intern_owned(t.input),
-            to: names.intern_owned(t.to),
-            disturbed: t
-                .disturbed
-                .into_iter()
-                .map(|(x, q)| (names.intern_owned(x), names.intern_owned(q)))
-                .collect(),
-            loc: Loc::Path(format!("transitions[{i}]")),
-        })
-        .collect();
+    let mut pairs = Vec::new();
+    let mut transitions = Vec::with_capacity(j.transitions.len());
+    for (i, t) in j.transitions.into_iter().enumerate() {
+        let (from, input, to) = (
+            names.intern_owned(t.from),
+            names.intern_owned(t.input),
+            names.intern_owned(t.to),
+        );
+        let first = pairs.len() as u32;
+        for (x, q) in t.disturbed {
+            pairs.push((names.intern_owned(x), names.intern_owned(q)));
+        }
+        transitions.push(RawTrans {
+            from,
+            input,
+            to,
+            disturbed: (first, pairs.len() as u32),
+            loc: Loc::Path(format!("transitions[{i}]").into()),
+        });
+    }
     let objective = match j.objective {
         JsonObjective::Reach(f) => RawObjective::Reach(syms(f, &mut names)),
         JsonObjective::Buchi(f) => RawObjective::Buchi(syms(f, &mut names)),
@@ -122,6 +126,7 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
         inputs,
         disturbances,
         transitions,
+        disturbed: pairs,
         objective: Some((objective, Loc::Path("objective".into()))),
     })
 }

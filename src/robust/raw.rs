@@ -4,13 +4,13 @@
 use super::model::MetricKind;
 use crate::lang::{error_at, Source, Span};
 use crate::report::RunError;
-use rustc_hash::FxHashMap as HashMap;
 
 /// Where a raw item came from: a span of `.ma` text or a JSON path.
 #[derive(Clone, Debug)]
 pub enum Loc {
     Span(Span),
-    Path(String),
+    /// A JSON path (boxed: a location stays 24 bytes, it is stored per transition).
+    Path(Box<str>),
 }
 
 /// An interned name (of a state, an input or a disturbance) of
@@ -20,52 +20,181 @@ pub enum Loc {
 pub struct Sym(pub u32);
 
 /// The names of a raw model, each once, numbered in order of first use.
+///
+/// All names live in one string, and the index is an open-addressing table
+/// whose slots hold each name's length and first 8 bytes: interning a name
+/// allocates nothing, and a name of at most 8 bytes (most generated state
+/// names) is found without reading the string. Such short names also go
+/// through a small direct-mapped cache of recent ones: model files name the
+/// same and neighbouring states close together, and the cache (256 KiB) stays
+/// in the processor's cache where the table (16 bytes per slot, two slots per
+/// name) does not.
 #[derive(Clone, Default)]
 pub struct Names {
-    text: Vec<String>,
-    index: HashMap<String, Sym>,
+    /// The names, one after another.
+    text: String,
+    /// Where name i ends in `text` (it starts where name i - 1 ends).
+    ends: Vec<usize>,
+    /// A power of two of slots (or none), at most half of them used.
+    slots: Vec<Slot>,
+    /// Recently interned names of at most 8 bytes, by hash ([`RECENT`] slots once used).
+    recent: Vec<Slot>,
+}
+
+/// Slots of the cache of recent short names.
+const RECENT: usize = 1 << 14;
+
+/// A slot of [`Names`]: the symbol (`u32::MAX` when empty), the name's length
+/// and its first 8 bytes, zero-padded.
+#[derive(Clone, Copy)]
+struct Slot {
+    sym: u32,
+    len: u32,
+    head: u64,
+}
+
+const EMPTY: Slot = Slot {
+    sym: u32::MAX,
+    len: 0,
+    head: 0,
+};
+
+/// The first 8 bytes of `b`, zero-padded, as one word.
+fn head(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let k = b.len().min(8);
+    w[..k].copy_from_slice(&b[..k]);
+    u64::from_le_bytes(w)
+}
+
+/// A multiplicative hash of the name (its high bits are the well mixed ones).
+fn hash(b: &[u8], first: u64) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h = (first ^ b.len() as u64).wrapping_mul(K);
+    for chunk in b.get(8..).unwrap_or(&[]).chunks(8) {
+        h = (h.rotate_left(23) ^ head(chunk)).wrapping_mul(K);
+    }
+    h ^ (h >> 29)
 }
 
 impl Names {
     /// The symbol of `name`, new if it was not seen before.
     pub fn intern(&mut self, name: &str) -> Sym {
-        if let Some(&s) = self.index.get(name) {
-            return s;
+        let b = name.as_bytes();
+        let first = head(b);
+        let h = hash(b, first);
+        let short = b.len() <= 8;
+        // Length and first 8 bytes identify a short name.
+        let r = (h >> 40) as usize & (RECENT - 1);
+        if short {
+            if self.recent.is_empty() {
+                self.recent = vec![EMPTY; RECENT];
+            }
+            let c = self.recent[r];
+            if c.sym != u32::MAX && c.len as usize == b.len() && c.head == first {
+                return Sym(c.sym);
+            }
         }
-        self.push(name.to_string())
-    }
-
-    /// Like [`Names::intern`], for a name the caller already owns.
-    pub fn intern_owned(&mut self, name: String) -> Sym {
-        if let Some(&s) = self.index.get(name.as_str()) {
-            return s;
+        let s = match self.find(b, first, h) {
+            Some(s) => s,
+            None => self.insert(name, first, h),
+        };
+        if short {
+            self.recent[r] = Slot {
+                sym: s.0,
+                len: b.len() as u32,
+                head: first,
+            };
         }
-        self.push(name)
-    }
-
-    fn push(&mut self, name: String) -> Sym {
-        let s = Sym(self.text.len() as u32);
-        self.index.insert(name.clone(), s);
-        self.text.push(name);
         s
     }
 
+    /// Like [`Names::intern`], for a name the caller owns.
+    pub fn intern_owned(&mut self, name: String) -> Sym {
+        self.intern(&name)
+    }
+
+    fn find(&self, b: &[u8], first: u64, h: u64) -> Option<Sym> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (h as usize) & mask;
+        loop {
+            let s = self.slots[i];
+            if s.sym == u32::MAX {
+                return None;
+            }
+            if s.len as usize == b.len()
+                && s.head == first
+                && (b.len() <= 8 || self.name(Sym(s.sym)).as_bytes() == b)
+            {
+                return Some(Sym(s.sym));
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn insert(&mut self, name: &str, first: u64, h: u64) -> Sym {
+        if 2 * (self.ends.len() + 1) > self.slots.len() {
+            self.grow();
+        }
+        let sym = Sym(self.ends.len() as u32);
+        self.text.push_str(name);
+        self.ends.push(self.text.len());
+        self.place(
+            Slot {
+                sym: sym.0,
+                len: name.len() as u32,
+                head: first,
+            },
+            h,
+        );
+        sym
+    }
+
+    fn place(&mut self, slot: Slot, h: u64) {
+        let mask = self.slots.len() - 1;
+        let mut i = (h as usize) & mask;
+        while self.slots[i].sym != u32::MAX {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = slot;
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        self.slots = vec![EMPTY; (old.len() * 2).max(16)];
+        for s in old.into_iter().filter(|s| s.sym != u32::MAX) {
+            let b = self.name(Sym(s.sym)).as_bytes();
+            let h = hash(b, s.head);
+            self.place(s, h);
+        }
+    }
+
     pub fn name(&self, s: Sym) -> &str {
-        &self.text[s.0 as usize]
+        let i = s.0 as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
     }
 
     pub fn len(&self) -> usize {
-        self.text.len()
+        self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.text.is_empty()
+        self.ends.is_empty()
+    }
+
+    /// Every name, in symbol order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len() as u32).map(|i| self.name(Sym(i)))
     }
 }
 
 impl std::fmt::Debug for Names {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(&self.text).finish()
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
@@ -83,8 +212,9 @@ pub struct RawTrans {
     pub from: Sym,
     pub input: Sym,
     pub to: Sym,
-    /// (disturbance, target) pairs.
-    pub disturbed: Vec<(Sym, Sym)>,
+    /// Its (disturbance, target) pairs: `RawModel::disturbed[start..end]`
+    /// (one vector for all transitions, so a transition allocates nothing).
+    pub disturbed: (u32, u32),
     pub loc: Loc,
 }
 
@@ -108,6 +238,8 @@ pub struct RawModel {
     pub inputs: Vec<Sym>,
     pub disturbances: Vec<Sym>,
     pub transitions: Vec<RawTrans>,
+    /// The (disturbance, target) pairs of all transitions, in order.
+    pub disturbed: Vec<(Sym, Sym)>,
     pub objective: Option<(RawObjective, Loc)>,
 }
 
@@ -124,8 +256,16 @@ impl RawModel {
             inputs: Vec::new(),
             disturbances: Vec::new(),
             transitions: Vec::new(),
+            disturbed: Vec::new(),
             objective: None,
         }
+    }
+}
+
+impl RawModel {
+    /// The (disturbance, target) pairs of a transition of this model.
+    pub fn disturbed_of(&self, t: &RawTrans) -> &[(Sym, Sym)] {
+        &self.disturbed[t.disturbed.0 as usize..t.disturbed.1 as usize]
     }
 }
 
@@ -140,6 +280,34 @@ impl Locator<'_> {
         match loc {
             Loc::Span(s) => error_at(self.source, *s, msg).into(),
             Loc::Path(p) => RunError::input(format!("{}: {p}: {}", self.source.name(), msg.into())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Symbols are those of a plain map from names to first-use numbers.
+    #[test]
+    fn names_number_as_a_map_would() {
+        let mut r = rand::rngs::StdRng::seed_from_u64(19);
+        let mut names = Names::default();
+        let mut map: std::collections::HashMap<String, u32> = Default::default();
+        for _ in 0..20_000 {
+            let len = r.gen_range(0..20);
+            // A small alphabet, so that names repeat and share their first 8 bytes.
+            let s: String = (0..len)
+                .map(|_| ['a', 'b', '_'][r.gen_range(0..3)])
+                .collect();
+            let next = map.len() as u32;
+            let want = *map.entry(s.clone()).or_insert(next);
+            assert_eq!(names.intern(&s), Sym(want), "{s:?}");
+        }
+        assert_eq!(names.len(), map.len());
+        for (s, &i) in &map {
+            assert_eq!(names.name(Sym(i)), s);
         }
     }
 }

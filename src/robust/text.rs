@@ -79,13 +79,13 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
             let input = m.names.intern_owned(p.ident()?.0);
             p.expect(Tok::Arrow)?;
             let to = m.names.intern_owned(p.ident()?.0);
-            let mut disturbed = Vec::new();
+            let first = m.disturbed.len() as u32;
             if p.eat(Tok::Or) {
                 loop {
                     let x = m.names.intern_owned(p.ident()?.0);
                     p.expect(Tok::Arrow)?;
                     let t = m.names.intern_owned(p.ident()?.0);
-                    disturbed.push((x, t));
+                    m.disturbed.push((x, t));
                     if !p.eat(Tok::Comma) {
                         break;
                     }
@@ -96,7 +96,7 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
                 from,
                 input,
                 to,
-                disturbed,
+                disturbed: (first, m.disturbed.len() as u32),
                 loc,
             });
         } else if at_objective(&p) {

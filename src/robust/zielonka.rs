@@ -66,17 +66,20 @@ fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> Result<(Vec<u32>, Vec<u32>), Expir
     }
     ctx.deadline.check()?;
     let g = ctx.g;
-    let d = nodes
-        .iter()
-        .map(|&v| g.priority[v as usize])
-        .max()
-        .unwrap_or(0);
+    // The top priority d and its nodes, in one pass.
+    let mut d = 0;
+    let mut top: Vec<u32> = Vec::new();
+    for &v in &nodes {
+        let pv = g.priority[v as usize];
+        if pv > d {
+            d = pv;
+            top.clear();
+        }
+        if pv == d {
+            top.push(v);
+        }
+    }
     let p = (d % 2) as u8;
-    let top: Vec<u32> = nodes
-        .iter()
-        .copied()
-        .filter(|&v| g.priority[v as usize] == d)
-        .collect();
     for &v in &top {
         if g.owner[v as usize] == p {
             let vi = v as usize;
@@ -91,7 +94,6 @@ fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> Result<(Vec<u32>, Vec<u32>), Expir
         g,
         &ctx.pred,
         &ctx.inside,
-        &nodes,
         &top,
         p,
         &mut ctx.strategy,
@@ -113,7 +115,6 @@ fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> Result<(Vec<u32>, Vec<u32>), Expir
         g,
         &ctx.pred,
         &ctx.inside,
-        &nodes,
         &sub_o,
         1 - p,
         &mut ctx.strategy,
