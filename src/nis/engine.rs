@@ -151,6 +151,17 @@ impl Decider for MilpDecider {
         target: Target,
     ) -> Result<CheckRecord, RunError> {
         let start = Instant::now();
+        if sentence.strategy.is_some() {
+            let out = super::encode::check_strategic(model, sentence, &self.options)?;
+            let shown = (out.holds, out.witness, out.witness_text);
+            return Ok(CheckRecord::decided(
+                (target, 0),
+                self.name(),
+                shown,
+                out.stats,
+                start,
+            ));
+        }
         let agents = match target {
             Target::Concrete { agents } => agents,
             Target::Abstract => sentence.agents() + 1,
@@ -201,9 +212,19 @@ impl Decider for ExplicitDecider {
         target: Target,
     ) -> Result<CheckRecord, RunError> {
         let start = Instant::now();
+        let mut stats = serde_json::Map::new();
+        if sentence.strategy.is_some() {
+            let shown = super::atl::check_explicit(model, sentence, self.deadline, &mut stats)?;
+            return Ok(CheckRecord::decided(
+                (target, 0),
+                self.name(),
+                shown,
+                stats,
+                start,
+            ));
+        }
         let core = lower(sentence, model)?;
         let m = sentence.agents();
-        let mut stats = serde_json::Map::new();
         let shown = match target {
             Target::Concrete { agents } => {
                 if agents < m {
@@ -402,15 +423,19 @@ pub fn decide_with(
 
 /// What models with named agents allow: without a parameterised template
 /// the system is M(0), the named agents and the environment (formulas name
-/// no indexed agent; there is no zero-one abstraction); named agents are
-/// decided by the explicit decider only (the MILP unrolling does not encode
-/// them yet).
+/// no indexed agent; there is no zero-one abstraction); the MILP decider
+/// encodes named agents in M(n) of finite models only.
 fn roles_allow(
     choice: EngineChoice,
     model: &Model,
     sentence: &Sentence,
     target: Target,
 ) -> Result<(), RunError> {
+    if sentence.strategy.is_some() && model.parameterised {
+        return Err(RunError::input(
+            "strategic sentences (`<<G>> X^k phi`, `[[G]] X^k phi`) are decided on models of named agents only (no parameterised `agent` template), checked without --agents",
+        ));
+    }
     if !model.parameterised {
         let why = match target {
             Target::Abstract => Some("has no zero-one abstraction M_ab(m)"),
@@ -430,9 +455,18 @@ fn roles_allow(
         EngineChoice::Auto => model.explicit_obstacle().is_some(),
     };
     if milp && !model.named.is_empty() {
-        return Err(RunError::input(
-            "named agents are decided by the explicit decider only so far (finite models, `--engine explicit`); the MILP unrolling does not encode them yet",
-        ));
+        let why = if target == Target::Abstract {
+            Some("on the zero-one abstraction M_ab(m)")
+        } else if model.explicit_obstacle().is_some() {
+            Some("with real-valued variables or a real initial interval")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(RunError::input(format!(
+                "the MILP decider does not yet encode named agents {why}; decide M(n) of a finite model, or use `--engine explicit`"
+            )));
+        }
     }
     Ok(())
 }

@@ -89,9 +89,12 @@ pub fn check(
         if rec.holds { "|=" } else { "|/=" },
         sentence
     ));
+    let kind = match &sentence.strategy {
+        Some(_) => "strategic",
+        None => sentence.kind().word(),
+    };
     r.line(format!(
-        "{} sentence, temporal depth {}, {} agents indexed; engine {}",
-        sentence.kind().word(),
+        "{kind} sentence, temporal depth {}, {} agents indexed; engine {}",
         sentence.depth(),
         m,
         rec.engine
@@ -102,7 +105,11 @@ pub fn check(
     }
     let mut results = serde_json::Map::new();
     results.insert("spec".into(), sentence.to_string().into());
-    results.insert("kind".into(), sentence.kind().word().into());
+    results.insert("kind".into(), kind.into());
+    if let Some(st) = &sentence.strategy {
+        let names: Vec<&str> = st.coalition.iter().map(|(n, _)| n.as_str()).collect();
+        results.insert("coalition".into(), names.into());
+    }
     results.insert("depth".into(), sentence.depth().into());
     results.insert("indexed".into(), m.into());
     results.insert("system".into(), rec.model.clone().into());

@@ -75,6 +75,15 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
         self.enc.round(from, tag, None)
     }
 
+    fn strategic_rounds(
+        &mut self,
+        from: &State,
+        coalition: &[usize],
+        tag: &str,
+    ) -> Result<Vec<(LinExpr, Round, State)>, RunError> {
+        self.enc.strategic_rounds(from, coalition, tag)
+    }
+
     fn final_checks(&mut self, opts: &MilpOptions) -> Result<(), RunError> {
         self.enc.check_ranges(opts)
     }
@@ -109,7 +118,7 @@ impl Enc<'_> {
         let expr = &self.model.labels[label].expr;
         match agent {
             Some(a) => self.label(expr, &state.agents[a]),
-            None => self.env_label(expr, &state.env),
+            None => self.env_label_named(expr, &state.env, &state.named),
         }
     }
 
@@ -183,7 +192,11 @@ impl Exact<'_, '_> {
         for &l in &locals[m..] {
             add_count(&mut others, l, 1);
         }
-        let codes: Vec<i64> = state.env.iter().map(|v| code(sol, v)).collect();
+        let mut codes: Vec<i64> = state.env.iter().map(|v| code(sol, v)).collect();
+        for a in &state.named {
+            codes.extend(a.private.iter().map(|v| code(sol, v)));
+            codes.push(which(sol, &a.percept) as i64);
+        }
         CState {
             indexed: locals[..m].to_vec(),
             others,
@@ -210,8 +223,10 @@ impl Exact<'_, '_> {
                 None => others.push((key.0, key.1, key.2, 1)),
             }
         }
+        let named: Vec<usize> = step.round.named.iter().map(|a| which(sol, a)).collect();
+        let own = which(sol, &step.round.env_action);
         CMove {
-            env_action: which(sol, &step.round.env_action),
+            env_action: self.sem.model.join_env_action(own, &named),
             indexed: acts[..m].to_vec(),
             others,
         }

@@ -61,7 +61,13 @@ impl<'m> Enc<'m> {
         enum_sizes.insert(t.percept_enum, t.percepts.len());
         enum_sizes.insert(t.action_enum, t.actions.len());
         enum_sizes.insert(model.env.action_enum, model.env.actions.len());
-        for v in t.vars.iter().chain(&model.env.vars) {
+        for a in &model.named {
+            let nt = &a.template;
+            enum_sizes.insert(nt.percept_enum, nt.percepts.len());
+            enum_sizes.insert(nt.action_enum, nt.actions.len());
+        }
+        let named_vars = model.named.iter().flat_map(|a| &a.template.vars);
+        for v in t.vars.iter().chain(&model.env.vars).chain(named_vars) {
             if let DeclType::Enum { id, values } = &v.ty {
                 enum_sizes.insert(*id, values.len());
             }

@@ -29,6 +29,7 @@ mod expr;
 mod formula;
 mod guards;
 mod initial;
+mod named;
 mod options;
 mod ranges;
 mod round;
@@ -36,6 +37,7 @@ mod slots;
 mod starts;
 mod state;
 mod stats;
+mod strategic;
 mod tabulated;
 mod tabulated_unrolling;
 mod ties;
@@ -245,4 +247,61 @@ fn existential_goal(model: &Model, sentence: &Sentence) -> Result<(Core, bool), 
     }
     let universal = core.has_universal();
     Ok((if universal { core.negate() } else { core }, universal))
+}
+
+/// Decides a strategic sentence on M(0) by MILP, one MILP per initial
+/// state; every strategy tree is replayed ([`replay_strategy`]).
+pub fn check_strategic(
+    model: &Model,
+    sentence: &Sentence,
+    opts: &MilpOptions,
+) -> Result<MilpOutcome, RunError> {
+    let start = Instant::now();
+    let Some(strategy) = &sentence.strategy else {
+        return Err(RunError::Internal("not a strategic sentence".into()));
+    };
+    let coalition = strategy.resolve(&sentence.source, model)?;
+    let core = lower(sentence, model)?;
+    let universal = !strategy.can;
+    let goal = if universal { core.negate() } else { core };
+    let mut sem = semantics(
+        model,
+        "the MILP decider replays every strategy through the finite semantics, which",
+    )?;
+    let envs = sem.initial_envs()?;
+    let mut sizes = Sizes::default();
+    let k = strategy.steps;
+    let spec = decide::Goal::Strategy {
+        goal: &goal,
+        coalition: &coalition,
+        steps: k,
+    };
+    let d = decide(envs, universal, |env| {
+        let mut u = Concrete {
+            enc: expr::Enc::new(model, opts.encode.clone()),
+            agents: 0,
+            m: 0,
+            start: Start::Codes(sem.env_codes(env).to_vec()),
+            decoding: Exact { sem: &mut sem },
+        };
+        decide::solve_goal(&mut u, &spec, opts, &mut sizes)
+    })?;
+    let mut traces = Vec::new();
+    for w in &d.witnesses {
+        if let Err(why) =
+            super::explicit::strategic::replay_strategy(&mut sem, w, (&coalition, &goal), k)?
+        {
+            return Err(internal("MILP strategy", why));
+        }
+        match replay_concrete(&mut sem, w)? {
+            Ok(t) => traces.push(t),
+            Err(why) => return Err(internal("MILP strategy", why)),
+        }
+    }
+    let shown = shown(concrete_trace(&sem, &traces, universal));
+    Ok(MilpOutcome::new(
+        d.holds,
+        shown,
+        unrolling_stats(&sizes, start),
+    ))
 }

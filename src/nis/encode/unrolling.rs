@@ -86,6 +86,24 @@ pub trait Unrolling {
         tag: &str,
     ) -> Result<(Self::Round, Self::State), RunError>;
 
+    /// The branches of one round of a strategic sentence from `from` (ATL
+    /// over named agents, [`super::strategic`]): the coalition's actions
+    /// are shared by every branch; every combination of the others' actions
+    /// is one branch with its 0/1 "enabled at `from`", its round and its
+    /// successor. Systems without named agents on their environment's side
+    /// do not have such rounds.
+    #[allow(clippy::type_complexity)]
+    fn strategic_rounds(
+        &mut self,
+        _from: &Self::State,
+        _coalition: &[usize],
+        _tag: &str,
+    ) -> Result<Vec<(LinExpr, Self::Round, Self::State)>, RunError> {
+        Err(RunError::input(
+            "strategic sentences are decided on M(0) of named agents only",
+        ))
+    }
+
     /// What must hold of every run of the unrolling before a verdict counts
     /// (declared ranges, failing updates); called before the goal is added.
     fn final_checks(&mut self, opts: &MilpOptions) -> Result<(), RunError>;

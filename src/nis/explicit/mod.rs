@@ -16,4 +16,5 @@ pub mod replay_real;
 pub mod replay_truth;
 pub mod semantics;
 pub mod simulation;
+pub mod strategic;
 pub mod system;
