@@ -141,8 +141,10 @@ impl Enc<'_> {
 
 /// Lexicographic order of agents `m..n` by (first action, percept after
 /// the first round) in the root's first successor: these agents start in
-/// the same local state and no formula names them, so sorting them in any
-/// solution gives another solution of the whole tree.
+/// the same local state (or each may choose the same tied first percept)
+/// and no formula names them, so sorting them in any solution gives another
+/// solution of the whole tree. With pinned first percepts only neighbours
+/// pinned alike are ordered.
 pub fn break_symmetry(enc: &mut Enc, tree: &Unrolled<State, Round>, m: usize) -> usize {
     let Some(first) = (1..tree.states.len()).find(|&i| tree.step(i).from == 0) else {
         return 0;
@@ -162,6 +164,11 @@ pub fn break_symmetry(enc: &mut Enc, tree: &Unrolled<State, Round>, m: usize) ->
     let n = round.actions.len();
     let mut rows = 0;
     for i in m..n.saturating_sub(1) {
+        // Agents pinned to different first percepts are not interchangeable.
+        let pin = enc.first_percepts.as_ref();
+        if pin.is_some_and(|p| p.get(i) != p.get(i + 1)) {
+            continue;
+        }
         enc.milp.le(&format!("sym.{}", i + 1), code(i), code(i + 1));
         rows += 1;
     }

@@ -30,6 +30,10 @@ pub struct Enc<'m> {
     pub network_binaries: usize,
     /// Update values that may leave their declared range.
     pub range_checks: Vec<RangeCheck>,
+    /// The template agents' first percepts when they are observed (`=
+    /// observe`) and pinned by the start (one MILP per tied combination);
+    /// `None`: each agent's observation chooses.
+    pub first_percepts: Option<Vec<usize>>,
     /// Network copies by (network, input expressions): a call with the same
     /// inputs reuses the copy (a network is a function of its inputs).
     copies: HashMap<CallKey, Vec<LinExpr>>,
@@ -82,6 +86,7 @@ impl<'m> Enc<'m> {
             network_copies: 0,
             network_binaries: 0,
             range_checks: Vec::new(),
+            first_percepts: None,
             copies: HashMap::new(),
         }
     }

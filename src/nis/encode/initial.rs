@@ -58,6 +58,16 @@ impl Enc<'_> {
         let agents = match self.model.template.init_percept {
             InitPercept::Given(_) => vec![agent; n],
             // Each agent observes on its own: on a tie they may differ.
+            InitPercept::Observed if self.first_percepts.is_some() => {
+                let pin = self.first_percepts.clone().unwrap_or_default();
+                let k = self.model.template.percepts.len();
+                pin.iter()
+                    .map(|&p| AgentState {
+                        private: agent.private.clone(),
+                        percept: one_hot(p, k),
+                    })
+                    .collect()
+            }
             InitPercept::Observed => {
                 let mut agents = Vec::with_capacity(n);
                 for i in 0..n {

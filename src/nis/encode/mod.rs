@@ -105,8 +105,8 @@ pub fn check_concrete(
         "the MILP decider replays every trace through the finite semantics, which",
     )?;
     let envs = sem.initial_envs()?;
-    refuse_observed_ties(&mut sem, &envs, universal)?;
-    let d = decide(envs, universal, |env| {
+    let starts = first_percept_starts(&mut sem, &envs, (n, m), universal)?;
+    let d = decide(starts, universal, |(env, pin)| {
         let mut u = Concrete {
             enc: expr::Enc::new(model, opts.encode.clone()),
             agents: n,
@@ -114,6 +114,7 @@ pub fn check_concrete(
             start: Start::Codes(sem.env_codes(env).to_vec()),
             decoding: Exact { sem: &mut sem },
         };
+        u.enc.first_percepts = pin;
         solve(&mut u, &goal, opts, &mut sizes)
     })?;
     let mut traces = Vec::new();
@@ -131,10 +132,81 @@ pub fn check_concrete(
     ))
 }
 
-/// The MILP chooses a tied first percept (`= observe`) as it chooses a move,
-/// which is right for a counterexample (some initial state) but not for an
-/// existential sentence (every initial state): those starts are not yet
-/// enumerated one MILP each, so such a query is refused.
+/// An initial environment state and, when they are pinned, the template
+/// agents' first percepts.
+type TiedStart = (EnvId, Option<Vec<usize>>);
+
+/// The most starts one check of M(n) enumerates for tied first percepts.
+pub const MAX_TIED_STARTS: usize = 512;
+
+/// The starts of M(n), one MILP each: the initial environment states, and
+/// for an existential sentence whose template's first percept is observed
+/// and ties there, every initial state of M(n) (Definition 4) at it: each
+/// indexed agent at any tied percept, agents m+1..n as a multiset (sorted
+/// percepts). The MILP chooses a tied first percept as it chooses a move,
+/// which is right for a counterexample (some initial state) but an
+/// existential sentence must hold from every initial state.
+fn first_percept_starts(
+    sem: &mut Semantics,
+    envs: &[EnvId],
+    (n, m): (usize, usize),
+    universal: bool,
+) -> Result<Vec<TiedStart>, RunError> {
+    let mut out = Vec::new();
+    for &env in envs {
+        let locals = sem.initial_locals(env)?;
+        if universal || locals.len() <= 1 {
+            out.push((env, None));
+            continue;
+        }
+        let percepts: Vec<usize> = locals
+            .iter()
+            .map(|&l| sem.space.decode(l).last().copied().unwrap_or(0) as usize)
+            .collect();
+        for pin in tied_assignments(&percepts, n, m, MAX_TIED_STARTS + 1) {
+            out.push((env, Some(pin)));
+        }
+        if out.len() > MAX_TIED_STARTS {
+            return Err(RunError::input(format!(
+                "the first percept ties at the initial state: M({n}) has more than {MAX_TIED_STARTS} initial states, one MILP each for an existential sentence; use --engine explicit or fewer agents"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// Every assignment of `options` to n agents, agents 0..m each freely and
+/// agents m..n non-decreasing (a multiset); at most `cap` of them.
+fn tied_assignments(options: &[usize], n: usize, m: usize, cap: usize) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = vec![Vec::new()];
+    for i in 0..n {
+        let mut next = Vec::new();
+        for a in &out {
+            // Position in `options` of the previous unindexed agent's choice.
+            let from = if i > m {
+                let last = a[i - 1];
+                options.iter().position(|&o| o == last).unwrap_or(0)
+            } else {
+                0
+            };
+            for &o in &options[from..] {
+                let mut b = a.clone();
+                b.push(o);
+                next.push(b);
+            }
+            if next.len() > cap {
+                break;
+            }
+        }
+        out = next;
+        out.truncate(cap);
+    }
+    out
+}
+
+/// M_ab(m) by MILP does not enumerate tied first percepts (the zero-one
+/// agent may start as any non-empty set of them): an existential sentence
+/// there is refused when the first percept ties.
 fn refuse_observed_ties(
     sem: &mut Semantics,
     envs: &[EnvId],
@@ -153,7 +225,7 @@ fn refuse_observed_ties(
 
 fn observed_ties_refused() -> RunError {
     RunError::input(
-        "the MILP decider does not yet decide existential sentences when the first percept is observed (`= observe`) and may tie at the initial state: use --engine explicit (finite models), or a given first percept",
+        "the MILP decider does not yet decide existential sentences on real-valued models whose first percept is observed (`= observe`), nor on M_ab(m) when that percept ties at the initial state: use --engine explicit (finite models), or a given first percept",
     )
 }
 
