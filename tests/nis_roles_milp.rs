@@ -225,6 +225,43 @@ proptest! {
     }
 }
 
+/// The model of `s` with a real-valued environment variable (`x :
+/// real[0..3]`; every value it takes is still an integer).
+fn real_model(s: &Spec) -> Model {
+    let text = text(s).replace("var x : [0..3]", "var x : real[0..3]");
+    let opts = LoadOptions {
+        in_memory: [("f".to_string(), network(s))].into_iter().collect(),
+        ..Default::default()
+    };
+    parse_model(
+        &Source::new("real.nis", text.clone()),
+        Path::new("."),
+        &opts,
+    )
+    .unwrap_or_else(|e| panic!("generated model is valid: {e:?}\n{text}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Named agents on a real-valued model (the MILP decider, every trace
+    /// replayed in f64) against the explicit decider on the same model with
+    /// `x` an integer.
+    #[test]
+    fn real_valued_named_agents_decide_like_the_integer_model(s in spec_strategy(), k in 1u32..=2) {
+        let s = Spec { observed: false, ..s };
+        let (int, real) = (model(&s), real_model(&s));
+        let systems: Vec<usize> = if s.worker { vec![1, 2] } else { vec![0] };
+        for spec in sentences(s.worker, k) {
+            for &n in &systems {
+                let x = verdict(&int, &spec, n, EngineChoice::Explicit);
+                let y = verdict(&real, &spec, n, EngineChoice::Milp);
+                prop_assert_eq!(x, y, "{} on M({})\n{}", spec, n, text(&s));
+            }
+        }
+    }
+}
+
 /// Two named agents push a shared counter; `far` (pos >= 2) is reachable in
 /// one step only if both push (the model of tests/nis_roles.rs).
 const PAIR: &str = "named agent left, right {
@@ -430,4 +467,22 @@ label on = x = 1;
     let nested = ["nis", "check", &pair, "--spec", "<<left>> X EX far"];
     let r = run(&nested).expect_code(2);
     assert!(r.stderr.contains("must be propositional"), "{}", r.stderr);
+    // Real-valued: strategic sentences, and existential ones over an interval.
+    let real = PAIR.replace("var pos : [0..4] = 0;", "var pos : real[0..4] in [0..1];");
+    let path = dir.path().join("real.nis");
+    std::fs::write(&path, real).unwrap();
+    let p = path.display().to_string();
+    let r = run(&["nis", "check", &p, "--spec", "<<left>> X far"]).expect_code(2);
+    // (The message is wrapped at the terminal's width: single words.)
+    let said = &r.stderr;
+    assert!(
+        said.contains("strategic") && said.contains("real-valued"),
+        "{said}"
+    );
+    let r = run(&["nis", "check", &p, "--spec", "EX far"]).expect_code(2);
+    assert!(r.stderr.contains("interval"), "{}", r.stderr);
+    // A universal sentence over the interval is one MILP: from pos < 1 with
+    // nobody pushing, pos stays below 2.
+    let r = run(&["nis", "check", &p, "--spec", "AX far"]).expect_code(1);
+    assert!(r.stdout.contains("counterexample"), "{}", r.stdout);
 }

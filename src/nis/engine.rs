@@ -424,7 +424,7 @@ pub fn decide_with(
 /// What models with named agents allow: without a parameterised template
 /// the system is M(0), the named agents and the environment (formulas name
 /// no indexed agent; there is no zero-one abstraction); the MILP decider
-/// encodes named agents in M(n) of finite models only.
+/// encodes named agents in M(n) (strategic sentences: finite models only).
 fn roles_allow(
     choice: EngineChoice,
     model: &Model,
@@ -457,14 +457,14 @@ fn roles_allow(
     if milp && !model.named.is_empty() {
         let why = if target == Target::Abstract {
             Some("on the zero-one abstraction M_ab(m)")
-        } else if model.explicit_obstacle().is_some() {
-            Some("with real-valued variables or a real initial interval")
+        } else if sentence.strategy.is_some() && model.explicit_obstacle().is_some() {
+            Some("in strategic sentences on real-valued models")
         } else {
             None
         };
         if let Some(why) = why {
             return Err(RunError::input(format!(
-                "the MILP decider does not yet encode named agents {why}; decide M(n) of a finite model, or use `--engine explicit`"
+                "the MILP decider does not yet encode named agents {why}; decide M(n), or use `--engine explicit` on a finite model"
             )));
         }
     }

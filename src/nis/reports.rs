@@ -42,6 +42,25 @@ fn yes_no(b: bool) -> &'static str {
     }
 }
 
+/// What `check` reports of its sentence: `spec`, `kind` (`strategic` for
+/// `<<G>>` / `[[G]]`, with the `coalition`), `depth`, `indexed`.
+fn sentence_results(sentence: &Sentence) -> serde_json::Map<String, Value> {
+    let mut results = serde_json::Map::new();
+    results.insert("spec".into(), sentence.to_string().into());
+    let kind = match &sentence.strategy {
+        Some(_) => "strategic",
+        None => sentence.kind().word(),
+    };
+    results.insert("kind".into(), kind.into());
+    if let Some(st) = &sentence.strategy {
+        let names: Vec<&str> = st.coalition.iter().map(|(n, _)| n.as_str()).collect();
+        results.insert("coalition".into(), names.into());
+    }
+    results.insert("depth".into(), sentence.depth().into());
+    results.insert("indexed".into(), sentence.agents().into());
+    results
+}
+
 /// `mavis nis check`: phi[m] on M(N) (or on M_ab(m) with `abstract_system`).
 #[allow(clippy::too_many_arguments)]
 pub fn check(
@@ -89,12 +108,10 @@ pub fn check(
         if rec.holds { "|=" } else { "|/=" },
         sentence
     ));
-    let kind = match &sentence.strategy {
-        Some(_) => "strategic",
-        None => sentence.kind().word(),
-    };
+    let mut results = sentence_results(sentence);
     r.line(format!(
-        "{kind} sentence, temporal depth {}, {} agents indexed; engine {}",
+        "{} sentence, temporal depth {}, {} agents indexed; engine {}",
+        results["kind"].as_str().unwrap_or_default(),
         sentence.depth(),
         m,
         rec.engine
@@ -103,15 +120,6 @@ pub fn check(
         r.line("");
         r.text.push_str(t);
     }
-    let mut results = serde_json::Map::new();
-    results.insert("spec".into(), sentence.to_string().into());
-    results.insert("kind".into(), kind.into());
-    if let Some(st) = &sentence.strategy {
-        let names: Vec<&str> = st.coalition.iter().map(|(n, _)| n.as_str()).collect();
-        results.insert("coalition".into(), names.into());
-    }
-    results.insert("depth".into(), sentence.depth().into());
-    results.insert("indexed".into(), m.into());
     results.insert("system".into(), rec.model.clone().into());
     if let Target::Concrete { agents } = target {
         results.insert("agents".into(), agents.into());

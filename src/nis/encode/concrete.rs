@@ -299,6 +299,10 @@ pub fn decode_local(model: &Model, sol: &Solution, a: &AgentState) -> RealLocal 
 
 /// A global state in f64 (the zero-one agent's slots aside).
 pub fn decode_state(model: &Model, sol: &Solution, s: &State) -> RealState {
+    let named = model.named.iter().zip(&s.named).map(|(a, l)| RealLocal {
+        private: values(sol, &l.private, &a.template.vars),
+        percept: which(sol, &l.percept),
+    });
     RealState {
         agents: s
             .agents
@@ -306,14 +310,16 @@ pub fn decode_state(model: &Model, sol: &Solution, s: &State) -> RealState {
             .map(|a| decode_local(model, sol, a))
             .collect(),
         env: values(sol, &s.env, &model.env.vars),
+        named: named.collect(),
     }
 }
 
-/// The agents' and the environment's actions of one round.
+/// The agents' and the environment's actions of one round (with the named agents').
 pub fn decode_move(sol: &Solution, round: &Round) -> RealMove {
     RealMove {
         actions: round.actions.iter().map(|a| which(sol, a)).collect(),
         env_action: which(sol, &round.env_action),
+        named: round.named.iter().map(|a| which(sol, a)).collect(),
     }
 }
 

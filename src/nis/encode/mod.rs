@@ -90,7 +90,10 @@ pub fn check_concrete(
     let counterexample = sentence.kind() == Kind::Universal;
     let mut sizes = Sizes::default();
     if model.explicit_obstacle().is_some() {
-        if !universal && model.template.init_percept == InitPercept::Observed {
+        let observed = std::iter::once(&model.template)
+            .chain(model.named.iter().map(|a| &a.template))
+            .any(|t| t.init_percept == InitPercept::Observed);
+        if !universal && observed {
             return Err(observed_ties_refused());
         }
         // Real-valued or interval-initialised: replayed in f64.

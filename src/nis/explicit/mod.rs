@@ -12,6 +12,8 @@ pub mod checker;
 pub mod concrete;
 pub mod named;
 pub mod replay;
+pub mod replay_f64;
+mod replay_named;
 pub mod replay_real;
 pub mod replay_truth;
 pub mod semantics;
