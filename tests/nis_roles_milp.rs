@@ -409,6 +409,51 @@ fn a_strategy_is_shown_as_its_branches() {
     }
 }
 
+/// Two named agents and the environment with two free actions each: the
+/// tree of the others' choices over 7 rounds has 8^7 leaves. The explicit
+/// decider answers (memoised over the 2 states and the rounds left) and
+/// does not build or show a strategy that large; the MILP refuses to unroll it.
+#[test]
+fn a_strategy_too_large_to_unroll_is_not_built() {
+    let wide = "named agent a, b {
+  var s : bool = false;
+  percept : {p} = p;
+  actions : {x, y};
+  observe = p;
+  protocol { true -> {x, y}; }
+}
+environment {
+  var c : [0..1] = 0;
+  actions : {e0, e1};
+  update { e1 -> c := 1 - c; }
+}
+label on = c = 1;
+";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wide.nis");
+    std::fs::write(&path, wide).unwrap();
+    let p = path.display().to_string();
+    let spec = "<<>> X^7 on | !on";
+    let (v, code) = cli::json(&["nis", "check", &p, "--spec", spec, "--engine", "explicit"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["results"]["holds"], true);
+    assert!(v["witness"].is_null(), "{v}");
+    assert_eq!(v["stats"]["strategy_not_shown_nodes_over"], 100_000);
+    let r = run(&["nis", "check", &p, "--spec", spec, "--engine", "milp"]).expect_code(2);
+    assert!(r.stderr.contains("too large"), "{}", r.stderr);
+    // Small enough: both deciders, and the strategy (none needed) replayed.
+    let r = run(&[
+        "nis",
+        "check",
+        &p,
+        "--spec",
+        "[[a]] X^2 on",
+        "--engine",
+        "both",
+    ]);
+    r.expect_code(0);
+}
+
 #[test]
 fn what_the_milp_decider_cannot_do_with_named_agents_is_refused() {
     let hybrid = "agent worker {

@@ -12,7 +12,7 @@ use super::explicit::checker::Graph;
 use super::explicit::concrete::Concrete;
 use super::explicit::replay::replay_concrete;
 use super::explicit::semantics::Semantics;
-use super::explicit::strategic::{replay_strategy, Strategic};
+use super::explicit::strategic::{replay_strategy, Strategic, MAX_SHOWN_STRATEGY};
 use super::front::core::lower;
 use super::front::formula::Sentence;
 use super::front::model::Model;
@@ -58,10 +58,17 @@ pub fn check_explicit(
     let envs = sem.initial_envs()?;
     let mut search = Strategic::new(sem, coalition.clone(), &goal);
     let (mut holds, mut trees) = (true, Vec::new());
+    let mut too_large = None;
     for e in envs {
         let wins = search.can(e, k)?;
         if wins {
-            trees.push(search.strategy(e, k)?);
+            let size = search.strategy_size(e, k)?;
+            if size > MAX_SHOWN_STRATEGY {
+                // The verdict stands; a strategy this large is not shown.
+                too_large = Some(size);
+            } else {
+                trees.push(search.strategy(e, k)?);
+            }
         }
         if wins == universal {
             holds = false;
@@ -83,6 +90,13 @@ pub fn check_explicit(
         }
     }
     stats.insert("network_evaluations".into(), sem.cache_sizes().into());
+    if too_large.is_some() {
+        traces.clear();
+        stats.insert(
+            "strategy_not_shown_nodes_over".into(),
+            MAX_SHOWN_STRATEGY.into(),
+        );
+    }
     let (w, t) = shown(concrete_trace(sem, &traces, universal));
     Ok((holds, w, t))
 }

@@ -61,6 +61,10 @@ impl StrategyEncoded {
     }
 }
 
+/// The most states the tree of one strategic MILP may have (every state
+/// carries its network copies).
+pub const MAX_STRATEGY_STATES: usize = 20_000;
+
 /// Encodes `<<G>> X^k psi` at unrolling state `at` (`coalition`: G's named-agent indices).
 pub fn encode_strategy<U: Unrolling>(
     u: &mut U,
@@ -71,6 +75,11 @@ pub fn encode_strategy<U: Unrolling>(
 ) -> Result<StrategyEncoded, RunError> {
     if k == 0 {
         return Ok(StrategyEncoded::Goal(encode(u, goal, goal.root, at, tree)?));
+    }
+    if tree.states.len() > MAX_STRATEGY_STATES {
+        return Err(RunError::input(format!(
+            "the tree of the others' choices has more than {MAX_STRATEGY_STATES} states within {k} more rounds; the MILP of this strategic sentence would be too large (fewer rounds, or the explicit decider on a finite model)"
+        )));
     }
     let tag = format!("s{}", tree.states.len());
     let rounds = u.strategic_rounds(&tree.states[at], coalition, &tag)?;

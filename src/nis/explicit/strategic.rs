@@ -153,6 +153,24 @@ impl<'s, 'm> Strategic<'s, 'm> {
         Ok(v)
     }
 
+    /// The number of nodes of the strategy tree [`Strategic::strategy`]
+    /// builds at `e` (saturating), without building it.
+    pub fn strategy_size(&mut self, e: EnvId, k: u32) -> SemResult<usize> {
+        if k == 0 {
+            return Ok(1);
+        }
+        let mut size: usize = 1;
+        for joint in self.winning(e, k)?.unwrap_or_default() {
+            for next in self.sem.env_successors(e, joint, 0)? {
+                size = size.saturating_add(self.strategy_size(next, k - 1)?);
+                if size > MAX_SHOWN_STRATEGY {
+                    return Ok(size);
+                }
+            }
+        }
+        Ok(size)
+    }
+
     /// The strategy tree of `<<G>> X^k psi` at `e` (which must hold there).
     pub fn strategy(&mut self, e: EnvId, k: u32) -> SemResult<StrategyTree> {
         let mut node = WitnessTree::leaf(m0_state(e));
@@ -171,6 +189,9 @@ impl<'s, 'm> Strategic<'s, 'm> {
         Ok(node)
     }
 }
+
+/// The largest strategy tree a decider builds and replays to show it.
+pub const MAX_SHOWN_STRATEGY: usize = 100_000;
 
 /// A state of M(0): the environment state alone.
 pub fn m0_state(env: EnvId) -> CState {
