@@ -13,7 +13,7 @@ use super::options::MilpOptions;
 use super::ranges::check_ranges;
 use super::state::{code, which, AgentState, Round, State};
 use super::stats::Sizes;
-use super::unrolling::{Solved, Unrolled, Unrolling};
+use super::unrolling::{Branch, Solved, Unrolled, Unrolling};
 use crate::lang::DeclType;
 use crate::milp::{LinExpr, Model as Milp, Solution};
 use crate::nis::explicit::concrete::{add_count, CMove, CState};
@@ -79,9 +79,10 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
         &mut self,
         from: &State,
         coalition: &[usize],
+        reached: &LinExpr,
         tag: &str,
-    ) -> Result<Vec<(LinExpr, Round, State)>, RunError> {
-        self.enc.strategic_rounds(from, coalition, tag)
+    ) -> Result<Vec<Branch<Round, State>>, RunError> {
+        self.enc.strategic_rounds(from, coalition, reached, tag)
     }
 
     fn final_checks(&mut self, opts: &MilpOptions) -> Result<(), RunError> {

@@ -148,7 +148,10 @@ pub fn solve_goal<U: Unrolling>(
             goal,
             coalition,
             steps,
-        } => Root::Strategy(encode_strategy(u, (goal, coalition), steps, 0, &mut tree)?),
+        } => {
+            let at = (0, &LinExpr::constant(1.0));
+            Root::Strategy(encode_strategy(u, (goal, coalition), steps, at, &mut tree)?)
+        }
     };
     let holds = root.value();
     sizes.milps += 1;

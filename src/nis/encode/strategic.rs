@@ -17,7 +17,7 @@ use super::encoded::Encoded;
 use super::expr::{one_hot, Enc, Val};
 use super::formula::encode;
 use super::state::{AgentState, Joint, Round, State};
-use super::unrolling::{Step, Unrolled, Unrolling};
+use super::unrolling::{Branch, Step, Unrolled, Unrolling};
 use crate::milp::{constant, not, LinExpr, Solution};
 use crate::nis::front::core::Core;
 use crate::report::RunError;
@@ -70,7 +70,7 @@ pub fn encode_strategy<U: Unrolling>(
     u: &mut U,
     (goal, coalition): (&Core, &[usize]),
     k: u32,
-    at: usize,
+    (at, reached): (usize, &LinExpr),
     tree: &mut Unrolled<U::State, U::Round>,
 ) -> Result<StrategyEncoded, RunError> {
     if k == 0 {
@@ -82,14 +82,15 @@ pub fn encode_strategy<U: Unrolling>(
         )));
     }
     let tag = format!("s{}", tree.states.len());
-    let rounds = u.strategic_rounds(&tree.states[at], coalition, &tag)?;
+    let rounds = u.strategic_rounds(&tree.states[at], coalition, reached, &tag)?;
     let mut branches = Vec::with_capacity(rounds.len());
     let mut wins = Vec::with_capacity(rounds.len());
-    for (enabled, round, next) in rounds {
-        tree.states.push(next);
+    for b in rounds {
+        let (enabled, round) = (b.enabled, b.round);
+        tree.states.push(b.state);
         tree.steps.push(Some(Step { from: at, round }));
         let to = tree.states.len() - 1;
-        let rest = encode_strategy(u, (goal, coalition), k - 1, to, tree)?;
+        let rest = encode_strategy(u, (goal, coalition), k - 1, (to, &b.reached), tree)?;
         wins.push(u.milp().or("or", vec![not(enabled.clone()), rest.value()]));
         branches.push((to, enabled, rest));
     }
@@ -106,8 +107,9 @@ impl Enc<'_> {
         &mut self,
         from: &State,
         coalition: &[usize],
+        reached: &LinExpr,
         tag: &str,
-    ) -> Result<Vec<(LinExpr, Round, State)>, RunError> {
+    ) -> Result<Vec<Branch<Round, State>>, RunError> {
         let model = self.model;
         if !from.agents.is_empty() {
             return Err(RunError::input(
@@ -150,19 +152,25 @@ impl Enc<'_> {
                 continue;
             }
             let branch = format!("{tag}.b{}", out.len());
-            let (round, next) = self.pinned_round(from, actions, &enabled, &branch)?;
-            out.push((enabled, round, next));
+            let here = self.milp.and("and", vec![reached.clone(), enabled.clone()]);
+            let (round, state) = self.pinned_round(from, actions, &here, &branch)?;
+            out.push(Branch {
+                enabled,
+                reached: here,
+                round,
+                state,
+            });
         }
         Ok(out)
     }
 
     /// One round of M(0) with the given one-hot actions (the environment's,
-    /// then each named agent's); range checks count where `enabled` is 1.
+    /// then each named agent's); range checks count where `reached` is 1.
     fn pinned_round(
         &mut self,
         from: &State,
         mut actions: Vec<Vec<LinExpr>>,
-        enabled: &LinExpr,
+        reached: &LinExpr,
         tag: &str,
     ) -> Result<(Round, State), RunError> {
         let env_action = actions.remove(0);
@@ -173,8 +181,8 @@ impl Enc<'_> {
             named: &from.named,
             named_actions: &actions,
         };
-        let env: Vec<Val> = self.env_update(&from.env, &joint, tag, Some(enabled))?;
-        let named: Vec<AgentState> = self.named_successors(&joint, &env, tag, Some(enabled))?;
+        let env: Vec<Val> = self.env_update(&from.env, &joint, tag, Some(reached))?;
+        let named: Vec<AgentState> = self.named_successors(&joint, &env, tag, Some(reached))?;
         let round = Round {
             actions: Vec::new(),
             env_action,

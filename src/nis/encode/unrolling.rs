@@ -52,6 +52,19 @@ impl<S, R> Unrolled<S, R> {
     }
 }
 
+/// One branch of a strategic round: its combination of the others' actions
+/// is `enabled` (0/1) at the state it leaves, which the run `reached` (0/1,
+/// including this combination), the round and the successor.
+pub struct Branch<R, S> {
+    pub enabled: LinExpr,
+    pub reached: LinExpr,
+    pub round: R,
+    pub state: S,
+}
+
+/// The branches of a strategic round, or why there are none.
+pub type Branches<R, S> = Result<Vec<Branch<R, S>>, RunError>;
+
 /// A system the MILP decider can unroll. Every method adds variables and
 /// rows to the MILP it owns ([`Unrolling::milp`]).
 pub trait Unrolling {
@@ -89,16 +102,17 @@ pub trait Unrolling {
     /// The branches of one round of a strategic sentence from `from` (ATL
     /// over named agents, [`super::strategic`]): the coalition's actions
     /// are shared by every branch; every combination of the others' actions
-    /// is one branch with its 0/1 "enabled at `from`", its round and its
-    /// successor. Systems without named agents on their environment's side
-    /// do not have such rounds.
-    #[allow(clippy::type_complexity)]
+    /// is one [`Branch`]. `reached` (0/1) says that the run gets to `from`
+    /// (every combination above it enabled): range checks count only there.
+    /// Systems without named agents on their environment's side do not
+    /// have such rounds.
     fn strategic_rounds(
         &mut self,
         _from: &Self::State,
         _coalition: &[usize],
+        _reached: &LinExpr,
         _tag: &str,
-    ) -> Result<Vec<(LinExpr, Self::Round, Self::State)>, RunError> {
+    ) -> Branches<Self::Round, Self::State> {
         Err(RunError::input(
             "strategic sentences are decided on M(0) of named agents only",
         ))
