@@ -13,7 +13,7 @@ mod nis_random;
 use mavis::nis::encode::MilpOptions;
 use mavis::nis::engine::{decide_with, EngineChoice, Target};
 use mavis::nis::{parse_sentence, Model};
-use nis_random::{model, sentence, spec_strategy, text};
+use nis_random::{model, model_observed, sentence, spec_strategy, text, text_observed};
 use proptest::prelude::*;
 
 fn verdict(model: &Model, spec: &str, n: usize, engine: EngineChoice, sym: bool) -> bool {
@@ -45,6 +45,94 @@ proptest! {
             let with = verdict(&model, &spec, n, EngineChoice::Milp, true);
             let without = verdict(&model, &spec, n, EngineChoice::Milp, false);
             prop_assert_eq!((with, without), (x, x), "{} on M({}) of\n{}", spec, n, text(&s));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The first percept observed (`= observe`), ties included: an
+    /// existential sentence needs a witness from every initial state of
+    /// M(n), one MILP per tied combination of first percepts.
+    #[test]
+    fn milp_and_explicit_agree_with_observed_first_percepts(
+        s in spec_strategy(),
+        m in 1usize..=2,
+        extra in 0usize..=1,
+        bytes in proptest::collection::vec(any::<u8>(), 8..16),
+    ) {
+        let model = model_observed(&s);
+        let n = m + extra + usize::from(m == 1);
+        for q in ["EX", "AX"] {
+            let spec = sentence(&bytes, m, q);
+            let x = verdict(&model, &spec, n, EngineChoice::Explicit, true);
+            let with = verdict(&model, &spec, n, EngineChoice::Milp, true);
+            let without = verdict(&model, &spec, n, EngineChoice::Milp, false);
+            prop_assert_eq!((with, without), (x, x), "{} on M({}) of\n{}", spec, n, text_observed(&s));
+        }
+    }
+}
+
+/// A first percept that ties, by hand: f(x) = (x, 0) ties at x = 0, so an
+/// agent starts at p0 (which allows only `a0`, keeping x = 0) or at p1
+/// (only `a1`, moving to x = 1, where f gives p0). `EX (moved, v1)` fails
+/// from the start at p0, `EX !(moved, v1)` from the start at p1, and
+/// `EX ((moved, v1) | (r, v1))` holds from both (from p0 the tie at x = 0
+/// may give p0 again, or p1, so the `AX` of the same fails). Before the starts were enumerated the MILP refused
+/// these existential sentences (it would have chosen p1 and said "holds").
+#[test]
+fn tied_first_percepts_are_enumerated_by_hand() {
+    use mavis::nn::{Activation, Layer, Network};
+    use ndarray::array;
+    let text = r#"
+net f = "none.onnx";
+agent a {
+  var x : [0..1] = 0;
+  percept : {p0, p1} = observe;
+  actions : {a0, a1};
+  observe = argmax(f(x), p0, p1);
+  protocol { p0 -> {a0}; p1 -> {a1}; }
+  update { a1 -> x := 1; }
+}
+environment { var e : bool = false; }
+label moved = x = 1;
+label r = percept = p0;
+"#;
+    let net = Network::from_layers(vec![Layer {
+        weights: array![[1.0], [0.0]],
+        bias: array![0.0, 0.0],
+        activation: Activation::Identity,
+    }])
+    .unwrap();
+    let opts = mavis::nis::LoadOptions {
+        in_memory: [("f".to_string(), net)].into_iter().collect(),
+        ..Default::default()
+    };
+    let model = mavis::nis::parse_model(
+        &mavis::lang::Source::new("tie0.nis", text),
+        std::path::Path::new("."),
+        &opts,
+    )
+    .unwrap();
+    let cases = [
+        ("forall v1: EX (moved, v1)", false),
+        ("forall v1: EX !(moved, v1)", false),
+        ("forall v1: EX ((moved, v1) | (r, v1))", true),
+        // From p0 the tie at x = 0 may also give p1.
+        ("forall v1: AX ((moved, v1) | (r, v1))", false),
+        // Whoever moved sees p0 (f(1) = (1, 0)).
+        ("forall v1: AX ((r, v1) | !(moved, v1))", true),
+        ("forall v1: AX (moved, v1)", false),
+    ];
+    for (spec, holds) in cases {
+        for n in [1, 2, 3] {
+            for engine in [EngineChoice::Explicit, EngineChoice::Milp] {
+                for sym in [true, false] {
+                    let got = verdict(&model, spec, n, engine, sym);
+                    assert_eq!(got, holds, "{spec} on M({n}) by {engine:?}, symmetry {sym}");
+                }
+            }
         }
     }
 }

@@ -149,6 +149,7 @@ fn state(x: f64, hi: bool, c: f64) -> RealState {
             percept: usize::from(hi),
         }],
         env: vec![c],
+        named: vec![],
     }
 }
 
@@ -165,6 +166,7 @@ fn up_then_stay(c: f64, x1: f64, p1: bool, second: usize) -> RealTree {
             RealMove {
                 actions: vec![second],
                 env_action: 0,
+                named: vec![],
             },
             leaf,
         )],
@@ -176,6 +178,7 @@ fn up_then_stay(c: f64, x1: f64, p1: bool, second: usize) -> RealTree {
             RealMove {
                 actions: vec![0],
                 env_action: 0,
+                named: vec![],
             },
             mid,
         )],

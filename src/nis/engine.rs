@@ -158,6 +158,10 @@ impl Decider for MilpDecider {
     }
 
     fn decide(&self, model: &Model, phi: &Sentence, on: Target) -> Result<Decided, RunError> {
+        if phi.strategy.is_some() {
+            let out = super::encode::check_strategic(model, phi, &self.options)?;
+            return Ok(((out.holds, out.witness, out.witness_text), out.stats));
+        }
         let agents = match on {
             Target::Concrete { agents } => agents,
             Target::Abstract => phi.agents() + 1,
@@ -194,9 +198,13 @@ impl Decider for ExplicitDecider {
     }
 
     fn decide(&self, model: &Model, phi: &Sentence, on: Target) -> Result<Decided, RunError> {
+        let mut stats = serde_json::Map::new();
+        if phi.strategy.is_some() {
+            let shown = super::atl::check_explicit(model, phi, self.deadline, &mut stats)?;
+            return Ok((shown, stats));
+        }
         let core = lower(phi, model)?;
         let m = phi.agents();
-        let mut stats = serde_json::Map::new();
         let shown = match on {
             Target::Concrete { agents } => {
                 if agents < m {
@@ -389,15 +397,19 @@ pub fn decide_with(
 
 /// What models with named agents allow: without a parameterised template
 /// the system is M(0), the named agents and the environment (formulas name
-/// no indexed agent; there is no zero-one abstraction); named agents are
-/// decided by the explicit decider only (the MILP unrolling does not encode
-/// them yet).
+/// no indexed agent; there is no zero-one abstraction); the MILP decider
+/// encodes named agents in M(n) (strategic sentences: finite models only).
 fn roles_allow(
     choice: EngineChoice,
     model: &Model,
     sentence: &Sentence,
     target: Target,
 ) -> Result<(), RunError> {
+    if sentence.strategy.is_some() && model.parameterised {
+        return Err(RunError::input(
+            "strategic sentences (`<<G>> X^k phi`, `[[G]] X^k phi`) are decided on models of named agents only (no parameterised `agent` template), checked without --agents",
+        ));
+    }
     if !model.parameterised {
         let why = match target {
             Target::Abstract => Some("has no zero-one abstraction M_ab(m)"),
@@ -417,9 +429,18 @@ fn roles_allow(
         EngineChoice::Auto => model.explicit_obstacle().is_some(),
     };
     if milp && !model.named.is_empty() {
-        return Err(RunError::input(
-            "named agents are decided by the explicit decider only so far (finite models, `--engine explicit`); the MILP unrolling does not encode them yet",
-        ));
+        let why = if target == Target::Abstract {
+            Some("on the zero-one abstraction M_ab(m)")
+        } else if sentence.strategy.is_some() && model.explicit_obstacle().is_some() {
+            Some("in strategic sentences on real-valued models")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(RunError::input(format!(
+                "the MILP decider does not yet encode named agents {why}; decide M(n), or use `--engine explicit` on a finite model"
+            )));
+        }
     }
     Ok(())
 }

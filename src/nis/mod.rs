@@ -11,6 +11,7 @@
 //! ([`witness`]) -> the parameterised procedures of Corollaries 1 and 2
 //! ([`procedures`]) -> reports ([`reports`]).
 
+pub mod atl;
 pub mod encode;
 pub mod engine;
 pub mod explicit;

@@ -42,6 +42,25 @@ fn yes_no(b: bool) -> &'static str {
     }
 }
 
+/// What `check` reports of its sentence: `spec`, `kind` (`strategic` for
+/// `<<G>>` / `[[G]]`, with the `coalition`), `depth`, `indexed`.
+fn sentence_results(sentence: &Sentence) -> serde_json::Map<String, Value> {
+    let mut results = serde_json::Map::new();
+    results.insert("spec".into(), sentence.to_string().into());
+    let kind = match &sentence.strategy {
+        Some(_) => "strategic",
+        None => sentence.kind().word(),
+    };
+    results.insert("kind".into(), kind.into());
+    if let Some(st) = &sentence.strategy {
+        let names: Vec<&str> = st.coalition.iter().map(|(n, _)| n.as_str()).collect();
+        results.insert("coalition".into(), names.into());
+    }
+    results.insert("depth".into(), sentence.depth().into());
+    results.insert("indexed".into(), sentence.agents().into());
+    results
+}
+
 /// `mavis nis check`: phi[m] on M(N) (or on M_ab(m) with `abstract_system`).
 #[allow(clippy::too_many_arguments)]
 pub fn check(
@@ -122,7 +141,9 @@ fn check_lines(r: &mut Report, sentence: &Sentence, rec: &CheckRecord) {
     ));
     r.line(format!(
         "{} sentence, temporal depth {}, {} agents indexed; engine {}",
-        sentence.kind().word(),
+        sentence_results(sentence)["kind"]
+            .as_str()
+            .unwrap_or_default(),
         sentence.depth(),
         m,
         rec.engine
@@ -139,11 +160,7 @@ fn check_results(
     target: Target,
     rec: &CheckRecord,
 ) -> serde_json::Map<String, Value> {
-    let mut results = serde_json::Map::new();
-    results.insert("spec".into(), sentence.to_string().into());
-    results.insert("kind".into(), sentence.kind().word().into());
-    results.insert("depth".into(), sentence.depth().into());
-    results.insert("indexed".into(), sentence.agents().into());
+    let mut results = sentence_results(sentence);
     results.insert("system".into(), rec.model.clone().into());
     if let Target::Concrete { agents } = target {
         results.insert("agents".into(), agents.into());

@@ -181,3 +181,24 @@ pub fn sentence(bytes: &[u8], m: usize, q: &str) -> String {
     let sub = body(bytes, &mut pos, 1, m, q);
     format!("forall {}: {q} {sub}", vars.join(", "))
 }
+
+/// The model of `s` with its first percept observed (`= observe`): the
+/// network's argmax at the initial state, every tied percept a start.
+pub fn model_observed(s: &Spec) -> Model {
+    let text = text_observed(s);
+    let opts = LoadOptions {
+        in_memory: [("f".to_string(), network(s))].into_iter().collect(),
+        ..Default::default()
+    };
+    parse_model(
+        &Source::new("random.nis", text.clone()),
+        Path::new("."),
+        &opts,
+    )
+    .unwrap_or_else(|e| panic!("generated model is valid: {e:?}\n{text}"))
+}
+
+/// The text of [`model_observed`].
+pub fn text_observed(s: &Spec) -> String {
+    text(s).replace("{p0, p1, p2} = p0;", "{p0, p1, p2} = observe;")
+}

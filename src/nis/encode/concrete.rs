@@ -13,7 +13,7 @@ use super::options::MilpOptions;
 use super::ranges::check_ranges;
 use super::state::{code, which, AgentState, Round, State};
 use super::stats::Sizes;
-use super::unrolling::{Solved, Unrolled, Unrolling};
+use super::unrolling::{Branch, Solved, Unrolled, Unrolling};
 use crate::lang::DeclType;
 use crate::milp::{LinExpr, Solution};
 use crate::nis::explicit::concrete::{add_count, CMove, CState};
@@ -93,6 +93,16 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
         self.enc.round(from, tag, None)
     }
 
+    fn strategic_rounds(
+        &mut self,
+        from: &State,
+        coalition: &[usize],
+        reached: &LinExpr,
+        tag: &str,
+    ) -> Result<Vec<Branch<Round, State>>, RunError> {
+        self.enc.strategic_rounds(from, coalition, reached, tag)
+    }
+
     fn break_symmetry(&mut self, tree: &Unrolled<State, Round>) -> usize {
         break_symmetry(&mut self.enc, tree, self.m)
     }
@@ -123,7 +133,7 @@ impl Enc<'_> {
         let expr = &self.model.labels[label].expr;
         match agent {
             Some(a) => self.label(expr, &state.agents[a]),
-            None => self.env_label(expr, &state.env),
+            None => self.env_label_named(expr, &state.env, &state.named),
         }
     }
 
@@ -146,8 +156,10 @@ impl Enc<'_> {
 
 /// Lexicographic order of agents `m..n` by (first action, percept after
 /// the first round) in the root's first successor: these agents start in
-/// the same local state and no formula names them, so sorting them in any
-/// solution gives another solution of the whole tree.
+/// the same local state (or each may choose the same tied first percept)
+/// and no formula names them, so sorting them in any solution gives another
+/// solution of the whole tree. With pinned first percepts only neighbours
+/// pinned alike are ordered.
 pub fn break_symmetry(enc: &mut Enc, tree: &Unrolled<State, Round>, m: usize) -> usize {
     let Some(first) = (1..tree.states.len()).find(|&i| tree.step(i).from == 0) else {
         return 0;
@@ -167,6 +179,11 @@ pub fn break_symmetry(enc: &mut Enc, tree: &Unrolled<State, Round>, m: usize) ->
     let n = round.actions.len();
     let mut rows = 0;
     for i in m..n.saturating_sub(1) {
+        // Agents pinned to different first percepts are not interchangeable.
+        let pin = enc.first_percepts.as_ref();
+        if pin.is_some_and(|p| p.get(i) != p.get(i + 1)) {
+            continue;
+        }
         enc.milp.le(&format!("sym.{}", i + 1), code(i), code(i + 1));
         rows += 1;
     }
@@ -197,7 +214,11 @@ impl Exact<'_, '_> {
         for &l in &locals[m..] {
             add_count(&mut others, l, 1);
         }
-        let codes: Vec<i64> = state.env.iter().map(|v| code(sol, v)).collect();
+        let mut codes: Vec<i64> = state.env.iter().map(|v| code(sol, v)).collect();
+        for a in &state.named {
+            codes.extend(a.private.iter().map(|v| code(sol, v)));
+            codes.push(which(sol, &a.percept) as i64);
+        }
         CState {
             indexed: locals[..m].to_vec(),
             others,
@@ -224,8 +245,10 @@ impl Exact<'_, '_> {
                 None => others.push((key.0, key.1, key.2, 1)),
             }
         }
+        let named: Vec<usize> = step.round.named.iter().map(|a| which(sol, a)).collect();
+        let own = which(sol, &step.round.env_action);
         CMove {
-            env_action: which(sol, &step.round.env_action),
+            env_action: self.sem.model.join_env_action(own, &named),
             indexed: acts[..m].to_vec(),
             others,
         }
@@ -291,6 +314,10 @@ pub fn decode_local(model: &Model, sol: &Solution, a: &AgentState) -> RealLocal 
 
 /// A global state in f64 (the zero-one agent's slots aside).
 pub fn decode_state(model: &Model, sol: &Solution, s: &State) -> RealState {
+    let named = model.named.iter().zip(&s.named).map(|(a, l)| RealLocal {
+        private: values(sol, &l.private, &a.template.vars),
+        percept: which(sol, &l.percept),
+    });
     RealState {
         agents: s
             .agents
@@ -298,14 +325,16 @@ pub fn decode_state(model: &Model, sol: &Solution, s: &State) -> RealState {
             .map(|a| decode_local(model, sol, a))
             .collect(),
         env: values(sol, &s.env, &model.env.vars),
+        named: named.collect(),
     }
 }
 
-/// The agents' and the environment's actions of one round.
+/// The agents' and the environment's actions of one round (with the named agents').
 pub fn decode_move(sol: &Solution, round: &Round) -> RealMove {
     RealMove {
         actions: round.actions.iter().map(|a| which(sol, a)).collect(),
         env_action: which(sol, &round.env_action),
+        named: round.named.iter().map(|a| which(sol, a)).collect(),
     }
 }
 

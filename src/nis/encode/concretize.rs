@@ -179,6 +179,7 @@ fn build(t: &AbsRealTree, groups: &[Vec<usize>], n: usize) -> Result<RealTree, R
         state: RealState {
             agents,
             env: t.state.base.env.clone(),
+            named: Vec::new(),
         },
         obligations: t.obligations.clone(),
         children: Vec::new(),
@@ -217,6 +218,7 @@ fn build(t: &AbsRealTree, groups: &[Vec<usize>], n: usize) -> Result<RealTree, R
             RealMove {
                 actions,
                 env_action: mv.base.env_action,
+                named: Vec::new(),
             },
             sub,
         ));

@@ -137,8 +137,10 @@ impl Enc<'_> {
         let joint = Joint {
             env_action: &env_action,
             performed: &performed,
+            named: &[],
+            named_actions: &[],
         };
-        let env = self.env_update(&from.env, &joint, tag)?;
+        let env = self.env_update(&from.env, &joint, tag, None)?;
         let mut agents = Vec::new();
         for (i, a) in from.agents.iter().enumerate() {
             self.prefix = format!("{tag}.a{}", i + 1);
@@ -162,6 +164,7 @@ impl Enc<'_> {
                 agents,
                 env,
                 zero_one: Vec::new(),
+                named: Vec::new(),
             },
         ))
     }
@@ -308,6 +311,7 @@ fn uncovered_start(
             agents: vec![init.agents[0].clone(); t.state.agents.len()],
             env: init.env.clone(),
             zero_one: Vec::new(),
+            named: Vec::new(),
         };
         let v = enc.valid(t, &at, &format!("w{i}"))?;
         enc.milp.le(&format!("w{i}.fails"), v, 0.0);

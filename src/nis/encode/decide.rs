@@ -4,14 +4,19 @@
 //! witness from every initial state, universal ones fail at the first
 //! counterexample.
 
+use super::encoded::Encoded;
 use super::formula::encode;
 use super::options::{milp_error, MilpOptions};
 use super::stats::{Sizes, SolveCounts};
+use super::strategic::{encode_strategy, StrategyEncoded};
 use super::ties::MAX_TIE_CUTS;
 use super::unrolling::{Solved, Unrolled, Unrolling};
-use crate::milp::{constant, tolerance, Model as Milp, Objective, Outcome, Solution, Status};
+use crate::milp::{
+    constant, tolerance, LinExpr, Model as Milp, Objective, Outcome, Solution, Status,
+};
 use crate::nis::front::core::Core;
 use crate::report::RunError;
+use std::borrow::Cow;
 
 /// Solves a feasibility MILP of the deciders. A tight feasibility tolerance
 /// keeps solutions close to the semantics (they are replayed) and avoids wrong
@@ -80,6 +85,41 @@ pub enum Answer<W> {
     Witness(W),
 }
 
+/// What a MILP asks of an unrolling: an existential formula, or that the
+/// coalition of named agents `coalition` has a strategy for `steps` rounds
+/// after which `goal` holds ([`super::strategic`]).
+pub enum Goal<'g> {
+    Formula(&'g Core),
+    Strategy {
+        goal: &'g Core,
+        coalition: &'g [usize],
+        steps: u32,
+    },
+}
+
+/// A goal as encoded.
+enum Root {
+    Formula(Encoded),
+    Strategy(StrategyEncoded),
+}
+
+impl Root {
+    fn value(&self) -> LinExpr {
+        match self {
+            Root::Formula(e) => e.value(),
+            Root::Strategy(s) => s.value(),
+        }
+    }
+
+    /// The formula tree a solution is decoded along.
+    fn under(&self, sol: &Solution) -> Cow<'_, Encoded> {
+        match self {
+            Root::Formula(e) => Cow::Borrowed(e),
+            Root::Strategy(s) => Cow::Owned(s.under(sol)),
+        }
+    }
+}
+
 /// Encodes the goal on `u`, checks what every run must satisfy, solves and
 /// decodes a solution.
 pub fn solve<U: Unrolling>(
@@ -88,11 +128,31 @@ pub fn solve<U: Unrolling>(
     opts: &MilpOptions,
     sizes: &mut Sizes,
 ) -> Result<Answer<U::Witness>, RunError> {
+    solve_goal(u, &Goal::Formula(goal), opts, sizes)
+}
+
+/// [`solve`] for any [`Goal`].
+pub fn solve_goal<U: Unrolling>(
+    u: &mut U,
+    goal: &Goal,
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<Answer<U::Witness>, RunError> {
     let Some(init) = u.initial()? else {
         return Ok(Answer::NoStart);
     };
     let mut tree = Unrolled::new(init);
-    let root = encode(u, goal, goal.root, 0, &mut tree)?;
+    let root = match goal {
+        Goal::Formula(core) => Root::Formula(encode(u, core, core.root, 0, &mut tree)?),
+        &Goal::Strategy {
+            goal,
+            coalition,
+            steps,
+        } => {
+            let at = (0, &LinExpr::constant(1.0));
+            Root::Strategy(encode_strategy(u, (goal, coalition), steps, at, &mut tree)?)
+        }
+    };
     let holds = root.value();
     sizes.milps += 1;
     if constant(&holds) == Some(0.0) {
@@ -115,10 +175,11 @@ pub fn solve<U: Unrolling>(
                 "HiGHS returned a point that violates the MILP: {why}"
             )));
         }
+        let along = root.under(&sol);
         let solved = Solved {
             sol: &sol,
             tree: &tree,
-            root: &root,
+            root: &along,
         };
         if u.cut_near_tie(&solved)? {
             sizes.tie_cuts += 1;

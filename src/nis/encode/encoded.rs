@@ -6,6 +6,7 @@ use crate::milp::{LinExpr, Solution};
 use crate::nis::witness::WitnessTree;
 
 /// A formula node as encoded, mirrored for decoding the witness.
+#[derive(Clone)]
 pub enum Encoded {
     Lit {
         label: usize,

@@ -30,6 +30,10 @@ pub struct Enc<'m> {
     pub network_binaries: usize,
     /// Update values that may leave their declared range.
     pub range_checks: Vec<RangeCheck>,
+    /// The template agents' first percepts when they are observed (`=
+    /// observe`) and pinned by the start (one MILP per tied combination);
+    /// `None`: each agent's observation chooses.
+    pub first_percepts: Option<Vec<usize>>,
     /// Network copies by (network, input expressions): a call with the same
     /// inputs reuses the copy (a network is a function of its inputs).
     copies: HashMap<CallKey, Vec<LinExpr>>,
@@ -61,7 +65,13 @@ impl<'m> Enc<'m> {
         enum_sizes.insert(t.percept_enum, t.percepts.len());
         enum_sizes.insert(t.action_enum, t.actions.len());
         enum_sizes.insert(model.env.action_enum, model.env.actions.len());
-        for v in t.vars.iter().chain(&model.env.vars) {
+        for a in &model.named {
+            let nt = &a.template;
+            enum_sizes.insert(nt.percept_enum, nt.percepts.len());
+            enum_sizes.insert(nt.action_enum, nt.actions.len());
+        }
+        let named_vars = model.named.iter().flat_map(|a| &a.template.vars);
+        for v in t.vars.iter().chain(&model.env.vars).chain(named_vars) {
             if let DeclType::Enum { id, values } = &v.ty {
                 enum_sizes.insert(*id, values.len());
             }
@@ -76,6 +86,7 @@ impl<'m> Enc<'m> {
             network_copies: 0,
             network_binaries: 0,
             range_checks: Vec::new(),
+            first_percepts: None,
             copies: HashMap::new(),
         }
     }

@@ -8,7 +8,7 @@ use super::expr::{code_val, enum_len, one_hot, value_val, Ctx, Enc, Val};
 use super::state::{AgentState, State};
 use crate::lang::{num, DeclType, Value};
 use crate::milp::{constant, LinExpr};
-use crate::nis::front::model::{InitPercept, InitSpec};
+use crate::nis::front::model::{InitPercept, InitSpec, Template};
 use crate::report::RunError;
 
 /// How one initial environment variable enters a MILP: fixed to one value
@@ -35,23 +35,39 @@ impl Enc<'_> {
     /// fails `init COND`.
     pub fn initial(&mut self, n: usize, start: &Start) -> Result<Option<State>, RunError> {
         let agent = self.initial_local();
+        let named;
         let env = match start {
-            Start::Codes(codes) => self
-                .model
-                .env
-                .vars
-                .iter()
-                .zip(codes)
-                .map(|(d, &c)| code_val(&d.ty, c))
-                .collect(),
+            Start::Codes(codes) => {
+                named = self.named_from_codes(codes);
+                self.model
+                    .env
+                    .vars
+                    .iter()
+                    .zip(codes)
+                    .map(|(d, &c)| code_val(&d.ty, c))
+                    .collect()
+            }
             Start::Vars(vars) => match self.initial_env(vars)? {
-                Some(env) => env,
+                Some(env) => {
+                    named = self.named_initial(&env)?;
+                    env
+                }
                 None => return Ok(None),
             },
         };
         let agents = match self.model.template.init_percept {
             InitPercept::Given(_) => vec![agent; n],
             // Each agent observes on its own: on a tie they may differ.
+            InitPercept::Observed if self.first_percepts.is_some() => {
+                let pin = self.first_percepts.clone().unwrap_or_default();
+                let k = self.model.template.percepts.len();
+                pin.iter()
+                    .map(|&p| AgentState {
+                        private: agent.private.clone(),
+                        percept: one_hot(p, k),
+                    })
+                    .collect()
+            }
             InitPercept::Observed => {
                 let mut agents = Vec::with_capacity(n);
                 for i in 0..n {
@@ -65,22 +81,33 @@ impl Enc<'_> {
             agents,
             env,
             zero_one: Vec::new(),
+            named,
         }))
+    }
+
+    /// The named agents at iota of their templates, each first percept given
+    /// or observed at the initial environment `env` (a tie: the solver's choice).
+    fn named_initial(&mut self, env: &[Val]) -> Result<Vec<AgentState>, RunError> {
+        let model = self.model;
+        let mut out = Vec::with_capacity(model.named.len());
+        for a in &model.named {
+            let t = &a.template;
+            let local = local_at_iota(t);
+            out.push(match t.init_percept {
+                InitPercept::Given(_) => local,
+                InitPercept::Observed => {
+                    self.prefix = format!("s0.{}", a.name);
+                    self.observed_by(t, local.private.clone(), &local, env)?
+                }
+            });
+        }
+        Ok(out)
     }
 
     /// iota_t with the given initial percept (percept 0 when it is observed:
     /// the observation does not read it).
     pub fn initial_local(&self) -> AgentState {
-        let t = &self.model.template;
-        AgentState {
-            private: t
-                .init
-                .iter()
-                .zip(&t.vars)
-                .map(|(v, d)| value_val(v, enum_len(&d.ty)))
-                .collect(),
-            percept: one_hot(t.init_percept.given().unwrap_or(0), t.percepts.len()),
-        }
+        local_at_iota(&self.model.template)
     }
 
     fn initial_env(&mut self, start: &[StartVar]) -> Result<Option<Vec<Val>>, RunError> {
@@ -121,6 +148,20 @@ impl Enc<'_> {
             }
         }
         Ok(Some(env))
+    }
+}
+
+/// iota_t of template `t` with its given initial percept (percept 0 when
+/// it is observed).
+fn local_at_iota(t: &Template) -> AgentState {
+    AgentState {
+        private: t
+            .init
+            .iter()
+            .zip(&t.vars)
+            .map(|(v, d)| value_val(v, enum_len(&d.ty)))
+            .collect(),
+        percept: one_hot(t.init_percept.given().unwrap_or(0), t.percepts.len()),
     }
 }
 

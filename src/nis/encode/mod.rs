@@ -29,6 +29,7 @@ mod expr;
 mod formula;
 mod guards;
 mod initial;
+mod named;
 mod options;
 mod ranges;
 mod round;
@@ -36,6 +37,7 @@ mod slots;
 mod starts;
 mod state;
 mod stats;
+mod strategic;
 mod tabulated;
 mod tabulated_unrolling;
 mod ties;
@@ -88,7 +90,10 @@ pub fn check_concrete(
     let counterexample = sentence.kind() == Kind::Universal;
     let mut sizes = Sizes::default();
     if model.explicit_obstacle().is_some() {
-        if !universal && model.template.init_percept == InitPercept::Observed {
+        let observed = std::iter::once(&model.template)
+            .chain(model.named.iter().map(|a| &a.template))
+            .any(|t| t.init_percept == InitPercept::Observed);
+        if !universal && observed {
             return Err(observed_ties_refused());
         }
         // Real-valued or interval-initialised: replayed in f64.
@@ -103,8 +108,8 @@ pub fn check_concrete(
         "the MILP decider replays every trace through the finite semantics, which",
     )?;
     let envs = sem.initial_envs()?;
-    refuse_observed_ties(&mut sem, &envs, universal)?;
-    let d = decide(envs, universal, |env| {
+    let starts = first_percept_starts(&mut sem, &envs, (n, m), universal)?;
+    let d = decide(starts, universal, |(env, pin)| {
         let mut u = Concrete {
             enc: expr::Enc::new(model, opts.encode.clone()),
             agents: n,
@@ -112,6 +117,7 @@ pub fn check_concrete(
             start: Start::Codes(sem.env_codes(env).to_vec()),
             decoding: Exact { sem: &mut sem },
         };
+        u.enc.first_percepts = pin;
         solve(&mut u, &goal, opts, &mut sizes)
     })?;
     let mut traces = Vec::new();
@@ -129,10 +135,81 @@ pub fn check_concrete(
     ))
 }
 
-/// The MILP chooses a tied first percept (`= observe`) as it chooses a move,
-/// which is right for a counterexample (some initial state) but not for an
-/// existential sentence (every initial state): those starts are not yet
-/// enumerated one MILP each, so such a query is refused.
+/// An initial environment state and, when they are pinned, the template
+/// agents' first percepts.
+type TiedStart = (EnvId, Option<Vec<usize>>);
+
+/// The most starts one check of M(n) enumerates for tied first percepts.
+pub const MAX_TIED_STARTS: usize = 512;
+
+/// The starts of M(n), one MILP each: the initial environment states, and
+/// for an existential sentence whose template's first percept is observed
+/// and ties there, every initial state of M(n) (Definition 4) at it: each
+/// indexed agent at any tied percept, agents m+1..n as a multiset (sorted
+/// percepts). The MILP chooses a tied first percept as it chooses a move,
+/// which is right for a counterexample (some initial state) but an
+/// existential sentence must hold from every initial state.
+fn first_percept_starts(
+    sem: &mut Semantics,
+    envs: &[EnvId],
+    (n, m): (usize, usize),
+    universal: bool,
+) -> Result<Vec<TiedStart>, RunError> {
+    let mut out = Vec::new();
+    for &env in envs {
+        let locals = sem.initial_locals(env)?;
+        if universal || locals.len() <= 1 {
+            out.push((env, None));
+            continue;
+        }
+        let percepts: Vec<usize> = locals
+            .iter()
+            .map(|&l| sem.space.decode(l).last().copied().unwrap_or(0) as usize)
+            .collect();
+        for pin in tied_assignments(&percepts, n, m, MAX_TIED_STARTS + 1) {
+            out.push((env, Some(pin)));
+        }
+        if out.len() > MAX_TIED_STARTS {
+            return Err(RunError::input(format!(
+                "the first percept ties at the initial state: M({n}) has more than {MAX_TIED_STARTS} initial states, one MILP each for an existential sentence; use --engine explicit or fewer agents"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// Every assignment of `options` to n agents, agents 0..m each freely and
+/// agents m..n non-decreasing (a multiset); at most `cap` of them.
+fn tied_assignments(options: &[usize], n: usize, m: usize, cap: usize) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = vec![Vec::new()];
+    for i in 0..n {
+        let mut next = Vec::new();
+        for a in &out {
+            // Position in `options` of the previous unindexed agent's choice.
+            let from = if i > m {
+                let last = a[i - 1];
+                options.iter().position(|&o| o == last).unwrap_or(0)
+            } else {
+                0
+            };
+            for &o in &options[from..] {
+                let mut b = a.clone();
+                b.push(o);
+                next.push(b);
+            }
+            if next.len() > cap {
+                break;
+            }
+        }
+        out = next;
+        out.truncate(cap);
+    }
+    out
+}
+
+/// M_ab(m) by MILP does not enumerate tied first percepts (the zero-one
+/// agent may start as any non-empty set of them): an existential sentence
+/// there is refused when the first percept ties.
 fn refuse_observed_ties(
     sem: &mut Semantics,
     envs: &[EnvId],
@@ -151,7 +228,7 @@ fn refuse_observed_ties(
 
 fn observed_ties_refused() -> RunError {
     RunError::input(
-        "the MILP decider does not yet decide existential sentences when the first percept is observed (`= observe`) and may tie at the initial state: use --engine explicit (finite models), or a given first percept",
+        "the MILP decider does not yet decide existential sentences on real-valued models whose first percept is observed (`= observe`), nor on M_ab(m) when that percept ties at the initial state: use --engine explicit (finite models), or a given first percept",
     )
 }
 
@@ -245,4 +322,61 @@ fn existential_goal(model: &Model, sentence: &Sentence) -> Result<(Core, bool), 
     }
     let universal = core.has_universal();
     Ok((if universal { core.negate() } else { core }, universal))
+}
+
+/// Decides a strategic sentence on M(0) by MILP, one MILP per initial
+/// state; every strategy tree is replayed ([`replay_strategy`]).
+pub fn check_strategic(
+    model: &Model,
+    sentence: &Sentence,
+    opts: &MilpOptions,
+) -> Result<MilpOutcome, RunError> {
+    let start = Instant::now();
+    let Some(strategy) = &sentence.strategy else {
+        return Err(RunError::Internal("not a strategic sentence".into()));
+    };
+    let coalition = strategy.resolve(&sentence.source, model)?;
+    let core = lower(sentence, model)?;
+    let universal = !strategy.can;
+    let goal = if universal { core.negate() } else { core };
+    let mut sem = semantics(
+        model,
+        "the MILP decider replays every strategy through the finite semantics, which",
+    )?;
+    let envs = sem.initial_envs()?;
+    let mut sizes = Sizes::default();
+    let k = strategy.steps;
+    let spec = decide::Goal::Strategy {
+        goal: &goal,
+        coalition: &coalition,
+        steps: k,
+    };
+    let d = decide(envs, universal, |env| {
+        let mut u = Concrete {
+            enc: expr::Enc::new(model, opts.encode.clone()),
+            agents: 0,
+            m: 0,
+            start: Start::Codes(sem.env_codes(env).to_vec()),
+            decoding: Exact { sem: &mut sem },
+        };
+        decide::solve_goal(&mut u, &spec, opts, &mut sizes)
+    })?;
+    let mut traces = Vec::new();
+    for w in &d.witnesses {
+        if let Err(why) =
+            super::explicit::strategic::replay_strategy(&mut sem, w, (&coalition, &goal), k)?
+        {
+            return Err(internal("MILP strategy", why));
+        }
+        match replay_concrete(&mut sem, w)? {
+            Ok(t) => traces.push(t),
+            Err(why) => return Err(internal("MILP strategy", why)),
+        }
+    }
+    let shown = shown(concrete_trace(&sem, &traces, universal));
+    Ok(MilpOutcome::new(
+        d.holds,
+        shown,
+        unrolling_stats(&sizes, start),
+    ))
 }

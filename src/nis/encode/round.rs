@@ -12,7 +12,7 @@ use super::slots::SlotBudget;
 use super::state::{AgentState, Joint, Round, State};
 use crate::lang::{DeclType, TExpr};
 use crate::milp::{constant, not, LinExpr, Linear};
-use crate::nis::front::model::{Observation, ProtocolCase, UpdateCase, VarDecl};
+use crate::nis::front::model::{Observation, ProtocolCase, Template, UpdateCase, VarDecl};
 use crate::report::RunError;
 
 impl Enc<'_> {
@@ -57,7 +57,7 @@ impl Enc<'_> {
     }
 
     /// One-hot action binaries allowed by the protocol cases (cases add up).
-    fn choose_action(
+    pub(super) fn choose_action(
         &mut self,
         name: &str,
         (cases, actions): (&[ProtocolCase], usize),
@@ -336,21 +336,24 @@ impl Enc<'_> {
     pub(super) fn observe(
         &mut self,
         obs: &Observation,
+        percepts_len: usize,
         ctx: &Ctx,
     ) -> Result<Vec<LinExpr>, RunError> {
         match obs {
             Observation::If(cond, then, otherwise) => {
                 let c = self.boolean(cond, ctx)?;
                 if let Some(x) = constant(&c) {
-                    return self.observe(if x > 0.5 { then } else { otherwise }, ctx);
+                    let branch = if x > 0.5 { then } else { otherwise };
+                    return self.observe(branch, percepts_len, ctx);
                 }
-                let (pa, pb) = (self.observe(then, ctx)?, self.observe(otherwise, ctx)?);
+                let pa = self.observe(then, percepts_len, ctx)?;
+                let pb = self.observe(otherwise, percepts_len, ctx)?;
                 Ok(self.if_then_else(&c, pa, pb))
             }
             Observation::Argmax { percepts, .. } => {
                 let outs = self.leaf_outputs(obs, ctx)?;
                 let chosen = self.maximal_outputs(&outs)?;
-                let mut out = vec![LinExpr::constant(0.0); self.model.template.percepts.len()];
+                let mut out = vec![LinExpr::constant(0.0); percepts_len];
                 for (o, c) in chosen.into_iter().enumerate() {
                     out[percepts[o]] = out[percepts[o]].clone() + c;
                 }
@@ -400,9 +403,10 @@ impl Enc<'_> {
             let name = format!("{tag}.a{}.act", i + 1);
             actions.push(self.choose_action(&name, (&t.protocol, t.actions.len()), &slots)?);
         }
-        let env_slots = Self::env_slots(&from.env, None);
+        let env_slots = self.env_slots_named(&from.env, None, &from.named, None);
         let env_rules = (&model.env.protocol[..], model.env.actions.len());
         let env_action = self.choose_action(&format!("{tag}.env.act"), env_rules, &env_slots)?;
+        let named_actions = self.named_actions(&from.named, tag)?;
         let mut budget = zero_one;
         let choices = match budget.as_deref_mut() {
             Some(b) => self.slot_choices(b, &from.zero_one, tag)?,
@@ -420,8 +424,11 @@ impl Enc<'_> {
         let joint = Joint {
             env_action: &env_action,
             performed: &performed,
+            named: &from.named,
+            named_actions: &named_actions,
         };
-        let env = self.env_update(&from.env, &joint, tag)?;
+        let env = self.env_update(&from.env, &joint, tag, None)?;
+        let named = self.named_successors(&joint, &env, tag, None)?;
         let mut agents = Vec::with_capacity(from.agents.len());
         for (i, a) in from.agents.iter().enumerate() {
             self.prefix = format!("{tag}.a{}", i + 1);
@@ -438,28 +445,37 @@ impl Enc<'_> {
                 actions,
                 env_action,
                 zero_one: choices,
+                named: named_actions,
             },
             State {
                 agents,
                 env,
                 zero_one: slots,
+                named,
             },
         ))
     }
 
     /// The environment's update (Definition 2's tr_e) under the round's joint choices.
+    /// With `guard` the range checks count only where it is 1.
     pub(super) fn env_update(
         &mut self,
         env: &[Val],
         joint: &Joint,
         tag: &str,
+        guard: Option<&LinExpr>,
     ) -> Result<Vec<Val>, RunError> {
         let model = self.model;
         self.prefix = format!("{tag}.env");
-        let slots = Self::env_slots(env, Some(joint.env_action));
+        let slots = self.env_slots_named(
+            env,
+            Some(joint.env_action),
+            joint.named,
+            Some(joint.named_actions),
+        );
         let ctx = joint.ctx(&slots);
         let rules = (&model.env.update[..], &model.env.vars[..]);
-        self.update(&format!("{tag}.env"), rules, env, &ctx, None)
+        self.update(&format!("{tag}.env"), rules, env, &ctx, guard)
     }
 
     /// An agent's private update (Definition 1's tr_t) under its action and
@@ -472,7 +488,21 @@ impl Enc<'_> {
         joint: &Joint,
         guard: Option<&LinExpr>,
     ) -> Result<Vec<Val>, RunError> {
-        let t = &self.model.template;
+        let model = self.model;
+        self.update_of(&model.template, name, a, action, joint, guard)
+    }
+
+    /// The private update of template `t` (the parameterised one or a named
+    /// agent's) under its action and the round's joint choices.
+    pub(super) fn update_of(
+        &mut self,
+        t: &Template,
+        name: &str,
+        a: &AgentState,
+        action: &[LinExpr],
+        joint: &Joint,
+        guard: Option<&LinExpr>,
+    ) -> Result<Vec<Val>, RunError> {
         let slots = self.agent_slots(a, Some(action), Some(joint.env_action), None);
         let ctx = joint.ctx(&slots);
         self.update(name, (&t.update, &t.vars), &a.private, &ctx, guard)
@@ -486,14 +516,25 @@ impl Enc<'_> {
         before: &AgentState,
         env: &[Val],
     ) -> Result<AgentState, RunError> {
+        let model = self.model;
+        self.observed_by(&model.template, private, before, env)
+    }
+
+    /// [`Enc::observed`] for template `t` (a named agent's, or the parameterised one).
+    pub(super) fn observed_by(
+        &mut self,
+        t: &Template,
+        private: Vec<Val>,
+        before: &AgentState,
+        env: &[Val],
+    ) -> Result<AgentState, RunError> {
         let inter = AgentState {
             private,
             percept: before.percept.clone(),
         };
         let slots = self.agent_slots(&inter, None, None, Some(env));
         let ctx = Ctx::of(&slots);
-        let model = self.model;
-        let percept = self.observe(&model.template.observe, &ctx)?;
+        let percept = self.observe(&t.observe, t.percepts.len(), &ctx)?;
         Ok(AgentState {
             private: inter.private,
             percept,

@@ -80,6 +80,11 @@ pub fn decide_f64(
     } else if let Some(s) = finite_starts(model) {
         s
     } else {
+        if !model.named.is_empty() {
+            return Err(RunError::input(
+                "the MILP decider does not yet cover an initial interval with witnesses of named agents: an existential sentence on this model needs initial values from a finite list (or a universal sentence)",
+            ));
+        }
         let c = cover(model, goal, (n, m), zero_one, opts, sizes)?;
         extra.insert("cover_rounds".into(), c.rounds.into());
         if let Some(b) = c.uncovered {

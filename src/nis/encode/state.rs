@@ -13,21 +13,26 @@ pub struct AgentState {
 
 /// A global state of the unrolling: the agents, the environment and, in
 /// M_ab(m), the slots of the zero-one agent ([`super::slots`]; empty in M(n)).
+/// The named agents' local states are part of the environment's state
+/// (`named`, in declaration order; [`super::named`]).
 #[derive(Clone, Debug)]
 pub struct State {
     pub agents: Vec<AgentState>,
     pub env: Vec<Val>,
     pub zero_one: Vec<Slot>,
+    pub named: Vec<AgentState>,
 }
 
 /// The joint action of one round: per agent one-hot actions, the
 /// environment's, and per slot of the successor's zero-one agent its parent
-/// slot and action.
+/// slot and action; per named agent its one-hot action (part of the
+/// environment's joint action).
 #[derive(Clone, Debug)]
 pub struct Round {
     pub actions: Vec<Vec<LinExpr>>,
     pub env_action: Vec<LinExpr>,
     pub zero_one: Vec<SlotChoice>,
+    pub named: Vec<Vec<LinExpr>>,
 }
 
 /// A slot of the zero-one agent: active flag (0/1) and local state.
@@ -47,10 +52,13 @@ pub struct SlotChoice {
 }
 
 /// The round's joint choices every update reads: the environment's action
-/// and the performed set.
+/// and the performed set (and, for the environment's update, the named
+/// agents' states and actions before the round; empty without named agents).
 pub struct Joint<'j> {
     pub env_action: &'j [LinExpr],
     pub performed: &'j [LinExpr],
+    pub named: &'j [AgentState],
+    pub named_actions: &'j [Vec<LinExpr>],
 }
 
 impl Joint<'_> {

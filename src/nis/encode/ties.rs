@@ -14,10 +14,10 @@
 //! the replay, which reports it as an internal error.
 
 use super::expr::{Enc, Val};
-use super::state::{code, which, Round, State};
+use super::state::{code, which, AgentState, Round, State};
 use super::unrolling::Unrolled;
 use crate::milp::{constant, not, tolerance, LinExpr, Solution};
-use crate::nis::explicit::semantics::{SemResult, Semantics};
+use crate::nis::explicit::semantics::{EnvId, SemResult, Semantics};
 use crate::report::RunError;
 
 /// Most near-tie cuts one MILP gets before the decider gives up (exit 3).
@@ -26,6 +26,8 @@ pub const MAX_TIE_CUTS: usize = 32;
 /// A percept a solution took where the f64 network only nearly ties.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NearTie {
+    /// `None`: an agent of the template; `Some(j)`: named agent `j`.
+    who: Option<usize>,
     private: Vec<i64>,
     previous: usize,
     env: Vec<i64>,
@@ -44,27 +46,52 @@ pub fn find(
         let Some(step) = &tree.steps[s] else { continue };
         let from = &tree.states[step.from];
         let env: Vec<i64> = to.env.iter().map(|v| code(sol, v)).collect();
-        let env_id = sem.env_id(env.clone());
+        let mut full = env.clone();
+        for a in &to.named {
+            full.extend(a.private.iter().map(|v| code(sol, v)));
+            full.push(which(sol, &a.percept) as i64);
+        }
+        let env_id = sem.env_id(full);
         for (a, agent) in to.agents.iter().enumerate() {
-            let private: Vec<i64> = agent.private.iter().map(|v| code(sol, v)).collect();
-            let previous = which(sol, &from.agents[a].percept);
-            let percept = which(sol, &agent.percept);
-            let intermediate = sem.with_percept(&private, previous);
-            if sem.observe(intermediate, env_id)? >> percept & 1 == 1 {
-                continue;
+            let seen = (sol, &from.agents[a], agent);
+            if let Some(tie) = near_tie(sem, env_id, seen)? {
+                return Ok(Some(NearTie { env, ..tie }));
             }
-            let near = sem.observe_within(intermediate, env_id, tolerance::REPLAY_TIE)?;
-            if near >> percept & 1 == 1 {
-                return Ok(Some(NearTie {
-                    private,
-                    previous,
-                    env,
-                    percept,
-                }));
+        }
+        for (j, agent) in to.named.iter().enumerate() {
+            let sub = sem.named_semantics(j);
+            let own = sub.env_id(env.clone());
+            if let Some(tie) = near_tie(sub, own, (sol, &from.named[j], agent))? {
+                let who = Some(j);
+                return Ok(Some(NearTie { who, env, ..tie }));
             }
         }
     }
     Ok(None)
+}
+
+/// The near-tie of one agent's observation from `before` to `after` at
+/// environment state `env` of `sem` (its `env` field left empty).
+fn near_tie(
+    sem: &mut Semantics,
+    env: EnvId,
+    (sol, before, after): (&Solution, &AgentState, &AgentState),
+) -> SemResult<Option<NearTie>> {
+    let private: Vec<i64> = after.private.iter().map(|v| code(sol, v)).collect();
+    let previous = which(sol, &before.percept);
+    let percept = which(sol, &after.percept);
+    let intermediate = sem.with_percept(&private, previous);
+    if sem.observe(intermediate, env)? >> percept & 1 == 1 {
+        return Ok(None);
+    }
+    let near = sem.observe_within(intermediate, env, tolerance::REPLAY_TIE)?;
+    Ok((near >> percept & 1 == 1).then_some(NearTie {
+        who: None,
+        private,
+        previous,
+        env: Vec::new(),
+        percept,
+    }))
 }
 
 impl Enc<'_> {
@@ -95,9 +122,13 @@ impl Enc<'_> {
         for (s, to) in tree.states.iter().enumerate() {
             let Some(step) = &tree.steps[s] else { continue };
             let from = &tree.states[step.from];
-            for (a, agent) in to.agents.iter().enumerate() {
+            let (before, after) = match tie.who {
+                None => (&from.agents[..], &to.agents[..]),
+                Some(j) => (&from.named[j..=j], &to.named[j..=j]),
+            };
+            for (a, agent) in after.iter().enumerate() {
                 let mut conds = vec![
-                    from.agents[a].percept[tie.previous].clone(),
+                    before[a].percept[tie.previous].clone(),
                     agent.percept[tie.percept].clone(),
                 ];
                 for (v, &c) in agent.private.iter().zip(&tie.private) {
@@ -110,7 +141,8 @@ impl Enc<'_> {
                 if constant(&all) == Some(0.0) {
                     continue;
                 }
-                self.milp.le(&format!("tie.s{s}a{a}"), all, 0.0);
+                let who = tie.who.map_or(String::new(), |j| format!("n{j}"));
+                self.milp.le(&format!("tie.s{s}{who}a{a}"), all, 0.0);
                 rows += 1;
             }
         }

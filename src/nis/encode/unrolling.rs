@@ -52,6 +52,19 @@ impl<S, R> Unrolled<S, R> {
     }
 }
 
+/// One branch of a strategic round: its combination of the others' actions
+/// is `enabled` (0/1) at the state it leaves, which the run `reached` (0/1,
+/// including this combination), the round and the successor.
+pub struct Branch<R, S> {
+    pub enabled: LinExpr,
+    pub reached: LinExpr,
+    pub round: R,
+    pub state: S,
+}
+
+/// The branches of a strategic round, or why there are none.
+pub type Branches<R, S> = Result<Vec<Branch<R, S>>, RunError>;
+
 /// A system the MILP decider can unroll. Every method adds variables and
 /// rows to the MILP it owns ([`Unrolling::milp`]).
 pub trait Unrolling {
@@ -85,6 +98,25 @@ pub trait Unrolling {
         from: &Self::State,
         tag: &str,
     ) -> Result<(Self::Round, Self::State), RunError>;
+
+    /// The branches of one round of a strategic sentence from `from` (ATL
+    /// over named agents, [`super::strategic`]): the coalition's actions
+    /// are shared by every branch; every combination of the others' actions
+    /// is one [`Branch`]. `reached` (0/1) says that the run gets to `from`
+    /// (every combination above it enabled): range checks count only there.
+    /// Systems without named agents on their environment's side do not
+    /// have such rounds.
+    fn strategic_rounds(
+        &mut self,
+        _from: &Self::State,
+        _coalition: &[usize],
+        _reached: &LinExpr,
+        _tag: &str,
+    ) -> Branches<Self::Round, Self::State> {
+        Err(RunError::input(
+            "strategic sentences are decided on M(0) of named agents only",
+        ))
+    }
 
     /// What must hold of every run of the unrolling before a verdict counts
     /// (declared ranges, failing updates); called before the goal is added.

@@ -22,6 +22,13 @@ impl<'m> Semantics<'m> {
         self.model.env.vars.len() + before.map(|a| a.template.vars.len() + 1).sum::<usize>()
     }
 
+    /// Named agent `j`'s own semantics (its template's protocol, update and
+    /// observation; its environment states are the environment's own
+    /// variables).
+    pub fn named_semantics(&mut self, j: usize) -> &mut Semantics<'m> {
+        &mut self.named[j]
+    }
+
     /// Named agent `j`'s local state at environment state `e`, numbered in
     /// that agent's own semantics.
     pub fn named_local(&self, e: EnvId, j: usize) -> LocalId {

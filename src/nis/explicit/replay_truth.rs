@@ -208,6 +208,7 @@ mod tests {
                 percept,
             }],
             env: Vec::new(),
+            named: Vec::new(),
         };
         let mut child = WitnessTree::leaf(state(h, percept));
         child.obligations = vec![(model.label_index("small").unwrap(), Some(0), false)];
@@ -215,6 +216,7 @@ mod tests {
         let mv = RealMove {
             actions: vec![0],
             env_action: 0,
+            named: Vec::new(),
         };
         root.children = vec![(mv, child)];
         replay_real(&model, &root).map(|_| ())

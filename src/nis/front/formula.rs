@@ -8,8 +8,11 @@
 //! `EX^2 (a, v1) & (a, v2)` is `EX^2 ((a, v1) & (a, v2))`); bounded until
 //! `E(phi U^k psi)`, `A(phi U^k psi)`; `!(p, v)` (negation on atoms only);
 //! atoms `(p, v1)` or `(p, 3)` over an agent's local state, bare `p` over
-//! the environment's state; parentheses.
+//! the environment's state; parentheses. A sentence may instead start
+//! with a strategic operator, `<<G>> X^k phi` or `[[G]] X^k phi` over named
+//! agents, phi propositional ([`super::strategic`]).
 
+use super::strategic::{parse_header, Strategy};
 use crate::lang::lexer::Tok;
 use crate::lang::{error_at, LangResult, Parser, Source, Span};
 
@@ -59,12 +62,14 @@ impl Kind {
     }
 }
 
-/// `forall v1, ..., vm: phi`.
+/// `forall v1, ..., vm: phi`, or a strategic sentence `<<G>> X^k phi` /
+/// `[[G]] X^k phi` ([`Strategy`]; then `body` is the propositional phi).
 #[derive(Clone, Debug)]
 pub struct Sentence {
     pub vars: Vec<String>,
     pub body: Formula,
     pub source: Source,
+    pub strategy: Option<Strategy>,
 }
 
 impl Sentence {
@@ -76,13 +81,22 @@ impl Sentence {
         max_index(&self.body)
     }
 
+    /// A strategic sentence counts as existential for `<<G>>` (a witness is
+    /// shown when it holds) and as universal for `[[G]]` (a counterexample
+    /// is shown when it fails).
     pub fn kind(&self) -> Kind {
-        classify(&self.body).unwrap_or(Kind::Propositional)
+        match &self.strategy {
+            Some(s) if s.can => Kind::Existential,
+            Some(_) => Kind::Universal,
+            None => classify(&self.body).unwrap_or(Kind::Propositional),
+        }
     }
 
-    /// Temporal depth, Definition 9 (bounded until counts as its expansion).
+    /// Temporal depth, Definition 9 (bounded until counts as its expansion;
+    /// a strategic sentence's k rounds count as k).
     pub fn depth(&self) -> u32 {
-        depth(&self.body)
+        let k = self.strategy.as_ref().map_or(0, |s| s.steps);
+        k.saturating_add(depth(&self.body))
     }
 }
 
@@ -158,6 +172,15 @@ pub fn parse_sentence(text: &str) -> LangResult<Sentence> {
         }
         p.expect(Tok::Colon)?;
     }
+    let strategy = parse_header(&mut p)?;
+    if strategy.is_some() && !vars.is_empty() {
+        return Err(error_at(
+            &source,
+            Span::new(0, text.len()),
+            "a strategic sentence `<<G>> X^k phi` is about named agents: it takes no `forall`",
+        ));
+    }
+    let body_start = p.peek_span();
     let body = FormulaParser {
         p: &mut p,
         depth: 0,
@@ -167,6 +190,14 @@ pub fn parse_sentence(text: &str) -> LangResult<Sentence> {
         return Err(p.unexpected("`&`, `|` or the end of the formula"));
     }
     check_refs(&source, &body, &vars)?;
+    let propositional = classify(&body) == Some(Kind::Propositional) && max_index(&body) == 0;
+    if strategy.is_some() && !propositional {
+        return Err(error_at(
+            &source,
+            body_start.to(Span::new(text.len(), text.len())),
+            "the body of `<<G>> X^k` / `[[G]] X^k` must be propositional over environment labels (no EX, AX, until or indexed atoms)",
+        ));
+    }
     if classify(&body).is_none() {
         return Err(error_at(
             &source,
@@ -175,7 +206,12 @@ pub fn parse_sentence(text: &str) -> LangResult<Sentence> {
         )
         .into_help_mixed());
     }
-    Ok(Sentence { vars, body, source })
+    Ok(Sentence {
+        vars,
+        body,
+        source,
+        strategy,
+    })
 }
 
 trait MixedHelp {
@@ -495,6 +531,9 @@ impl std::fmt::Display for Sentence {
         if !self.vars.is_empty() {
             write!(f, "forall {}: ", self.vars.join(", "))?;
         }
-        write!(f, "{}", self.body)
+        match &self.strategy {
+            Some(s) => write!(f, "{s} {}", Paren(&self.body)),
+            None => write!(f, "{}", self.body),
+        }
     }
 }

@@ -1,0 +1,102 @@
+//! Strategic sentences (ATL over named agents, [`super::front::strategic`])
+//! by the explicit decider: M(0) expanded within the k rounds (an update
+//! that leaves its range there is a model error, as for the MILP decider),
+//! then `<<G>> X^k psi` searched from every initial state
+//! ([`super::explicit::strategic`]) with psi = phi for `<<G>>` and
+//! psi = !phi for `[[G]]`. `<<G>>` holds when G wins from every initial
+//! state (the strategy trees are the witnesses); `[[G]]` fails when G wins
+//! against phi from some initial state (that strategy is the counterexample).
+//! Every tree is replayed before it is shown.
+
+use super::explicit::checker::Graph;
+use super::explicit::concrete::Concrete;
+use super::explicit::replay::replay_concrete;
+use super::explicit::semantics::Semantics;
+use super::explicit::strategic::{replay_strategy, Strategic, MAX_SHOWN_STRATEGY};
+use super::front::core::lower;
+use super::front::formula::Sentence;
+use super::front::model::Model;
+use super::witness::trace::concrete_trace;
+use super::witness::{internal, shown};
+use crate::report::{Deadline, RunError};
+use serde_json::Value;
+
+/// A verdict with its shown witness (JSON and text).
+pub type Shown = (bool, Option<Value>, Option<String>);
+
+/// Decides a strategic sentence on M(0) explicitly; `stats` gets the
+/// states expanded and the network evaluations.
+pub fn check_explicit(
+    model: &Model,
+    sentence: &Sentence,
+    deadline: Deadline,
+    stats: &mut serde_json::Map<String, Value>,
+) -> Result<Shown, RunError> {
+    let Some(strategy) = &sentence.strategy else {
+        return Err(RunError::Internal("not a strategic sentence".into()));
+    };
+    let coalition = strategy.resolve(&sentence.source, model)?;
+    let core = lower(sentence, model)?;
+    let universal = !strategy.can;
+    let goal = if universal { core.negate() } else { core };
+    let sem = Semantics::new(model).map_err(|why| {
+        RunError::input(format!(
+            "the explicit decider cannot take this model: {why}"
+        ))
+    })?;
+    let mut g = Graph::new(Concrete::new(sem, 0, 0))?.with_deadline(deadline);
+    let k = strategy.steps;
+    g.layers(k)?;
+    if g.expired() {
+        return Err(RunError::TimedOut(format!(
+            "the time-out was reached while exploring M(0) ({} states)",
+            g.states.len()
+        )));
+    }
+    stats.insert("states".into(), g.states.len().into());
+    let sem = &mut g.sys.sem;
+    let envs = sem.initial_envs()?;
+    let mut search = Strategic::new(sem, coalition.clone(), &goal);
+    let (mut holds, mut trees) = (true, Vec::new());
+    let mut too_large = None;
+    for e in envs {
+        let wins = search.can(e, k)?;
+        if wins {
+            let size = search.strategy_size(e, k)?;
+            if size > MAX_SHOWN_STRATEGY {
+                // The verdict stands; a strategy this large is not shown.
+                too_large = Some(size);
+            } else {
+                trees.push(search.strategy(e, k)?);
+            }
+        }
+        if wins == universal {
+            holds = false;
+            if !universal {
+                trees.clear();
+            }
+            break;
+        }
+    }
+    let sem = &mut g.sys.sem;
+    let mut traces = Vec::new();
+    for t in &trees {
+        if let Err(why) = replay_strategy(sem, t, (&coalition, &goal), k)? {
+            return Err(internal("strategy", why));
+        }
+        match replay_concrete(sem, t)? {
+            Ok(trace) => traces.push(trace),
+            Err(why) => return Err(internal("strategy", why)),
+        }
+    }
+    stats.insert("network_evaluations".into(), sem.cache_sizes().into());
+    if too_large.is_some() {
+        traces.clear();
+        stats.insert(
+            "strategy_not_shown_nodes_over".into(),
+            MAX_SHOWN_STRATEGY.into(),
+        );
+    }
+    let (w, t) = shown(concrete_trace(sem, &traces, universal));
+    Ok((holds, w, t))
+}
