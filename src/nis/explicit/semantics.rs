@@ -171,6 +171,8 @@ pub struct Semantics<'m> {
     pub(super) env_tr_cache: HashMap<(EnvId, u8, ActionMask), Vec<EnvId>>,
     obs_cache: HashMap<(LocalId, EnvId), u64>,
     label_cache: HashMap<LocalId, u64>,
+    /// The environment labels by [`EnvId`] (ids are dense), once computed.
+    env_label_cache: Vec<Option<u64>>,
     /// Distinct network inputs evaluated so far.
     pub network_evaluations: usize,
 }
@@ -216,6 +218,7 @@ impl<'m> Semantics<'m> {
             env_tr_cache: HashMap::new(),
             obs_cache: HashMap::new(),
             label_cache: HashMap::new(),
+            env_label_cache: Vec::new(),
             network_evaluations: 0,
         })
     }
@@ -626,10 +629,20 @@ impl<'m> Semantics<'m> {
     }
 
     /// The environment labels holding at an environment state, as bits by label index.
+    /// Cached: the simulation search compares them at every pair of states.
     pub fn env_labels(&mut self, e: EnvId) -> SemResult<u64> {
+        let i = e as usize;
+        if let Some(&Some(m)) = self.env_label_cache.get(i) {
+            return Ok(m);
+        }
         let codes = self.env_codes(e).to_vec();
         let slots = self.env_slots(&codes, 0);
-        self.label_mask(LabelSubject::Environment, &slots)
+        let mask = self.label_mask(LabelSubject::Environment, &slots)?;
+        if self.env_label_cache.len() <= i {
+            self.env_label_cache.resize(i + 1, None);
+        }
+        self.env_label_cache[i] = Some(mask);
+        Ok(mask)
     }
 
     /// The labels about `subject` that hold at `slots`, as bits by label index.
