@@ -2,6 +2,10 @@
 //! against accelerated semantics and bfs/dfs/layered search. Run with
 //! `cargo bench --bench timed`; the sizes are printed once per configuration.
 //! Group `timed_many_ef`: queries of 1 to 400 nested `EF` pairs on one graph.
+//! Group `timed_layered_random`: layered search against breadth-first search
+//! on seeded random MAPT of the general shape (deadlines that may decrease,
+//! as in the models of issue 19), not the CAV family: expansions against
+//! distinct states, and the states held at the peak.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use mavis::timed::check::{run_query, RunOptions};
@@ -144,5 +148,128 @@ fn many_ef(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench, many_ef);
+/// A seeded random MAPT of the general shape: `agents` agents, each with
+/// localities `l0..l{len}`, a chain plus random skip edges, bounds that obey
+/// only liveness (an upper bound never exceeds the deadline of its target, so
+/// deadlines may decrease along a path), and updates of two variables mod 3.
+pub fn random_mapt(seed: u64, agents: usize, len: usize, period: std::ops::Range<u64>) -> String {
+    use rand::{Rng, SeedableRng};
+    let mut r = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut text = String::from("var x: int = 0;\nvar y: int = 1;\n");
+    for i in 0..agents {
+        let period = r.gen_range(period.clone());
+        let mut all: Vec<(usize, usize, u8, u64, u64)> = Vec::new();
+        for _ in 0..r.gen_range(len..2 * len + 1) {
+            let from = r.gen_range(0..len);
+            let to = r.gen_range(from + 1..=len);
+            all.push((
+                from,
+                to,
+                r.gen_range(0..6),
+                r.gen_range(0..period),
+                r.gen_range(0..period),
+            ));
+        }
+        for l in 0..len {
+            if !all.iter().any(|e| e.0 == l && e.1 == l + 1) {
+                all.push((l, l + 1, 9, 0, period));
+            }
+        }
+        // From the final locality backwards, so that each target's deadline is known.
+        all.sort_by_key(|e| std::cmp::Reverse(e.0));
+        let mut deadline = vec![0u64; len + 1];
+        deadline[len] = period;
+        let mut lines = Vec::new();
+        for (from, to, up, a, b) in all {
+            let b = b % (deadline[to] + 1);
+            let a = a % (b + 1);
+            deadline[from] = deadline[from].max(b);
+            let update = match up {
+                0 => " do x := mod(x + 1, 3)",
+                1 => " do y := x",
+                2 => " do x := mod(x + y, 3), y := mod(y + 2, 3)",
+                3 => " when x = 0 do y := mod(y + 1, 3)",
+                _ => "",
+            };
+            lines.push(format!("  l{from} -> l{to} in [{a}, {b}]{update};"));
+        }
+        lines.reverse();
+        let clock = r.gen_range(0..=deadline[0]);
+        text.push_str(&format!(
+            "agent g{i} period {period} clock {clock} {{\n{}\n}}\n",
+            lines.join("\n")
+        ));
+    }
+    text
+}
+
+/// Layered search (border memory, recent-layer caches of several sizes)
+/// against breadth-first search on random MAPT (3 agents, periods 5..25,
+/// accelerated semantics) of 2e3-4e5 states: prints
+/// expansions / distinct states and the peak held against bfs's, checks that
+/// both searches find the same number of distinct states, and times both.
+fn layered_random(c: &mut Criterion) {
+    use mavis::timed::explore::{Control, Stats};
+    use mavis::timed::search::explore;
+    use mavis::timed::semantics::Semantics;
+    let mut g = c.benchmark_group("timed_layered_random");
+    g.sample_size(10)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_millis(300));
+    let run = |m: &mavis::timed::model::Model, kind, search, recent, cap| -> Stats {
+        let sem = Semantics::new(m, kind, None);
+        let opts = Options {
+            search,
+            memory: Memory::Border,
+            heuristic: Heuristic::None,
+            pacemaker: mavis::timed::run::default_pacemaker(m),
+            recent_states: recent,
+            max_states: cap,
+            deadline: None,
+        };
+        explore(&sem, &opts, &mut |_, _| Ok(Control::Continue)).expect("explores")
+    };
+    let kind = SemanticsKind::Accelerated;
+    let mut timed = 0;
+    for seed in 1..=12u64 {
+        let text = random_mapt(seed, 3, 3, 5..25);
+        let m = load_str("random.mapt", &text, HashMap::new()).expect("valid model");
+        // Models of 2e3 to 4e5 states (the others are skipped, and said so).
+        let bfs = run(&m, kind, Search::Bfs, 0, 400_000);
+        if !bfs.complete || bfs.expanded < 2_000 {
+            eprintln!(
+                "random{seed}: skipped ({} states, complete {})",
+                bfs.expanded, bfs.complete
+            );
+            continue;
+        }
+        for recent in [1_000usize, 10_000, 100_000] {
+            let l = run(&m, kind, Search::Layered, recent, 20_000_000);
+            assert!(l.complete);
+            assert_eq!(l.distinct, bfs.expanded, "seed {seed}: distinct states");
+            eprintln!(
+                "random{seed} recent {recent}: distinct {} expansions {} ({:.2}x) peak held {} against bfs {} (1/{:.1}), layers {}",
+                bfs.expanded,
+                l.expanded,
+                l.expanded as f64 / bfs.expanded as f64,
+                l.peak_stored,
+                bfs.peak_stored,
+                bfs.peak_stored as f64 / l.peak_stored.max(1) as f64,
+                l.layers
+            );
+        }
+        if timed < 2 && bfs.expanded < 50_000 {
+            timed += 1;
+            g.bench_function(format!("random{seed}/bfs"), |b| {
+                b.iter(|| run(&m, kind, Search::Bfs, 0, 20_000_000))
+            });
+            g.bench_function(format!("random{seed}/layered"), |b| {
+                b.iter(|| run(&m, kind, Search::Layered, 10_000, 20_000_000))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, many_ef, layered_random);
 criterion_main!(benches);

@@ -68,6 +68,87 @@ impl<'a> Cursor<'a> {
 /// One node line: priority, owner, successors, name, and where it starts.
 type Row = (u32, u8, Vec<u32>, Option<String>, usize);
 
+/// The game of the node lines read (ids `0..rows.len()`, each present, every
+/// successor a node).
+fn assemble(src: &Source, rows: Vec<Option<Row>>) -> LangResult<Game> {
+    let n = rows.len();
+    let (mut prio, mut owner, mut succs, mut names) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (id, row) in rows.into_iter().enumerate() {
+        let (p, o, s, name, at) = row.ok_or_else(|| {
+            error_at(
+                src,
+                Span::new(0, 0),
+                format!("node {id} is missing (ids must be 0..=N)"),
+            )
+        })?;
+        if let Some(&bad) = s.iter().find(|&&t| t as usize >= n) {
+            return Err(error_at(
+                src,
+                Span::new(at, at + 1),
+                format!("node {id}: successor {bad} is not a node"),
+            ));
+        }
+        prio.push(p);
+        owner.push(o);
+        succs.push(s);
+        names.push(name);
+    }
+    let mut g =
+        Game::from_lists(prio, owner, succs).map_err(|e| error_at(src, Span::new(0, 0), e))?;
+    g.names = names;
+    Ok(g)
+}
+
+/// One node line after its id's first byte `at`: id, priority, owner,
+/// successors and the optional name, up to its `;`.
+fn read_row(c: &mut Cursor, declared: Option<u64>, at: usize) -> LangResult<(usize, Row)> {
+    let id = c.number("a node id")? as usize;
+    if declared.is_some_and(|n| id as u64 > n) {
+        return Err(error_at(
+            c.src,
+            Span::new(at, c.pos),
+            format!("node {id} exceeds the declared largest id"),
+        ));
+    }
+    // Ids 0..=N must all be present, each on its own line, so N is below the text length.
+    if id >= c.bytes.len() {
+        return Err(error_at(
+            c.src,
+            Span::new(at, c.pos),
+            format!("node id {id} is larger than the file can hold (ids must be 0..=N)"),
+        ));
+    }
+    let prio = c.number("a priority")? as u32;
+    let owner_at = c.pos;
+    let owner = c.number("an owner (0 or 1)")?;
+    if owner > 1 {
+        return Err(error_at(
+            c.src,
+            Span::new(owner_at, c.pos),
+            "owner must be 0 or 1",
+        ));
+    }
+    let mut succ = vec![c.number("a successor")? as u32];
+    while c.eat(b',') {
+        succ.push(c.number("a successor")? as u32);
+    }
+    let mut name = None;
+    if c.eat(b'"') {
+        let s = c.pos;
+        while c.pos < c.bytes.len() && c.bytes[c.pos] != b'"' {
+            c.pos += 1;
+        }
+        if c.pos >= c.bytes.len() {
+            return Err(error_at(c.src, Span::new(s - 1, s), "unterminated name"));
+        }
+        name = Some(String::from_utf8_lossy(&c.bytes[s..c.pos]).into_owned());
+        c.pos += 1;
+    }
+    c.expect(b';')?;
+    Ok((id, (prio, owner as u8, succ, name, at)))
+}
+
 /// Reads a game; node ids must be 0..=N (or 0..N, Oink's reading of `parity N;`)
 /// without gaps, every node needs a successor.
 pub fn read_game(src: &Source) -> LangResult<Game> {
@@ -100,49 +181,7 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
             continue;
         }
         c.pos = save;
-        let id = c.number("a node id")? as usize;
-        if declared.is_some_and(|n| id as u64 > n) {
-            return Err(error_at(
-                src,
-                Span::new(at, c.pos),
-                format!("node {id} exceeds the declared largest id"),
-            ));
-        }
-        // Ids 0..=N must all be present, each on its own line, so N is below the text length.
-        if id >= c.bytes.len() {
-            return Err(error_at(
-                src,
-                Span::new(at, c.pos),
-                format!("node id {id} is larger than the file can hold (ids must be 0..=N)"),
-            ));
-        }
-        let prio = c.number("a priority")? as u32;
-        let owner_at = c.pos;
-        let owner = c.number("an owner (0 or 1)")?;
-        if owner > 1 {
-            return Err(error_at(
-                src,
-                Span::new(owner_at, c.pos),
-                "owner must be 0 or 1",
-            ));
-        }
-        let mut succ = vec![c.number("a successor")? as u32];
-        while c.eat(b',') {
-            succ.push(c.number("a successor")? as u32);
-        }
-        let mut name = None;
-        if c.eat(b'"') {
-            let s = c.pos;
-            while c.pos < c.bytes.len() && c.bytes[c.pos] != b'"' {
-                c.pos += 1;
-            }
-            if c.pos >= c.bytes.len() {
-                return Err(error_at(src, Span::new(s - 1, s), "unterminated name"));
-            }
-            name = Some(String::from_utf8_lossy(&c.bytes[s..c.pos]).into_owned());
-            c.pos += 1;
-        }
-        c.expect(b';')?;
+        let (id, row) = read_row(&mut c, declared, at)?;
         if rows.len() <= id {
             rows.resize(id + 1, None);
         }
@@ -153,7 +192,7 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
                 format!("node {id} is defined twice"),
             ));
         }
-        rows[id] = Some((prio, owner as u8, succ, name, at));
+        rows[id] = Some(row);
     }
     let n = rows.len();
     if n == 0 {
@@ -184,32 +223,7 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
             format!("the start node {id} is not a node of the game"),
         ));
     }
-    let (mut prio, mut owner, mut succs, mut names) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (id, row) in rows.into_iter().enumerate() {
-        let (p, o, s, name, at) = row.ok_or_else(|| {
-            error_at(
-                src,
-                Span::new(0, 0),
-                format!("node {id} is missing (ids must be 0..=N)"),
-            )
-        })?;
-        if let Some(&bad) = s.iter().find(|&&t| t as usize >= n) {
-            return Err(error_at(
-                src,
-                Span::new(at, at + 1),
-                format!("node {id}: successor {bad} is not a node"),
-            ));
-        }
-        prio.push(p);
-        owner.push(o);
-        succs.push(s);
-        names.push(name);
-    }
-    let mut g =
-        Game::from_lists(prio, owner, succs).map_err(|e| error_at(src, Span::new(0, 0), e))?;
-    g.names = names;
-    Ok(g)
+    assemble(src, rows)
 }
 
 /// Writes a game in PGSolver's format.

@@ -3,10 +3,10 @@
 //! (acyclic localities with a unique initial and final locality, `a <= b <= E`,
 //! and the liveness condition of the notes). Every failure is located.
 
-use super::ast::{AgentAst, LExpr, ModelAst, VarKind};
+use super::ast::{AgentAst, LExpr, ModelAst, TransitionAst, VarKind};
 use super::model::{Agent, Model, NamedQuery, Transition, Var, VarScope};
 use crate::lang::{
-    check, error_at, eval_const, num, Constants, ErrorExt, LangResult, Scope, Ty, Value,
+    check, error_at, eval_const, num, Constants, ErrorExt, LangResult, Scope, TExpr, Ty, Value,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -122,103 +122,7 @@ fn build_agent(a: &AgentAst, vars: &[Var], consts: &Constants) -> LangResult<Age
         Some(e) => natural(e, consts, "the initial clock value")?,
         None => 0,
     };
-    let mut localities: Vec<String> = Vec::new();
-    let index = |name: &str, localities: &mut Vec<String>| -> usize {
-        match localities.iter().position(|l| l == name) {
-            Some(i) => i,
-            None => {
-                localities.push(name.to_string());
-                localities.len() - 1
-            }
-        }
-    };
-    for l in &a.localities {
-        index(&l.text, &mut localities);
-    }
-    let mut transitions = Vec::new();
-    for t in &a.transitions {
-        let from = index(&t.from.text, &mut localities);
-        let to = index(&t.to.text, &mut localities);
-        let lower = natural(&t.lower, consts, "a lower bound")?;
-        let upper = natural(&t.upper, consts, "an upper bound")?;
-        if lower > upper {
-            return Err(error_at(
-                &t.lower.source,
-                t.lower.expr.span.to(t.upper.expr.span),
-                format!("the interval [{lower}, {upper}] is empty: a <= b is required"),
-            ));
-        }
-        if upper > period {
-            return Err(error_at(
-                &t.upper.source,
-                t.upper.expr.span,
-                format!(
-                    "the upper bound {upper} exceeds the period E = {period} of agent `{}`",
-                    a.name.text
-                ),
-            ));
-        }
-        let guard = match &t.guard {
-            Some(g) => {
-                let c = check(&g.source, &g.expr, &scope)?;
-                if c.ty != Ty::Bool {
-                    return Err(error_at(
-                        &g.source,
-                        g.expr.span,
-                        "a guard must be a Boolean expression",
-                    ));
-                }
-                Some(c)
-            }
-            None => None,
-        };
-        let mut updates = Vec::new();
-        let mut assigned = HashSet::new();
-        for (target, e) in &t.updates {
-            let slot = match scope.lookup(&target.text) {
-                Some(crate::lang::Symbol::Var { slot, .. }) => slot,
-                _ => {
-                    return Err(error_at(
-                        &target.loc.source,
-                        target.loc.span,
-                        format!("`{}` is not a variable of V", target.text),
-                    ))
-                }
-            };
-            if !assigned.insert(slot) {
-                return Err(error_at(
-                    &target.loc.source,
-                    target.loc.span,
-                    format!("`{}` is assigned twice in one transition", target.text),
-                ));
-            }
-            let c = check(&e.source, &e.expr, &scope)?;
-            let want = vars[slot].ty;
-            let ok = c.ty == want || (want == Ty::Real && c.ty == Ty::Int);
-            if !ok {
-                return Err(error_at(
-                    &e.source,
-                    e.expr.span,
-                    format!(
-                        "`{}` is {} but this expression is {}",
-                        target.text,
-                        want.name(),
-                        c.ty.name()
-                    ),
-                ));
-            }
-            updates.push((slot, c));
-        }
-        transitions.push(Transition {
-            from,
-            to,
-            lower,
-            upper,
-            guard,
-            updates,
-            loc: t.loc.clone(),
-        });
-    }
+    let (localities, transitions) = build_transitions(a, period, &scope)?;
     if localities.is_empty() {
         return Err(agent_err(format!(
             "agent `{}` has no locality: declare one with `locality NAME;`",
@@ -235,27 +139,7 @@ fn build_agent(a: &AgentAst, vars: &[Var], consts: &Constants) -> LangResult<Age
     let sources: Vec<usize> = (0..n).filter(|&l| incoming[l] == 0).collect();
     let sinks: Vec<usize> = (0..n).filter(|&l| outgoing[l].is_empty()).collect();
     check_acyclic(a, &transitions, &outgoing, n)?;
-    let names = |ls: &[usize]| {
-        ls.iter()
-            .map(|&l| format!("`{}`", localities[l]))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if sources.len() != 1 {
-        return Err(agent_err(format!(
-            "agent `{}` must have a unique initial locality (one without incoming transitions), found {}",
-            a.name.text,
-            names(&sources)
-        )));
-    }
-    if sinks.len() != 1 {
-        return Err(agent_err(format!(
-            "agent `{}` must have a unique final locality (one without outgoing transitions), found {}",
-            a.name.text,
-            names(&sinks)
-        )));
-    }
-    let (initial, final_loc) = (sources[0], sinks[0]);
+    let (initial, final_loc) = initial_and_final(a, &localities, &sources, &sinks)?;
     let deadline: Vec<u64> = (0..n)
         .map(|l| {
             if l == final_loc {
@@ -269,28 +153,7 @@ fn build_agent(a: &AgentAst, vars: &[Var], consts: &Constants) -> LangResult<Age
             }
         })
         .collect();
-    // Liveness: entering l' no later than l' can be left.
-    for t in &transitions {
-        if t.upper > deadline[t.to] {
-            let what = if t.to == final_loc {
-                format!("the period E = {}", period)
-            } else {
-                format!(
-                    "the last deadline {} of its outgoing transitions",
-                    deadline[t.to]
-                )
-            };
-            return Err(error_at(
-                &t.loc.source,
-                t.loc.span,
-                format!(
-                    "liveness violated in agent `{}`: this transition may enter locality `{}` at time {}, after {what}; the agent would block time",
-                    a.name.text, localities[t.to], t.upper
-                ),
-            )
-            .into_help("lower this upper bound or give the target locality a later transition"));
-        }
-    }
+    check_liveness(a, &transitions, &deadline, &localities, final_loc, period)?;
     if init_clock > deadline[initial] {
         let e = a
             .clock
@@ -318,6 +181,198 @@ fn build_agent(a: &AgentAst, vars: &[Var], consts: &Constants) -> LangResult<Age
         deadline,
         downstream_cuts,
     })
+}
+
+/// The localities of an agent (declared ones first, then in order of use) and
+/// its checked transitions.
+fn build_transitions(
+    a: &AgentAst,
+    period: u64,
+    scope: &VarScope,
+) -> LangResult<(Vec<String>, Vec<Transition>)> {
+    let mut localities: Vec<String> = Vec::new();
+    let index = |name: &str, localities: &mut Vec<String>| -> usize {
+        match localities.iter().position(|l| l == name) {
+            Some(i) => i,
+            None => {
+                localities.push(name.to_string());
+                localities.len() - 1
+            }
+        }
+    };
+    for l in &a.localities {
+        index(&l.text, &mut localities);
+    }
+    let mut transitions = Vec::new();
+    for t in &a.transitions {
+        let from = index(&t.from.text, &mut localities);
+        let to = index(&t.to.text, &mut localities);
+        transitions.push(build_transition(t, a, period, from, to, scope)?);
+    }
+    Ok((localities, transitions))
+}
+
+/// The unique initial locality (no incoming transition) and the unique final
+/// one (no outgoing transition) of an agent.
+fn initial_and_final(
+    a: &AgentAst,
+    localities: &[String],
+    sources: &[usize],
+    sinks: &[usize],
+) -> LangResult<(usize, usize)> {
+    let agent_err = |msg: String| error_at(&a.name.loc.source, a.name.loc.span, msg);
+    let names = |ls: &[usize]| {
+        ls.iter()
+            .map(|&l| format!("`{}`", localities[l]))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if sources.len() != 1 {
+        return Err(agent_err(format!(
+            "agent `{}` must have a unique initial locality (one without incoming transitions), found {}",
+            a.name.text,
+            names(sources)
+        )));
+    }
+    if sinks.len() != 1 {
+        return Err(agent_err(format!(
+            "agent `{}` must have a unique final locality (one without outgoing transitions), found {}",
+            a.name.text,
+            names(sinks)
+        )));
+    }
+    Ok((sources[0], sinks[0]))
+}
+
+/// One transition: its bounds (`a <= b <= E`), its guard (Boolean) and its
+/// updates, type-checked in the agent's scope.
+fn build_transition(
+    t: &TransitionAst,
+    a: &AgentAst,
+    period: u64,
+    from: usize,
+    to: usize,
+    scope: &VarScope,
+) -> LangResult<Transition> {
+    let lower = natural(&t.lower, scope.consts, "a lower bound")?;
+    let upper = natural(&t.upper, scope.consts, "an upper bound")?;
+    if lower > upper {
+        return Err(error_at(
+            &t.lower.source,
+            t.lower.expr.span.to(t.upper.expr.span),
+            format!("the interval [{lower}, {upper}] is empty: a <= b is required"),
+        ));
+    }
+    if upper > period {
+        return Err(error_at(
+            &t.upper.source,
+            t.upper.expr.span,
+            format!(
+                "the upper bound {upper} exceeds the period E = {period} of agent `{}`",
+                a.name.text
+            ),
+        ));
+    }
+    let guard = match &t.guard {
+        Some(g) => {
+            let c = check(&g.source, &g.expr, scope)?;
+            if c.ty != Ty::Bool {
+                return Err(error_at(
+                    &g.source,
+                    g.expr.span,
+                    "a guard must be a Boolean expression",
+                ));
+            }
+            Some(c)
+        }
+        None => None,
+    };
+    Ok(Transition {
+        from,
+        to,
+        lower,
+        upper,
+        guard,
+        updates: build_updates(t, scope)?,
+        loc: t.loc.clone(),
+    })
+}
+
+/// The updates of a transition: each target a variable of V assigned once,
+/// with an expression of its type (an integer may go to a real).
+fn build_updates(t: &TransitionAst, scope: &VarScope) -> LangResult<Vec<(usize, TExpr)>> {
+    let mut updates = Vec::new();
+    let mut assigned = HashSet::new();
+    for (target, e) in &t.updates {
+        let slot = match scope.lookup(&target.text) {
+            Some(crate::lang::Symbol::Var { slot, .. }) => slot,
+            _ => {
+                return Err(error_at(
+                    &target.loc.source,
+                    target.loc.span,
+                    format!("`{}` is not a variable of V", target.text),
+                ))
+            }
+        };
+        if !assigned.insert(slot) {
+            return Err(error_at(
+                &target.loc.source,
+                target.loc.span,
+                format!("`{}` is assigned twice in one transition", target.text),
+            ));
+        }
+        let c = check(&e.source, &e.expr, scope)?;
+        let want = scope.vars[slot].ty;
+        let ok = c.ty == want || (want == Ty::Real && c.ty == Ty::Int);
+        if !ok {
+            return Err(error_at(
+                &e.source,
+                e.expr.span,
+                format!(
+                    "`{}` is {} but this expression is {}",
+                    target.text,
+                    want.name(),
+                    c.ty.name()
+                ),
+            ));
+        }
+        updates.push((slot, c));
+    }
+    Ok(updates)
+}
+
+/// Liveness (the notes): a transition enters its target no later than the
+/// target can be left (its last deadline, or E for the final locality).
+fn check_liveness(
+    a: &AgentAst,
+    transitions: &[Transition],
+    deadline: &[u64],
+    localities: &[String],
+    final_loc: usize,
+    period: u64,
+) -> LangResult<()> {
+    for t in transitions {
+        if t.upper > deadline[t.to] {
+            let what = if t.to == final_loc {
+                format!("the period E = {}", period)
+            } else {
+                format!(
+                    "the last deadline {} of its outgoing transitions",
+                    deadline[t.to]
+                )
+            };
+            return Err(error_at(
+                &t.loc.source,
+                t.loc.span,
+                format!(
+                    "liveness violated in agent `{}`: this transition may enter locality `{}` at time {}, after {what}; the agent would block time",
+                    a.name.text, localities[t.to], t.upper
+                ),
+            )
+            .into_help("lower this upper bound or give the target locality a later transition"));
+        }
+    }
+    Ok(())
 }
 
 /// [`Agent::downstream_cuts`]: for each locality, the upper bounds of the
