@@ -263,23 +263,9 @@ proptest! {
 }
 
 /// Two named agents push a shared counter; `far` (pos >= 2) is reachable in
-/// one step only if both push (the model of tests/nis_roles.rs).
-const PAIR: &str = "named agent left, right {
-  var s : [0..2] = 0;
-  percept : {lo, hi} = lo;
-  actions : {stay, push};
-  observe = if s + pos >= 2 then hi else lo;
-  protocol { lo -> {stay, push}; hi -> {stay}; }
-  update { push -> s := min(s + 1, 2); }
-}
-environment {
-  var pos : [0..4] = 0;
-  actions : {tick};
-  update { tick -> pos := min(pos + (if left.action = push then 1 else 0) + (if right.action = push then 1 else 0), 4); }
-}
-label far = pos >= 2;
-label both_hi = left.percept = hi & right.percept = hi;
-";
+/// one step only if both push (the model of tests/nis_roles.rs, shipped as
+/// examples/roles/pair.nis, so the example's verdicts are checked here).
+const PAIR: &str = include_str!("../examples/roles/pair.nis");
 
 #[test]
 fn two_named_agents_by_hand_with_both_deciders() {
