@@ -235,7 +235,7 @@ fn render(
 ) -> Report {
     let mut r = Report::new("timed", "check");
     r.model = mref;
-    let worst = results
+    r.verdict = results
         .iter()
         .filter_map(|q| q.verdict)
         .max_by_key(|v| match v {
@@ -243,13 +243,40 @@ fn render(
             Verdict::Unknown => 1,
             Verdict::Violated => 2,
         });
-    r.verdict = worst;
     if opts.semantics == SemanticsKind::Accelerated {
         r.warnings.extend(acceleration_warning(model));
     }
     for q in results {
         r.line(format!("{}: {}  ({})", q.name, verdict_word(q), q.text));
     }
+    let (json_results, witnesses) = render_queries(&mut r, model, results);
+    r.line("");
+    render_stats_table(&mut r, results);
+    r.line(format!(
+        "semantics {}, search {}, memory {}, horizon {}",
+        format!("{:?}", opts.semantics).to_lowercase(),
+        format!("{:?}", opts.explore.search).to_lowercase(),
+        format!("{:?}", opts.explore.memory).to_lowercase(),
+        opts.horizon.map_or("none".to_string(), |h| h.to_string())
+    ));
+    warn_incomplete(&mut r, results, opts);
+    r.results = json!({"queries": json_results});
+    if !witnesses.is_empty() {
+        r.witness = Some(serde_json::Value::Object(witnesses));
+    }
+    render_totals(&mut r, results);
+    r
+}
+
+/// Each query's witness (text and JSON) and its JSON result.
+fn render_queries(
+    r: &mut Report,
+    model: &Model,
+    results: &[QueryResult],
+) -> (
+    Vec<serde_json::Value>,
+    serde_json::Map<String, serde_json::Value>,
+) {
     let mut json_results = Vec::new();
     let mut witnesses = serde_json::Map::new();
     for q in results {
@@ -274,7 +301,12 @@ fn render(
             "time_s": q.seconds,
         }));
     }
-    r.line("");
+    (json_results, witnesses)
+}
+
+/// The table of the queries' search statistics, and a warning per query
+/// that met deadlocks.
+fn render_stats_table(r: &mut Report, results: &[QueryResult]) {
     let mut t = Table::new([
         "query",
         "mode",
@@ -304,13 +336,10 @@ fn render(
         }
     }
     r.line(t.render(TableFormat::Text).trim_end());
-    r.line(format!(
-        "semantics {}, search {}, memory {}, horizon {}",
-        format!("{:?}", opts.semantics).to_lowercase(),
-        format!("{:?}", opts.explore.search).to_lowercase(),
-        format!("{:?}", opts.explore.memory).to_lowercase(),
-        opts.horizon.map_or("none".to_string(), |h| h.to_string())
-    ));
+}
+
+/// Why incomplete queries are unknown: the time-out or the state cap.
+fn warn_incomplete(r: &mut Report, results: &[QueryResult], opts: &RunOptions) {
     let incomplete = results.iter().any(|q| !q.stats.complete);
     if opts
         .explore
@@ -330,10 +359,10 @@ fn render(
             opts.explore.max_states
         ));
     }
-    r.results = json!({"queries": json_results});
-    if !witnesses.is_empty() {
-        r.witness = Some(serde_json::Value::Object(witnesses));
-    }
+}
+
+/// The run's statistics summed over the queries.
+fn render_totals(r: &mut Report, results: &[QueryResult]) {
     r.stat(
         "states",
         results.iter().map(|q| q.stats.expanded).sum::<usize>(),
@@ -355,7 +384,6 @@ fn render(
             .unwrap_or(0),
     );
     r.stat("time_s", results.iter().map(|q| q.seconds).sum::<f64>());
-    r
 }
 
 /// `mavis timed convert`: text to JSON or JSON to text, by the input's extension.
