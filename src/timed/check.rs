@@ -80,61 +80,29 @@ pub fn run_query_cached(
     };
     match &query {
         Query::Check(Formula::EF(inner)) if inner.is_state() => {
-            let inner = inner.as_ref();
-            let mut found = None;
-            r.stats = explore(&sem, &opts.explore, &mut |s, trace| {
-                if sat_state(&sem, inner, s)? {
-                    found = Some(trace());
-                    return Ok(Control::Stop);
-                }
-                Ok(Control::Continue)
-            })?;
-            r.verdict = Some(match (&found, r.stats.complete) {
+            let (stats, found) = first_state_where(&sem, &opts.explore, inner, true)?;
+            r.verdict = Some(match (&found, stats.complete) {
                 (Some(_), _) => Verdict::Holds,
                 (None, true) => Verdict::Violated,
                 (None, false) => Verdict::Unknown,
             });
-            r.witness = found;
+            (r.stats, r.witness) = (stats, found);
         }
         Query::Check(Formula::AG(inner)) if inner.is_state() => {
-            let inner = inner.as_ref();
-            let mut found = None;
             r.witness_kind = "counterexample";
-            r.stats = explore(&sem, &opts.explore, &mut |s, trace| {
-                if !sat_state(&sem, inner, s)? {
-                    found = Some(trace());
-                    return Ok(Control::Stop);
-                }
-                Ok(Control::Continue)
-            })?;
-            r.verdict = Some(match (&found, r.stats.complete) {
+            let (stats, found) = first_state_where(&sem, &opts.explore, inner, false)?;
+            r.verdict = Some(match (&found, stats.complete) {
                 (Some(_), _) => Verdict::Violated,
                 (None, true) => Verdict::Holds,
                 (None, false) => Verdict::Unknown,
             });
-            r.witness = found;
+            (r.stats, r.witness) = (stats, found);
         }
         Query::Extremum {
             maximize,
             expr,
             subject: None,
-        } => {
-            let mut best: Option<(Value, Trace)> = None;
-            r.stats = explore(&sem, &opts.explore, &mut |s, trace| {
-                let v = number(&sem, expr, s)?;
-                if best.as_ref().is_none_or(|(b, _)| better(*maximize, &v, b)) {
-                    best = Some((v, trace()));
-                }
-                Ok(Control::Continue)
-            })?;
-            if !r.stats.complete {
-                r.verdict = Some(Verdict::Unknown);
-            }
-            if let Some((v, t)) = best {
-                r.value = Some(v);
-                r.witness = Some(t);
-            }
-        }
+        } => extremum_on_the_fly(&sem, &opts.explore, *maximize, expr, &mut r)?,
         _ => {
             r.mode = "graph";
             if cache.graph.is_none() {
@@ -142,19 +110,7 @@ pub fn run_query_cached(
                 cache.graph = Some(built);
             }
             let g = cache.graph.as_ref().expect("the graph was just built");
-            r.stats = Stats {
-                expanded: g.succ.len(),
-                transitions: g.transitions,
-                peak_stored: g.states.len(),
-                complete: g.complete,
-                deadlocks: g
-                    .succ
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, s)| sem.is_deadlock(&g.states[*i], s.len()))
-                    .count(),
-                ..Stats::default()
-            };
+            r.stats = graph_stats(&sem, g);
             if !g.complete {
                 r.verdict = Some(Verdict::Unknown);
             } else {
@@ -168,6 +124,68 @@ pub fn run_query_cached(
     }
     r.seconds = started.elapsed().as_secs_f64();
     Ok(r)
+}
+
+/// Explores on the fly until a state where the state formula `inner` is
+/// `wanted` (EF: true, AG: false); the search's statistics and the path to it.
+fn first_state_where(
+    sem: &Semantics,
+    explore_opts: &Options,
+    inner: &Formula,
+    wanted: bool,
+) -> Result<(Stats, Option<Trace>), RunError> {
+    let mut found = None;
+    let stats = explore(sem, explore_opts, &mut |s, trace| {
+        if sat_state(sem, inner, s)? == wanted {
+            found = Some(trace());
+            return Ok(Control::Stop);
+        }
+        Ok(Control::Continue)
+    })?;
+    Ok((stats, found))
+}
+
+/// `max expr` / `min expr` on the fly: the best value met and the path to it.
+fn extremum_on_the_fly(
+    sem: &Semantics,
+    explore_opts: &Options,
+    maximize: bool,
+    expr: &crate::lang::TExpr,
+    r: &mut QueryResult,
+) -> Result<(), RunError> {
+    let mut best: Option<(Value, Trace)> = None;
+    r.stats = explore(sem, explore_opts, &mut |s, trace| {
+        let v = number(sem, expr, s)?;
+        if best.as_ref().is_none_or(|(b, _)| better(maximize, &v, b)) {
+            best = Some((v, trace()));
+        }
+        Ok(Control::Continue)
+    })?;
+    if !r.stats.complete {
+        r.verdict = Some(Verdict::Unknown);
+    }
+    if let Some((v, t)) = best {
+        r.value = Some(v);
+        r.witness = Some(t);
+    }
+    Ok(())
+}
+
+/// The statistics of a query answered on the shared graph: its size.
+fn graph_stats(sem: &Semantics, g: &Graph) -> Stats {
+    Stats {
+        expanded: g.succ.len(),
+        transitions: g.transitions,
+        peak_stored: g.states.len(),
+        complete: g.complete,
+        deadlocks: g
+            .succ
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| sem.is_deadlock(&g.states[*i], s.len()))
+            .count(),
+        ..Stats::default()
+    }
 }
 
 fn answer_on_graph(
