@@ -253,20 +253,14 @@ fn strategy_table(a: &Automaton, sol: &reach::ReachSolution, o: &mut Out) {
     o.results.insert("opt".into(), opt.into());
 }
 
-/// The worst-case outcome as a table and as the report's witness.
-fn worst_case(
+/// A worst-case outcome's steps (state, distance `dist` to the target,
+/// input, disturbance) as a table and as the witness's JSON steps.
+fn outcome_table(
     a: &Automaton,
-    sol: &reach::ReachSolution,
+    dist: &[f64],
     trace: &[(u32, Option<(usize, u32)>)],
-    closest: f64,
-    o: &mut Out,
-) {
-    o.r.line(format!(
-        "\nworst-case outcome of the strategy (closest approach {}):",
-        num(closest)
-    ));
+) -> (Table, Vec<serde_json::Value>) {
     let mut w = Table::new(["step", "state", "d(q,F)", "input", "disturbance"]);
-    let dist = &sol.dist;
     let mut wj = Vec::new();
     for (i, (q, step)) in trace.iter().enumerate() {
         let (inp, dis) = match step {
@@ -285,6 +279,22 @@ fn worst_case(
         ]);
         wj.push(json!({"state": a.states[*q as usize], "distance": dist[*q as usize], "input": inp, "disturbance": dis}));
     }
+    (w, wj)
+}
+
+/// The worst-case outcome as a table and as the report's witness.
+fn worst_case(
+    a: &Automaton,
+    sol: &reach::ReachSolution,
+    trace: &[(u32, Option<(usize, u32)>)],
+    closest: f64,
+    o: &mut Out,
+) {
+    o.r.line(format!(
+        "\nworst-case outcome of the strategy (closest approach {}):",
+        num(closest)
+    ));
+    let (w, wj) = outcome_table(a, &sol.dist, trace);
     o.r.text.push_str(&w.render(TableFormat::Text));
     o.r.witness = Some(json!({"kind": "worst-case outcome", "closest": closest, "steps": wj}));
 }
@@ -456,26 +466,7 @@ pub fn check_report(
         if nominal { "" } else { "NOT " },
         num(opt)
     ));
-    let mut w = Table::new(["step", "state", "d(q,F)", "input", "disturbance"]);
-    let dist = a.dist_to_set(f);
-    let mut wj = Vec::new();
-    for (i, (q, step)) in trace.iter().enumerate() {
-        let (inp, dis) = match step {
-            Some((m, x)) => (
-                a.input_name(&a.moves[*q as usize][*m]).to_string(),
-                a.disturbances[*x as usize].clone(),
-            ),
-            None => ("-".into(), "-".into()),
-        };
-        w.row([
-            i.to_string(),
-            a.states[*q as usize].clone(),
-            num(dist[*q as usize]),
-            inp.clone(),
-            dis.clone(),
-        ]);
-        wj.push(json!({"state": a.states[*q as usize], "distance": dist[*q as usize], "input": inp, "disturbance": dis}));
-    }
+    let (w, wj) = outcome_table(&a, &a.dist_to_set(f), &trace);
     r.line(format!(
         "\nworst-case outcome (closest approach {}):",
         num(closest)
