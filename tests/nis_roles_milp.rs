@@ -262,6 +262,53 @@ proptest! {
     }
 }
 
+/// The model of `s` with `x` real and its initial value given as an
+/// interval narrowed to the point x0 by an `init` condition: the same
+/// system, but the MILP decider takes the interval's path (for `<<G>>`, the
+/// refutation MILP over the initial set).
+fn interval_model(s: &Spec) -> Model {
+    let x0 = s.x0;
+    let (range, cond) = if x0 == 0 {
+        ("[0..0.5]".to_string(), "x <= 0".to_string())
+    } else {
+        (format!("[{x0} - 0.5..{x0}]"), format!("x >= {x0}"))
+    };
+    let text = text(s).replace(
+        &format!("var x : [0..3] = {x0};"),
+        &format!("var x : real[0..3] in {range};\n  init {cond};"),
+    );
+    assert!(text.contains("init x"), "{text}");
+    let opts = LoadOptions {
+        in_memory: [("f".to_string(), network(s))].into_iter().collect(),
+        ..Default::default()
+    };
+    parse_model(&Source::new("interval.nis", text.clone()), Path::new("."), &opts)
+        .unwrap_or_else(|e| panic!("generated model is valid: {e:?}\n{text}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Strategic sentences on real-valued models (MILP, trees replayed in
+    /// f64) against the explicit decider on the integer model: from a
+    /// point start (`<<G>>`: a strategy MILP; `[[G]]`: one MILP over the
+    /// initial set) and from an interval narrowed to the same point
+    /// (`<<G>>`: the refutation MILP).
+    #[test]
+    fn real_valued_strategies_decide_like_the_integer_model(s in spec_strategy(), k in 1u32..=2) {
+        prop_assume!(tie_free(&s));
+        let s = Spec { worker: false, ..s };
+        let (int, real, interval) = (model(&s), real_model(&s), interval_model(&s));
+        for spec in strategic(k) {
+            let x = verdict(&int, &spec, 0, EngineChoice::Explicit);
+            let y = verdict(&real, &spec, 0, EngineChoice::Milp);
+            let z = verdict(&interval, &spec, 0, EngineChoice::Milp);
+            prop_assert_eq!(x, y, "point: {}\n{}", spec, text(&s));
+            prop_assert_eq!(x, z, "interval: {}\n{}", spec, text(&s));
+        }
+    }
+}
+
 /// Two named agents push a shared counter; `far` (pos >= 2) is reachable in
 /// one step only if both push (the model of tests/nis_roles.rs, shipped as
 /// examples/roles/pair.nis, so the example's verdicts are checked here).
@@ -548,13 +595,12 @@ label on = x = 1;
     let path = dir.path().join("real.nis");
     std::fs::write(&path, real).unwrap();
     let p = path.display().to_string();
-    let r = run(&["nis", "check", &p, "--spec", "<<left>> X far"]).expect_code(2);
-    // (The message is wrapped at the terminal's width: single words.)
-    let said = &r.stderr;
-    assert!(
-        said.contains("strategic") && said.contains("real-valued"),
-        "{said}"
-    );
+    // <<left>> X far over pos in [0, 1]: left pushes, right may stay, and
+    // pos + 1 < 2 below 1: refuted (every move of left answered by right).
+    let r = run(&["nis", "check", &p, "--spec", "<<left>> X far"]).expect_code(1);
+    assert!(r.stdout.contains("a refutation"), "{}", r.stdout);
+    // Both pushing reach pos + 2 >= 2 from every initial pos.
+    run(&["nis", "check", &p, "--spec", "<<left, right>> X far"]).expect_code(0);
     let r = run(&["nis", "check", &p, "--spec", "EX far"]).expect_code(2);
     assert!(r.stderr.contains("interval"), "{}", r.stderr);
     // A universal sentence over the interval is one MILP: from pos < 1 with

@@ -87,6 +87,21 @@ impl Constants {
         Ok(())
     }
 
+    /// Defines a constant of a narrower scope (a named agent's own
+    /// parameter): no command-line override applies to it.
+    pub fn define_local(
+        &mut self,
+        source: &Source,
+        name: &str,
+        span: Span,
+        value: Value,
+    ) -> LangResult<()> {
+        let overrides = std::mem::take(&mut self.overrides);
+        let r = self.define(source, name, span, value);
+        self.overrides = overrides;
+        r
+    }
+
     /// Overrides that name no declared constant: a likely typo on the command line.
     pub fn unused_overrides(&self) -> Vec<String> {
         let mut v: Vec<String> = self
@@ -314,13 +329,16 @@ impl EnumTable {
         name: Option<&str>,
         values: &[(String, Span)],
     ) -> LangResult<usize> {
+        if let Some(id) = self.same_list(name, values) {
+            return Ok(id);
+        }
         let id = self.values.len();
         for (i, (v, span)) in values.iter().enumerate() {
             if self.members.insert(v.clone(), (id, i)).is_some() {
                 return Err(error_at(
                     source,
                     *span,
-                    format!("enumeration value `{v}` is declared twice"),
+                    format!("enumeration value `{v}` is declared twice (a list declared again must repeat the first list exactly, which makes it the same type)"),
                 ));
             }
         }
@@ -328,6 +346,21 @@ impl EnumTable {
         self.values
             .push(values.iter().map(|(v, _)| v.clone()).collect());
         Ok(id)
+    }
+
+    /// An anonymous enumeration with exactly these members in this order:
+    /// declaring the same list again (two agents with the same percepts)
+    /// names the same type.
+    fn same_list(&self, name: Option<&str>, values: &[(String, Span)]) -> Option<usize> {
+        let (first, _) = values.first()?;
+        let &(id, 0) = self.members.get(first)? else {
+            return None;
+        };
+        let same = name.is_none()
+            && self.names[id].is_none()
+            && self.values[id].len() == values.len()
+            && self.values[id].iter().zip(values).all(|(a, (b, _))| a == b);
+        same.then_some(id)
     }
 
     pub fn by_name(&self, name: &str) -> Option<usize> {

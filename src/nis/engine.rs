@@ -431,8 +431,6 @@ fn roles_allow(
     if milp && !model.named.is_empty() {
         let why = if target == Target::Abstract {
             Some("on the zero-one abstraction M_ab(m)")
-        } else if sentence.strategy.is_some() && model.explicit_obstacle().is_some() {
-            Some("in strategic sentences on real-valued models")
         } else {
             None
         };

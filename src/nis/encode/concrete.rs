@@ -13,6 +13,7 @@ use super::options::MilpOptions;
 use super::ranges::check_ranges;
 use super::state::{code, which, AgentState, Round, State};
 use super::stats::Sizes;
+use super::strategic::Play;
 use super::unrolling::{Branch, Solved, Unrolled, Unrolling};
 use crate::lang::DeclType;
 use crate::milp::{LinExpr, Solution};
@@ -96,11 +97,11 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
     fn strategic_rounds(
         &mut self,
         from: &State,
-        coalition: &[usize],
+        play: Play,
         reached: &LinExpr,
         tag: &str,
     ) -> Result<Vec<Branch<Round, State>>, RunError> {
-        self.enc.strategic_rounds(from, coalition, reached, tag)
+        self.enc.strategic_rounds(from, play, reached, tag)
     }
 
     fn break_symmetry(&mut self, tree: &Unrolled<State, Round>) -> usize {

@@ -8,7 +8,7 @@ use super::encoded::Encoded;
 use super::formula::encode;
 use super::options::{milp_error, MilpOptions};
 use super::stats::{Sizes, SolveCounts};
-use super::strategic::{encode_strategy, StrategyEncoded};
+use super::strategic::{encode_strategy, Play, StrategyEncoded};
 use super::ties::MAX_TIE_CUTS;
 use super::unrolling::{Solved, Unrolled, Unrolling};
 use crate::milp::{
@@ -86,13 +86,13 @@ pub enum Answer<W> {
 }
 
 /// What a MILP asks of an unrolling: an existential formula, or that the
-/// coalition of named agents `coalition` has a strategy for `steps` rounds
-/// after which `goal` holds ([`super::strategic`]).
+/// movers of `play` can play `steps` rounds after which `goal` holds
+/// ([`super::strategic`]).
 pub enum Goal<'g> {
     Formula(&'g Core),
     Strategy {
         goal: &'g Core,
-        coalition: &'g [usize],
+        play: Play<'g>,
         steps: u32,
     },
 }
@@ -144,13 +144,9 @@ pub fn solve_goal<U: Unrolling>(
     let mut tree = Unrolled::new(init);
     let root = match goal {
         Goal::Formula(core) => Root::Formula(encode(u, core, core.root, 0, &mut tree)?),
-        &Goal::Strategy {
-            goal,
-            coalition,
-            steps,
-        } => {
+        &Goal::Strategy { goal, play, steps } => {
             let at = (0, &LinExpr::constant(1.0));
-            Root::Strategy(encode_strategy(u, (goal, coalition), steps, at, &mut tree)?)
+            Root::Strategy(encode_strategy(u, (goal, play), steps, at, &mut tree)?)
         }
     };
     let holds = root.value();

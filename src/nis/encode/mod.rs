@@ -38,6 +38,7 @@ mod starts;
 mod state;
 mod stats;
 mod strategic;
+mod strategic_f64;
 mod tabulated;
 mod tabulated_unrolling;
 mod ties;
@@ -332,6 +333,9 @@ pub fn check_strategic(
     opts: &MilpOptions,
 ) -> Result<MilpOutcome, RunError> {
     let start = Instant::now();
+    if model.explicit_obstacle().is_some() {
+        return strategic_f64::check_strategic_f64(model, sentence, opts);
+    }
     let Some(strategy) = &sentence.strategy else {
         return Err(RunError::Internal("not a strategic sentence".into()));
     };
@@ -348,7 +352,7 @@ pub fn check_strategic(
     let k = strategy.steps;
     let spec = decide::Goal::Strategy {
         goal: &goal,
-        coalition: &coalition,
+        play: strategic::Play::coalition(&coalition),
         steps: k,
     };
     let d = decide(envs, universal, |env| {

@@ -28,7 +28,7 @@ use serde_json::{json, Value as Json};
 
 /// The finite initial sets as a list of starts (all variables fixed), or
 /// `None` when some initial set is a real interval.
-fn finite_starts(model: &Model) -> Option<Vec<Vec<StartVar>>> {
+pub fn finite_starts(model: &Model) -> Option<Vec<Vec<StartVar>>> {
     let mut combos: Vec<Vec<StartVar>> = vec![Vec::new()];
     for (v, spec) in model.env.vars.iter().zip(&model.env.init) {
         let values: Vec<Value> = match spec {

@@ -12,11 +12,19 @@
 //! successor must be a branch) and an infeasible one is exact.
 //! `[[G]] X^k phi` is `!<<G>> X^k !phi`: a solution is G's strategy against
 //! phi, the counterexample. The check itself is [`super::check_strategic`].
+//!
+//! The same encoding with the roles swapped decides `<<G>> X^k phi` over an
+//! interval of initial states in one MILP ([`Play::refuting`]): its
+//! negation is "from some initial state, whatever G does at each round,
+//! the others (the environment included), answering G's move, can reach
+//! !phi". The tree then branches over G's moves, and the others' answer is
+//! a choice per branch.
 
 use super::encoded::Encoded;
 use super::expr::{one_hot, Enc, Val};
 use super::formula::encode;
 use super::state::{AgentState, Joint, Round, State};
+pub use super::unrolling::Play;
 use super::unrolling::{Branch, Step, Unrolled, Unrolling};
 use crate::milp::{constant, not, LinExpr, Solution};
 use crate::nis::front::core::Core;
@@ -65,10 +73,10 @@ impl StrategyEncoded {
 /// carries its network copies).
 pub const MAX_STRATEGY_STATES: usize = 20_000;
 
-/// Encodes `<<G>> X^k psi` at unrolling state `at` (`coalition`: G's named-agent indices).
+/// Encodes "the movers of `play` reach psi in k rounds" at unrolling state `at`.
 pub fn encode_strategy<U: Unrolling>(
     u: &mut U,
-    (goal, coalition): (&Core, &[usize]),
+    (goal, play): (&Core, Play),
     k: u32,
     (at, reached): (usize, &LinExpr),
     tree: &mut Unrolled<U::State, U::Round>,
@@ -82,7 +90,7 @@ pub fn encode_strategy<U: Unrolling>(
         )));
     }
     let tag = format!("s{}", tree.states.len());
-    let rounds = u.strategic_rounds(&tree.states[at], coalition, reached, &tag)?;
+    let rounds = u.strategic_rounds(&tree.states[at], play, reached, &tag)?;
     let mut branches = Vec::with_capacity(rounds.len());
     let mut wins = Vec::with_capacity(rounds.len());
     for b in rounds {
@@ -90,7 +98,7 @@ pub fn encode_strategy<U: Unrolling>(
         tree.states.push(b.state);
         tree.steps.push(Some(Step { from: at, round }));
         let to = tree.states.len() - 1;
-        let rest = encode_strategy(u, (goal, coalition), k - 1, (to, &b.reached), tree)?;
+        let rest = encode_strategy(u, (goal, play), k - 1, (to, &b.reached), tree)?;
         wins.push(u.milp().or("or", vec![not(enabled.clone()), rest.value()]));
         branches.push((to, enabled, rest));
     }
@@ -100,13 +108,14 @@ pub fn encode_strategy<U: Unrolling>(
 
 impl Enc<'_> {
     /// The branches of one strategic round from `from` (M(0)): the
-    /// coalition's actions one-hot under their protocols, shared; per
-    /// combination of the others' actions its "enabled" 0/1, the round and
-    /// the successor (combinations the bounds disable are left out).
+    /// movers' actions one-hot under their protocols (shared, or per branch
+    /// when they move second); per combination of the others' actions its
+    /// "enabled" 0/1, the round and the successor (combinations the bounds
+    /// disable are left out).
     pub fn strategic_rounds(
         &mut self,
         from: &State,
-        coalition: &[usize],
+        play: Play,
         reached: &LinExpr,
         tag: &str,
     ) -> Result<Vec<Branch<Round, State>>, RunError> {
@@ -117,41 +126,43 @@ impl Enc<'_> {
             ));
         }
         // Per position (the environment, then each named agent): the
-        // coalition's shared choice, or per action "enabled here".
+        // movers' shared choice, or per action "enabled here".
         let env_slots = self.env_slots_named(&from.env, None, &from.named, None);
         let rules = (&model.env.protocol[..], model.env.actions.len());
-        let env_enabled =
-            self.enabled_actions(&format!("{tag}.env"), rules.0, rules.1, &env_slots)?;
-        let mut parts: Vec<Part> = vec![Part::Others(env_enabled)];
+        let name = format!("{tag}.env");
+        let env_enabled = self.enabled_actions(&name, rules.0, rules.1, &env_slots)?;
+        let mut parts: Vec<Part> = vec![self.part(name, env_enabled, play.env_moves, play)?];
         for (j, a) in model.named.iter().enumerate() {
             let t = &a.template;
             let slots = self.agent_slots(&from.named[j], None, None, None);
             let name = format!("{tag}.{}.act", a.name);
             let enabled = self.enabled_actions(&name, &t.protocol, t.actions.len(), &slots)?;
-            parts.push(if coalition.contains(&j) {
-                Part::Coalition(self.pick_action(&name, &enabled, LinExpr::constant(1.0))?)
-            } else {
-                Part::Others(enabled)
-            });
+            parts.push(self.part(name, enabled, play.movers.contains(&j), play)?);
         }
         let mut out = Vec::new();
         for combo in combinations(&parts) {
             let mut conds = Vec::new();
-            let mut actions = Vec::with_capacity(parts.len());
             for (part, &a) in parts.iter().zip(&combo) {
-                actions.push(match part {
-                    Part::Coalition(x) => x.clone(),
-                    Part::Others(enabled) => {
-                        conds.push(enabled[a].clone());
-                        one_hot(a, enabled.len())
-                    }
-                });
+                if let Part::Others(enabled) = part {
+                    conds.push(enabled[a].clone());
+                }
             }
             let enabled = self.milp.and("and", conds);
             if constant(&enabled) == Some(0.0) {
                 continue;
             }
             let branch = format!("{tag}.b{}", out.len());
+            let mut actions = Vec::with_capacity(parts.len());
+            for (part, &a) in parts.iter().zip(&combo) {
+                actions.push(match part {
+                    Part::Shared(x) => x.clone(),
+                    Part::Answer(name, enabled) => {
+                        let name = format!("{branch}.{name}");
+                        self.pick_action(&name, enabled, LinExpr::constant(1.0))?
+                    }
+                    Part::Others(enabled) => one_hot(a, enabled.len()),
+                });
+            }
             let here = self.milp.and("and", vec![reached.clone(), enabled.clone()]);
             let (round, state) = self.pinned_round(from, actions, &here, &branch)?;
             out.push(Branch {
@@ -162,6 +173,24 @@ impl Enc<'_> {
             });
         }
         Ok(out)
+    }
+
+    /// One position of a strategic round: a mover's choice (shared now, or
+    /// per branch later), or the others' enabled actions to branch over.
+    fn part(
+        &mut self,
+        name: String,
+        enabled: Vec<LinExpr>,
+        moves: bool,
+        play: Play,
+    ) -> Result<Part, RunError> {
+        Ok(match (moves, play.second) {
+            (false, _) => Part::Others(enabled),
+            (true, false) => {
+                Part::Shared(self.pick_action(&name, &enabled, LinExpr::constant(1.0))?)
+            }
+            (true, true) => Part::Answer(name, enabled),
+        })
     }
 
     /// One round of M(0) with the given one-hot actions (the environment's,
@@ -201,19 +230,21 @@ impl Enc<'_> {
 
 /// One position of a strategic round's joint action.
 enum Part {
-    /// The coalition's one-hot choice (variables).
-    Coalition(Vec<LinExpr>),
+    /// A mover's one-hot choice made before the others' (variables).
+    Shared(Vec<LinExpr>),
+    /// A mover's choice made in each branch (its name, per action "enabled").
+    Answer(String, Vec<LinExpr>),
     /// Another agent's (or the environment's) actions: per action "enabled".
     Others(Vec<LinExpr>),
 }
 
-/// Every combination of the others' actions (the coalition's position
-/// fixed at 0): the product, last position fastest.
+/// Every combination of the others' actions (the movers' positions fixed
+/// at 0): the product, last position fastest.
 fn combinations(parts: &[Part]) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = vec![Vec::new()];
     for p in parts {
         let options: Vec<usize> = match p {
-            Part::Coalition(_) => vec![0],
+            Part::Shared(_) | Part::Answer(..) => vec![0],
             Part::Others(enabled) => (0..enabled.len())
                 .filter(|&a| constant(&enabled[a]) != Some(0.0))
                 .collect(),

@@ -100,16 +100,17 @@ pub trait Unrolling {
     ) -> Result<(Self::Round, Self::State), RunError>;
 
     /// The branches of one round of a strategic sentence from `from` (ATL
-    /// over named agents, [`super::strategic`]): the coalition's actions
-    /// are shared by every branch; every combination of the others' actions
-    /// is one [`Branch`]. `reached` (0/1) says that the run gets to `from`
+    /// over named agents, [`super::strategic`]): the movers' actions are
+    /// the solver's (shared by every branch, or one choice per branch when
+    /// they move second); every combination of the others' actions is one
+    /// [`Branch`]. `reached` (0/1) says that the run gets to `from`
     /// (every combination above it enabled): range checks count only there.
     /// Systems without named agents on their environment's side do not
     /// have such rounds.
     fn strategic_rounds(
         &mut self,
         _from: &Self::State,
-        _coalition: &[usize],
+        _play: Play,
         _reached: &LinExpr,
         _tag: &str,
     ) -> Branches<Self::Round, Self::State> {
@@ -138,5 +139,39 @@ pub trait Unrolling {
     /// the solution has none (or the system has no such ties).
     fn cut_near_tie(&mut self, _s: &Solved<Self::State, Self::Round>) -> Result<bool, RunError> {
         Ok(false)
+    }
+}
+
+/// Who chooses by variables in a strategic round, and when.
+#[derive(Clone, Copy, Debug)]
+pub struct Play<'a> {
+    /// The named agents whose actions are the solver's choice.
+    pub movers: &'a [usize],
+    /// The environment's action is the solver's choice too.
+    pub env_moves: bool,
+    /// The movers answer the others' combination (a choice per branch);
+    /// otherwise they choose first, one choice shared by the node's branches.
+    pub second: bool,
+}
+
+impl<'a> Play<'a> {
+    /// `<<G>>`: G chooses first; every move of the others (the environment
+    /// included) is a branch.
+    pub fn coalition(g: &'a [usize]) -> Self {
+        Play {
+            movers: g,
+            env_moves: false,
+            second: false,
+        }
+    }
+
+    /// The refutation of `<<G>>` (`others`: every named agent outside G):
+    /// every move of G is a branch, answered by the others and the environment.
+    pub fn refuting(others: &'a [usize]) -> Self {
+        Play {
+            movers: others,
+            env_moves: true,
+            second: true,
+        }
     }
 }

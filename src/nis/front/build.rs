@@ -7,7 +7,7 @@ use super::rules::{Kinds, Names};
 use super::scope::NetShape;
 use super::syntax::{RawBlock, RawInit, RawModel, RawNamed, RawNet};
 use crate::lang::{
-    error_at, eval_const, resolve_type, Constants, DeclType, EnumTable, LangResult, Source,
+    error_at, eval_const, resolve_type, Constants, DeclType, EnumTable, Expr, LangResult, Source,
     SourceError, Span, Value,
 };
 use crate::nn::Network;
@@ -44,6 +44,16 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
     let env_block = raw.env.as_ref().map(|(_, b)| b.clone()).unwrap_or_default();
     let env_kinds = env_enumeration(source, &env_block, &mut enums)?;
     let evars = variables(source, &env_block, &consts, &mut enums)?;
+    if let Some(v) = evars
+        .iter()
+        .find(|v| v.ty.ty() == crate::lang::Ty::Enum(env_kinds.0))
+    {
+        return Err(error_at(
+            source,
+            v.span,
+            "a variable of the environment cannot have the environment's actions as its values",
+        ));
+    }
     check_variables(source, &[], &evars, &consts, &enums)?;
     let ext = RefCell::new(Vec::new());
     let parts = Parts {
@@ -91,6 +101,7 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
 }
 
 /// What every agent block is checked against: the declarations outside it.
+#[derive(Clone, Copy)]
 struct Parts<'a> {
     source: &'a Source,
     consts: &'a Constants,
@@ -146,8 +157,16 @@ impl Parts<'_> {
         for group in raw {
             let (first, first_span) = &group.names[0];
             let at = (first.as_str(), *first_span);
-            let (template, _) = self.agent(at, &group.block, Some(performed), enums)?;
-            for (name, span) in &group.names {
+            let shared = group.params.iter().all(Vec::is_empty);
+            let mut template = None;
+            if shared {
+                template = Some(self.agent(at, &group.block, Some(performed), enums)?.0);
+            }
+            for ((name, span), params) in group.names.iter().zip(&group.params) {
+                let template = match &template {
+                    Some(t) => t.clone(),
+                    None => self.agent_with(group, (name, *span), params, performed, enums)?,
+                };
                 let taken = out.iter().any(|a| a.name == *name)
                     || self.evars.iter().any(|v| v.name == *name)
                     || self.consts.get(name).is_some()
@@ -164,12 +183,51 @@ impl Parts<'_> {
                     span: *span,
                     template: Template {
                         name: name.clone(),
-                        ..template.clone()
+                        ..template
                     },
                 });
             }
         }
         Ok(out)
+    }
+
+    /// A named agent's template under its own parameters (`ownship(side =
+    /// 1)`): the block checked with them as constants. Every name of the
+    /// declaration gives the same parameters (its enumerations repeat, so
+    /// they are one type across the names).
+    fn agent_with(
+        &self,
+        group: &RawNamed,
+        (name, span): (&str, Span),
+        params: &[(String, Span, Expr)],
+        performed: usize,
+        enums: &mut EnumTable,
+    ) -> LangResult<Template> {
+        let wanted: Vec<&str> = group.params[0].iter().map(|(n, ..)| n.as_str()).collect();
+        let given: Vec<&str> = params.iter().map(|(n, ..)| n.as_str()).collect();
+        if wanted != given {
+            return Err(error_at(
+                self.source,
+                span,
+                format!(
+                    "`{name}` must give the same parameters as `{}`, in the same order: ({})",
+                    group.names[0].0,
+                    wanted.join(", ")
+                ),
+            ));
+        }
+        let mut consts = self.consts.clone();
+        for (p, pspan, e) in params {
+            let v = eval_const(self.source, e, self.consts)?;
+            consts.define_local(self.source, p, *pspan, v)?;
+        }
+        let parts = Parts {
+            consts: &consts,
+            ..*self
+        };
+        Ok(parts
+            .agent((name, span), &group.block, Some(performed), enums)?
+            .0)
     }
 }
 
@@ -400,6 +458,21 @@ fn enumerations(
         return Err(err(acts_span, "the set of actions is empty".into()));
     }
     let action_enum = enums.add(source, None, &acts)?;
+    // A list repeated is one type (two agents with the same percepts); an
+    // agent's percepts, its actions and the environment's actions must
+    // still be told apart, since a bare name in a guard means one of them.
+    if action_enum == percept_enum || action_enum == env_kinds.0 {
+        return Err(err(
+            acts_span,
+            "an agent's actions need names of their own (not its percepts', not the environment's actions')".into(),
+        ));
+    }
+    if percept_enum == env_kinds.0 {
+        return Err(err(
+            pty_span,
+            "an agent's percepts need names of their own (not the environment's actions')".into(),
+        ));
+    }
     Ok(Kinds {
         percept_enum,
         percepts,

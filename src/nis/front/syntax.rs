@@ -16,7 +16,8 @@
 //! ```
 //!
 //! Named agents (a fixed number, on the environment's side) share one block
-//! per declaration: `named agent ownship, intruder { .. }`; a model needs a
+//! per declaration: `named agent ownship, intruder { .. }` (each name may
+//! carry its own constants, `ownship(side = 1)`); a model needs a
 //! parameterised `agent` template, named agents, or both.
 
 use crate::lang::lexer::Tok;
@@ -76,10 +77,14 @@ pub struct RawNet {
     pub outputs: Vec<(String, Span)>,
 }
 
-/// `named agent a, b { .. }`: agents with these names, each running the block.
+/// `named agent a, b { .. }`: agents with these names, each running the
+/// block; `named agent a(side = 1), b(side = -1) { .. }` gives each its own
+/// values of constants the block reads (its role).
 #[derive(Clone, Debug)]
 pub struct RawNamed {
     pub names: Vec<(String, Span)>,
+    /// Per name, its parameters `(NAME, span, value)` (empty without).
+    pub params: Vec<Vec<(String, Span, Expr)>>,
     pub block: RawBlock,
 }
 
@@ -150,12 +155,38 @@ fn parse_named(p: &mut Parser) -> LangResult<RawNamed> {
     if !p.eat_keyword("agent") {
         return Err(p.unexpected("`agent` after `named`"));
     }
-    let mut names = vec![p.ident()?];
-    while p.eat(Tok::Comma) {
+    let (mut names, mut params) = (Vec::new(), Vec::new());
+    loop {
         names.push(p.ident()?);
+        params.push(parse_params(p)?);
+        if !p.eat(Tok::Comma) {
+            break;
+        }
     }
     let block = parse_block(p, false)?;
-    Ok(RawNamed { names, block })
+    Ok(RawNamed {
+        names,
+        params,
+        block,
+    })
+}
+
+/// After a named agent's name: `(x = EXPR, y = EXPR)`, or nothing.
+fn parse_params(p: &mut Parser) -> LangResult<Vec<(String, Span, Expr)>> {
+    let mut out = Vec::new();
+    if !p.eat(Tok::LParen) {
+        return Ok(out);
+    }
+    loop {
+        let (name, span) = p.ident()?;
+        p.expect(Tok::Eq)?;
+        out.push((name, span, p.expr()?));
+        if !p.eat(Tok::Comma) {
+            break;
+        }
+    }
+    p.expect(Tok::RParen)?;
+    Ok(out)
 }
 
 fn parse_net(p: &mut Parser) -> LangResult<RawNet> {

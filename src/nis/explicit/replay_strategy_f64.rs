@@ -1,0 +1,261 @@
+//! The shape of a strategy tree of a real-valued model, checked in f64
+//! (the steps themselves are replayed by [`super::replay_real`]).
+//!
+//! A tree of `<<G>> X^k psi` ([`Shape::Strategy`]): at every node below
+//! round k the coalition G takes the same actions in every branch, and the
+//! branches are exactly the others' joint moves (the environment's action
+//! and each named agent outside G) that their protocols may enable at the
+//! node, each once; every successor's percepts are the only ones the
+//! observation allows there (a strategy that relies on an argmax near-tie
+//! is rejected, since the tie's other side would be another branch).
+//!
+//! A refutation of `<<G>> X^k phi` ([`Shape::Refutation`]): the branches
+//! are exactly G's joint moves its protocols may enable at the node, each
+//! once, each answered by the others (any enabled answer, any successor
+//! the observation allows: the refuter picks them).
+//!
+//! In both, every leaf is at round k and the goal (psi, or !phi) holds
+//! there; a condition within the replay's tolerance of its border may go
+//! either way ([`super::replay_truth`]).
+
+use super::replay_f64::{agent_vals, enabled, percepts, RealMove, RealState, RealTree, Slots};
+use super::replay_named::env_vals;
+use super::replay_truth::truth;
+use crate::nis::front::core::{Core, Node};
+use crate::nis::front::model::Model;
+
+/// What a strategy tree claims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// The coalition's strategy against every move of the others.
+    Strategy,
+    /// The others' answer to every move of the coalition.
+    Refutation,
+}
+
+/// Why a tree was rejected: it is wrong, or it relies on a near-tie that
+/// f64 cannot decide (the verdict is then undetermined, not wrong).
+#[derive(Debug)]
+pub enum Rejected {
+    Wrong(String),
+    NearTie(String),
+}
+
+impl From<String> for Rejected {
+    fn from(why: String) -> Self {
+        Rejected::Wrong(why)
+    }
+}
+
+/// Checks the shape of `tree` for the coalition `g` (named-agent indices),
+/// `k` rounds and the goal at the leaves; `root_unique` also asks the
+/// root's percepts to be the only possible ones (a strategy from one
+/// given initial state).
+pub fn check_shape(
+    model: &Model,
+    tree: &RealTree,
+    (shape, g): (Shape, &[usize]),
+    (goal, k): (&Core, u32),
+    root_unique: bool,
+) -> Result<(), Rejected> {
+    if root_unique && shape == Shape::Strategy {
+        unique_percepts(model, &tree.state)
+            .map_err(|why| Rejected::NearTie(format!("at the initial state: {why}")))?;
+    }
+    node(model, tree, (shape, g), (goal, k), 0)
+}
+
+fn node(
+    model: &Model,
+    tree: &RealTree,
+    (shape, g): (Shape, &[usize]),
+    (goal, k): (&Core, u32),
+    depth: u32,
+) -> Result<(), Rejected> {
+    if depth == k {
+        if !tree.children.is_empty() {
+            return Err(Rejected::Wrong(
+                "the strategy goes on after its last round".into(),
+            ));
+        }
+        if !holds(model, goal, goal.root, &tree.state)? {
+            return Err(Rejected::Wrong(format!("the goal fails after round {k}")));
+        }
+        return Ok(());
+    }
+    let branched: Vec<usize> = match shape {
+        Shape::Strategy => (0..model.named.len()).filter(|j| !g.contains(j)).collect(),
+        Shape::Refutation => g.to_vec(),
+    };
+    let env_branched = shape == Shape::Strategy;
+    let mut expected = joint_moves(model, &tree.state, &branched, env_branched)?;
+    let mut got: Vec<Vec<usize>> = tree
+        .children
+        .iter()
+        .map(|(mv, _)| pinned(mv, &branched, env_branched))
+        .collect();
+    expected.sort_unstable();
+    got.sort_unstable();
+    if got != expected {
+        return Err(Rejected::Wrong(format!(
+            "round {}: the branches are not every move {} may enable, each once ({} branches, {} moves)",
+            depth + 1,
+            if env_branched { "the others" } else { "the coalition" },
+            got.len(),
+            expected.len()
+        )));
+    }
+    if shape == Shape::Strategy {
+        let Some((first, _)) = tree.children.first() else {
+            return Err(Rejected::Wrong(format!(
+                "the strategy stops {} rounds early",
+                k - depth
+            )));
+        };
+        for (mv, child) in &tree.children {
+            if g.iter().any(|&j| mv.named[j] != first.named[j]) {
+                return Err(Rejected::Wrong(format!(
+                    "round {}: the coalition's action differs between branches",
+                    depth + 1
+                )));
+            }
+            unique_percepts(model, &child.state)
+                .map_err(|why| Rejected::NearTie(format!("after round {}: {why}", depth + 1)))?;
+        }
+    }
+    for (_, child) in &tree.children {
+        node(model, child, (shape, g), (goal, k), depth + 1)?;
+    }
+    Ok(())
+}
+
+/// The actions of the branched positions in a move: the environment's
+/// (when branched) then each branched named agent's.
+fn pinned(mv: &RealMove, named: &[usize], env: bool) -> Vec<usize> {
+    let mut out: Vec<usize> = env.then_some(mv.env_action).into_iter().collect();
+    out.extend(named.iter().map(|&j| mv.named[j]));
+    out
+}
+
+/// Every joint move of the branched positions their protocols may enable at `s`.
+fn joint_moves(
+    model: &Model,
+    s: &RealState,
+    named: &[usize],
+    env: bool,
+) -> Result<Vec<Vec<usize>>, String> {
+    let mut options: Vec<Vec<usize>> = Vec::new();
+    if env {
+        let slots = Slots {
+            model,
+            vals: env_vals(s, None, None),
+            performed: None,
+            env_action: None,
+        };
+        let e = &model.env;
+        options.push(filter(e.actions.len(), |a| {
+            enabled(&e.protocol, &slots, a)
+        })?);
+    }
+    for &j in named {
+        let t = &model.named[j].template;
+        let slots = Slots {
+            model,
+            vals: agent_vals(&s.named[j], None, None, None, model),
+            performed: None,
+            env_action: None,
+        };
+        options.push(filter(t.actions.len(), |a| {
+            enabled(&t.protocol, &slots, a)
+        })?);
+    }
+    let mut out: Vec<Vec<usize>> = vec![Vec::new()];
+    for o in options {
+        out = out
+            .into_iter()
+            .flat_map(|c| {
+                o.iter().map(move |&a| {
+                    let mut c = c.clone();
+                    c.push(a);
+                    c
+                })
+            })
+            .collect();
+    }
+    Ok(out)
+}
+
+fn filter(
+    n: usize,
+    mut keep: impl FnMut(usize) -> Result<bool, String>,
+) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for a in 0..n {
+        if keep(a)? {
+            out.push(a);
+        }
+    }
+    Ok(out)
+}
+
+/// Every named agent's percept at `s` is the only one its observation allows.
+fn unique_percepts(model: &Model, s: &RealState) -> Result<(), String> {
+    for (a, l) in model.named.iter().zip(&s.named) {
+        let t = &a.template;
+        let slots = Slots {
+            model,
+            vals: agent_vals(l, None, None, Some(&s.env), model),
+            performed: None,
+            env_action: None,
+        };
+        let mut possible = vec![false; t.percepts.len()];
+        percepts(model, &t.observe, &slots, &mut possible)?;
+        if possible.iter().filter(|&&p| p).count() > 1 {
+            return Err(format!(
+                "{} is within the replay's tolerance of an argmax tie (or of a condition's border) of its observation; the strategy would have to cover both sides",
+                a.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The propositional goal at `s` (environment labels; a literal near its
+/// border may go either way).
+fn holds(model: &Model, goal: &Core, at: usize, s: &RealState) -> Result<bool, String> {
+    match &goal.nodes[at] {
+        Node::Lit {
+            label,
+            agent: None,
+            negated,
+        } => {
+            let slots = Slots {
+                model,
+                vals: env_vals(s, None, None),
+                performed: None,
+                env_action: None,
+            };
+            let t = truth(&model.labels[*label].expr, &slots)?;
+            Ok(if *negated { t.may_fail() } else { t.may_hold() })
+        }
+        Node::And(xs) => {
+            for &x in xs {
+                if !holds(model, goal, x, s)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+        Node::Or(xs) => {
+            for &x in xs {
+                if holds(model, goal, x, s)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        _ => {
+            Err("the goal of a strategic sentence is propositional over environment labels".into())
+        }
+    }
+}
