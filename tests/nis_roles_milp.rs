@@ -282,8 +282,12 @@ fn interval_model(s: &Spec) -> Model {
         in_memory: [("f".to_string(), network(s))].into_iter().collect(),
         ..Default::default()
     };
-    parse_model(&Source::new("interval.nis", text.clone()), Path::new("."), &opts)
-        .unwrap_or_else(|e| panic!("generated model is valid: {e:?}\n{text}"))
+    parse_model(
+        &Source::new("interval.nis", text.clone()),
+        Path::new("."),
+        &opts,
+    )
+    .unwrap_or_else(|e| panic!("generated model is valid: {e:?}\n{text}"))
 }
 
 proptest! {

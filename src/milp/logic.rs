@@ -342,12 +342,23 @@ impl Model {
     /// never maximal: its `c_i` is the constant 0, and when one item is left
     /// the choice is constant (no binary at all).
     pub fn argmax(&mut self, name: &str, items: &[LinExpr]) -> Result<Vec<LinExpr>, MilpError> {
-        self.arg_extremum(name, items, true)
+        self.arg_extremum(name, items, true, 0.0)
+    }
+
+    /// Argmax whose chosen item exceeds every other by at least `margin`
+    /// (no ties, nor near-ties: a point within `margin` of a tie has no choice).
+    pub fn argmax_strict(
+        &mut self,
+        name: &str,
+        items: &[LinExpr],
+        margin: f64,
+    ) -> Result<Vec<LinExpr>, MilpError> {
+        self.arg_extremum(name, items, true, margin)
     }
 
     /// Argmin with ties allowed, symmetric to [`Model::argmax`].
     pub fn argmin(&mut self, name: &str, items: &[LinExpr]) -> Result<Vec<LinExpr>, MilpError> {
-        self.arg_extremum(name, items, false)
+        self.arg_extremum(name, items, false, 0.0)
     }
 
     fn arg_extremum(
@@ -355,6 +366,7 @@ impl Model {
         name: &str,
         items: &[LinExpr],
         is_max: bool,
+        margin: f64,
     ) -> Result<Vec<LinExpr>, MilpError> {
         // Work on maxima: argmin(e) = argmax(-e).
         let items: Vec<LinExpr> = items
@@ -373,7 +385,8 @@ impl Model {
             let c = self.binary(&format!("{name}.c{i}"));
             for &j in &live {
                 if i != j {
-                    let cond = Linear::ge(items[i].clone(), items[j].clone());
+                    let above = items[j].clone() + margin;
+                    let cond = Linear::ge(items[i].clone(), above);
                     self.implies(&format!("{name}.c{i}.vs{j}"), &c.into(), &cond)?;
                 }
             }

@@ -26,6 +26,9 @@ pub struct Enc<'m> {
     pub counter: usize,
     /// Name stem of the variables being added (step and agent).
     pub prefix: String,
+    /// Argmax choices must win by this much (0: ties allowed); strategies
+    /// of real-valued models are re-solved with it after a near-tie.
+    pub argmax_margin: f64,
     pub network_copies: usize,
     pub network_binaries: usize,
     /// Update values that may leave their declared range.
@@ -83,6 +86,7 @@ impl<'m> Enc<'m> {
             enum_sizes,
             counter: 0,
             prefix: String::new(),
+            argmax_margin: 0.0,
             network_copies: 0,
             network_binaries: 0,
             range_checks: Vec::new(),

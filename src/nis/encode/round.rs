@@ -383,6 +383,12 @@ impl Enc<'_> {
             return Ok(c);
         }
         let name = self.aux(&format!("{}.argmax", self.prefix));
+        if self.argmax_margin > 0.0 {
+            return self
+                .milp
+                .argmax_strict(&name, outs, self.argmax_margin)
+                .map_err(milp_error);
+        }
         self.milp.argmax(&name, outs).map_err(milp_error)
     }
 

@@ -57,51 +57,37 @@ pub fn check_strategic_f64(
     let k = strategy.steps;
     let mut sizes = Sizes::default();
     let free = vec![StartVar::Free; model.env.vars.len()];
-    let mut solve = |goal: &Core, play: Play, at: &[StartVar]| {
-        solve_strategy(model, (goal, play, k), at, opts, &mut sizes)
+    let mut solve = |goal: &Core, (play, shape): (Play, Shape), at: &[StartVar]| {
+        let root_unique = strategy.can && shape == Shape::Strategy;
+        let spec = Spec {
+            goal,
+            play,
+            shape,
+            g: &g,
+            k,
+            root_unique,
+        };
+        checked(model, &spec, at, opts, &mut sizes)
     };
-    // (verdict, trees, what the trees are, the goal at their leaves)
     let not_phi = core.negate();
-    let (holds, trees, shape, goal, method) = if !strategy.can {
-        let ans = solve(&not_phi, Play::coalition(&g), &free)?;
-        let trees = witness(ans);
-        (
-            trees.is_empty(),
-            trees,
-            Shape::Strategy,
-            &not_phi,
-            "one MILP over the initial set",
-        )
+    let strategy_of_g = (Play::coalition(&g), Shape::Strategy);
+    let (holds, trees, shape, method) = if !strategy.can {
+        let trees = witness(solve(&not_phi, strategy_of_g, &free)?);
+        let method = "one MILP over the initial set";
+        (trees.is_empty(), trees, Shape::Strategy, method)
     } else if let Some(starts) = finite_starts(model) {
-        let d = decide(starts, false, |s| solve(&core, Play::coalition(&g), &s))?;
+        let d = decide(starts, false, |s| solve(&core, strategy_of_g, &s))?;
         if !d.started {
             return Err(RunError::input("the environment has no initial state"));
         }
-        (
-            d.holds,
-            d.witnesses,
-            Shape::Strategy,
-            &core,
-            "one MILP per initial state",
-        )
+        let method = "one MILP per initial state";
+        (d.holds, d.witnesses, Shape::Strategy, method)
     } else {
-        let ans = solve(&not_phi, Play::refuting(&others), &free)?;
-        let trees = witness(ans);
+        let refute = (Play::refuting(&others), Shape::Refutation);
+        let trees = witness(solve(&not_phi, refute, &free)?);
         let method = "one MILP over the initial interval for a refutation (G's every move answered by the others)";
-        (trees.is_empty(), trees, Shape::Refutation, &not_phi, method)
+        (trees.is_empty(), trees, Shape::Refutation, method)
     };
-    let root_unique = strategy.can && shape == Shape::Strategy;
-    for t in &trees {
-        match check_shape(model, t, (shape, &g), (goal, k), root_unique) {
-            Ok(()) => {}
-            Err(Rejected::Wrong(why)) => return Err(internal("MILP strategy (f64 replay)", why)),
-            Err(Rejected::NearTie(why)) => {
-                return Err(RunError::Undetermined(format!(
-                    "the MILP's strategy cannot be confirmed in f64: {why}"
-                )))
-            }
-        }
-    }
     let (json, text) = replay_f64(model, &trees, !holds)?;
     let text = text.map(|t| match shape {
         Shape::Refutation => format!(
@@ -122,11 +108,62 @@ fn witness(ans: Answer<RealTree>) -> Vec<RealTree> {
     }
 }
 
+/// How much an argmax must win by when a strategy is re-solved after a
+/// near-tie (outputs of the networks are O(1) to O(100); the replay's tie
+/// tolerance is [`crate::milp::tolerance::REPLAY_TIE`], relative).
+const STRICT_MARGIN: f64 = 1e-3;
+
+/// One strategic MILP and what its tree must be.
+struct Spec<'a> {
+    goal: &'a Core,
+    play: Play<'a>,
+    shape: Shape,
+    g: &'a [usize],
+    k: u32,
+    root_unique: bool,
+}
+
+/// Solves one strategic MILP from `at` and checks the tree's shape. A
+/// strategy that relies on an argmax near-tie is solved again with every
+/// argmax won by [`STRICT_MARGIN`]; if none is found then, or it still
+/// relies on a near-tie, the verdict is undetermined (exit 3).
+fn checked(
+    model: &Model,
+    spec: &Spec,
+    at: &[StartVar],
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<Answer<RealTree>, RunError> {
+    let mut first_tie = None;
+    for margin in [0.0, STRICT_MARGIN] {
+        let Answer::Witness(t) = solve_strategy(model, spec, at, margin, opts, sizes)? else {
+            return match first_tie {
+                None => Ok(Answer::Infeasible),
+                Some(why) => Err(near_tie(why)),
+            };
+        };
+        let shape = (spec.shape, spec.g);
+        match check_shape(model, &t, shape, (spec.goal, spec.k), spec.root_unique) {
+            Ok(()) => return Ok(Answer::Witness(t)),
+            Err(Rejected::Wrong(why)) => return Err(internal("MILP strategy (f64 replay)", why)),
+            Err(Rejected::NearTie(why)) => first_tie = Some(why),
+        }
+    }
+    Err(near_tie(first_tie.unwrap_or_default()))
+}
+
+fn near_tie(why: String) -> RunError {
+    RunError::Undetermined(format!(
+        "the MILP's strategies cannot be confirmed in f64 (also with every argmax won by {STRICT_MARGIN}): {why}"
+    ))
+}
+
 /// One strategic MILP on M(0) from the start `at` (variables fixed or free).
 fn solve_strategy(
     model: &Model,
-    (goal, play, steps): (&Core, Play, u32),
+    spec: &Spec,
     at: &[StartVar],
+    margin: f64,
     opts: &MilpOptions,
     sizes: &mut Sizes,
 ) -> Result<Answer<RealTree>, RunError> {
@@ -137,6 +174,7 @@ fn solve_strategy(
         start: Start::Vars(at.to_vec()),
         decoding: F64,
     };
-    let spec = Goal::Strategy { goal, play, steps };
-    solve_goal(&mut u, &spec, opts, sizes)
+    u.enc.argmax_margin = margin;
+    let (goal, play, steps) = (spec.goal, spec.play, spec.k);
+    solve_goal(&mut u, &Goal::Strategy { goal, play, steps }, opts, sizes)
 }

@@ -212,14 +212,26 @@ pub fn percepts(
     s: &Slots,
     out: &mut [bool],
 ) -> Result<(), String> {
+    percepts_within(model, obs, s, out, TIE_TOL)
+}
+
+/// [`percepts`] with argmax ties up to `tie` (relative above magnitude 1;
+/// 0: the outputs equal to the maximum in f64, the semantics' own rule).
+pub fn percepts_within(
+    model: &Model,
+    obs: &Observation,
+    s: &Slots,
+    out: &mut [bool],
+    tie: f64,
+) -> Result<(), String> {
     match obs {
         Observation::If(cond, then, otherwise) => {
             let t = truth(cond, s)?;
             if t.may_hold() {
-                percepts(model, then, s, out)?;
+                percepts_within(model, then, s, out, tie)?;
             }
             if t.may_fail() {
-                percepts(model, otherwise, s, out)?;
+                percepts_within(model, otherwise, s, out, tie)?;
             }
             Ok(())
         }
@@ -233,7 +245,7 @@ pub fn percepts(
             let y = model.networks[*net].network.eval(&x);
             let best = y.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             for (o, &p) in ps.iter().enumerate() {
-                if y[o] >= best - TIE_TOL * best.abs().max(1.0) {
+                if y[o] >= best - tie * best.abs().max(1.0) {
                     out[p] = true;
                 }
             }

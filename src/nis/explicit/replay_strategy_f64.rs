@@ -6,8 +6,9 @@
 //! branches are exactly the others' joint moves (the environment's action
 //! and each named agent outside G) that their protocols may enable at the
 //! node, each once; every successor's percepts are the only ones the
-//! observation allows there (a strategy that relies on an argmax near-tie
-//! is rejected, since the tie's other side would be another branch).
+//! observation gives there in f64 (the network's exact argmax: a strategy
+//! whose MILP took the other side of a near-tie is rejected, since the
+//! semantics' successor would be another branch).
 //!
 //! A refutation of `<<G>> X^k phi` ([`Shape::Refutation`]): the branches
 //! are exactly G's joint moves its protocols may enable at the node, each
@@ -18,11 +19,13 @@
 //! there; a condition within the replay's tolerance of its border may go
 //! either way ([`super::replay_truth`]).
 
-use super::replay_f64::{agent_vals, enabled, percepts, RealMove, RealState, RealTree, Slots};
+use super::replay_f64::{
+    agent_vals, enabled, percepts_within, RealMove, RealState, RealTree, Slots,
+};
 use super::replay_named::env_vals;
 use super::replay_truth::truth;
 use crate::nis::front::core::{Core, Node};
-use crate::nis::front::model::Model;
+use crate::nis::front::model::{InitPercept, Model};
 
 /// What a strategy tree claims.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +62,7 @@ pub fn check_shape(
     root_unique: bool,
 ) -> Result<(), Rejected> {
     if root_unique && shape == Shape::Strategy {
-        unique_percepts(model, &tree.state)
+        unique_percepts(model, &tree.state, true)
             .map_err(|why| Rejected::NearTie(format!("at the initial state: {why}")))?;
     }
     node(model, tree, (shape, g), (goal, k), 0)
@@ -119,7 +122,7 @@ fn node(
                     depth + 1
                 )));
             }
-            unique_percepts(model, &child.state)
+            unique_percepts(model, &child.state, false)
                 .map_err(|why| Rejected::NearTie(format!("after round {}: {why}", depth + 1)))?;
         }
     }
@@ -198,10 +201,15 @@ fn filter(
     Ok(out)
 }
 
-/// Every named agent's percept at `s` is the only one its observation allows.
-fn unique_percepts(model: &Model, s: &RealState) -> Result<(), String> {
+/// Every named agent's percept at `s` is the only one its observation
+/// allows (`initial`: at the initial state, where only a first percept
+/// given by `= observe` is observed).
+fn unique_percepts(model: &Model, s: &RealState, initial: bool) -> Result<(), String> {
     for (a, l) in model.named.iter().zip(&s.named) {
         let t = &a.template;
+        if initial && t.init_percept != InitPercept::Observed {
+            continue;
+        }
         let slots = Slots {
             model,
             vals: agent_vals(l, None, None, Some(&s.env), model),
@@ -209,11 +217,12 @@ fn unique_percepts(model: &Model, s: &RealState) -> Result<(), String> {
             env_action: None,
         };
         let mut possible = vec![false; t.percepts.len()];
-        percepts(model, &t.observe, &slots, &mut possible)?;
-        if possible.iter().filter(|&&p| p).count() > 1 {
+        percepts_within(model, &t.observe, &slots, &mut possible, 0.0)?;
+        let only = possible.iter().filter(|&&p| p).count() == 1;
+        if !only || !possible[l.percept] {
             return Err(format!(
-                "{} is within the replay's tolerance of an argmax tie (or of a condition's border) of its observation; the strategy would have to cover both sides",
-                a.name
+                "{}'s percept {} is not the only one its observation gives in f64 (an argmax near-tie, or a condition at its border); the strategy would have to cover the other side",
+                a.name, t.percepts[l.percept]
             ));
         }
     }
