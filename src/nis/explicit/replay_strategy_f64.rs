@@ -20,12 +20,12 @@
 //! either way ([`super::replay_truth`]).
 
 use super::replay_f64::{
-    agent_vals, enabled, percepts_within, RealMove, RealState, RealTree, Slots,
+    agent_vals, enabled, percepts_within, RealLocal, RealMove, RealState, RealTree, Slots,
 };
 use super::replay_named::env_vals;
 use super::replay_truth::truth;
 use crate::nis::front::core::{Core, Node};
-use crate::nis::front::model::{InitPercept, Model};
+use crate::nis::front::model::{InitPercept, Model, NamedAgent};
 
 /// What a strategy tree claims.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,8 +122,13 @@ fn node(
                     depth + 1
                 )));
             }
-            unique_percepts(model, &child.state, false)
-                .map_err(|why| Rejected::NearTie(format!("after round {}: {why}", depth + 1)))?;
+            if depth + 1 < k {
+                unique_percepts(model, &child.state, false).map_err(|why| {
+                    Rejected::NearTie(format!("after round {}: {why}", depth + 1))
+                })?;
+            } else {
+                goal_for_every_percept(model, goal, &child.state)?;
+            }
         }
     }
     for (_, child) in &tree.children {
@@ -201,6 +206,55 @@ fn filter(
     Ok(out)
 }
 
+/// After the last round a near-tie matters only through the goal: it must
+/// hold whichever of the possible percepts each named agent has (a goal
+/// over environment variables alone does not read them at all).
+fn goal_for_every_percept(model: &Model, goal: &Core, s: &RealState) -> Result<(), Rejected> {
+    let mut states = vec![s.clone()];
+    for (j, a) in model.named.iter().enumerate() {
+        let possible = possible_percepts(model, a, &s.named[j], s)?;
+        states = states
+            .into_iter()
+            .flat_map(|t| {
+                possible.iter().map(move |&p| {
+                    let mut t = t.clone();
+                    t.named[j].percept = p;
+                    t
+                })
+            })
+            .collect();
+    }
+    for t in &states {
+        if !holds(model, goal, goal.root, t)? {
+            return Err(Rejected::NearTie(format!(
+                "after the last round the goal depends on which percept an argmax near-tie gives ({} possible combinations)",
+                states.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The percepts the observation of agent `a` (local state `l`) allows at `s`
+/// in f64.
+fn possible_percepts(
+    model: &Model,
+    a: &NamedAgent,
+    l: &RealLocal,
+    s: &RealState,
+) -> Result<Vec<usize>, String> {
+    let t = &a.template;
+    let slots = Slots {
+        model,
+        vals: agent_vals(l, None, None, Some(&s.env), model),
+        performed: None,
+        env_action: None,
+    };
+    let mut possible = vec![false; t.percepts.len()];
+    percepts_within(model, &t.observe, &slots, &mut possible, 0.0)?;
+    Ok((0..possible.len()).filter(|&p| possible[p]).collect())
+}
+
 /// Every named agent's percept at `s` is the only one its observation
 /// allows (`initial`: at the initial state, where only a first percept
 /// given by `= observe` is observed).
@@ -210,16 +264,7 @@ fn unique_percepts(model: &Model, s: &RealState, initial: bool) -> Result<(), St
         if initial && t.init_percept != InitPercept::Observed {
             continue;
         }
-        let slots = Slots {
-            model,
-            vals: agent_vals(l, None, None, Some(&s.env), model),
-            performed: None,
-            env_action: None,
-        };
-        let mut possible = vec![false; t.percepts.len()];
-        percepts_within(model, &t.observe, &slots, &mut possible, 0.0)?;
-        let only = possible.iter().filter(|&&p| p).count() == 1;
-        if !only || !possible[l.percept] {
+        if possible_percepts(model, a, l, s)? != [l.percept] {
             return Err(format!(
                 "{}'s percept {} is not the only one its observation gives in f64 (an argmax near-tie, or a condition at its border); the strategy would have to cover the other side",
                 a.name, t.percepts[l.percept]
