@@ -491,6 +491,39 @@ fn a_strategy_is_shown_as_its_branches() {
     }
 }
 
+/// `<<left>> X^2 far` fails: with `right` staying, `left` alone adds at
+/// most 1 to `pos` (after a push it sees `hi` and may only stay). The
+/// counterexample is the refutation: one branch per choice of `left`
+/// (stay then stay or push; push then stay), each answered by `right`
+/// staying; both deciders show it (each replays it first).
+#[test]
+fn a_violated_strategy_sentence_shows_its_refutation() {
+    let (_dir, path) = pair_file();
+    for engine in ["explicit", "milp"] {
+        let args = [
+            "nis",
+            "check",
+            &path,
+            "--spec",
+            "<<left>> X^2 far",
+            "--engine",
+            engine,
+        ];
+        let r = run(&args).expect_code(1);
+        assert!(r.stdout.contains("a refutation"), "{engine}: {}", r.stdout);
+        assert!(r.stdout.contains("branch 3 of 3"), "{engine}: {}", r.stdout);
+        assert!(!r.stdout.contains("right.push"), "{engine}: {}", r.stdout);
+        for left in ["left.stay", "left.push"] {
+            assert!(
+                r.stdout.contains(&format!("tick, {left}, right.stay")),
+                "{engine}: {}",
+                r.stdout
+            );
+        }
+        assert!(!r.stdout.contains("pos=2"), "{engine}: {}", r.stdout);
+    }
+}
+
 /// Two named agents and the environment with two free actions each: the
 /// tree of the others' choices over 7 rounds has 8^7 leaves. The explicit
 /// decider answers (memoised over the 2 states and the rounds left) and

@@ -4,12 +4,15 @@
 //! then `<<G>> X^k psi` searched from every initial state
 //! ([`super::explicit::strategic`]) with psi = phi for `<<G>>` and
 //! psi = !phi for `[[G]]`. `<<G>>` holds when G wins from every initial
-//! state (the strategy trees are the witnesses); `[[G]]` fails when G wins
-//! against phi from some initial state (that strategy is the counterexample).
+//! state (the strategy trees are the witnesses; where it fails, the
+//! refutation from that state is the counterexample,
+//! [`super::explicit::refutation`]); `[[G]]` fails when G wins against phi
+//! from some initial state (that strategy is the counterexample).
 //! Every tree is replayed before it is shown.
 
 use super::explicit::checker::Graph;
 use super::explicit::concrete::Concrete;
+use super::explicit::refutation::replay_refutation;
 use super::explicit::replay::replay_concrete;
 use super::explicit::semantics::Semantics;
 use super::explicit::strategic::{replay_strategy, Strategic, MAX_SHOWN_STRATEGY};
@@ -17,7 +20,7 @@ use super::front::core::lower;
 use super::front::formula::Sentence;
 use super::front::model::Model;
 use super::witness::trace::concrete_trace;
-use super::witness::{internal, shown};
+use super::witness::{internal, refutation_text, shown};
 use crate::report::{Deadline, RunError};
 use serde_json::Value;
 
@@ -58,14 +61,14 @@ pub fn check_explicit(
     let envs = sem.initial_envs()?;
     let mut search = Strategic::new(sem, coalition.clone(), &goal);
     let (mut holds, mut trees) = (true, Vec::new());
-    let mut too_large = None;
+    let (mut too_large, mut refuted) = (false, false);
     for e in envs {
         let wins = search.can(e, k)?;
         if wins {
             let size = search.strategy_size(e, k)?;
             if size > MAX_SHOWN_STRATEGY {
                 // The verdict stands; a strategy this large is not shown.
-                too_large = Some(size);
+                too_large = true;
             } else {
                 trees.push(search.strategy(e, k)?);
             }
@@ -73,7 +76,13 @@ pub fn check_explicit(
         if wins == universal {
             holds = false;
             if !universal {
+                // <<G>> fails from e: its counterexample is the refutation.
                 trees.clear();
+                match search.refutation(e, k)? {
+                    Some(t) => trees.push(t),
+                    None => too_large = true,
+                }
+                refuted = true;
             }
             break;
         }
@@ -81,7 +90,12 @@ pub fn check_explicit(
     let sem = &mut g.sys.sem;
     let mut traces = Vec::new();
     for t in &trees {
-        if let Err(why) = replay_strategy(sem, t, (&coalition, &goal), k)? {
+        let checked = if refuted {
+            replay_refutation(sem, t, (&coalition, &goal), k)?
+        } else {
+            replay_strategy(sem, t, (&coalition, &goal), k)?
+        };
+        if let Err(why) = checked {
             return Err(internal("strategy", why));
         }
         match replay_concrete(sem, t)? {
@@ -90,13 +104,17 @@ pub fn check_explicit(
         }
     }
     stats.insert("network_evaluations".into(), sem.cache_sizes().into());
-    if too_large.is_some() {
+    if too_large {
         traces.clear();
         stats.insert(
             "strategy_not_shown_nodes_over".into(),
             MAX_SHOWN_STRATEGY.into(),
         );
     }
-    let (w, t) = shown(concrete_trace(sem, &traces, universal));
-    Ok((holds, w, t))
+    let (w, t) = shown(concrete_trace(sem, &traces, universal || refuted));
+    Ok((
+        holds,
+        w,
+        t.map(|t| if refuted { refutation_text(&t) } else { t }),
+    ))
 }

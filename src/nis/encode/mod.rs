@@ -26,6 +26,7 @@ mod cover;
 mod decide;
 mod encoded;
 mod expr;
+mod finite;
 mod formula;
 mod guards;
 mod initial;
@@ -38,6 +39,7 @@ mod starts;
 mod state;
 mod stats;
 mod strategic;
+mod strategic_exact;
 mod strategic_f64;
 mod tabulated;
 mod tabulated_unrolling;
@@ -59,18 +61,13 @@ use super::witness::{internal, shown};
 use crate::report::RunError;
 use concrete::{Concrete, Exact};
 use decide::{decide, solve};
+use finite::semantics;
 use initial::Start;
 pub use options::{MilpOptions, MilpOutcome};
 use serde_json::Value;
 use stats::{tabulated_stats, unrolling_stats, Sizes};
 use std::time::Instant;
 use tabulated::Tabulated;
-
-/// The finite semantics every witness of a finite model is replayed through.
-fn semantics<'m>(model: &'m Model, decider: &str) -> Result<Semantics<'m>, RunError> {
-    Semantics::new(model)
-        .map_err(|why| RunError::input(format!("{decider} cannot take this model: {why}")))
-}
 
 /// Decides phi\[m\] (Lemma 1) on M(n) by MILP; every witness or
 /// counterexample is replayed through the semantics (Definition 5).
@@ -325,62 +322,4 @@ fn existential_goal(model: &Model, sentence: &Sentence) -> Result<(Core, bool), 
     Ok((if universal { core.negate() } else { core }, universal))
 }
 
-/// Decides a strategic sentence on M(0) by MILP, one MILP per initial
-/// state; every strategy tree is replayed ([`replay_strategy`]).
-pub fn check_strategic(
-    model: &Model,
-    sentence: &Sentence,
-    opts: &MilpOptions,
-) -> Result<MilpOutcome, RunError> {
-    let start = Instant::now();
-    if model.explicit_obstacle().is_some() {
-        return strategic_f64::check_strategic_f64(model, sentence, opts);
-    }
-    let Some(strategy) = &sentence.strategy else {
-        return Err(RunError::Internal("not a strategic sentence".into()));
-    };
-    let coalition = strategy.resolve(&sentence.source, model)?;
-    let core = lower(sentence, model)?;
-    let universal = !strategy.can;
-    let goal = if universal { core.negate() } else { core };
-    let mut sem = semantics(
-        model,
-        "the MILP decider replays every strategy through the finite semantics, which",
-    )?;
-    let envs = sem.initial_envs()?;
-    let mut sizes = Sizes::default();
-    let k = strategy.steps;
-    let spec = decide::Goal::Strategy {
-        goal: &goal,
-        play: strategic::Play::coalition(&coalition),
-        steps: k,
-    };
-    let d = decide(envs, universal, |env| {
-        let mut u = Concrete {
-            enc: expr::Enc::new(model, opts.encode.clone()),
-            agents: 0,
-            m: 0,
-            start: Start::Codes(sem.env_codes(env).to_vec()),
-            decoding: Exact { sem: &mut sem },
-        };
-        decide::solve_goal(&mut u, &spec, opts, &mut sizes)
-    })?;
-    let mut traces = Vec::new();
-    for w in &d.witnesses {
-        if let Err(why) =
-            super::explicit::strategic::replay_strategy(&mut sem, w, (&coalition, &goal), k)?
-        {
-            return Err(internal("MILP strategy", why));
-        }
-        match replay_concrete(&mut sem, w)? {
-            Ok(t) => traces.push(t),
-            Err(why) => return Err(internal("MILP strategy", why)),
-        }
-    }
-    let shown = shown(concrete_trace(&sem, &traces, universal));
-    Ok(MilpOutcome::new(
-        d.holds,
-        shown,
-        unrolling_stats(&sizes, start),
-    ))
-}
+pub use strategic_exact::check_strategic;

@@ -36,7 +36,7 @@ use crate::nis::explicit::replay_strategy_f64::{check_shape, Rejected, Shape};
 use crate::nis::front::core::{lower, Core};
 use crate::nis::front::formula::Sentence;
 use crate::nis::front::model::Model;
-use crate::nis::witness::internal;
+use crate::nis::witness::{internal, refutation_text};
 use crate::report::RunError;
 use std::time::Instant;
 
@@ -90,9 +90,7 @@ pub fn check_strategic_f64(
     };
     let (json, text) = replay_f64(model, &trees, !holds)?;
     let text = text.map(|t| match shape {
-        Shape::Refutation => format!(
-            "a refutation: every move of the coalition, answered by the others (the environment included), reaches the negated goal:\n{t}"
-        ),
+        Shape::Refutation => refutation_text(&t),
         Shape::Strategy => t,
     });
     let mut stats = unrolling_stats(&sizes, start);

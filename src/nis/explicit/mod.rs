@@ -2,7 +2,8 @@
 //! Definitions 1-6), the interface of the explicit deciders ([`system`])
 //! with S(n) ([`concrete`]) and S_ab(m) ([`abstraction`]), the memoised
 //! checker ([`checker`]), bounded simulation ([`simulation`], Definition
-//! 14), the zero-one agent's branching ([`branching`]), and the replays of
+//! 14), the zero-one agent's branching ([`branching`]), strategic sentences
+//! ([`strategic`], [`refutation`]), and the replays of
 //! every decider's witnesses: exact ([`replay`]) and f64 ([`replay_real`],
 //! its conditions three-valued by [`replay_truth`]).
 
@@ -11,6 +12,7 @@ pub mod branching;
 pub mod checker;
 pub mod concrete;
 pub mod named;
+pub mod refutation;
 pub mod replay;
 pub mod replay_f64;
 mod replay_named;

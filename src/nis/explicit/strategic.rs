@@ -102,7 +102,7 @@ pub fn by_choice(
 /// `<<G>> X^k psi` by memoised search over M(0).
 pub struct Strategic<'s, 'm> {
     pub sem: &'s mut Semantics<'m>,
-    coalition: Vec<usize>,
+    pub(super) coalition: Vec<usize>,
     goal: &'s Core,
     memo: HashMap<(EnvId, u32), bool>,
 }

@@ -119,3 +119,11 @@ pub fn internal(what: &str, why: String) -> RunError {
 pub fn shown(trace: Option<Trace>) -> (Option<Value>, Option<String>) {
     trace.map_or((None, None), Trace::render)
 }
+
+/// The text of a refutation of `<<G>> X^k phi`, said as such: its branches
+/// are the coalition's choices, not the others'.
+pub fn refutation_text(t: &str) -> String {
+    format!(
+        "a refutation: every move of the coalition, answered by the others (the environment included), reaches the negated goal:\n{t}"
+    )
+}

@@ -1,0 +1,131 @@
+//! Strategic sentences on finite models by MILP: one MILP per initial state
+//! for the coalition's strategy ([`super::strategic`]). `<<G>> X^k phi`
+//! holds when every initial state has one (the trees are the witnesses);
+//! where one has none, the refutation MILP from that state (every move of
+//! G answered by the others, [`Play::refuting`]) gives the counterexample.
+//! `[[G]] X^k phi` solves `<<G>> X^k !phi`, whose first solution is the
+//! counterexample. Every tree is replayed through the finite semantics.
+
+use super::concrete::{Concrete, Exact};
+use super::decide::{self, decide, Answer};
+use super::expr::Enc;
+use super::finite::semantics;
+use super::initial::Start;
+use super::options::{MilpOptions, MilpOutcome};
+use super::stats::{unrolling_stats, Sizes};
+use super::strategic::Play;
+use crate::nis::explicit::refutation::replay_refutation;
+use crate::nis::explicit::replay::replay_concrete;
+use crate::nis::explicit::semantics::{EnvId, Semantics};
+use crate::nis::explicit::strategic::{replay_strategy, StrategyTree};
+use crate::nis::front::core::lower;
+use crate::nis::front::formula::Sentence;
+use crate::nis::front::model::Model;
+use crate::nis::witness::trace::concrete_trace;
+use crate::nis::witness::{internal, refutation_text, shown};
+use crate::report::RunError;
+use std::time::Instant;
+
+/// Decides a strategic sentence on M(0) by MILP (see the module
+/// documentation); real-valued models go to [`super::strategic_f64`].
+pub fn check_strategic(
+    model: &Model,
+    sentence: &Sentence,
+    opts: &MilpOptions,
+) -> Result<MilpOutcome, RunError> {
+    let start = Instant::now();
+    if model.explicit_obstacle().is_some() {
+        return super::strategic_f64::check_strategic_f64(model, sentence, opts);
+    }
+    let Some(strategy) = &sentence.strategy else {
+        return Err(RunError::Internal("not a strategic sentence".into()));
+    };
+    let coalition = strategy.resolve(&sentence.source, model)?;
+    let core = lower(sentence, model)?;
+    let universal = !strategy.can;
+    let goal = if universal { core.negate() } else { core };
+    let mut sem = semantics(
+        model,
+        "the MILP decider replays every strategy through the finite semantics, which",
+    )?;
+    let envs = sem.initial_envs()?;
+    let mut sizes = Sizes::default();
+    let k = strategy.steps;
+    let spec = decide::Goal::Strategy {
+        goal: &goal,
+        play: Play::coalition(&coalition),
+        steps: k,
+    };
+    let mut last = None;
+    let d = decide(envs, universal, |env| {
+        last = Some(env);
+        solve_from(model, &mut sem, env, &spec, opts, &mut sizes)
+    })?;
+    // decide stops at the first initial state without a strategy.
+    let refuted_at = last.filter(|_| !universal && !d.holds);
+    let trees = match refuted_at {
+        Some(env) => {
+            let negated = goal.negate();
+            let others: Vec<usize> = (0..model.named.len())
+                .filter(|j| !coalition.contains(j))
+                .collect();
+            let refute = decide::Goal::Strategy {
+                goal: &negated,
+                play: Play::refuting(&others),
+                steps: k,
+            };
+            match solve_from(model, &mut sem, env, &refute, opts, &mut sizes)? {
+                Answer::Witness(t) => vec![t],
+                _ => {
+                    return Err(internal(
+                        "MILP refutation",
+                        "the coalition has no strategy from an initial state, yet no refutation was found there".into(),
+                    ))
+                }
+            }
+        }
+        None => d.witnesses,
+    };
+    let mut traces = Vec::new();
+    for t in &trees {
+        let checked = if refuted_at.is_some() {
+            replay_refutation(&mut sem, t, (&coalition, &goal), k)?
+        } else {
+            replay_strategy(&mut sem, t, (&coalition, &goal), k)?
+        };
+        if let Err(why) = checked {
+            return Err(internal("MILP strategy", why));
+        }
+        match replay_concrete(&mut sem, t)? {
+            Ok(trace) => traces.push(trace),
+            Err(why) => return Err(internal("MILP strategy", why)),
+        }
+    }
+    let refuted = refuted_at.is_some();
+    let (json, text) = shown(concrete_trace(&sem, &traces, universal || refuted));
+    let text = text.map(|t| if refuted { refutation_text(&t) } else { t });
+    Ok(MilpOutcome::new(
+        d.holds,
+        (json, text),
+        unrolling_stats(&sizes, start),
+    ))
+}
+
+/// One strategic MILP on M(0) from the initial environment state `env`.
+fn solve_from(
+    model: &Model,
+    sem: &mut Semantics,
+    env: EnvId,
+    spec: &decide::Goal,
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<Answer<StrategyTree>, RunError> {
+    let mut u = Concrete {
+        enc: Enc::new(model, opts.encode.clone()),
+        agents: 0,
+        m: 0,
+        start: Start::Codes(sem.env_codes(env).to_vec()),
+        decoding: Exact { sem },
+    };
+    decide::solve_goal(&mut u, spec, opts, sizes)
+}

@@ -1,0 +1,120 @@
+//! Refutations of `<<G>> X^k psi` on M(0): the counterexample of a
+//! strategic sentence that fails from an initial state.
+//!
+//! A refutation tree answers every choice the coalition G may make at a
+//! node (each enabled choice once) with one joint action of the others and
+//! the environment that includes it, and one successor of that action from
+//! which G does not win the remaining rounds; at round k psi fails. It is
+//! the dual of a strategy tree ([`super::strategic`]): the branching is
+//! over G's choices, the rest is picked by the refuter.
+
+use super::semantics::{EnvId, SemResult, Semantics};
+use super::strategic::{
+    by_choice, coalition_part, holds_at, m0_move, m0_state, Strategic, StrategyTree,
+    MAX_SHOWN_STRATEGY,
+};
+use crate::nis::front::core::Core;
+use crate::nis::witness::WitnessTree;
+
+impl Strategic<'_, '_> {
+    /// The refutation of `<<G>> X^k psi` at `e`, where G does not win
+    /// there; `None` when it would have more than [`MAX_SHOWN_STRATEGY`]
+    /// nodes (the verdict stands, the tree is not shown).
+    pub fn refutation(&mut self, e: EnvId, k: u32) -> SemResult<Option<StrategyTree>> {
+        let mut budget = MAX_SHOWN_STRATEGY;
+        self.refute(e, k, &mut budget)
+    }
+
+    fn refute(&mut self, e: EnvId, k: u32, budget: &mut usize) -> SemResult<Option<StrategyTree>> {
+        if *budget == 0 {
+            return Ok(None);
+        }
+        *budget -= 1;
+        let mut node = WitnessTree::leaf(m0_state(e));
+        if k == 0 {
+            return Ok(Some(node));
+        }
+        for (_, joints) in by_choice(self.sem, &self.coalition, e)? {
+            let Some((joint, next)) = self.answer(e, &joints, k - 1)? else {
+                // G wins with this choice: `e` was not a losing state.
+                return Ok(None);
+            };
+            let Some(sub) = self.refute(next, k - 1, budget)? else {
+                return Ok(None);
+            };
+            node.children.push((m0_move(joint), sub));
+        }
+        Ok(Some(node))
+    }
+
+    /// A joint action among `joints` and a successor of it from which G
+    /// does not win `<<G>> X^k psi`.
+    fn answer(&mut self, e: EnvId, joints: &[usize], k: u32) -> SemResult<Option<(usize, EnvId)>> {
+        for &joint in joints {
+            for next in self.sem.env_successors(e, joint, 0)? {
+                if !self.can(next, k)? {
+                    return Ok(Some((joint, next)));
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Checks that `tree` refutes `<<G>> X^k psi` (see the module
+/// documentation), whichever decider built it; `Err(reason)` in the inner
+/// result when it does not.
+pub fn replay_refutation(
+    sem: &mut Semantics,
+    tree: &StrategyTree,
+    (coalition, goal): (&[usize], &Core),
+    k: u32,
+) -> SemResult<Result<(), String>> {
+    let e = tree.state.env;
+    if k == 0 {
+        if !tree.children.is_empty() {
+            return Ok(Err("the refutation goes on after its last round".into()));
+        }
+        if holds_at(sem, goal, goal.root, e)? {
+            return Ok(Err(format!(
+                "the goal holds at {} after the last round",
+                sem.describe_env(e)
+            )));
+        }
+        return Ok(Ok(()));
+    }
+    let groups = by_choice(sem, coalition, e)?;
+    let mut expected: Vec<Vec<usize>> = groups.iter().map(|(g, _)| g.clone()).collect();
+    let mut got: Vec<Vec<usize>> = tree
+        .children
+        .iter()
+        .map(|(mv, _)| coalition_part(sem, coalition, mv.env_action))
+        .collect();
+    expected.sort_unstable();
+    got.sort_unstable();
+    if got != expected {
+        return Ok(Err(format!(
+            "at {} the refutation's branches are not every enabled choice of the coalition, each once ({} branches, {} choices)",
+            sem.describe_env(e),
+            got.len(),
+            expected.len()
+        )));
+    }
+    for (mv, child) in &tree.children {
+        let enabled = groups.iter().any(|(_, js)| js.contains(&mv.env_action));
+        if !enabled
+            || !sem
+                .env_successors(e, mv.env_action, 0)?
+                .contains(&child.state.env)
+        {
+            return Ok(Err(format!(
+                "at {} the refutation answers with a move or successor the semantics does not have",
+                sem.describe_env(e)
+            )));
+        }
+        if let Err(why) = replay_refutation(sem, child, (coalition, goal), k - 1)? {
+            return Ok(Err(why));
+        }
+    }
+    Ok(Ok(()))
+}
