@@ -10,14 +10,13 @@
 
 use super::explicit::checker::Graph;
 use super::explicit::concrete::Concrete;
-use super::explicit::replay::replay_concrete;
 use super::explicit::semantics::Semantics;
-use super::explicit::strategic::{replay_strategy, Strategic, MAX_SHOWN_STRATEGY};
-use super::front::core::lower;
+use super::explicit::strategic::{replay_strategy_trees, Strategic, MAX_SHOWN_STRATEGY};
+use super::front::core::strategic_goal;
 use super::front::formula::Sentence;
 use super::front::model::Model;
+use super::witness::shown;
 use super::witness::trace::concrete_trace;
-use super::witness::{internal, shown};
 use crate::report::{Deadline, RunError};
 use serde_json::Value;
 
@@ -32,20 +31,14 @@ pub fn check_explicit(
     deadline: Deadline,
     stats: &mut serde_json::Map<String, Value>,
 ) -> Result<Shown, RunError> {
-    let Some(strategy) = &sentence.strategy else {
-        return Err(RunError::Internal("not a strategic sentence".into()));
-    };
-    let coalition = strategy.resolve(&sentence.source, model)?;
-    let core = lower(sentence, model)?;
-    let universal = !strategy.can;
-    let goal = if universal { core.negate() } else { core };
+    let atl = strategic_goal(sentence, model)?;
     let sem = Semantics::new(model).map_err(|why| {
         RunError::input(format!(
             "the explicit decider cannot take this model: {why}"
         ))
     })?;
     let mut g = Graph::new(Concrete::new(sem, 0, 0))?.with_deadline(deadline);
-    let k = strategy.steps;
+    let k = atl.strategy.steps;
     g.layers(k)?;
     if g.expired() {
         return Err(RunError::TimedOut(format!(
@@ -56,7 +49,7 @@ pub fn check_explicit(
     stats.insert("states".into(), g.states.len().into());
     let sem = &mut g.sys.sem;
     let envs = sem.initial_envs()?;
-    let mut search = Strategic::new(sem, coalition.clone(), &goal);
+    let mut search = Strategic::new(sem, atl.coalition.clone(), &atl.goal);
     let (mut holds, mut trees) = (true, Vec::new());
     let mut too_large = None;
     for e in envs {
@@ -70,25 +63,16 @@ pub fn check_explicit(
                 trees.push(search.strategy(e, k)?);
             }
         }
-        if wins == universal {
+        if wins == atl.universal {
             holds = false;
-            if !universal {
+            if !atl.universal {
                 trees.clear();
             }
             break;
         }
     }
     let sem = &mut g.sys.sem;
-    let mut traces = Vec::new();
-    for t in &trees {
-        if let Err(why) = replay_strategy(sem, t, (&coalition, &goal), k)? {
-            return Err(internal("strategy", why));
-        }
-        match replay_concrete(sem, t)? {
-            Ok(trace) => traces.push(trace),
-            Err(why) => return Err(internal("strategy", why)),
-        }
-    }
+    let mut traces = replay_strategy_trees(sem, &trees, &atl, "strategy")?;
     stats.insert("network_evaluations".into(), sem.cache_sizes().into());
     if too_large.is_some() {
         traces.clear();
@@ -97,6 +81,6 @@ pub fn check_explicit(
             MAX_SHOWN_STRATEGY.into(),
         );
     }
-    let (w, t) = shown(concrete_trace(sem, &traces, universal));
+    let (w, t) = shown(concrete_trace(sem, &traces, atl.universal));
     Ok((holds, w, t))
 }

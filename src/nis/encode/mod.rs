@@ -51,7 +51,8 @@ mod tests;
 
 use super::explicit::replay::{replay_abstract, replay_concrete};
 use super::explicit::semantics::{EnvId, Semantics};
-use super::front::core::{lower, Core};
+use super::explicit::strategic::replay_strategy_trees;
+use super::front::core::{lower, strategic_goal, Core};
 use super::front::formula::{Kind, Sentence};
 use super::front::model::{InitPercept, Model};
 use super::witness::trace::{abstract_trace, concrete_trace};
@@ -326,7 +327,7 @@ fn existential_goal(model: &Model, sentence: &Sentence) -> Result<(Core, bool), 
 }
 
 /// Decides a strategic sentence on M(0) by MILP, one MILP per initial
-/// state; every strategy tree is replayed ([`replay_strategy`]).
+/// state; every strategy tree is replayed ([`replay_strategy_trees`]).
 pub fn check_strategic(
     model: &Model,
     sentence: &Sentence,
@@ -336,26 +337,20 @@ pub fn check_strategic(
     if model.explicit_obstacle().is_some() {
         return strategic_f64::check_strategic_f64(model, sentence, opts);
     }
-    let Some(strategy) = &sentence.strategy else {
-        return Err(RunError::Internal("not a strategic sentence".into()));
-    };
-    let coalition = strategy.resolve(&sentence.source, model)?;
-    let core = lower(sentence, model)?;
-    let universal = !strategy.can;
-    let goal = if universal { core.negate() } else { core };
+    let atl = strategic_goal(sentence, model)?;
     let mut sem = semantics(
         model,
         "the MILP decider replays every strategy through the finite semantics, which",
     )?;
     let envs = sem.initial_envs()?;
     let mut sizes = Sizes::default();
-    let k = strategy.steps;
+    let k = atl.strategy.steps;
     let spec = decide::Goal::Strategy {
-        goal: &goal,
-        play: strategic::Play::coalition(&coalition),
+        goal: &atl.goal,
+        play: strategic::Play::coalition(&atl.coalition),
         steps: k,
     };
-    let d = decide(envs, universal, |env| {
+    let d = decide(envs, atl.universal, |env| {
         let mut u = Concrete {
             enc: expr::Enc::new(model, opts.encode.clone()),
             agents: 0,
@@ -365,19 +360,8 @@ pub fn check_strategic(
         };
         decide::solve_goal(&mut u, &spec, opts, &mut sizes)
     })?;
-    let mut traces = Vec::new();
-    for w in &d.witnesses {
-        if let Err(why) =
-            super::explicit::strategic::replay_strategy(&mut sem, w, (&coalition, &goal), k)?
-        {
-            return Err(internal("MILP strategy", why));
-        }
-        match replay_concrete(&mut sem, w)? {
-            Ok(t) => traces.push(t),
-            Err(why) => return Err(internal("MILP strategy", why)),
-        }
-    }
-    let shown = shown(concrete_trace(&sem, &traces, universal));
+    let traces = replay_strategy_trees(&mut sem, &d.witnesses, &atl, "MILP strategy")?;
+    let shown = shown(concrete_trace(&sem, &traces, atl.universal));
     Ok(MilpOutcome::new(
         d.holds,
         shown,

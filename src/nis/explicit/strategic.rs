@@ -17,9 +17,11 @@
 //! that choice times their successors; at round k psi holds.
 
 use super::concrete::{CMove, CState};
+use super::replay::{replay_concrete, ConcreteTrace};
 use super::semantics::{bits, EnvId, SemResult, Semantics};
-use crate::nis::front::core::{Core, Node};
-use crate::nis::witness::WitnessTree;
+use crate::nis::front::core::{Core, Node, StrategicGoal};
+use crate::nis::witness::{internal, WitnessTree};
+use crate::report::RunError;
 use std::collections::HashMap;
 
 /// A strategy tree of M(0).
@@ -209,6 +211,29 @@ pub fn m0_move(joint: usize) -> CMove {
         indexed: Vec::new(),
         others: Vec::new(),
     }
+}
+
+/// Replays every strategy tree of a decider against its sentence `atl`
+/// ([`replay_strategy`]), then as runs of M(0) ([`replay_concrete`]): the
+/// runs shown. A tree that fails either is an internal error of `what`.
+pub fn replay_strategy_trees(
+    sem: &mut Semantics,
+    trees: &[StrategyTree],
+    atl: &StrategicGoal,
+    what: &str,
+) -> Result<Vec<ConcreteTrace>, RunError> {
+    let coalition_goal = (&atl.coalition[..], &atl.goal);
+    let mut traces = Vec::new();
+    for t in trees {
+        if let Err(why) = replay_strategy(sem, t, coalition_goal, atl.strategy.steps)? {
+            return Err(internal(what, why));
+        }
+        match replay_concrete(sem, t)? {
+            Ok(trace) => traces.push(trace),
+            Err(why) => return Err(internal(what, why)),
+        }
+    }
+    Ok(traces)
 }
 
 /// Checks that `tree` is a strategy tree of `<<G>> X^k psi` (see the module
