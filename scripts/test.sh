@@ -6,6 +6,8 @@ MAVIS_NEEDS_PYTHON=1 source scripts/prereqs.sh
 
 echo "== import cycles between files of src/"
 python3 scripts/check_cycles.py
+echo "== functions of at most 80 lines in src/"
+python3 scripts/long_functions.py
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy --all-targets -- -D warnings"

@@ -12,15 +12,15 @@
 
 use super::explicit::checker::Graph;
 use super::explicit::concrete::Concrete;
-use super::explicit::refutation::replay_refutation;
-use super::explicit::replay::replay_concrete;
+use super::explicit::replay_strategic::replay_strategic_trees;
 use super::explicit::semantics::Semantics;
-use super::explicit::strategic::{replay_strategy, Strategic, MAX_SHOWN_STRATEGY};
-use super::front::core::lower;
+use super::explicit::strategic::{Strategic, MAX_SHOWN_STRATEGY};
+use super::front::core::strategic_goal;
 use super::front::formula::Sentence;
 use super::front::model::Model;
+use super::witness::refutation_text;
+use super::witness::shown;
 use super::witness::trace::concrete_trace;
-use super::witness::{internal, refutation_text, shown};
 use crate::report::{Deadline, RunError};
 use serde_json::Value;
 
@@ -35,20 +35,14 @@ pub fn check_explicit(
     deadline: Deadline,
     stats: &mut serde_json::Map<String, Value>,
 ) -> Result<Shown, RunError> {
-    let Some(strategy) = &sentence.strategy else {
-        return Err(RunError::Internal("not a strategic sentence".into()));
-    };
-    let coalition = strategy.resolve(&sentence.source, model)?;
-    let core = lower(sentence, model)?;
-    let universal = !strategy.can;
-    let goal = if universal { core.negate() } else { core };
+    let atl = strategic_goal(sentence, model)?;
     let sem = Semantics::new(model).map_err(|why| {
         RunError::input(format!(
             "the explicit decider cannot take this model: {why}"
         ))
     })?;
     let mut g = Graph::new(Concrete::new(sem, 0, 0))?.with_deadline(deadline);
-    let k = strategy.steps;
+    let k = atl.strategy.steps;
     g.layers(k)?;
     if g.expired() {
         return Err(RunError::TimedOut(format!(
@@ -59,7 +53,7 @@ pub fn check_explicit(
     stats.insert("states".into(), g.states.len().into());
     let sem = &mut g.sys.sem;
     let envs = sem.initial_envs()?;
-    let mut search = Strategic::new(sem, coalition.clone(), &goal);
+    let mut search = Strategic::new(sem, atl.coalition.clone(), &atl.goal);
     let (mut holds, mut trees) = (true, Vec::new());
     let (mut too_large, mut refuted) = (false, false);
     for e in envs {
@@ -73,9 +67,9 @@ pub fn check_explicit(
                 trees.push(search.strategy(e, k)?);
             }
         }
-        if wins == universal {
+        if wins == atl.universal {
             holds = false;
-            if !universal {
+            if !atl.universal {
                 // <<G>> fails from e: its counterexample is the refutation.
                 trees.clear();
                 match search.refutation(e, k)? {
@@ -88,21 +82,7 @@ pub fn check_explicit(
         }
     }
     let sem = &mut g.sys.sem;
-    let mut traces = Vec::new();
-    for t in &trees {
-        let checked = if refuted {
-            replay_refutation(sem, t, (&coalition, &goal), k)?
-        } else {
-            replay_strategy(sem, t, (&coalition, &goal), k)?
-        };
-        if let Err(why) = checked {
-            return Err(internal("strategy", why));
-        }
-        match replay_concrete(sem, t)? {
-            Ok(trace) => traces.push(trace),
-            Err(why) => return Err(internal("strategy", why)),
-        }
-    }
+    let mut traces = replay_strategic_trees(sem, &trees, (&atl, refuted), "strategy")?;
     stats.insert("network_evaluations".into(), sem.cache_sizes().into());
     if too_large {
         traces.clear();
@@ -111,7 +91,7 @@ pub fn check_explicit(
             MAX_SHOWN_STRATEGY.into(),
         );
     }
-    let (w, t) = shown(concrete_trace(sem, &traces, universal || refuted));
+    let (w, t) = shown(concrete_trace(sem, &traces, atl.universal || refuted));
     Ok((
         holds,
         w,

@@ -403,32 +403,7 @@ fn build_table(
             format!("distance tables are limited to {MAX_TABLE_STATES} states; use coordinates"),
         ));
     }
-    let mut table: Vec<Option<(f64, bool)>> = vec![None; n * n];
-    for &(ps, qs, d, ref loc) in distances {
-        let (pi, qi) = (r.state(ps, loc)? as usize, r.state(qs, loc)? as usize);
-        let (p, q) = (r.names.name(ps), r.names.name(qs));
-        let d = &d;
-        if !(d.is_finite() && *d >= 0.0) {
-            return Err(r.at.err(
-                loc,
-                format!("d({p}, {q}) = {d} is not a non-negative number"),
-            ));
-        }
-        if let Some((_, true)) = table[pi * n + qi] {
-            return Err(r.at.err(loc, format!("d({p}, {q}) is given twice")));
-        }
-        table[pi * n + qi] = Some((*d, true));
-        match table[qi * n + pi] {
-            Some((e, true)) if e != *d && pi != qi => {
-                return Err(r.at.err(
-                    loc,
-                    format!("symmetry fails: d({p}, {q}) = {d} but d({q}, {p}) = {e}"),
-                ));
-            }
-            Some((_, true)) => {}
-            _ => table[qi * n + pi] = Some((*d, false)),
-        }
-    }
+    let table = given_distances(n, distances, r)?;
     let name = |i: usize| r.names.name(states[i].name);
     let first = distances
         .first()
@@ -460,12 +435,64 @@ fn build_table(
             flat[p * n + q] = d;
         }
     }
+    check_triangle_inequality(&flat, states, r, &first)?;
+    Ok(Metric::Table { n, table: flat })
+}
+
+/// The distances as written, `(d, true)` at `p * n + q` for a written
+/// `d(p, q)` and `(d, false)` for its mirror when `d(q, p)` is not written;
+/// a distance given twice, not a non-negative number or asymmetric is an error.
+fn given_distances(
+    n: usize,
+    distances: &[(Sym, Sym, f64, Loc)],
+    r: &Resolver,
+) -> Result<Vec<Option<(f64, bool)>>, RunError> {
+    let mut table: Vec<Option<(f64, bool)>> = vec![None; n * n];
+    for &(ps, qs, d, ref loc) in distances {
+        let (pi, qi) = (r.state(ps, loc)? as usize, r.state(qs, loc)? as usize);
+        let (p, q) = (r.names.name(ps), r.names.name(qs));
+        let d = &d;
+        if !(d.is_finite() && *d >= 0.0) {
+            return Err(r.at.err(
+                loc,
+                format!("d({p}, {q}) = {d} is not a non-negative number"),
+            ));
+        }
+        if let Some((_, true)) = table[pi * n + qi] {
+            return Err(r.at.err(loc, format!("d({p}, {q}) is given twice")));
+        }
+        table[pi * n + qi] = Some((*d, true));
+        match table[qi * n + pi] {
+            Some((e, true)) if e != *d && pi != qi => {
+                return Err(r.at.err(
+                    loc,
+                    format!("symmetry fails: d({p}, {q}) = {d} but d({q}, {p}) = {e}"),
+                ));
+            }
+            Some((_, true)) => {}
+            _ => table[qi * n + pi] = Some((*d, false)),
+        }
+    }
+    Ok(table)
+}
+
+/// The triangle inequality on the completed table (with a relative
+/// tolerance, as the distances are floating-point numbers); a failure is
+/// reported at the first distance written.
+fn check_triangle_inequality(
+    flat: &[f64],
+    states: &[RawState],
+    r: &Resolver,
+    first: &Loc,
+) -> Result<(), RunError> {
+    let n = states.len();
+    let name = |i: usize| r.names.name(states[i].name);
     for p in 0..n {
         for q in 0..n {
             for w in 0..n {
                 let (pq, qw, pw) = (flat[p * n + q], flat[q * n + w], flat[p * n + w]);
                 if pw > (pq + qw) * (1.0 + 1e-12) {
-                    return Err(r.at.err(&first, format!(
+                    return Err(r.at.err(first, format!(
                         "triangle inequality fails for ({}, {}, {}): d({}, {}) = {pw} > d({}, {}) + d({}, {}) = {}",
                         name(p), name(q), name(w), name(p), name(w), name(p), name(q), name(q), name(w), pq + qw
                     )));
@@ -473,7 +500,7 @@ fn build_table(
             }
         }
     }
-    Ok(Metric::Table { n, table: flat })
+    Ok(())
 }
 
 #[cfg(test)]

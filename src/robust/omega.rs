@@ -237,6 +237,9 @@ struct Attempt {
     win: Vec<bool>,
 }
 
+/// (Generalised) Buchi objective with accepting sets `fs`: the least radius
+/// whose inflated product game is won from the initial state by a strategy
+/// that also has a nominal lasso meeting every original set.
 fn buchi(
     a: &Automaton,
     fs: &[Vec<u32>],
@@ -248,40 +251,13 @@ fn buchi(
     let candidates = sorted_distinct(dists.iter().flatten().copied().collect());
     let original: Vec<Vec<bool>> = fs.iter().map(|f| membership(n, f)).collect();
     let mut solved = 0;
-    let mut attempt = |r: f64| -> Result<Option<Attempt>, Expired> {
-        solved += 1;
-        let sets: Vec<Vec<bool>> = dists
-            .iter()
-            .map(|d| d.iter().map(|&x| x <= r).collect())
-            .collect();
-        let prod = product(a, &sets);
-        let (win, strat) = buchi_game(&prod.graph, &prod.accept, deadline)?;
-        let region: Vec<bool> = (0..n).map(|q| win[q * prod.k]).collect();
-        if !region[a.init as usize] {
-            return Ok(None);
-        }
-        let edges = safe_edges(a, &region);
-        let Some((plan, cycle_start)) = lasso(a, &edges, &vec![true; n], &original) else {
-            return Ok(None);
-        };
-        let recovery = strat
-            .iter()
-            .map(|m| m.map(|m| prod.index[m as usize]))
-            .collect();
-        Ok(Some(Attempt {
-            plan,
-            cycle_start,
-            recovery,
-            region,
-            win,
-        }))
-    };
     // Binary search for the least feasible candidate (feasibility is monotone in r).
     let (mut lo, mut hi) = (0usize, candidates.len());
     let mut best = None;
     while lo < hi {
         let mid = (lo + hi) / 2;
-        match attempt(candidates[mid])? {
+        solved += 1;
+        match buchi_attempt(a, &dists, &original, candidates[mid], deadline)? {
             Some(at) => {
                 best = Some((mid, at));
                 hi = mid;
@@ -293,22 +269,7 @@ fn buchi(
         return Ok(None);
     };
     let r = candidates[idx];
-    let k = fs.len();
-    // Independent checks: the plan replays and meets every original set on its cycle;
-    // the recovery strategy wins the inflated product game (as a parity game).
-    let cycle = replay_plan(a, &at.plan, at.cycle_start).map_err(RunError::Internal)?;
-    for (i, set) in original.iter().enumerate() {
-        if !cycle.iter().any(|&q| set[q as usize]) {
-            return Err(RunError::Internal(format!(
-                "internal: plan cycle misses accepting set {i}"
-            )));
-        }
-    }
-    let sets: Vec<Vec<bool>> = dists
-        .iter()
-        .map(|d| d.iter().map(|&x| x <= r).collect())
-        .collect();
-    verify_product(a, &sets, &at).map_err(RunError::Internal)?;
+    verify_buchi(a, &dists, &original, r, &at)?;
     Ok(Some(OmegaSolution {
         radius: r,
         sigma: sigma_of(r, gamma_bar),
@@ -318,9 +279,73 @@ fn buchi(
         plan: at.plan,
         cycle_start: at.cycle_start,
         recovery: at.recovery,
-        counters: k,
+        counters: fs.len(),
         region: at.region,
     }))
+}
+
+/// The accepting sets inflated by `r`: the states within distance `r` of
+/// each set (`dists[i][q]` is the distance of `q` to set `i`).
+fn inflated_sets(dists: &[Vec<f64>], r: f64) -> Vec<Vec<bool>> {
+    dists
+        .iter()
+        .map(|d| d.iter().map(|&x| x <= r).collect())
+        .collect()
+}
+
+/// Radius `r` decided: the strategy of the inflated product game and a
+/// nominal lasso through the `original` sets, or `None` when the initial
+/// state is lost or no such lasso stays in the winning region.
+fn buchi_attempt(
+    a: &Automaton,
+    dists: &[Vec<f64>],
+    original: &[Vec<bool>],
+    r: f64,
+    deadline: Deadline,
+) -> Result<Option<Attempt>, Expired> {
+    let n = a.len();
+    let prod = product(a, &inflated_sets(dists, r));
+    let (win, strat) = buchi_game(&prod.graph, &prod.accept, deadline)?;
+    let region: Vec<bool> = (0..n).map(|q| win[q * prod.k]).collect();
+    if !region[a.init as usize] {
+        return Ok(None);
+    }
+    let edges = safe_edges(a, &region);
+    let Some((plan, cycle_start)) = lasso(a, &edges, &vec![true; n], original) else {
+        return Ok(None);
+    };
+    let recovery = strat
+        .iter()
+        .map(|m| m.map(|m| prod.index[m as usize]))
+        .collect();
+    Ok(Some(Attempt {
+        plan,
+        cycle_start,
+        recovery,
+        region,
+        win,
+    }))
+}
+
+/// Independent checks of the solution at radius `r`: the plan replays and
+/// meets every original set on its cycle; the recovery strategy wins the
+/// inflated product game (as a parity game).
+fn verify_buchi(
+    a: &Automaton,
+    dists: &[Vec<f64>],
+    original: &[Vec<bool>],
+    r: f64,
+    at: &Attempt,
+) -> Result<(), RunError> {
+    let cycle = replay_plan(a, &at.plan, at.cycle_start).map_err(RunError::Internal)?;
+    for (i, set) in original.iter().enumerate() {
+        if !cycle.iter().any(|&q| set[q as usize]) {
+            return Err(RunError::Internal(format!(
+                "internal: plan cycle misses accepting set {i}"
+            )));
+        }
+    }
+    verify_product(a, &inflated_sets(dists, r), at).map_err(RunError::Internal)
 }
 
 /// Checks the recovery strategy of a (generalised) Buchi solution on the product, and that
@@ -376,14 +401,24 @@ fn verify_product(a: &Automaton, sets: &[Vec<bool>], at: &Attempt) -> Result<(),
     }
     verify_region(&game, &reg, &strat, 0)
         .map_err(|e| format!("internal: recovery strategy fails: {e}"))?;
-    for &(q, j) in &at.plan {
-        if !Automaton::post(&a.moves[q as usize][j]).all(|t| at.region[t as usize]) {
+    plan_stays_in_region(a, &at.plan, &at.region)
+}
+
+/// Every input of the plan keeps all its outcomes inside the recovery
+/// region, so a disturbance always lands where recovery is defined.
+fn plan_stays_in_region(a: &Automaton, plan: &[Step], region: &[bool]) -> Result<(), String> {
+    for &(q, j) in plan {
+        if !Automaton::post(&a.moves[q as usize][j]).all(|t| region[t as usize]) {
             return Err("internal: plan input can leave the recovery region".into());
         }
     }
     Ok(())
 }
 
+/// Parity objective (min-parity priorities `p`): the least radius, scanned in
+/// increasing order, whose inflated parity game is won from the initial
+/// state and has a nominal lasso winning both the original and the inflated
+/// priorities.
 fn parity(
     a: &Automaton,
     p: &[u32],
@@ -404,17 +439,7 @@ fn parity(
     let even_top = top + (top % 2);
     for (tried, &r) in candidates.iter().enumerate() {
         let solved = tried + 1;
-        // r-inflated priority: the least priority within distance r (seed's min-parity).
-        let pr: Vec<u32> = (0..n)
-            .map(|q| {
-                levels
-                    .iter()
-                    .zip(&dists)
-                    .find(|(_, d)| d[q] <= r)
-                    .map(|(&l, _)| l)
-                    .unwrap_or(p[q])
-            })
-            .collect();
+        let pr = inflated_priorities(&levels, &dists, p, r);
         let max_prio: Vec<u32> = pr.iter().map(|&x| even_top - x).collect();
         let (g, first) = arena(a, &max_prio);
         let sol = zielonka::solve_until(&g, deadline)?;
@@ -431,40 +456,12 @@ fn parity(
                 }
             })
             .collect();
-        let edges = safe_edges(a, &region);
-        let mut found = None;
-        'pairs: for e1 in levels.iter().copied().filter(|l| l % 2 == 0) {
-            for e2 in levels.iter().copied().filter(|l| l % 2 == 0) {
-                let restrict: Vec<bool> = (0..n).map(|q| p[q] >= e1 && pr[q] >= e2).collect();
-                let req = vec![
-                    (0..n).map(|q| p[q] == e1).collect(),
-                    (0..n).map(|q| pr[q] == e2).collect(),
-                ];
-                if let Some(l) = lasso(a, &edges, &restrict, &req) {
-                    found = Some(l);
-                    break 'pairs;
-                }
-            }
-        }
-        let Some((plan, cycle_start)) = found else {
+        let Some((plan, cycle_start)) = parity_lasso(a, &region, &levels, p, &pr) else {
             continue;
         };
-        let cycle = replay_plan(a, &plan, cycle_start).map_err(RunError::Internal)?;
-        let min_p = cycle.iter().map(|&q| p[q as usize]).min().unwrap_or(1);
-        let min_r = cycle.iter().map(|&q| pr[q as usize]).min().unwrap_or(1);
-        if min_p % 2 == 1 || min_r % 2 == 1 {
-            return Err(RunError::Internal(
-                "internal: plan cycle loses the parity condition".into(),
-            ));
-        }
+        check_parity_cycle(a, &plan, cycle_start, p, &pr)?;
         verify_arena(a, &max_prio, &region, &recovery).map_err(RunError::Internal)?;
-        for &(q, j) in &plan {
-            if !Automaton::post(&a.moves[q as usize][j]).all(|t| region[t as usize]) {
-                return Err(RunError::Internal(
-                    "internal: plan input can leave the recovery region".into(),
-                ));
-            }
-        }
+        plan_stays_in_region(a, &plan, &region).map_err(RunError::Internal)?;
         return Ok(Some(OmegaSolution {
             radius: r,
             sigma: sigma_of(r, gamma_bar),
@@ -479,4 +476,67 @@ fn parity(
         }));
     }
     Ok(None)
+}
+
+/// The r-inflated priority of each state: the least priority level within
+/// distance r (`dists[i]` are the distances to the states of `levels[i]`),
+/// as in the seed's min-parity.
+fn inflated_priorities(levels: &[u32], dists: &[Vec<f64>], p: &[u32], r: f64) -> Vec<u32> {
+    (0..p.len())
+        .map(|q| {
+            levels
+                .iter()
+                .zip(dists)
+                .find(|(_, d)| d[q] <= r)
+                .map(|(&l, _)| l)
+                .unwrap_or(p[q])
+        })
+        .collect()
+}
+
+/// A nominal lasso inside `region` winning both parity conditions: for some
+/// even levels e1 and e2 its cycle stays at original priority >= e1 and
+/// inflated priority >= e2 and visits both (the first pair that has one).
+fn parity_lasso(
+    a: &Automaton,
+    region: &[bool],
+    levels: &[u32],
+    p: &[u32],
+    pr: &[u32],
+) -> Option<(Vec<Step>, usize)> {
+    let n = a.len();
+    let edges = safe_edges(a, region);
+    for e1 in levels.iter().copied().filter(|l| l % 2 == 0) {
+        for e2 in levels.iter().copied().filter(|l| l % 2 == 0) {
+            let restrict: Vec<bool> = (0..n).map(|q| p[q] >= e1 && pr[q] >= e2).collect();
+            let req = vec![
+                (0..n).map(|q| p[q] == e1).collect(),
+                (0..n).map(|q| pr[q] == e2).collect(),
+            ];
+            if let Some(l) = lasso(a, &edges, &restrict, &req) {
+                return Some(l);
+            }
+        }
+    }
+    None
+}
+
+/// Independent check of the plan: it replays, and the least original and
+/// inflated priorities on its cycle are even.
+fn check_parity_cycle(
+    a: &Automaton,
+    plan: &[Step],
+    cycle_start: usize,
+    p: &[u32],
+    pr: &[u32],
+) -> Result<(), RunError> {
+    let cycle = replay_plan(a, plan, cycle_start).map_err(RunError::Internal)?;
+    let min_p = cycle.iter().map(|&q| p[q as usize]).min().unwrap_or(1);
+    let min_r = cycle.iter().map(|&q| pr[q as usize]).min().unwrap_or(1);
+    if min_p % 2 == 1 || min_r % 2 == 1 {
+        return Err(RunError::Internal(
+            "internal: plan cycle loses the parity condition".into(),
+        ));
+    }
+    Ok(())
 }

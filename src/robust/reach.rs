@@ -133,6 +133,25 @@ pub fn membership(n: usize, set: &[u32]) -> Vec<bool> {
     m
 }
 
+/// The states reachable from q0 when the system plays strategy `s`: every
+/// input it allows, with every outcome of that input (disturbed ones too).
+pub fn reachable_under(a: &Automaton, s: &Strategy) -> Vec<bool> {
+    let mut seen = vec![false; a.len()];
+    let mut stack = vec![a.init];
+    seen[a.init as usize] = true;
+    while let Some(q) = stack.pop() {
+        for &i in &s[q as usize] {
+            for t in Automaton::post(&a.moves[q as usize][i]) {
+                if !seen[t as usize] {
+                    seen[t as usize] = true;
+                    stack.push(t);
+                }
+            }
+        }
+    }
+    seen
+}
+
 /// The bound of a memoryless strategy: the greatest fixed point of
 /// v(q) = min(d(q, F), max over every outcome successor of v) on A|_S, i.e. the
 /// largest distance to F the disturbance can keep every visited state at.

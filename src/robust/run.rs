@@ -418,22 +418,7 @@ pub fn check_report(
     let t = Instant::now();
     let in_f = reach::membership(a.len(), f);
     // Every state S can reach must have an input unless it is in F or a dead end.
-    let reach_s = {
-        let mut seen = vec![false; a.len()];
-        let mut stack = vec![a.init];
-        seen[a.init as usize] = true;
-        while let Some(q) = stack.pop() {
-            for &i in &s[q as usize] {
-                for t in Automaton::post(&a.moves[q as usize][i]) {
-                    if !seen[t as usize] {
-                        seen[t as usize] = true;
-                        stack.push(t);
-                    }
-                }
-            }
-        }
-        seen
-    };
+    let reach_s = reach::reachable_under(&a, &s);
     if let Some(q) =
         (0..a.len()).find(|&q| reach_s[q] && s[q].is_empty() && !in_f[q] && !a.moves[q].is_empty())
     {

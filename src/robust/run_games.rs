@@ -1,6 +1,6 @@
 //! The report of `mavis robust parity` (`robust faults`: `faults_report`).
 
-use super::game::{verify, Solution};
+use super::game::{verify, Game, Solution};
 use super::{pgsolver, spm, zielonka};
 use crate::lang::Source;
 use crate::report::TableFormat;
@@ -64,12 +64,26 @@ pub fn parity_report(
         g.len(),
         g.len() - won0
     ));
+    node_table(&g, &sol, ctx.verbose(), &mut r);
+    if let Some(out) = solution_out {
+        std::fs::write(out, pgsolver::write_solution(&g, &sol))
+            .map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
+        r.line(format!("solution written to {}", out.display()));
+    }
+    r.results = json!({
+        "winner": sol.winner,
+        "strategy": sol.strategy,
+        "won_by_even": won0,
+        "won_by_odd": g.len() - won0,
+    });
+    Ok(r)
+}
+
+/// The table of the solved game's nodes (their winner and strategy), the
+/// first 40 only unless `verbose` (a game can be large).
+fn node_table(g: &Game, sol: &Solution, verbose: bool, r: &mut Report) {
     let mut t = Table::new(["node", "name", "priority", "owner", "winner", "strategy"]);
-    let shown = if ctx.verbose() {
-        g.len()
-    } else {
-        g.len().min(40)
-    };
+    let shown = if verbose { g.len() } else { g.len().min(40) };
     for v in 0..shown {
         t.row([
             v.to_string(),
@@ -87,16 +101,4 @@ pub fn parity_report(
     if shown < g.len() {
         r.line(format!("({} more nodes; -v shows all)", g.len() - shown));
     }
-    if let Some(out) = solution_out {
-        std::fs::write(out, pgsolver::write_solution(&g, &sol))
-            .map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
-        r.line(format!("solution written to {}", out.display()));
-    }
-    r.results = json!({
-        "winner": sol.winner,
-        "strategy": sol.strategy,
-        "won_by_even": won0,
-        "won_by_odd": g.len() - won0,
-    });
-    Ok(r)
 }

@@ -32,21 +32,8 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
             consts.parse_decl(&mut p)?;
             continue;
         } else if p.eat_keyword("metric") {
-            let (word, span) = p.ident()?;
-            m.metric = match word.as_str() {
-                "euclidean" => MetricKind::Euclidean,
-                "manhattan" => MetricKind::Manhattan,
-                "max" => MetricKind::Max,
-                "table" => MetricKind::Table,
-                _ => {
-                    return Err(p.error(
-                        span,
-                        format!(
-                            "unknown metric `{word}`: expected euclidean, manhattan, max or table"
-                        ),
-                    ))
-                }
-            };
+            let (kind, span) = metric(&mut p)?;
+            m.metric = kind;
             if metric_seen {
                 return Err(p.error(span, "the metric is declared twice"));
             }
@@ -75,30 +62,7 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
             }
             m.init = Some((q, Loc::Span(span)));
         } else if p.eat_keyword("trans") {
-            let from = m.names.intern_owned(p.ident()?.0);
-            let input = m.names.intern_owned(p.ident()?.0);
-            p.expect(Tok::Arrow)?;
-            let to = m.names.intern_owned(p.ident()?.0);
-            let first = m.disturbed.len() as u32;
-            if p.eat(Tok::Or) {
-                loop {
-                    let x = m.names.intern_owned(p.ident()?.0);
-                    p.expect(Tok::Arrow)?;
-                    let t = m.names.intern_owned(p.ident()?.0);
-                    m.disturbed.push((x, t));
-                    if !p.eat(Tok::Comma) {
-                        break;
-                    }
-                }
-            }
-            let loc = Loc::Span(start.to(p.prev_span()));
-            m.transitions.push(RawTrans {
-                from,
-                input,
-                to,
-                disturbed: (first, m.disturbed.len() as u32),
-                loc,
-            });
+            transition(&mut p, start, &mut m)?;
         } else if at_objective(&p) {
             let obj = objective(&mut p, &mut m.names)?;
             if m.objective.is_some() {
@@ -111,6 +75,55 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
         p.expect(Tok::Semi)?;
     }
     Ok(m)
+}
+
+/// The metric named after `metric`, with the span of its name.
+fn metric(p: &mut Parser) -> LangResult<(MetricKind, Span)> {
+    let (word, span) = p.ident()?;
+    let kind = match word.as_str() {
+        "euclidean" => MetricKind::Euclidean,
+        "manhattan" => MetricKind::Manhattan,
+        "max" => MetricKind::Max,
+        "table" => MetricKind::Table,
+        _ => {
+            return Err(p.error(
+                span,
+                format!("unknown metric `{word}`: expected euclidean, manhattan, max or table"),
+            ))
+        }
+    };
+    Ok((kind, span))
+}
+
+/// The rest of `trans FROM INPUT -> TO | X -> T, ...`: its disturbed
+/// successors are appended to the model's one `disturbed` list and the
+/// transition keeps their index range, so a transition allocates nothing.
+fn transition(p: &mut Parser, start: Span, m: &mut RawModel) -> LangResult<()> {
+    let from = m.names.intern_owned(p.ident()?.0);
+    let input = m.names.intern_owned(p.ident()?.0);
+    p.expect(Tok::Arrow)?;
+    let to = m.names.intern_owned(p.ident()?.0);
+    let first = m.disturbed.len() as u32;
+    if p.eat(Tok::Or) {
+        loop {
+            let x = m.names.intern_owned(p.ident()?.0);
+            p.expect(Tok::Arrow)?;
+            let t = m.names.intern_owned(p.ident()?.0);
+            m.disturbed.push((x, t));
+            if !p.eat(Tok::Comma) {
+                break;
+            }
+        }
+    }
+    let loc = Loc::Span(start.to(p.prev_span()));
+    m.transitions.push(RawTrans {
+        from,
+        input,
+        to,
+        disturbed: (first, m.disturbed.len() as u32),
+        loc,
+    });
+    Ok(())
 }
 
 fn at_objective(p: &Parser) -> bool {

@@ -17,41 +17,7 @@ pub fn build_model(ast: &ModelAst, overrides: HashMap<String, Value>) -> LangRes
         let v = eval_const(&e.source, &e.expr, &consts)?;
         consts.define(&name.loc.source, &name.text, name.loc.span, v)?;
     }
-    let mut vars: Vec<Var> = Vec::new();
-    for v in &ast.vars {
-        if vars.iter().any(|w| w.name == v.name.text) || v.name.text == "time" {
-            return Err(error_at(
-                &v.name.loc.source,
-                v.name.loc.span,
-                format!(
-                    "variable `{}` is declared twice (or uses the reserved name `time`)",
-                    v.name.text
-                ),
-            ));
-        }
-        let init = eval_const(&v.init.source, &v.init.expr, &consts)?;
-        let ty = match (v.kind, &init) {
-            (VarKind::Bool, Value::Bool(_)) => Ty::Bool,
-            (VarKind::Int, Value::Num(r)) if r.is_integer() => Ty::Int,
-            (VarKind::Real, Value::Num(_)) => Ty::Real,
-            _ => {
-                return Err(error_at(
-                    &v.init.source,
-                    v.init.expr.span,
-                    format!(
-                        "`{}` is declared {} but its initial value is {init}",
-                        v.name.text,
-                        v.kind.keyword()
-                    ),
-                ))
-            }
-        };
-        vars.push(Var {
-            name: v.name.text.clone(),
-            ty,
-            init,
-        });
-    }
+    let vars = build_vars(ast, &consts)?;
     let mut agents: Vec<Agent> = Vec::new();
     for a in &ast.agents {
         if agents.iter().any(|b| b.name == a.name.text) {
@@ -92,6 +58,48 @@ pub fn build_model(ast: &ModelAst, overrides: HashMap<String, Value>) -> LangRes
         queries,
         consts,
     })
+}
+
+/// The variables of V, each typed by its declared kind, which its initial
+/// value must match (an `int` starts at an integer); names are unique and
+/// `time` is reserved (queries read the elapsed time by that name).
+fn build_vars(ast: &ModelAst, consts: &Constants) -> LangResult<Vec<Var>> {
+    let mut vars: Vec<Var> = Vec::new();
+    for v in &ast.vars {
+        if vars.iter().any(|w| w.name == v.name.text) || v.name.text == "time" {
+            return Err(error_at(
+                &v.name.loc.source,
+                v.name.loc.span,
+                format!(
+                    "variable `{}` is declared twice (or uses the reserved name `time`)",
+                    v.name.text
+                ),
+            ));
+        }
+        let init = eval_const(&v.init.source, &v.init.expr, consts)?;
+        let ty = match (v.kind, &init) {
+            (VarKind::Bool, Value::Bool(_)) => Ty::Bool,
+            (VarKind::Int, Value::Num(r)) if r.is_integer() => Ty::Int,
+            (VarKind::Real, Value::Num(_)) => Ty::Real,
+            _ => {
+                return Err(error_at(
+                    &v.init.source,
+                    v.init.expr.span,
+                    format!(
+                        "`{}` is declared {} but its initial value is {init}",
+                        v.name.text,
+                        v.kind.keyword()
+                    ),
+                ))
+            }
+        };
+        vars.push(Var {
+            name: v.name.text.clone(),
+            ty,
+            init,
+        });
+    }
+    Ok(vars)
 }
 
 /// A natural-number timing constant.

@@ -206,45 +206,8 @@ pub fn from_json(file: &str, jm: &JsonModel) -> LangResult<ModelAst> {
         });
     }
     for (i, a) in jm.agents.iter().enumerate() {
-        let p = format!("/agents/{i}");
-        let mut agent = AgentAst {
-            name: name(file, &format!("{p}/name"), &a.name),
-            period: timing(file, &format!("{p}/period"), &a.period)?,
-            clock: match &a.clock {
-                Some(c) => Some(timing(file, &format!("{p}/clock"), c)?),
-                None => None,
-            },
-            localities: a
-                .localities
-                .iter()
-                .enumerate()
-                .map(|(k, l)| name(file, &format!("{p}/localities/{k}"), l))
-                .collect(),
-            transitions: Vec::new(),
-        };
-        for (k, t) in a.transitions.iter().enumerate() {
-            let tp = format!("{p}/transitions/{k}");
-            let summary = format!("{} -> {}", t.from, t.to);
-            let src = field(file, &tp, &summary);
-            let mut updates = Vec::new();
-            for (var, e) in &t.updates {
-                let up = format!("{tp}/updates/{var}");
-                updates.push((name(file, &up, var), expr(file, &up, e)?));
-            }
-            agent.transitions.push(TransitionAst {
-                from: name(file, &format!("{tp}/from"), &t.from),
-                to: name(file, &format!("{tp}/to"), &t.to),
-                lower: timing(file, &format!("{tp}/lower"), &t.lower)?,
-                upper: timing(file, &format!("{tp}/upper"), &t.upper)?,
-                guard: match &t.guard {
-                    Some(g) => Some(expr(file, &format!("{tp}/guard"), g)?),
-                    None => None,
-                },
-                updates,
-                loc: Loc::new(&src, Span::new(0, summary.len())),
-            });
-        }
-        m.agents.push(agent);
+        m.agents
+            .push(agent_from_json(file, &format!("/agents/{i}"), a)?);
     }
     for (i, q) in jm.queries.iter().enumerate() {
         let p = format!("/queries/{i}");
@@ -255,6 +218,54 @@ pub fn from_json(file: &str, jm: &JsonModel) -> LangResult<ModelAst> {
         });
     }
     Ok(m)
+}
+
+/// One agent; `p` is its JSON path, which locates errors in its fields.
+fn agent_from_json(file: &str, p: &str, a: &JsonAgent) -> LangResult<AgentAst> {
+    Ok(AgentAst {
+        name: name(file, &format!("{p}/name"), &a.name),
+        period: timing(file, &format!("{p}/period"), &a.period)?,
+        clock: match &a.clock {
+            Some(c) => Some(timing(file, &format!("{p}/clock"), c)?),
+            None => None,
+        },
+        localities: a
+            .localities
+            .iter()
+            .enumerate()
+            .map(|(k, l)| name(file, &format!("{p}/localities/{k}"), l))
+            .collect(),
+        transitions: a
+            .transitions
+            .iter()
+            .enumerate()
+            .map(|(k, t)| transition_from_json(file, &format!("{p}/transitions/{k}"), t))
+            .collect::<LangResult<_>>()?,
+    })
+}
+
+/// One transition at JSON path `tp`; the transition as a whole is located
+/// by its summary `from -> to`.
+fn transition_from_json(file: &str, tp: &str, t: &JsonTransition) -> LangResult<TransitionAst> {
+    let summary = format!("{} -> {}", t.from, t.to);
+    let src = field(file, tp, &summary);
+    let mut updates = Vec::new();
+    for (var, e) in &t.updates {
+        let up = format!("{tp}/updates/{var}");
+        updates.push((name(file, &up, var), expr(file, &up, e)?));
+    }
+    Ok(TransitionAst {
+        from: name(file, &format!("{tp}/from"), &t.from),
+        to: name(file, &format!("{tp}/to"), &t.to),
+        lower: timing(file, &format!("{tp}/lower"), &t.lower)?,
+        upper: timing(file, &format!("{tp}/upper"), &t.upper)?,
+        guard: match &t.guard {
+            Some(g) => Some(expr(file, &format!("{tp}/guard"), g)?),
+            None => None,
+        },
+        updates,
+        loc: Loc::new(&src, Span::new(0, summary.len())),
+    })
 }
 
 fn timing_of(e: &LExpr) -> Timing {

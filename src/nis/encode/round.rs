@@ -269,16 +269,27 @@ impl Enc<'_> {
             Some(cs) => self
                 .milp
                 .eq(&format!("{name}.sum"), ye, sum_of(options, &cs)),
-            None => {
-                for (cond, v) in options {
-                    let xi = parts(v).remove(0);
-                    self.milp
-                        .implies(name, cond, &Linear::eq(ye.clone(), xi))
-                        .map_err(milp_error)?;
-                }
-            }
+            None => self.select_part(name, options, 0, &ye)?,
         }
         Ok(y)
+    }
+
+    /// `y` equals component `i` of the option whose condition holds: one
+    /// indicator constraint per option (the conditions are exclusive).
+    fn select_part(
+        &mut self,
+        name: &str,
+        options: &[(LinExpr, Val)],
+        i: usize,
+        y: &LinExpr,
+    ) -> Result<(), RunError> {
+        for (cond, v) in options {
+            let xi = parts(v).remove(i);
+            self.milp
+                .implies(name, cond, &Linear::eq(y.clone(), xi))
+                .map_err(milp_error)?;
+        }
+        Ok(())
     }
 
     /// [`Enc::merge`] of a Boolean or enumeration value, member by member
@@ -298,12 +309,7 @@ impl Enc<'_> {
                 None => {
                     fresh = true;
                     let yi: LinExpr = self.milp.binary(&format!("{name}={i}")).into();
-                    for (cond, v) in options {
-                        let xi = parts(v).remove(i);
-                        self.milp
-                            .implies(name, cond, &Linear::eq(yi.clone(), xi))
-                            .map_err(milp_error)?;
-                    }
+                    self.select_part(name, options, i, &yi)?;
                     ys.push(yi);
                 }
             }

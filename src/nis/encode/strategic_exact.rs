@@ -14,11 +14,10 @@ use super::initial::Start;
 use super::options::{MilpOptions, MilpOutcome};
 use super::stats::{unrolling_stats, Sizes};
 use super::strategic::Play;
-use crate::nis::explicit::refutation::replay_refutation;
-use crate::nis::explicit::replay::replay_concrete;
+use crate::nis::explicit::replay_strategic::replay_strategic_trees;
 use crate::nis::explicit::semantics::{EnvId, Semantics};
-use crate::nis::explicit::strategic::{replay_strategy, StrategyTree};
-use crate::nis::front::core::lower;
+use crate::nis::explicit::strategic::StrategyTree;
+use crate::nis::front::core::strategic_goal;
 use crate::nis::front::formula::Sentence;
 use crate::nis::front::model::Model;
 use crate::nis::witness::trace::concrete_trace;
@@ -37,23 +36,18 @@ pub fn check_strategic(
     if model.explicit_obstacle().is_some() {
         return super::strategic_f64::check_strategic_f64(model, sentence, opts);
     }
-    let Some(strategy) = &sentence.strategy else {
-        return Err(RunError::Internal("not a strategic sentence".into()));
-    };
-    let coalition = strategy.resolve(&sentence.source, model)?;
-    let core = lower(sentence, model)?;
-    let universal = !strategy.can;
-    let goal = if universal { core.negate() } else { core };
+    let atl = strategic_goal(sentence, model)?;
+    let (coalition, goal, universal) = (&atl.coalition, &atl.goal, atl.universal);
     let mut sem = semantics(
         model,
         "the MILP decider replays every strategy through the finite semantics, which",
     )?;
     let envs = sem.initial_envs()?;
     let mut sizes = Sizes::default();
-    let k = strategy.steps;
+    let k = atl.strategy.steps;
     let spec = decide::Goal::Strategy {
-        goal: &goal,
-        play: Play::coalition(&coalition),
+        goal,
+        play: Play::coalition(coalition),
         steps: k,
     };
     let mut last = None;
@@ -86,22 +80,8 @@ pub fn check_strategic(
         }
         None => d.witnesses,
     };
-    let mut traces = Vec::new();
-    for t in &trees {
-        let checked = if refuted_at.is_some() {
-            replay_refutation(&mut sem, t, (&coalition, &goal), k)?
-        } else {
-            replay_strategy(&mut sem, t, (&coalition, &goal), k)?
-        };
-        if let Err(why) = checked {
-            return Err(internal("MILP strategy", why));
-        }
-        match replay_concrete(&mut sem, t)? {
-            Ok(trace) => traces.push(trace),
-            Err(why) => return Err(internal("MILP strategy", why)),
-        }
-    }
     let refuted = refuted_at.is_some();
+    let traces = replay_strategic_trees(&mut sem, &trees, (&atl, refuted), "MILP strategy")?;
     let (json, text) = shown(concrete_trace(&sem, &traces, universal || refuted));
     let text = text.map(|t| if refuted { refutation_text(&t) } else { t });
     Ok(MilpOutcome::new(

@@ -17,6 +17,7 @@ pub mod replay;
 pub mod replay_f64;
 mod replay_named;
 pub mod replay_real;
+pub mod replay_strategic;
 pub mod replay_strategy_f64;
 pub mod replay_truth;
 pub mod semantics;

@@ -5,7 +5,9 @@
 
 use super::formula::{AgentRef, Formula, Sentence};
 use super::model::{LabelSubject, Model};
+use super::strategic::Strategy;
 use crate::lang::{error_at, LangResult, Span};
+use crate::report::RunError;
 
 /// A formula in core form over label and agent numbers (agents 0-based),
 /// with EX^k / AX^k unrolled into k single steps and until expanded.
@@ -83,6 +85,40 @@ pub fn lower(sentence: &Sentence, model: &Model) -> LangResult<Core> {
     };
     core.root = lower_rec(sentence, model, &sentence.body, &mut core)?;
     Ok(core)
+}
+
+/// A strategic sentence as every decider takes it: coalition G searches
+/// for a strategy that wins `goal` within `strategy.steps` rounds.
+pub struct StrategicGoal<'s> {
+    /// The sentence's `<<G>>` or `[[G]]` with its number of rounds.
+    pub strategy: &'s Strategy,
+    /// G as indices of the model's named agents.
+    pub coalition: Vec<usize>,
+    /// `[[G]]`: a winning strategy for G is a counterexample.
+    pub universal: bool,
+    /// phi for `<<G>>`; !phi for `[[G]]`, which fails when G can force !phi.
+    pub goal: Core,
+}
+
+/// The [`StrategicGoal`] of a strategic sentence (a sentence without
+/// `<<G>>`/`[[G]]` here is an internal error: callers dispatch on it).
+pub fn strategic_goal<'s>(
+    sentence: &'s Sentence,
+    model: &Model,
+) -> Result<StrategicGoal<'s>, RunError> {
+    let Some(strategy) = &sentence.strategy else {
+        return Err(RunError::Internal("not a strategic sentence".into()));
+    };
+    let coalition = strategy.resolve(&sentence.source, model)?;
+    let core = lower(sentence, model)?;
+    let universal = !strategy.can;
+    let goal = if universal { core.negate() } else { core };
+    Ok(StrategicGoal {
+        strategy,
+        coalition,
+        universal,
+        goal,
+    })
 }
 
 fn lower_rec(s: &Sentence, model: &Model, f: &Formula, core: &mut Core) -> LangResult<usize> {
