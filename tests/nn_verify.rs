@@ -195,3 +195,39 @@ fn a_timeout_is_exit_3_and_timeout() {
     assert_eq!(v["results"]["vnncomp"], "timeout");
     assert_eq!(file, "timeout\n");
 }
+
+#[test]
+fn highs_nodes_and_lp_iterations_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = cli::repo("tests/fixtures/mlp_2_16_16_3.onnx");
+    // y0 - y1 >= c over [-1, 1]^2 holds for both; with --milp-unstable 100
+    // the root box goes to the MILP unless bounds refute it: for c = 1
+    // HiGHS proves the MILP (27 binaries) infeasible, for c = 5 the bounds
+    // alone suffice and no MILP is solved.
+    for (c, milp) in [(1, true), (5, false)] {
+        let prop = dir.path().join(format!("c{c}.vnnlib"));
+        let text = format!(
+            "(declare-const X_0 Real)\n(declare-const X_1 Real)\n(declare-const Y_0 Real)\n\
+             (declare-const Y_1 Real)\n(declare-const Y_2 Real)\n(assert (>= X_0 -1))\n\
+             (assert (<= X_0 1))\n(assert (>= X_1 -1))\n(assert (<= X_1 1))\n\
+             (assert (>= (- Y_0 Y_1) {c}))\n"
+        );
+        std::fs::write(&prop, text).unwrap();
+        let prop = prop.display().to_string();
+        let args = ["nn", "verify", &net, &prop, "--milp-unstable", "100"];
+        let json_args: Vec<&str> = args.iter().copied().chain(["--format", "json"]).collect();
+        let v = cli::run(&json_args).expect_code(0).json();
+        let s = &v["stats"];
+        let nodes = s["milp_nodes"].as_u64().unwrap();
+        let iterations = s["milp_lp_iterations"].as_u64().unwrap();
+        let solves = s["milp_solves"].as_u64().unwrap();
+        if milp {
+            assert!(solves >= 1 && nodes >= 1 && iterations >= 1, "{s}");
+        } else {
+            assert_eq!((solves, nodes, iterations), (0, 0, 0), "{s}");
+        }
+        let text = cli::run(&args).expect_code(0).stdout;
+        let line = format!("HiGHS: {nodes} branch-and-bound nodes, {iterations} LP iterations");
+        assert!(text.contains(&line), "{text}");
+    }
+}

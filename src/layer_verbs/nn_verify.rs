@@ -7,8 +7,9 @@
 //! `sampling` | `local_search` | `milp`, `excess`: the largest `lhs - rhs` of
 //! the disjunct's atoms at the replayed point). `stats`: `parse_s`,
 //! `falsify_s`, `evaluations`, `bounds_s`, `lp_s`, `milp_s`, `milp_solves`,
-//! `binaries` (most in one MILP), `binaries_total`, `nodes` (boxes of the
-//! branch and bound), `splits`, `unstable_interval`, `unstable_symbolic`,
+//! `binaries` (most in one MILP), `binaries_total`, `milp_nodes` and
+//! `milp_lp_iterations` (HiGHS's, over every MILP solve), `nodes` (boxes of
+//! the input-splitting branch and bound), `splits`, `unstable_interval`, `unstable_symbolic`,
 //! `unstable_lp` (of the root boxes; null when the root had no LP tightening), `unreplayed`, `total_s`.
 
 use super::nn::{load_for_command, shape_text};
@@ -196,6 +197,10 @@ fn stats_lines(r: &mut Report, s: &crate::milp::verify::VerifyStats, parse_s: f6
         "stages: parse {parse_s:.3} s, falsify {:.3} s ({} evaluations), bounds {:.3} s, LP {:.3} s, MILP {:.3} s ({} solves, at most {} binaries)",
         s.falsify_s, s.evaluations, s.bounds_s, s.lp_s, s.milp.seconds, s.milp.solves, s.milp.binaries_max
     ));
+    r.line(format!(
+        "HiGHS: {} branch-and-bound nodes, {} LP iterations",
+        s.milp.effort.nodes, s.milp.effort.lp_iterations
+    ));
     let lp = if s.root_lp {
         s.root_unstable[2].to_string()
     } else {
@@ -215,6 +220,8 @@ fn stats_lines(r: &mut Report, s: &crate::milp::verify::VerifyStats, parse_s: f6
         ("milp_solves", json!(s.milp.solves)),
         ("binaries", json!(s.milp.binaries_max)),
         ("binaries_total", json!(s.milp.binaries_total)),
+        ("milp_nodes", json!(s.milp.effort.nodes)),
+        ("milp_lp_iterations", json!(s.milp.effort.lp_iterations)),
         ("nodes", json!(s.boxes)),
         ("splits", json!(s.splits)),
         ("unstable_interval", json!(s.root_unstable[0])),

@@ -1,12 +1,29 @@
 //! Runs a HiGHS problem built by good_lp and reads back, besides the status
 //! and the primal solution good_lp gives, HiGHS's proven objective bound
-//! (its MIP dual bound), which good_lp's solution type does not expose.
+//! (its MIP dual bound) and its work (branch-and-bound nodes, LP
+//! iterations), which good_lp's solution type does not expose.
 //! The status mapping is good_lp's own (`HighsProblem::solve`), so the
 //! rest of [`super::solve`] reads the answer as before.
 
 use good_lp::solvers::highs::{HighsOptionValue, HighsProblem};
 use good_lp::{ResolutionError, SolutionStatus};
-use highs::{HighsModelStatus, HighsSolutionStatus};
+use highs::{HighsModelStatus, HighsSolutionStatus, SolvedModel};
+
+/// HiGHS's work on one or more solves: branch-and-bound nodes and LP
+/// (simplex) iterations, every node's included.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Effort {
+    /// Branch-and-bound nodes (0 for an LP, or a MIP presolve decided).
+    pub nodes: u64,
+    pub lp_iterations: u64,
+}
+
+impl std::ops::AddAssign for Effort {
+    fn add_assign(&mut self, other: Effort) {
+        self.nodes += other.nodes;
+        self.lp_iterations += other.lp_iterations;
+    }
+}
 
 /// A solved problem: good_lp's status and every column's value.
 pub(super) struct Solved {
@@ -22,6 +39,39 @@ pub(super) struct Solved {
 pub(super) struct Run {
     pub result: Result<Solved, ResolutionError>,
     pub bound: Option<f64>,
+    /// What HiGHS did; zero when it did not solve (an option or load error).
+    pub effort: Effort,
+}
+
+/// HiGHS's `mip_node_count`, an int64 info value: the highs crate reads only
+/// HighsInt and double ones, so it is read through the C API.
+fn mip_node_count(solved: &SolvedModel) -> Option<i64> {
+    let mut value: i64 = -1;
+    // SAFETY: `solved.as_ptr()` is the live Highs instance owned by `solved`
+    // (borrowed for the call); the key is a NUL-terminated C string; `value`
+    // is a valid, aligned i64 that HiGHS writes only on success; the call
+    // only reads the instance's info.
+    let status = unsafe {
+        highs_sys::Highs_getInt64InfoValue(solved.as_ptr(), c"mip_node_count".as_ptr(), &mut value)
+    };
+    (status == highs_sys::STATUS_OK).then_some(value)
+}
+
+/// The nodes and LP iterations of a solve. For a MIP, HiGHS stores the MIP
+/// solver's `total_lp_iterations` in `simplex_iteration_count` (HiGHS 1.16,
+/// `solveMip` in `HighsSolve.cpp`; there is no `mip_total_lp_iterations`
+/// info key); for an LP that count is the LP's own and there are no nodes. HiGHS writes -1 for
+/// "not available" (no MIP run, a count past HighsInt): read as 0.
+fn effort(solved: &SolvedModel, integer: bool) -> Effort {
+    let count = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok()).unwrap_or(0);
+    Effort {
+        nodes: if integer {
+            count(mip_node_count(solved))
+        } else {
+            0
+        },
+        lp_iterations: count(solved.int_info_value(c"simplex_iteration_count").ok()),
+    }
 }
 
 fn apply(model: &mut highs::Model, key: &str, value: &HighsOptionValue) -> Result<(), String> {
@@ -44,6 +94,7 @@ pub(super) fn run(
     let fail = |e: ResolutionError| Run {
         result: Err(e),
         bound: None,
+        effort: Effort::default(),
     };
     let mut model = match problem.try_into_inner() {
         Ok(m) => m,
@@ -61,6 +112,12 @@ pub(super) fn run(
                 "HiGHS error while solving model: {e:?}"
             )))
         }
+    };
+    let effort = effort(&solved, integer);
+    let fail = |e: ResolutionError| Run {
+        result: Err(e),
+        bound: None,
+        effort,
     };
     let status = match solved.status() {
         HighsModelStatus::NotSet => return fail(ResolutionError::Other("NotSet")),
@@ -105,6 +162,7 @@ pub(super) fn run(
         return Run {
             result: Err(ResolutionError::Other("NoSolutionFound")),
             bound,
+            effort,
         };
     }
     Run {
@@ -113,5 +171,6 @@ pub(super) fn run(
             columns: solved.get_solution().columns().to_vec(),
         }),
         bound,
+        effort,
     }
 }

@@ -46,6 +46,7 @@ pub use exact::{
     exact_output_bounds, exact_output_bounds_reporting, ExactBounds, Extremum, OutputRange,
 };
 pub use expr::{LinExpr, Var};
+pub use highs_run::Effort;
 pub use logic::{constant, not, Linear};
 pub use model::{MilpError, Model, ModelStats, Sense, VarKind};
 pub use network::{BoundsMethod, EncodeOptions, NetworkCopy};

@@ -1,6 +1,7 @@
 //! Solving a [`Model`] with HiGHS (through good_lp) and reading the solution back.
 
 use super::expr::{LinExpr, Var};
+use super::highs_run::Effort;
 use super::model::{MilpError, Model, Sense, VarKind};
 use crate::report::Deadline;
 use good_lp::solvers::highs::{highs, HighsOptionValue, HighsProblem};
@@ -127,6 +128,9 @@ pub struct Outcome {
     /// Why the status is `Unknown` or `Feasible`.
     pub reason: Option<String>,
     pub time: Duration,
+    /// HiGHS's work, summed over every solve behind this outcome (the
+    /// repetition without presolve, the unboundedness check).
+    pub effort: Effort,
 }
 
 /// The reason of an answer cut by [`SolveOptions::deadline`].
@@ -150,6 +154,7 @@ impl Model {
             Some(r) if first.status == Status::Unknown && r.starts_with(HIGHS_STOPPED) => {
                 let mut again = self.solve_with(objective, opts, false)?;
                 again.time += first.time;
+                again.effort += first.effort;
                 Ok(again)
             }
             _ => Ok(first),
@@ -164,7 +169,13 @@ impl Model {
     ) -> Result<Outcome, MilpError> {
         let start = Instant::now();
         if opts.deadline.expired() {
-            return Ok(Outcome::unknown(TIME_LIMIT.into(), None, Duration::ZERO));
+            let none = Effort::default();
+            return Ok(Outcome::unknown(
+                TIME_LIMIT.into(),
+                None,
+                Duration::ZERO,
+                none,
+            ));
         }
         let (vars, handles) = self.columns();
         let to_good_lp = |e: &LinExpr| -> Expression {
@@ -193,12 +204,16 @@ impl Model {
             _ => None,
         };
         let time = start.elapsed();
-        let unknown = |reason: String| Outcome::unknown(reason, bound, time);
+        let mut effort = run.effort;
+        let unknown = |reason: String, effort| Outcome::unknown(reason, bound, time, effort);
         Ok(match run.result {
             Ok(sol) => {
                 // Columns are in the order the variables were added (`handles`).
                 let values: Vec<f64> = sol.columns[..handles.len()].to_vec();
-                solved(Solution { values }, sol.status, objective, bound, time)
+                Outcome {
+                    effort,
+                    ..solved(Solution { values }, sol.status, objective, bound, time)
+                }
             }
             Err(ResolutionError::Infeasible) => {
                 // HiGHS may say "unbounded or infeasible"; good_lp reports both as
@@ -209,10 +224,15 @@ impl Model {
                         .vars
                         .iter()
                         .any(|v| !v.lo.is_finite() || !v.hi.is_finite());
-                if may_be_unbounded
-                    && self.solve(&Objective::Feasibility, opts)?.status != Status::Infeasible
-                {
-                    unknown("the objective is unbounded".into())
+                let feasible = if may_be_unbounded {
+                    let check = self.solve(&Objective::Feasibility, opts)?;
+                    effort += check.effort;
+                    check.status != Status::Infeasible
+                } else {
+                    false
+                };
+                if feasible {
+                    unknown("the objective is unbounded".into(), effort)
                 } else {
                     Outcome {
                         status: Status::Infeasible,
@@ -221,15 +241,16 @@ impl Model {
                         bound: None,
                         reason: None,
                         time,
+                        effort,
                     }
                 }
             }
-            Err(ResolutionError::Unbounded) => unknown("the objective is unbounded".into()),
+            Err(ResolutionError::Unbounded) => unknown("the objective is unbounded".into(), effort),
             Err(ResolutionError::Other("NoSolutionFound")) => {
-                unknown("time limit before any solution".into())
+                unknown("time limit before any solution".into(), effort)
             }
-            Err(ResolutionError::Other(what)) => unknown(format!("{HIGHS_STOPPED}{what}")),
-            Err(ResolutionError::Str(what)) => unknown(format!("{HIGHS_STOPPED}{what}")),
+            Err(ResolutionError::Other(what)) => unknown(format!("{HIGHS_STOPPED}{what}"), effort),
+            Err(ResolutionError::Str(what)) => unknown(format!("{HIGHS_STOPPED}{what}"), effort),
         })
     }
 
@@ -314,7 +335,7 @@ impl Model {
 
 impl Outcome {
     /// No answer, for `reason`.
-    fn unknown(reason: String, bound: Option<f64>, time: Duration) -> Self {
+    fn unknown(reason: String, bound: Option<f64>, time: Duration, effort: Effort) -> Self {
         Outcome {
             status: Status::Unknown,
             solution: None,
@@ -322,6 +343,7 @@ impl Outcome {
             bound,
             reason: Some(reason),
             time,
+            effort,
         }
     }
 }
@@ -379,5 +401,6 @@ fn solved(
         bound,
         reason,
         time,
+        effort: Effort::default(),
     }
 }

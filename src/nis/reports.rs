@@ -549,8 +549,28 @@ pub fn verify_report(
     let mut results = verify_results(&o);
     witness_section(&mut r, &o, &mut results);
     r.results = results;
+    effort_stats(&mut r, &o.checks);
     r.line(format!("time: {:.3} s", o.time_s));
     r.stat("time_s", o.time_s);
     r.stat("checks", o.checks.len());
     Ok(r)
+}
+
+/// HiGHS's work (`milp_nodes`, `milp_lp_iterations`) summed over the
+/// sub-checks a MILP decider ran (its keys are under `milp.` with `--engine
+/// both`), as stats and text lines; absent when no MILP decider ran.
+fn effort_stats(r: &mut Report, checks: &[CheckRecord]) {
+    for key in ["milp_nodes", "milp_lp_iterations"] {
+        let both = format!("milp.{key}");
+        let counts: Vec<u64> = checks
+            .iter()
+            .filter_map(|c| c.stats.get(key).or_else(|| c.stats.get(&both)))
+            .filter_map(Value::as_u64)
+            .collect();
+        if !counts.is_empty() {
+            let sum: u64 = counts.iter().sum();
+            r.line(format!("{key}: {sum}"));
+            r.stat(key, sum);
+        }
+    }
 }

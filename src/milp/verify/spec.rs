@@ -4,6 +4,7 @@
 //! output, with bounds tighter than those of the outputs combined.
 
 use crate::milp::expr::LinExpr;
+use crate::milp::highs_run::Effort;
 use crate::milp::model::{MilpError, Model};
 use crate::milp::solve::{Objective, SolveOptions, Status};
 use crate::milp::tolerance;
@@ -109,6 +110,8 @@ pub struct MilpCounts {
     pub binaries_max: usize,
     pub binaries_total: usize,
     pub seconds: f64,
+    /// HiGHS's nodes and LP iterations over every solve (re-solves included).
+    pub effort: Effort,
 }
 
 /// One encoding of the spec network over `bounds.input` shared by all
@@ -153,6 +156,7 @@ pub fn milp_box(
         let mut out = m.solve(&Objective::Feasibility, &solve)?;
         counts.solves += 1;
         counts.seconds += out.time.as_secs_f64();
+        counts.effort += out.effort;
         if out.status == Status::Infeasible {
             // HiGHS's presolve has answered "infeasible" wrongly on big-M
             // models; a second opinion without it (as the nis deciders do).
@@ -161,6 +165,7 @@ pub fn milp_box(
             out = m.solve(&Objective::Feasibility, &again)?;
             counts.solves += 1;
             counts.seconds += out.time.as_secs_f64();
+            counts.effort += out.effort;
         }
         match (out.status, out.solution) {
             (Status::Infeasible, _) => {}

@@ -12,7 +12,7 @@ use super::initial::Start;
 use super::options::MilpOptions;
 use super::ranges::check_ranges;
 use super::state::{code, which, AgentState, Round, State};
-use super::stats::Sizes;
+use super::stats::{Sizes, SolveCounts};
 use super::strategic::Play;
 use super::unrolling::{Branch, Solved, Unrolled, Unrolling};
 use crate::lang::DeclType;
@@ -63,8 +63,9 @@ macro_rules! on_enc {
         fn final_checks(
             &mut self,
             opts: &$crate::nis::encode::options::MilpOptions,
+            counts: &mut $crate::nis::encode::stats::SolveCounts,
         ) -> Result<(), $crate::report::RunError> {
-            self.enc.check_ranges(opts)
+            self.enc.check_ranges(opts, counts)
         }
     };
 }
@@ -139,12 +140,17 @@ impl Enc<'_> {
     }
 
     /// No recorded update leaves its declared range on a run ([`check_ranges`]).
-    pub fn check_ranges(&self, opts: &MilpOptions) -> Result<(), RunError> {
+    pub fn check_ranges(
+        &self,
+        opts: &MilpOptions,
+        counts: &mut SolveCounts,
+    ) -> Result<(), RunError> {
         check_ranges(
             &self.model.source,
             &self.milp,
             &self.range_checks,
             &opts.solve,
+            counts,
         )
     }
 

@@ -36,12 +36,14 @@ pub fn solve_confirmed(
         .solve(&Objective::Feasibility, &solve)
         .map_err(milp_error)?;
     counts.solve_s += out.time.as_secs_f64();
+    counts.effort += out.effort;
     if out.status == Status::Infeasible {
         solve.presolve = false;
         out = milp
             .solve(&Objective::Feasibility, &solve)
             .map_err(milp_error)?;
         counts.solve_s += out.time.as_secs_f64();
+        counts.effort += out.effort;
         counts.confirmations += 1;
         if out.status != Status::Infeasible {
             counts.presolve_disagreements += 1;
@@ -154,7 +156,7 @@ pub fn solve_goal<U: Unrolling>(
     if constant(&holds) == Some(0.0) {
         return Ok(Answer::Infeasible);
     }
-    u.final_checks(opts)?;
+    u.final_checks(opts, &mut sizes.solving)?;
     u.milp().ge("goal", holds, 1.0);
     if opts.symmetry_breaking {
         sizes.symmetry_rows += u.break_symmetry(&tree);
@@ -204,7 +206,7 @@ pub fn check_runs<U: Unrolling>(
     let mut tree = Unrolled::new(init);
     encode(u, goal, goal.root, 0, &mut tree)?;
     sizes.milps += 1;
-    u.final_checks(opts)
+    u.final_checks(opts, &mut sizes.solving)
 }
 
 /// The verdict over a set of starts and the witnesses found.

@@ -5,6 +5,7 @@
 //! leave it.
 
 use super::options::milp_error;
+use super::stats::SolveCounts;
 use crate::lang::{error_at, num, DeclType, Source, Span};
 use crate::milp::{tolerance, LinExpr, Model as Milp, Objective, SolveOptions};
 use crate::nis::front::model::VarDecl;
@@ -75,6 +76,7 @@ pub fn check_ranges(
     milp: &Milp,
     checks: &[RangeCheck],
     solve: &SolveOptions,
+    counts: &mut SolveCounts,
 ) -> Result<(), RunError> {
     if checks.is_empty() {
         return Ok(());
@@ -125,6 +127,8 @@ pub fn check_ranges(
     let out = m
         .solve(&Objective::Feasibility, &solve)
         .map_err(milp_error)?;
+    counts.solve_s += out.time.as_secs_f64();
+    counts.effort += out.effort;
     if let Some(sol) = out.solution {
         if let Some(&(i, _)) = sides.iter().find(|(_, o)| sol.is_set(*o)) {
             let c = &checks[i];

@@ -1,7 +1,7 @@
 //! Sizes and times of the MILPs of one check, and the report statistics
 //! made of them.
 
-use crate::milp::Model as Milp;
+use crate::milp::{Effort, Model as Milp};
 use serde_json::Value;
 use std::time::Instant;
 
@@ -40,10 +40,14 @@ impl Sizes {
     }
 }
 
-/// Solve time and infeasibility confirmations, summed over a check's MILPs.
+/// Solve time, HiGHS's work and infeasibility confirmations, summed over
+/// every MILP a check solves (the range and fault checks and the
+/// confirming re-solves included).
 #[derive(Default)]
 pub struct SolveCounts {
     pub solve_s: f64,
+    /// Branch-and-bound nodes and LP iterations.
+    pub effort: Effort,
     /// Infeasibility claims re-solved without presolve.
     pub confirmations: usize,
     /// Of those, the second solves that disagreed.
@@ -62,6 +66,11 @@ impl SolveCounts {
             self.presolve_disagreements.into(),
         );
         stats.insert("solve_time_s".into(), self.solve_s.into());
+        stats.insert("milp_nodes".into(), self.effort.nodes.into());
+        stats.insert(
+            "milp_lp_iterations".into(),
+            self.effort.lp_iterations.into(),
+        );
     }
 }
 

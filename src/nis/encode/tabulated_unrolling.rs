@@ -5,7 +5,7 @@
 
 use super::encoded::Encoded;
 use super::options::{milp_error, MilpOptions};
-use super::stats::Sizes;
+use super::stats::{Sizes, SolveCounts};
 use super::tabulated::{AbsRound, AbsState, Fault, Layer, Tabulated};
 use super::unrolling::{Solved, Unrolled, Unrolling};
 use crate::milp::{LinExpr, Model as Milp, Objective, Solution, Status};
@@ -57,10 +57,14 @@ impl Unrolling for Tabulated<'_, '_> {
         self.add_round(from, tag)
     }
 
-    fn final_checks(&mut self, opts: &MilpOptions) -> Result<(), RunError> {
+    fn final_checks(
+        &mut self,
+        opts: &MilpOptions,
+        counts: &mut SolveCounts,
+    ) -> Result<(), RunError> {
         let faults = std::mem::take(&mut self.faults);
         self.excluded = faults.len();
-        exclude_faults(&mut self.milp, faults, opts)
+        exclude_faults(&mut self.milp, faults, opts, counts)
     }
 
     fn measure(&self, sizes: &mut Sizes) {
@@ -169,6 +173,7 @@ fn exclude_faults(
     milp: &mut crate::milp::Model,
     faults: Vec<Fault>,
     opts: &MilpOptions,
+    counts: &mut SolveCounts,
 ) -> Result<(), RunError> {
     if faults.is_empty() {
         return Ok(());
@@ -192,6 +197,8 @@ fn exclude_faults(
     let out = probe
         .solve(&Objective::Feasibility, &solve)
         .map_err(milp_error)?;
+    counts.solve_s += out.time.as_secs_f64();
+    counts.effort += out.effort;
     match (out.status, out.solution) {
         (Status::Infeasible, _) => {}
         (Status::Optimal | Status::Feasible, Some(sol)) => {

@@ -11,7 +11,7 @@
 
 use super::encoded::Encoded;
 use super::options::MilpOptions;
-use super::stats::Sizes;
+use super::stats::{Sizes, SolveCounts};
 use crate::milp::{LinExpr, Model as Milp, Solution};
 
 /// A solution of an unrolling with what it is read along.
@@ -121,7 +121,12 @@ pub trait Unrolling {
 
     /// What must hold of every run of the unrolling before a verdict counts
     /// (declared ranges, failing updates); called before the goal is added.
-    fn final_checks(&mut self, opts: &MilpOptions) -> Result<(), RunError>;
+    /// Their MILPs' time and work go to `counts`.
+    fn final_checks(
+        &mut self,
+        opts: &MilpOptions,
+        counts: &mut SolveCounts,
+    ) -> Result<(), RunError>;
 
     /// Rows ordering interchangeable agents, added after the goal; their count.
     fn break_symmetry(&mut self, _tree: &Unrolled<Self::State, Self::Round>) -> usize {
