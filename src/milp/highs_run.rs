@@ -119,34 +119,9 @@ pub(super) fn run(
         bound: None,
         effort,
     };
-    let status = match solved.status() {
-        HighsModelStatus::NotSet => return fail(ResolutionError::Other("NotSet")),
-        HighsModelStatus::LoadError => return fail(ResolutionError::Other("LoadError")),
-        HighsModelStatus::ModelError => return fail(ResolutionError::Other("ModelError")),
-        HighsModelStatus::PresolveError => return fail(ResolutionError::Other("PresolveError")),
-        HighsModelStatus::SolveError => return fail(ResolutionError::Other("SolveError")),
-        HighsModelStatus::PostsolveError => return fail(ResolutionError::Other("PostsolveError")),
-        HighsModelStatus::ModelEmpty => return fail(ResolutionError::Other("ModelEmpty")),
-        HighsModelStatus::Infeasible | HighsModelStatus::UnboundedOrInfeasible => {
-            return fail(ResolutionError::Infeasible)
-        }
-        HighsModelStatus::Unbounded => return fail(ResolutionError::Unbounded),
-        HighsModelStatus::ReachedTimeLimit
-        | HighsModelStatus::ReachedSolutionLimit
-        | HighsModelStatus::ReachedInterrupt
-        | HighsModelStatus::ReachedIterationLimit
-        | HighsModelStatus::ReachedMemoryLimit => SolutionStatus::TimeLimit,
-        HighsModelStatus::Optimal
-        | HighsModelStatus::ObjectiveBound
-        | HighsModelStatus::ObjectiveTarget => {
-            let gap = solved.mip_gap();
-            if gap.is_finite() && gap > 0.0 {
-                SolutionStatus::GapLimit
-            } else {
-                SolutionStatus::Optimal
-            }
-        }
-        _ => return fail(ResolutionError::Other("Unknown")),
+    let status = match status_of(&solved) {
+        Ok(status) => status,
+        Err(e) => return fail(e),
     };
     let bound = if integer {
         solved
@@ -173,4 +148,37 @@ pub(super) fn run(
         bound,
         effort,
     }
+}
+
+/// HiGHS's model status as a solution status, or why there is no solution.
+fn status_of(solved: &SolvedModel) -> Result<SolutionStatus, ResolutionError> {
+    Ok(match solved.status() {
+        HighsModelStatus::NotSet => return Err(ResolutionError::Other("NotSet")),
+        HighsModelStatus::LoadError => return Err(ResolutionError::Other("LoadError")),
+        HighsModelStatus::ModelError => return Err(ResolutionError::Other("ModelError")),
+        HighsModelStatus::PresolveError => return Err(ResolutionError::Other("PresolveError")),
+        HighsModelStatus::SolveError => return Err(ResolutionError::Other("SolveError")),
+        HighsModelStatus::PostsolveError => return Err(ResolutionError::Other("PostsolveError")),
+        HighsModelStatus::ModelEmpty => return Err(ResolutionError::Other("ModelEmpty")),
+        HighsModelStatus::Infeasible | HighsModelStatus::UnboundedOrInfeasible => {
+            return Err(ResolutionError::Infeasible)
+        }
+        HighsModelStatus::Unbounded => return Err(ResolutionError::Unbounded),
+        HighsModelStatus::ReachedTimeLimit
+        | HighsModelStatus::ReachedSolutionLimit
+        | HighsModelStatus::ReachedInterrupt
+        | HighsModelStatus::ReachedIterationLimit
+        | HighsModelStatus::ReachedMemoryLimit => SolutionStatus::TimeLimit,
+        HighsModelStatus::Optimal
+        | HighsModelStatus::ObjectiveBound
+        | HighsModelStatus::ObjectiveTarget => {
+            let gap = solved.mip_gap();
+            if gap.is_finite() && gap > 0.0 {
+                SolutionStatus::GapLimit
+            } else {
+                SolutionStatus::Optimal
+            }
+        }
+        _ => return Err(ResolutionError::Other("Unknown")),
+    })
 }

@@ -204,7 +204,7 @@ impl Model {
             _ => None,
         };
         let time = start.elapsed();
-        let mut effort = run.effort;
+        let effort = run.effort;
         let unknown = |reason: String, effort| Outcome::unknown(reason, bound, time, effort);
         Ok(match run.result {
             Ok(sol) => {
@@ -216,34 +216,7 @@ impl Model {
                 }
             }
             Err(ResolutionError::Infeasible) => {
-                // HiGHS may say "unbounded or infeasible"; good_lp reports both as
-                // infeasible. Only an optimisation over an unbounded variable can be
-                // unbounded: decide it by a feasibility solve.
-                let may_be_unbounded = !matches!(objective, Objective::Feasibility)
-                    && self
-                        .vars
-                        .iter()
-                        .any(|v| !v.lo.is_finite() || !v.hi.is_finite());
-                let feasible = if may_be_unbounded {
-                    let check = self.solve(&Objective::Feasibility, opts)?;
-                    effort += check.effort;
-                    check.status != Status::Infeasible
-                } else {
-                    false
-                };
-                if feasible {
-                    unknown("the objective is unbounded".into(), effort)
-                } else {
-                    Outcome {
-                        status: Status::Infeasible,
-                        solution: None,
-                        objective: None,
-                        bound: None,
-                        reason: None,
-                        time,
-                        effort,
-                    }
-                }
+                self.infeasible_or_unbounded(objective, opts, (bound, time), effort)?
             }
             Err(ResolutionError::Unbounded) => unknown("the objective is unbounded".into(), effort),
             Err(ResolutionError::Other("NoSolutionFound")) => {
@@ -251,6 +224,47 @@ impl Model {
             }
             Err(ResolutionError::Other(what)) => unknown(format!("{HIGHS_STOPPED}{what}"), effort),
             Err(ResolutionError::Str(what)) => unknown(format!("{HIGHS_STOPPED}{what}"), effort),
+        })
+    }
+
+    /// HiGHS may say "unbounded or infeasible"; good_lp reports both as
+    /// infeasible. Only an optimisation over an unbounded variable can be
+    /// unbounded: decide it by a feasibility solve.
+    fn infeasible_or_unbounded(
+        &self,
+        objective: &Objective,
+        opts: &SolveOptions,
+        (bound, time): (Option<f64>, Duration),
+        mut effort: Effort,
+    ) -> Result<Outcome, MilpError> {
+        let may_be_unbounded = !matches!(objective, Objective::Feasibility)
+            && self
+                .vars
+                .iter()
+                .any(|v| !v.lo.is_finite() || !v.hi.is_finite());
+        let feasible = if may_be_unbounded {
+            let check = self.solve(&Objective::Feasibility, opts)?;
+            effort += check.effort;
+            check.status != Status::Infeasible
+        } else {
+            false
+        };
+        if feasible {
+            return Ok(Outcome::unknown(
+                "the objective is unbounded".into(),
+                bound,
+                time,
+                effort,
+            ));
+        }
+        Ok(Outcome {
+            status: Status::Infeasible,
+            solution: None,
+            objective: None,
+            bound: None,
+            reason: None,
+            time,
+            effort,
         })
     }
 
