@@ -368,3 +368,23 @@ fn gen_grid_takes_its_size() {
         .unwrap();
     assert!(!status.success(), "a 2-wide grid is refused");
 }
+
+/// The report's sha256 is the file's, byte-order mark included (the model
+/// is read once and hashed from its text while it is parsed).
+#[test]
+fn the_reported_sha256_is_the_files_even_with_a_byte_order_mark() {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    for (name, mark) in [("plain.ma", &b""[..]), ("marked.ma", &b"\xEF\xBB\xBF"[..])] {
+        let bytes = [mark, BASE.as_bytes()].concat();
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let (v, code) = json(&["robust", "solve", path.to_str().unwrap()]);
+        assert_eq!(code, 0, "{v}");
+        let expected: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(v["model"]["sha256"], expected.as_str(), "{name}");
+    }
+}

@@ -10,7 +10,7 @@
 
 use super::semantics::{EnvId, SemResult, Semantics};
 use super::strategic::{
-    by_choice, coalition_part, holds_at, m0_move, m0_state, Strategic, StrategyTree,
+    by_choice, coalition_part, last_round, m0_move, m0_state, mismatch, Strategic, StrategyTree,
     MAX_SHOWN_STRATEGY,
 };
 use crate::nis::front::core::Core;
@@ -72,32 +72,18 @@ pub fn replay_refutation(
 ) -> SemResult<Result<(), String>> {
     let e = tree.state.env;
     if k == 0 {
-        if !tree.children.is_empty() {
-            return Ok(Err("the refutation goes on after its last round".into()));
-        }
-        if holds_at(sem, goal, goal.root, e)? {
-            return Ok(Err(format!(
-                "the goal holds at {} after the last round",
-                sem.describe_env(e)
-            )));
-        }
-        return Ok(Ok(()));
+        return last_round(sem, tree, goal, false);
     }
     let groups = by_choice(sem, coalition, e)?;
-    let mut expected: Vec<Vec<usize>> = groups.iter().map(|(g, _)| g.clone()).collect();
-    let mut got: Vec<Vec<usize>> = tree
+    let expected = groups.iter().map(|(g, _)| g.clone()).collect();
+    let got = tree
         .children
         .iter()
-        .map(|(mv, _)| coalition_part(sem, coalition, mv.env_action))
-        .collect();
-    expected.sort_unstable();
-    got.sort_unstable();
-    if got != expected {
+        .map(|(mv, _)| coalition_part(sem, coalition, mv.env_action));
+    if let Some((got, expected)) = mismatch(got.collect(), expected) {
         return Ok(Err(format!(
-            "at {} the refutation's branches are not every enabled choice of the coalition, each once ({} branches, {} choices)",
+            "at {} the refutation's branches are not every enabled choice of the coalition, each once ({got} branches, {expected} choices)",
             sem.describe_env(e),
-            got.len(),
-            expected.len()
         )));
     }
     for (mv, child) in &tree.children {

@@ -221,16 +221,7 @@ pub fn replay_strategy(
 ) -> SemResult<Result<(), String>> {
     let e = tree.state.env;
     if k == 0 {
-        if !tree.children.is_empty() {
-            return Ok(Err("the strategy goes on after its last round".into()));
-        }
-        if !holds_at(sem, goal, goal.root, e)? {
-            return Ok(Err(format!(
-                "the goal fails at {} after the last round",
-                sem.describe_env(e)
-            )));
-        }
-        return Ok(Ok(()));
+        return last_round(sem, tree, goal, true);
     }
     let Some((first, _)) = tree.children.first() else {
         return Ok(Err(format!("the strategy stops {k} rounds early")));
@@ -247,25 +238,50 @@ pub fn replay_strategy(
             }
         }
     }
-    let mut got: Vec<(usize, EnvId)> = tree
+    let got = tree
         .children
         .iter()
-        .map(|(mv, c)| (mv.env_action, c.state.env))
-        .collect();
-    got.sort_unstable();
-    expected.sort_unstable();
-    if got != expected {
+        .map(|(mv, c)| (mv.env_action, c.state.env));
+    if let Some((got, expected)) = mismatch(got.collect(), expected) {
         return Ok(Err(format!(
-            "at {} the strategy's branches are not every enabled move of the others and every successor of the coalition's choice ({} branches, {} expected)",
+            "at {} the strategy's branches are not every enabled move of the others and every successor of the coalition's choice ({got} branches, {expected} expected)",
             sem.describe_env(e),
-            got.len(),
-            expected.len()
         )));
     }
     for (_, child) in &tree.children {
         if let Err(why) = replay_strategy(sem, child, (coalition, goal), k - 1)? {
             return Ok(Err(why));
         }
+    }
+    Ok(Ok(()))
+}
+
+/// The sizes of `got` and `expected` when they differ as multisets (a
+/// tree's branches against the ones the semantics asks for).
+pub fn mismatch<T: Ord>(mut got: Vec<T>, mut expected: Vec<T>) -> Option<(usize, usize)> {
+    got.sort_unstable();
+    expected.sort_unstable();
+    (got != expected).then_some((got.len(), expected.len()))
+}
+
+/// The last round of a strategy tree (`wanted`: the goal holds there) or
+/// of a refutation (it fails): no further rounds, and the goal as wanted.
+pub fn last_round(
+    sem: &mut Semantics,
+    tree: &StrategyTree,
+    goal: &Core,
+    wanted: bool,
+) -> SemResult<Result<(), String>> {
+    if !tree.children.is_empty() {
+        return Ok(Err("the tree goes on after its last round".into()));
+    }
+    let e = tree.state.env;
+    if holds_at(sem, goal, goal.root, e)? != wanted {
+        let verb = if wanted { "fails" } else { "holds" };
+        return Ok(Err(format!(
+            "the goal {verb} at {} after the last round",
+            sem.describe_env(e)
+        )));
     }
     Ok(Ok(()))
 }
