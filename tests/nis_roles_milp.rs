@@ -500,16 +500,8 @@ fn a_strategy_is_shown_as_its_branches() {
 fn a_violated_strategy_sentence_shows_its_refutation() {
     let (_dir, path) = pair_file();
     for engine in ["explicit", "milp"] {
-        let args = [
-            "nis",
-            "check",
-            &path,
-            "--spec",
-            "<<left>> X^2 far",
-            "--engine",
-            engine,
-        ];
-        let r = run(&args).expect_code(1);
+        let spec = "<<left>> X^2 far";
+        let r = run(&["nis", "check", &path, "--spec", spec, "--engine", engine]).expect_code(1);
         assert!(r.stdout.contains("a refutation"), "{engine}: {}", r.stdout);
         assert!(r.stdout.contains("branch 3 of 3"), "{engine}: {}", r.stdout);
         assert!(!r.stdout.contains("right.push"), "{engine}: {}", r.stdout);

@@ -80,6 +80,20 @@ pub struct Concrete<'m, D> {
     pub decoding: D,
 }
 
+impl<'m, D> Concrete<'m, D> {
+    /// M(0) of `model` (named agents and the environment only), the
+    /// unrolling of strategic sentences.
+    pub fn m0(model: &'m Model, opts: &MilpOptions, start: Start, decoding: D) -> Self {
+        Concrete {
+            enc: Enc::new(model, opts.encode.clone()),
+            agents: 0,
+            m: 0,
+            start,
+            decoding,
+        }
+    }
+}
+
 impl<D: Decoding> Unrolling for Concrete<'_, D> {
     type State = State;
     type Round = Round;

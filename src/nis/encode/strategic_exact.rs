@@ -8,7 +8,6 @@
 
 use super::concrete::{Concrete, Exact};
 use super::decide::{self, decide, Answer};
-use super::expr::Enc;
 use super::finite::semantics;
 use super::initial::Start;
 use super::options::{MilpOptions, MilpOutcome};
@@ -100,12 +99,7 @@ fn solve_from(
     opts: &MilpOptions,
     sizes: &mut Sizes,
 ) -> Result<Answer<StrategyTree>, RunError> {
-    let mut u = Concrete {
-        enc: Enc::new(model, opts.encode.clone()),
-        agents: 0,
-        m: 0,
-        start: Start::Codes(sem.env_codes(env).to_vec()),
-        decoding: Exact { sem },
-    };
+    let start = Start::Codes(sem.env_codes(env).to_vec());
+    let mut u = Concrete::m0(model, opts, start, Exact { sem });
     decide::solve_goal(&mut u, spec, opts, sizes)
 }

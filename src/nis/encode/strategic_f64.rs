@@ -25,7 +25,6 @@
 
 use super::concrete::{Concrete, F64};
 use super::decide::{decide, solve_goal, Answer, Goal};
-use super::expr::Enc;
 use super::initial::{Start, StartVar};
 use super::options::{MilpOptions, MilpOutcome};
 use super::starts::{finite_starts, replay_f64};
@@ -165,13 +164,7 @@ fn solve_strategy(
     opts: &MilpOptions,
     sizes: &mut Sizes,
 ) -> Result<Answer<RealTree>, RunError> {
-    let mut u = Concrete {
-        enc: Enc::new(model, opts.encode.clone()),
-        agents: 0,
-        m: 0,
-        start: Start::Vars(at.to_vec()),
-        decoding: F64,
-    };
+    let mut u = Concrete::m0(model, opts, Start::Vars(at.to_vec()), F64);
     u.enc.argmax_margin = margin;
     let (goal, play, steps) = (spec.goal, spec.play, spec.k);
     solve_goal(&mut u, &Goal::Strategy { goal, play, steps }, opts, sizes)
