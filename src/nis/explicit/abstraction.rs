@@ -182,7 +182,11 @@ impl<'m> System<'m> for Abstract<'m> {
                 .map(|(j, (l, opts))| (*l, opts[choice[1 + m + j]]))
                 .collect();
             let performed = performed_set(&acts, &zo_move);
-            for env_next in sem.env_successors(s.env, env_action, performed)? {
+            for env_next in sem
+                .env_successors(s.env, env_action, performed)?
+                .iter()
+                .copied()
+            {
                 let mut ind_opts: Vec<Vec<LocalId>> = Vec::new();
                 for (i, &l) in s.indexed.iter().enumerate() {
                     ind_opts.push(sem.local_successors(

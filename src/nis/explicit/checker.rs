@@ -7,7 +7,7 @@ use super::system::System;
 use crate::nis::front::core::{Core, Node};
 use crate::nis::witness::WitnessTree;
 use crate::report::Deadline;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The most global states one explicit search keeps (each costs about 3.5 KB
 /// with its successor list): beyond it the search is refused (exit 2)
@@ -36,7 +36,7 @@ impl<'m, S: System<'m>> Graph<'m, S> {
         let mut g = Graph {
             sys,
             states: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             succ: Vec::new(),
             initial: Vec::new(),
             deadline: Deadline::NONE,
@@ -155,7 +155,7 @@ impl<'c> Checker<'c> {
     pub fn new(core: &'c Core) -> Self {
         Checker {
             core,
-            memo: HashMap::new(),
+            memo: HashMap::default(),
         }
     }
 

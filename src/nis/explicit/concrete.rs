@@ -232,7 +232,11 @@ impl<'m> System<'m> for Concrete<'m> {
                 groups: &groups,
                 performed,
             };
-            for env_next in sem.env_successors(s.env, env_action, performed)? {
+            for env_next in sem
+                .env_successors(s.env, env_action, performed)?
+                .iter()
+                .copied()
+            {
                 successors_at(sem, s, &round, env_next, (&mut seen, &mut out))?;
             }
             Ok::<(), Box<crate::lang::SourceError>>(())

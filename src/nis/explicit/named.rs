@@ -14,6 +14,7 @@
 use super::semantics::{bits, code_value, ActionMask, EnvId, LocalId, SemResult, Semantics};
 use super::system::for_each_product;
 use crate::lang::Value;
+use std::rc::Rc;
 
 impl<'m> Semantics<'m> {
     /// Where named agent `j`'s local codes start in an environment state's codes.
@@ -119,7 +120,7 @@ impl<'m> Semantics<'m> {
         e: EnvId,
         joint: usize,
         performed: ActionMask,
-    ) -> SemResult<Vec<EnvId>> {
+    ) -> SemResult<Rc<[EnvId]>> {
         let key = (e, joint as u8, performed);
         if let Some(next) = self.env_tr_cache.get(&key) {
             return Ok(next.clone());
@@ -155,6 +156,8 @@ impl<'m> Semantics<'m> {
                 next.push(id);
             }
         }
+        // Shared with the cache: a hit costs a reference count, not a copy.
+        let next: Rc<[EnvId]> = next.into();
         self.env_tr_cache.insert(key, next.clone());
         Ok(next)
     }

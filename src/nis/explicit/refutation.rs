@@ -51,7 +51,7 @@ impl Strategic<'_, '_> {
     /// does not win `<<G>> X^k psi`.
     fn answer(&mut self, e: EnvId, joints: &[usize], k: u32) -> SemResult<Option<(usize, EnvId)>> {
         for &joint in joints {
-            for next in self.sem.env_successors(e, joint, 0)? {
+            for next in self.sem.env_successors(e, joint, 0)?.iter().copied() {
                 if !self.can(next, k)? {
                     return Ok(Some((joint, next)));
                 }

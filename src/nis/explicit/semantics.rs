@@ -10,7 +10,8 @@ use crate::nis::front::model::{
     ExtFn, InitSpec, LabelSubject, Model, Observation, ProtocolCase, Template, UpdateCase, VarDecl,
 };
 use num_bigint::BigInt;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
+use std::rc::Rc;
 
 /// A template local state by number (see [`LocalSpace`]).
 pub type LocalId = u32;
@@ -168,7 +169,7 @@ pub struct Semantics<'m> {
     protocol_cache: HashMap<LocalId, ActionMask>,
     env_protocol_cache: HashMap<EnvId, ActionMask>,
     tr_cache: HashMap<(LocalId, u8, ActionMask, u8), Vec<i64>>,
-    pub(super) env_tr_cache: HashMap<(EnvId, u8, ActionMask), Vec<EnvId>>,
+    pub(super) env_tr_cache: HashMap<(EnvId, u8, ActionMask), Rc<[EnvId]>>,
     obs_cache: HashMap<(LocalId, EnvId), u64>,
     label_cache: HashMap<LocalId, u64>,
     /// The environment labels by [`EnvId`] (ids are dense), once computed.
@@ -210,14 +211,14 @@ impl<'m> Semantics<'m> {
             space: LocalSpace::new(template)?,
             named: Vec::new(),
             env_states: Vec::new(),
-            env_index: HashMap::new(),
-            net_cache: HashMap::new(),
-            protocol_cache: HashMap::new(),
-            env_protocol_cache: HashMap::new(),
-            tr_cache: HashMap::new(),
-            env_tr_cache: HashMap::new(),
-            obs_cache: HashMap::new(),
-            label_cache: HashMap::new(),
+            env_index: HashMap::default(),
+            net_cache: HashMap::default(),
+            protocol_cache: HashMap::default(),
+            env_protocol_cache: HashMap::default(),
+            tr_cache: HashMap::default(),
+            env_tr_cache: HashMap::default(),
+            obs_cache: HashMap::default(),
+            label_cache: HashMap::default(),
             env_label_cache: Vec::new(),
             network_evaluations: 0,
         })

@@ -14,7 +14,7 @@ use super::semantics::{SemResult, Semantics};
 use super::system::System;
 use crate::nis::front::model::Model;
 use crate::report::Deadline;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The deepest bounded simulation decided (`simulates --depth`, and the
 /// temporal depth of a sentence given to `verify`/`emergence` with
@@ -37,7 +37,7 @@ impl Default for Simulation {
 impl Simulation {
     pub fn new() -> Self {
         Simulation {
-            memo: HashMap::new(),
+            memo: HashMap::default(),
             pairs_visited: 0,
         }
     }

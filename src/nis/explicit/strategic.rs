@@ -20,7 +20,7 @@ use super::concrete::{CMove, CState};
 use super::semantics::{bits, EnvId, SemResult, Semantics};
 use crate::nis::front::core::{Core, Node};
 use crate::nis::witness::WitnessTree;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A strategy tree of M(0).
 pub type StrategyTree = WitnessTree<CState, CMove>;
@@ -114,7 +114,7 @@ impl<'s, 'm> Strategic<'s, 'm> {
             sem,
             coalition,
             goal,
-            memo: HashMap::new(),
+            memo: HashMap::default(),
         }
     }
 
@@ -131,7 +131,7 @@ impl<'s, 'm> Strategic<'s, 'm> {
 
     fn all_win(&mut self, e: EnvId, joints: &[usize], k: u32) -> SemResult<bool> {
         for &joint in joints {
-            for next in self.sem.env_successors(e, joint, 0)? {
+            for next in self.sem.env_successors(e, joint, 0)?.iter().copied() {
                 if !self.can(next, k)? {
                     return Ok(false);
                 }
@@ -161,7 +161,7 @@ impl<'s, 'm> Strategic<'s, 'm> {
         }
         let mut size: usize = 1;
         for joint in self.winning(e, k)?.unwrap_or_default() {
-            for next in self.sem.env_successors(e, joint, 0)? {
+            for next in self.sem.env_successors(e, joint, 0)?.iter().copied() {
                 size = size.saturating_add(self.strategy_size(next, k - 1)?);
                 if size > MAX_SHOWN_STRATEGY {
                     return Ok(size);
@@ -181,7 +181,7 @@ impl<'s, 'm> Strategic<'s, 'm> {
         }
         let joints = self.winning(e, k)?.unwrap_or_default();
         for joint in joints {
-            for next in self.sem.env_successors(e, joint, 0)? {
+            for next in self.sem.env_successors(e, joint, 0)?.iter().copied() {
                 let sub = self.strategy(next, k - 1)?;
                 node.children.push((m0_move(joint), sub));
             }
@@ -233,7 +233,7 @@ pub fn replay_strategy(
             continue;
         }
         for joint in joints {
-            for next in sem.env_successors(e, joint, 0)? {
+            for next in sem.env_successors(e, joint, 0)?.iter().copied() {
                 expected.push((joint, next));
             }
         }
