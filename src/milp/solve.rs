@@ -24,7 +24,9 @@ pub struct SolveOptions {
     pub mip_gap: Option<f64>,
     /// Absolute MIP gap (HiGHS's `mip_abs_gap`; its default 1e-6 when `None`).
     pub mip_abs_gap: Option<f64>,
-    /// HiGHS log on stderr.
+    /// HiGHS's `output_flag`. Its log is still not shown: the highs crate
+    /// turns console logging off, and HiGHS's console is stdout, which
+    /// carries the report (`-vv` shows mavis's own stages instead).
     pub verbose: bool,
     /// HiGHS's `mip_feasibility_tolerance` (its default 1e-6 when `None`).
     /// A tighter value also works around wrong "infeasible" answers of HiGHS's
@@ -51,7 +53,7 @@ impl Default for SolveOptions {
 
 impl SolveOptions {
     /// Default options with `threads` HiGHS threads, stopping at `deadline`,
-    /// HiGHS's log on stderr when `verbose`.
+    /// with HiGHS's `output_flag` set when `verbose` (see its field).
     pub fn new(threads: usize, deadline: Deadline, verbose: bool) -> Self {
         SolveOptions {
             threads,
