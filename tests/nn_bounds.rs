@@ -514,9 +514,15 @@ fn cli_reports_sound_pairs_on_a_2_6_4_2_network() {
         assert!(proven_hi >= *hi && proven_hi - hi <= tol(*hi), "y{j}");
         assert!(proven_lo <= *lo && lo - proven_lo <= tol(*lo), "y{j}");
         assert_eq!(o["hi"].as_f64(), Some(attained_hi));
-        // The attained value is the network's own at the reported argmax.
+        // The attained value is the network's own at the reported argmax
+        // (up to rounding: serde_json's default float parser may read the
+        // printed argmax one ulp off).
         let argmax: Vec<f64> = serde_json::from_value(o["argmax"].clone()).unwrap();
-        assert_eq!(net.eval(&argmax)[j], attained_hi);
+        let replayed = net.eval(&argmax)[j];
+        assert!(
+            (replayed - attained_hi).abs() <= 1e-12,
+            "{replayed} against {attained_hi}"
+        );
     }
 }
 
@@ -536,5 +542,60 @@ fn a_tiny_stable_network_has_a_feasible_maximum() {
             Some(vec![0.1, 0.0])
         );
     }
+    assert_exact_equals_oracle(&net, &input, BoundsMethod::Symbolic);
+}
+
+/// Found by `milp_optimum_is_attained_and_dominates_samples` with a random
+/// seed: with HiGHS's presolve, the maximum of output 2 of this 1-2-3
+/// network came back "optimal" at x = 1.7798 (-0.16845) with a proven bound
+/// there, while the network gives -0.10665 at the box's upper corner. By
+/// hand: at x = hi both ReLUs are active (0.4582 * 1.8422 - 0.7603 =
+/// 0.0837 and 0.7870 * 1.8422 - 0.9161 = 0.5336), output 2 is increasing
+/// in x there, so its maximum is 1.3044 * 0.0837 + 0.5002 * 0.5336 -
+/// 0.4827 = -0.10665, at x = hi.
+#[test]
+fn a_presolved_maximum_short_of_a_corner_is_not_trusted() {
+    let l1 = Layer {
+        weights: Array2::from_shape_vec((2, 1), vec![0.4581714024767427, 0.7869753341311316])
+            .unwrap(),
+        bias: Array1::from(vec![-0.7603362736247705, -0.9161063329461223]),
+        activation: Activation::Relu,
+    };
+    let l2 = Layer {
+        weights: Array2::from_shape_vec(
+            (3, 2),
+            vec![
+                0.6359619447513483,
+                -0.0625717710622451,
+                0.01999480156065747,
+                -1.1414301939605294,
+                1.3043779954900954,
+                0.5001953980665981,
+            ],
+        )
+        .unwrap(),
+        bias: Array1::from(vec![
+            -0.4284888167134593,
+            0.7529940432663418,
+            -0.4827372115369366,
+        ]),
+        activation: Activation::Identity,
+    };
+    let net = Network::from_layers(vec![l1, l2]).unwrap();
+    let input = InputBox {
+        lo: vec![0.459757398084344],
+        hi: vec![1.8421657816109018],
+    };
+    let ex = exact(&net, &input, BoundsMethod::Symbolic);
+    let max = &ex.outputs[2].max;
+    let at_corner = net.eval(&input.hi)[2];
+    assert!((at_corner - -0.10665136289000798).abs() < 1e-12);
+    assert!(
+        max.outer >= at_corner,
+        "outer {} below {at_corner}",
+        max.outer
+    );
+    assert!(max.exact);
+    assert!((max.inner().unwrap() - at_corner).abs() < 1e-9);
     assert_exact_equals_oracle(&net, &input, BoundsMethod::Symbolic);
 }

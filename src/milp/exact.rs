@@ -158,6 +158,12 @@ pub fn exact_output_bounds_reporting(
                 .feasibility_tolerance
                 .unwrap_or(tolerance::FEASIBILITY),
         ),
+        // HiGHS's presolve has claimed an optimum (and a dual bound) short of
+        // the true maximum on a 1-2-3 network (regression
+        // `a_presolved_maximum_short_of_a_corner_is_not_trusted` in
+        // tests/nn_bounds.rs): the outer bound must be sound, so these MILPs,
+        // small per output, are solved without it.
+        presolve: false,
         ..solve.clone()
     };
     let sides = Sides {
