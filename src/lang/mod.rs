@@ -24,6 +24,7 @@ pub use diag::{error_at, LangResult, SourceError};
 pub use eval::{eval, eval_f64, Env, EnvF64, EvalError};
 pub use num::Rat;
 pub use parser::{parse_expr, ErrorExt, Parser};
+pub use read::BYTE_ORDER_MARK;
 pub use source::{Source, Span};
 pub use types::{check, check_as, DeclType, Scope, Symbol, TExpr, TKind, Ty};
 pub use value::Value;

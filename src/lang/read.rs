@@ -4,8 +4,8 @@
 use super::diag::SourceError;
 use super::source::{read_capped, Source, Span};
 
-/// U+FEFF in UTF-8.
-const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
+/// U+FEFF in UTF-8, which [`Source::from_bytes`] drops from the text.
+pub const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
 
 impl Source {
     /// Reads a text file of at most [`MAX_INPUT_BYTES`](super::source::MAX_INPUT_BYTES); the error names the

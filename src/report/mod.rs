@@ -98,10 +98,16 @@ impl ModelRef {
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    sha256_hex_of(&[bytes])
+}
+
+/// The sha256 (hex) of `parts` one after the other, as of one file's bytes.
+pub fn sha256_hex_of(parts: &[&[u8]]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// One run's result. JSON keys: `tool`, `version`, `engine`, `command`,

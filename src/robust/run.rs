@@ -4,9 +4,9 @@
 use super::model::{Automaton, Objective};
 use super::{clf, omega, reach, strategy};
 use crate::lang::source::read_capped;
-use crate::lang::{Constants, Source, Value};
+use crate::lang::{Constants, Source, Value, BYTE_ORDER_MARK};
 use crate::report::TableFormat;
-use crate::report::{ModelRef, Report, RunContext, RunError, Table, Verdict};
+use crate::report::{sha256_hex_of, ModelRef, Report, RunContext, RunError, Table, Verdict};
 use serde_json::{json, Map};
 use std::path::Path;
 use std::time::Instant;
@@ -45,11 +45,16 @@ pub fn load_model(
     // second thread while the model is parsed: on a 166 MB model a second
     // read and the hash each cost about a tenth of a second.
     let bytes = read_capped(path).map_err(|e| RunError::reading(path, e))?;
-    let had_mark = bytes.starts_with(BYTE_ORDER_MARK);
+    // The text loses a byte-order mark; the file's hash includes it.
+    let mark = if bytes.starts_with(BYTE_ORDER_MARK) {
+        BYTE_ORDER_MARK
+    } else {
+        b""
+    };
     let source = Source::from_bytes(path.display().to_string(), bytes)
         .map_err(|e| RunError::reading(path, e))?;
     let (loaded, sha256) = std::thread::scope(|scope| {
-        let hash = scope.spawn(|| file_sha256(&source, had_mark));
+        let hash = scope.spawn(|| sha256_hex_of(&[mark, source.text().as_bytes()]));
         let loaded = super::load_source(&source, &mut consts);
         let sha256 = hash.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         (loaded, sha256)
@@ -67,21 +72,6 @@ pub fn load_model(
         networks: Vec::new(),
     });
     Ok(a)
-}
-
-/// A byte-order mark, which [`Source::from_bytes`] drops from the text.
-const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
-
-/// The sha256 of a file's bytes, from its source text (and the byte-order
-/// mark the text lost, if the file had one).
-fn file_sha256(source: &Source, had_mark: bool) -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    if had_mark {
-        h.update(BYTE_ORDER_MARK);
-    }
-    h.update(source.text().as_bytes());
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The states in the order of their names. A JSON object keeps its keys
