@@ -13,14 +13,13 @@
 use super::explicit::checker::Graph;
 use super::explicit::concrete::Concrete;
 use super::explicit::replay_strategic::replay_strategic_trees;
+use super::explicit::replay_strategy_f64::Shape;
 use super::explicit::semantics::Semantics;
 use super::explicit::strategic::{Strategic, MAX_SHOWN_STRATEGY};
 use super::front::core::strategic_goal;
 use super::front::formula::Sentence;
 use super::front::model::Model;
-use super::witness::refutation_text;
-use super::witness::shown;
-use super::witness::trace::concrete_trace;
+use super::witness::trace::strategic_shown;
 use crate::report::{Deadline, RunError};
 use serde_json::Value;
 
@@ -55,7 +54,7 @@ pub fn check_explicit(
     let envs = sem.initial_envs()?;
     let mut search = Strategic::new(sem, atl.coalition.clone(), &atl.goal);
     let (mut holds, mut trees) = (true, Vec::new());
-    let (mut too_large, mut refuted) = (false, false);
+    let (mut too_large, mut shape) = (false, Shape::Strategy);
     for e in envs {
         let wins = search.can(e, k)?;
         if wins {
@@ -76,13 +75,13 @@ pub fn check_explicit(
                     Some(t) => trees.push(t),
                     None => too_large = true,
                 }
-                refuted = true;
+                shape = Shape::Refutation;
             }
             break;
         }
     }
     let sem = &mut g.sys.sem;
-    let mut traces = replay_strategic_trees(sem, &trees, (&atl, refuted), "strategy")?;
+    let mut traces = replay_strategic_trees(sem, &trees, (&atl, shape), "strategy")?;
     stats.insert("network_evaluations".into(), sem.cache_sizes().into());
     if too_large {
         traces.clear();
@@ -91,10 +90,6 @@ pub fn check_explicit(
             MAX_SHOWN_STRATEGY.into(),
         );
     }
-    let (w, t) = shown(concrete_trace(sem, &traces, atl.universal || refuted));
-    Ok((
-        holds,
-        w,
-        t.map(|t| if refuted { refutation_text(&t) } else { t }),
-    ))
+    let (w, t) = strategic_shown(sem, &traces, atl.universal, shape);
+    Ok((holds, w, t))
 }

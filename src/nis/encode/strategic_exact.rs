@@ -14,13 +14,14 @@ use super::options::{MilpOptions, MilpOutcome};
 use super::stats::{unrolling_stats, Sizes};
 use super::strategic::Play;
 use crate::nis::explicit::replay_strategic::replay_strategic_trees;
+use crate::nis::explicit::replay_strategy_f64::Shape;
 use crate::nis::explicit::semantics::{EnvId, Semantics};
 use crate::nis::explicit::strategic::StrategyTree;
 use crate::nis::front::core::strategic_goal;
 use crate::nis::front::formula::Sentence;
 use crate::nis::front::model::Model;
-use crate::nis::witness::trace::concrete_trace;
-use crate::nis::witness::{internal, refutation_text, shown};
+use crate::nis::witness::internal;
+use crate::nis::witness::trace::strategic_shown;
 use crate::report::RunError;
 use std::time::Instant;
 
@@ -79,13 +80,14 @@ pub fn check_strategic(
         }
         None => d.witnesses,
     };
-    let refuted = refuted_at.is_some();
-    let traces = replay_strategic_trees(&mut sem, &trees, (&atl, refuted), "MILP strategy")?;
-    let (json, text) = shown(concrete_trace(&sem, &traces, universal || refuted));
-    let text = text.map(|t| if refuted { refutation_text(&t) } else { t });
+    let shape = match refuted_at {
+        Some(_) => Shape::Refutation,
+        None => Shape::Strategy,
+    };
+    let traces = replay_strategic_trees(&mut sem, &trees, (&atl, shape), "MILP strategy")?;
     Ok(MilpOutcome::new(
         d.holds,
-        (json, text),
+        strategic_shown(&sem, &traces, universal, shape),
         unrolling_stats(&sizes, start),
     ))
 }

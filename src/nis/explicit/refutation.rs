@@ -10,10 +10,9 @@
 
 use super::semantics::{EnvId, SemResult, Semantics};
 use super::strategic::{
-    by_choice, coalition_part, last_round, m0_move, m0_state, mismatch, Strategic, StrategyTree,
+    by_choice, coalition_part, m0_move, m0_state, mismatch, Strategic, StrategyTree,
     MAX_SHOWN_STRATEGY,
 };
-use crate::nis::front::core::Core;
 use crate::nis::witness::WitnessTree;
 
 impl Strategic<'_, '_> {
@@ -61,19 +60,16 @@ impl Strategic<'_, '_> {
     }
 }
 
-/// Checks that `tree` refutes `<<G>> X^k psi` (see the module
-/// documentation), whichever decider built it; `Err(reason)` in the inner
-/// result when it does not.
-pub fn replay_refutation(
+/// The branches of one node of a refutation of `<<G>> X^k psi` (see the
+/// module documentation): every enabled choice of the coalition once, each
+/// answered by a move and a successor the semantics has. `Err(reason)` in
+/// the inner result when they are not.
+pub fn refutation_branches(
     sem: &mut Semantics,
     tree: &StrategyTree,
-    (coalition, goal): (&[usize], &Core),
-    k: u32,
+    coalition: &[usize],
 ) -> SemResult<Result<(), String>> {
     let e = tree.state.env;
-    if k == 0 {
-        return last_round(sem, tree, goal, false);
-    }
     let groups = by_choice(sem, coalition, e)?;
     let expected = groups.iter().map(|(g, _)| g.clone()).collect();
     let got = tree
@@ -97,9 +93,6 @@ pub fn replay_refutation(
                 "at {} the refutation answers with a move or successor the semantics does not have",
                 sem.describe_env(e)
             )));
-        }
-        if let Err(why) = replay_refutation(sem, child, (coalition, goal), k - 1)? {
-            return Ok(Err(why));
         }
     }
     Ok(Ok(()))

@@ -2,8 +2,9 @@
 
 use crate::nis::explicit::abstraction::{AMove, AState};
 use crate::nis::explicit::replay::{ConcreteStep, ConcreteTrace};
+use crate::nis::explicit::replay_strategy_f64::Shape;
 use crate::nis::explicit::semantics::{bits, EnvId, Semantics};
-use crate::nis::witness::{kind_word, Trace, WitnessTree};
+use crate::nis::witness::{kind_word, refutation_text, shown, Trace, WitnessTree};
 use crate::report::Table;
 use serde_json::{json, Value};
 
@@ -214,6 +215,23 @@ pub fn concrete_trace(
     Trace::of(kind_word(counterexample), traces, |b| {
         (concrete_json(sem, b), concrete_table(sem, b))
     })
+}
+
+/// Replayed strategic trees of M(0) as shown: the counterexample of a
+/// failing `[[G]]` (G's strategy against phi) or `<<G>>` (the refutation,
+/// said as such), else the strategies that witness `<<G>>`.
+pub fn strategic_shown(
+    sem: &Semantics,
+    traces: &[ConcreteTrace],
+    universal: bool,
+    shape: Shape,
+) -> (Option<Value>, Option<String>) {
+    let refuted = shape == Shape::Refutation;
+    let (json, text) = shown(concrete_trace(sem, traces, universal || refuted));
+    (
+        json,
+        text.map(|t| if refuted { refutation_text(&t) } else { t }),
+    )
 }
 
 /// Replayed M_ab(m) witnesses as shown: the first tree's branches.
