@@ -599,3 +599,60 @@ fn a_presolved_maximum_short_of_a_corner_is_not_trusted() {
     assert!((max.inner().unwrap() - at_corner).abs() < 1e-9);
     assert_exact_equals_oracle(&net, &input, BoundsMethod::Symbolic);
 }
+
+/// Found the same way with HiGHS's presolve off: the maximum came back at
+/// x = 0.3618 (-0.97265) with a proven bound there. By hand, at x = lo =
+/// 0.25917: neuron 0 is off (-0.4032 x - 0.9979 < 0), neuron 1 on (0.2567),
+/// neuron 2 on (0.0957), neuron 3 off (0.5866 x - 0.3926 < 0), so y =
+/// -0.5316 * 0.2567 + 0.3694 * 0.0957 - 0.8131 = -0.91416.
+#[test]
+fn a_maximum_missed_without_presolve_is_not_trusted() {
+    let l1 = Layer {
+        weights: Array2::from_shape_vec(
+            (4, 1),
+            vec![
+                -0.4032047132709544,
+                0.6476511506516056,
+                -0.6102698619948919,
+                0.5865798485890221,
+            ],
+        )
+        .unwrap(),
+        bias: Array1::from(vec![
+            -0.9979004690451809,
+            0.08876135507247307,
+            0.2538387404362594,
+            -0.39263009401805116,
+        ]),
+        activation: Activation::Relu,
+    };
+    let l2 = Layer {
+        weights: Array2::from_shape_vec(
+            (1, 4),
+            vec![
+                -1.4588380690674823,
+                -0.5315845620568083,
+                0.36943898126009445,
+                -0.6580898372545096,
+            ],
+        )
+        .unwrap(),
+        bias: Array1::from(vec![-0.8130916401988868]),
+        activation: Activation::Identity,
+    };
+    let net = Network::from_layers(vec![l1, l2]).unwrap();
+    let input = InputBox {
+        lo: vec![0.25916926145738706],
+        hi: vec![2.184369043337708],
+    };
+    let at_corner = net.eval(&input.lo)[0];
+    assert!((at_corner - -0.9141566722291402).abs() < 1e-12);
+    let max = &exact(&net, &input, BoundsMethod::Symbolic).outputs[0].max;
+    assert!(
+        max.outer >= at_corner,
+        "outer {} below {at_corner}",
+        max.outer
+    );
+    assert!((max.inner().unwrap() - at_corner).abs() < 1e-9);
+    assert_exact_equals_oracle(&net, &input, BoundsMethod::Symbolic);
+}
