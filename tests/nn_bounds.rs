@@ -5,7 +5,8 @@
 
 use mavis::milp::tolerance::EXACT_AGREEMENT;
 use mavis::milp::{
-    exact_output_bounds, lp_tighten, BoundsMethod, EncodeOptions, SolveOptions, Status,
+    exact_output_bounds, lp_tighten, BoundsMethod, EncodeOptions, LinExpr, Model, Objective,
+    SolveOptions, Status,
 };
 use mavis::nn::{
     interval_bounds, load, symbolic_bounds, Activation, InputBox, Layer, Network, NetworkBounds,
@@ -655,4 +656,97 @@ fn a_maximum_missed_without_presolve_is_not_trusted() {
     );
     assert!((max.inner().unwrap() - at_corner).abs() < 1e-9);
     assert_exact_equals_oracle(&net, &input, BoundsMethod::Symbolic);
+}
+
+/// A 1-6-3-3 network on which HiGHS 1.16, with its default
+/// `mip_root_presolve_only = false`, proved the maximum of output 0 about
+/// 0.0045 short of the true one both with and without its presolve, so the
+/// two-way solve of `nn bounds` did not catch it (found by a sweep of
+/// random networks against exact breakpoint maxima, 2026-12-04).
+fn missed_both_ways() -> (Network, InputBox) {
+    let layer = |rows: usize, cols: usize, w: Vec<f64>, b: Vec<f64>, relu: bool| Layer {
+        weights: Array2::from_shape_vec((rows, cols), w).unwrap(),
+        bias: Array1::from(b),
+        activation: if relu {
+            Activation::Relu
+        } else {
+            Activation::Identity
+        },
+    };
+    #[rustfmt::skip]
+    let net = Network::from_layers(vec![
+        layer(6, 1, vec![-0.6646442035478008, -1.182045349695885, 1.316908838675241, -0.5434804138622691, 1.0824118365489204, -0.48774217670098663],
+            vec![-0.7888524614957997, 0.16908517299813175, 0.702044522569031, 0.6636931225936271, 0.6095659034156435, 0.6988127770834764], true),
+        layer(3, 6, vec![-1.1162001949451696, -0.3656745947067326, 0.49695731828974776, -0.17382382584913847, -0.4300272370862044, -0.6591539151451165,
+            1.3517058521596113, 1.4181613546542593, -0.11743507075121684, 1.305343205142707, -0.06551106733615564, -0.9768523147978028,
+            -0.7840686445206986, 0.2128539153724145, -0.14234982934155394, 1.1522266693544365, 0.18326939094016104, 0.05431612012807574],
+            vec![-0.6737191676412415, -0.607008973159862, -0.47636094161969655], true),
+        layer(3, 3, vec![-0.6341089151887627, 0.9822056483771737, 0.03877022234432248, -0.15886409486453434, 0.2880171514385943,
+            -1.0618647025602226, 0.1726872330385989, -0.8501146650060984, -1.107917252580961],
+            vec![0.03110974143864631, 0.5529536310770098, 0.59646698106088], false),
+    ]).unwrap();
+    let input = InputBox {
+        lo: vec![0.008886778041321541],
+        hi: vec![0.9188866570340046],
+    };
+    (net, input)
+}
+
+#[test]
+fn a_maximum_missed_both_ways_is_found() {
+    let (net, input) = missed_both_ways();
+    // The true maximum of output 0, by region enumeration (and by the
+    // breakpoint enumeration that found the instance: 0.045305483566194266).
+    let (_, hi) = exact_by_regions(&net, &input)[0];
+    assert!((hi - 0.045305483566194266).abs() < 1e-12, "{hi}");
+    assert_exact_equals_oracle(&net, &input, BoundsMethod::Symbolic);
+}
+
+/// HiGHS's proven bound of one MILP solve of output `j` (maximum or
+/// minimum), with or without its presolve: no two-way safeguard.
+fn single_solve_bound(
+    net: &Network,
+    input: &InputBox,
+    j: usize,
+    maximise: bool,
+    presolve: bool,
+) -> f64 {
+    let mut model = Model::new();
+    let xs: Vec<LinExpr> = (0..input.len())
+        .map(|i| LinExpr::from(model.continuous(&format!("x{i}"), input.lo[i], input.hi[i])))
+        .collect();
+    let copy = model
+        .add_network("net", net, &xs, None, &EncodeOptions::default())
+        .unwrap();
+    let y = LinExpr::from(copy.outputs[j]);
+    let objective = if maximise {
+        Objective::Maximise(y)
+    } else {
+        Objective::Minimise(y)
+    };
+    let opts = SolveOptions {
+        presolve,
+        mip_gap: Some(0.0),
+        feasibility_tolerance: Some(mavis::milp::tolerance::FEASIBILITY),
+        ..SolveOptions::default()
+    };
+    let out = model.solve(&objective, &opts).unwrap();
+    assert_eq!(out.status, Status::Optimal);
+    out.bound.unwrap()
+}
+
+/// A single solve of [`missed_both_ways`] without presolve (which now means
+/// none at all, the MIP solver's root LP included) proves bounds that no
+/// value of the network passes. With HiGHS's root LP presolve left on, the
+/// maximum of output 0 came back 0.0045 short.
+#[test]
+fn a_solve_without_any_presolve_is_sound_where_highs_erred() {
+    let (net, input) = missed_both_ways();
+    let regions = exact_by_regions(&net, &input);
+    for (j, &(lo, hi)) in regions.iter().enumerate() {
+        let max = single_solve_bound(&net, &input, j, true, false);
+        let min = single_solve_bound(&net, &input, j, false, false);
+        assert!(max >= hi - 1e-7, "max {j}: {max} < {hi}");
+        assert!(min <= lo + 1e-7, "min {j}: {min} > {lo}");
+    }
 }

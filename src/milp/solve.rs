@@ -33,7 +33,12 @@ pub struct SolveOptions {
     /// MIP presolve seen on big-M models (HiGHS issues 1958, 2446).
     pub feasibility_tolerance: Option<f64>,
     /// Run HiGHS's presolve (the default); off for a second opinion on
-    /// an infeasibility claim.
+    /// an infeasibility claim. Off means off everywhere: besides the
+    /// global presolve, HiGHS's MIP solver would solve its root LP (and its
+    /// sub-MIPs) with the LP presolve on unless `mip_root_presolve_only`
+    /// is set, and with that LP presolve HiGHS 1.16 proved wrong optima on
+    /// tiny big-M ReLU models even with the global presolve off (docs/nn.md,
+    /// "HiGHS's wrong optima").
     pub presolve: bool,
 }
 
@@ -374,6 +379,8 @@ fn highs_options(opts: &SolveOptions, presolve: bool) -> Vec<(&'static str, High
     ];
     if !presolve || !opts.presolve {
         options.push(("presolve", "off".into()));
+        // Off everywhere: the MIP solver's own root LP too (see `SolveOptions::presolve`).
+        options.push(("mip_root_presolve_only", true.into()));
     }
     if let Some(t) = opts.feasibility_tolerance {
         options.push(("mip_feasibility_tolerance", t.into()));

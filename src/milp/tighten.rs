@@ -19,6 +19,13 @@ pub fn lp_tighten(
     start: &NetworkBounds,
     opts: &SolveOptions,
 ) -> Result<NetworkBounds, MilpError> {
+    // Without presolve: a wrong LP optimum would make every big-M built on
+    // these bounds unsound, and HiGHS's presolve has erred on such models
+    // (docs/nn.md).
+    let opts = &SolveOptions {
+        presolve: false,
+        ..opts.clone()
+    };
     let input = &start.input;
     let mut pre = vec![start.pre[0].clone()];
     for k in 1..net.layers().len() {
