@@ -148,8 +148,11 @@ fn checked_at(n: &str, pf: &str, k: usize) -> f64 {
         .unwrap()
 }
 
-/// The rows of a sweep's CSV over all n: (pf, k, p, bound, "exact" or "bound").
-fn csv_rows(csv: &str) -> Vec<(String, usize, f64, f64, String)> {
+/// A row of a sweep's CSV over all n: (pf, k, p, bound, "exact" or "bound").
+type CsvRow = (String, usize, f64, f64, String);
+
+/// The rows of a sweep's CSV over all n.
+fn csv_rows(csv: &str) -> Vec<CsvRow> {
     csv.lines()
         .skip(1)
         .map(|line| {
@@ -173,14 +176,7 @@ fn csv_rows(csv: &str) -> Vec<(String, usize, f64, f64, String)> {
 
 /// `sweep` over all n of `model` (pf = 0 and 0.5, k = 9..11) into `dir`:
 /// the JSON report, the SVG's text and the CSV's rows.
-fn sweep_all_n(
-    model: &str,
-    dir: &std::path::Path,
-) -> (
-    serde_json::Value,
-    String,
-    Vec<(String, usize, f64, f64, String)>,
-) {
+fn sweep_all_n(model: &str, dir: &std::path::Path) -> (serde_json::Value, String, Vec<CsvRow>) {
     let prefix = dir.join("all");
     let faults = repo(FAULTS);
     let r = run(&[
