@@ -148,9 +148,35 @@ fn checked_at(n: &str, pf: &str, k: usize) -> f64 {
         .unwrap()
 }
 
+/// A row of a sweep's CSV over all n: (pf, k, p, bound, "exact" or "bound").
+type CsvRow = (String, usize, f64, f64, String);
+
+/// The rows of a sweep's CSV over all n.
+fn csv_rows(csv: &str) -> Vec<CsvRow> {
+    csv.lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            assert_eq!(f.len(), 5, "{line}");
+            // Read as the JSON reports are (serde_json may land an ulp
+            // away from `str::parse`): both texts are the shortest that
+            // round-trips, so equal values have equal texts, read alike.
+            let number = |t: &str| serde_json::from_str::<f64>(t).unwrap();
+            let k = f[1].parse().unwrap();
+            (
+                f[0].to_string(),
+                k,
+                number(f[2]),
+                number(f[3]),
+                f[4].to_string(),
+            )
+        })
+        .collect()
+}
+
 /// `sweep` over all n of `model` (pf = 0 and 0.5, k = 9..11) into `dir`:
-/// the JSON report, the SVG's text and stderr.
-fn sweep_all_n(model: &str, dir: &std::path::Path) -> (serde_json::Value, String, String) {
+/// the JSON report, the SVG's text and the CSV's rows.
+fn sweep_all_n(model: &str, dir: &std::path::Path) -> (serde_json::Value, String, Vec<CsvRow>) {
     let prefix = dir.join("all");
     let faults = repo(FAULTS);
     let r = run(&[
@@ -172,17 +198,20 @@ fn sweep_all_n(model: &str, dir: &std::path::Path) -> (serde_json::Value, String
     ]);
     let v = r.json();
     let svg = std::fs::read_to_string(prefix.with_extension("svg")).unwrap();
-    (v, svg, r.stderr)
+    let csv = std::fs::read_to_string(prefix.with_extension("csv")).unwrap();
+    assert!(prefix.with_extension("png").exists());
+    (v, svg, csv_rows(&csv))
 }
 
 #[test]
 fn all_sizes_sweep_plots_the_exact_optimum_over_n_where_the_cutoff_gives_it() {
     let dir = tempfile::tempdir().unwrap();
     let model = repo(MODEL);
-    let (v, svg, _) = sweep_all_n(&model, dir.path());
+    let (v, svg, csv) = sweep_all_n(&model, dir.path());
     let rows = v["results"]["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 6);
-    for r in rows {
+    assert_eq!(csv.len(), 6);
+    for (r, c) in rows.iter().zip(&csv) {
         let (k, pf) = (
             r["k"].as_u64().unwrap() as usize,
             r["value"].as_f64().unwrap(),
@@ -192,6 +221,9 @@ fn all_sizes_sweep_plots_the_exact_optimum_over_n_where_the_cutoff_gives_it() {
         let (bound, cutoff) = checked_over_all_n(&model, pf, k);
         assert_eq!(r["p"].as_f64(), cutoff, "{r}");
         assert_eq!(r["abstraction_bound"].as_f64(), Some(bound), "{r}");
+        // The CSV (the plotted values, every digit) has the same row.
+        assert_eq!((c.0.as_str(), c.1), (pf, k), "{c:?}");
+        assert_eq!((Some(c.2), c.3, c.4.as_str()), (cutoff, bound, "exact"));
         // The supremum is at least every size's value and at most the bound.
         let p = r["p"].as_f64().unwrap();
         for n in ["1", "2", "3"] {
@@ -222,10 +254,11 @@ fn all_sizes_sweep_labels_the_abstraction_bound_as_a_bound() {
     let model = dir.path().join("ticking.swarm");
     std::fs::write(&model, text).unwrap();
     let model = model.to_str().unwrap();
-    let (v, svg, _) = sweep_all_n(model, dir.path());
+    let (v, svg, csv) = sweep_all_n(model, dir.path());
     let rows = v["results"]["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 6);
-    for r in rows {
+    assert_eq!(csv.len(), 6);
+    for (r, c) in rows.iter().zip(&csv) {
         let k = r["k"].as_u64().unwrap() as usize;
         let pf = if r["value"].as_f64() == Some(0.0) {
             "0"
@@ -236,6 +269,8 @@ fn all_sizes_sweep_labels_the_abstraction_bound_as_a_bound() {
         let (bound, cutoff) = checked_over_all_n(model, pf, k);
         assert_eq!(cutoff, None, "{r}");
         assert_eq!(r["p"].as_f64(), Some(bound), "{r}");
+        assert_eq!((c.0.as_str(), c.1), (pf, k), "{c:?}");
+        assert_eq!((c.2, c.3, c.4.as_str()), (bound, bound, "bound"));
     }
     assert!(
         svg.contains("Pmax bound (sup over n &lt;= this)")

@@ -1,9 +1,10 @@
 //! `mavis swarm export`: which writer a model gets, and where its text goes.
 //! S(n) is written as modules (PRISM, [`super::export::prism_concrete`]) or
 //! automata (JANI, [`super::jani_modular`]) per agent without exploring; the
-//! abstraction as PRISM modules of counts ([`super::prism_abstract`]) where
-//! it has no global-synchronous action, else explored and written state by
-//! state ([`super::export::write_prism_explicit`], [`super::jani`]).
+//! abstraction as modules (automata) of counts ([`super::prism_abstract`],
+//! [`super::jani_abstract`]) where it has no global-synchronous action, else
+//! explored and written state by state ([`super::export::write_prism_explicit`],
+//! [`super::jani`]).
 
 use super::export::{prism_concrete, write_prism_explicit};
 
@@ -12,8 +13,9 @@ use super::export::{prism_concrete, write_prism_explicit};
 pub enum Format {
     /// The PRISM language, module per agent (concrete) or one module (abstract).
     Prism,
-    /// JANI (JSON): an automaton per agent (concrete), or one flat automaton
-    /// over the explored states (abstract).
+    /// JANI (JSON): an automaton per agent (concrete), automata over counts
+    /// (abstract), or one flat automaton over the explored states (abstract,
+    /// with global-synchronous actions).
     Jani,
 }
 
@@ -34,60 +36,79 @@ pub fn export(
         None => None,
     };
     let what = system_name(counts.as_deref(), threshold);
-    if let (Format::Jani, Some(c)) = (format, &counts) {
-        jani_fits(c)?;
-    }
-    // Explore first: a refused or stopped export leaves no file behind. S(n)
-    // is written as modules (automata) per agent without exploring, and so
-    // is the abstraction in PRISM where it has no global-synchronous action.
-    let modules = match (format, &counts) {
-        (Format::Prism, None) => {
+    // Explore first: a refused or stopped export leaves no file behind.
+    let plan = match counts {
+        Some(c) => {
+            if format == Format::Jani {
+                jani_fits(&c)?;
+            }
+            Plan::Concrete(c)
+        }
+        None if super::run::cutoff_applies(&l) => {
             super::run::check_threshold(threshold, l.model.templates.len(), EXPORT_MAX_STATES)?;
-            let named = super::run::named_agents(&l, &l.model.label_refs);
-            super::prism_abstract::prism_abstract(&l, &named, threshold)
-        }
-        _ => None,
-    };
-    let explored = match (format, &counts) {
-        (_, Some(_)) => None,
-        _ if modules.is_some() => None,
-        (_, c) => Some(super::run::explore_model(
-            &l,
-            c.as_deref(),
-            threshold,
-            true,
-            EXPORT_MAX_STATES,
-            deadline,
-        )?),
-    };
-    let mut sink = Sink::open(output, deadline)?;
-    let written = match &explored {
-        None if modules.is_some() => {
-            use std::io::Write as _;
-            sink.write_all(modules.as_deref().unwrap_or_default().as_bytes())
-        }
-        None if format == Format::Jani => {
-            let c = counts.as_deref().unwrap_or_default();
-            super::jani_modular::write_jani_concrete(&l, c, &mut sink)
+            Plan::Modules(super::run::named_agents(&l, &l.model.label_refs))
         }
         None => {
-            use std::io::Write as _;
-            let c = counts.as_deref().unwrap_or_default();
-            sink.write_all(prism_concrete(&l, c).as_bytes())
-        }
-        Some((mdp, labels)) if format == Format::Prism => {
-            let what = format!("{what}, {} states", mdp.num_states());
-            write_prism_explicit(mdp, labels, &what, &mut sink)
-        }
-        Some((mdp, labels)) => {
-            let what = format!("{what} of {}, {} states", l.source.name(), mdp.num_states());
-            super::jani::write_jani(mdp, labels, &what, &mut sink)
+            let explored =
+                super::run::explore_model(&l, None, threshold, true, EXPORT_MAX_STATES, deadline)?;
+            Plan::Explored(Box::new(explored))
         }
     };
-    if let Err(e) = written {
+    let mut sink = Sink::open(output, deadline)?;
+    if let Err(e) = write(&l, &plan, format, threshold, &what, &mut sink) {
         return Err(sink.error(e));
     }
     finish(inputs, &what, sink, output, quiet)
+}
+
+/// How an export is written: S(n) as modules (automata) per agent and the
+/// abstraction as modules of counts, without exploring, where the model
+/// has no global-synchronous action; otherwise the explored abstraction
+/// state by state.
+enum Plan {
+    /// S(n) with these agents per template.
+    Concrete(Vec<usize>),
+    /// The abstraction as modules, with these agents per template concrete.
+    Modules(Vec<usize>),
+    /// The explored abstraction and its labels' truth.
+    Explored(Box<(super::mdp::Mdp, Vec<super::run::LabelTruth>)>),
+}
+
+/// Writes the model text of `plan` in `format` to `sink`.
+fn write(
+    l: &super::Loaded,
+    plan: &Plan,
+    format: Format,
+    threshold: u32,
+    what: &str,
+    sink: &mut Sink,
+) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let unexpected = || std::io::Error::other("the model has a global-synchronous action");
+    match (plan, format) {
+        (Plan::Concrete(c), Format::Jani) => super::jani_modular::write_jani_concrete(l, c, sink),
+        (Plan::Concrete(c), Format::Prism) => sink.write_all(prism_concrete(l, c).as_bytes()),
+        (Plan::Modules(named), Format::Prism) => {
+            let text = super::prism_abstract::prism_abstract(l, named, threshold);
+            sink.write_all(text.ok_or_else(unexpected)?.as_bytes())
+        }
+        (Plan::Modules(named), Format::Jani) => {
+            match super::jani_abstract::write_jani_abstract(l, named, threshold, sink)? {
+                true => Ok(()),
+                false => Err(unexpected()),
+            }
+        }
+        (Plan::Explored(explored), Format::Prism) => {
+            let (mdp, labels) = &**explored;
+            let what = format!("{what}, {} states", mdp.num_states());
+            write_prism_explicit(mdp, labels, &what, sink)
+        }
+        (Plan::Explored(explored), Format::Jani) => {
+            let (mdp, labels) = &**explored;
+            let what = format!("{what} of {}, {} states", l.source.name(), mdp.num_states());
+            super::jani::write_jani(mdp, labels, &what, sink)
+        }
+    }
 }
 
 /// The report of an export whose text is in `sink`: the file closed (or

@@ -31,7 +31,7 @@ use std::io::Write;
 pub const JANI_MAX_AGENTS: usize = 1_000;
 
 /// The one location of every automaton.
-const LOC: &str = "l";
+pub(super) const LOC: &str = "l";
 
 fn var_name(t: &Template, v: usize, suffix: &str) -> String {
     format!("{}{suffix}", t.vars[v].name)
@@ -46,7 +46,7 @@ fn value_json(t: &Template, v: usize, x: i64) -> Json {
 }
 
 /// The template's (not projected) variables as global JANI variables.
-fn declare(t: &Template, suffix: &str, out: &mut Vec<Json>) {
+pub(super) fn declare(t: &Template, suffix: &str, out: &mut Vec<Json>) {
     for (v, info) in t.vars.iter().enumerate() {
         if t.is_projected(v) {
             continue;
@@ -128,7 +128,7 @@ fn edges(
 }
 
 /// An automaton from its edges.
-fn automaton(name: &str, edges: Vec<Json>, transient: Vec<Json>) -> Json {
+pub(super) fn automaton(name: &str, edges: Vec<Json>, transient: Vec<Json>) -> Json {
     json!({"name": name, "locations": [{"name": LOC, "transient-values": transient}],
            "initial-locations": [LOC], "edges": edges})
 }
@@ -139,20 +139,17 @@ pub fn write_jani_concrete(l: &Loaded, counts: &[usize], w: &mut dyn Write) -> s
     let agents: Vec<(usize, String)> = (0..m.templates.len())
         .flat_map(|i| (0..counts[i]).map(move |j| (i, format!("_{}_{}", i + 1, j + 1))))
         .collect();
-    let (actions, syncs) = sync_vectors(m, &agents);
+    let ae_labels = agent_labels(m, &agents);
     let mut vars = Vec::new();
     for (i, suffix) in &agents {
         declare(&m.templates[*i], suffix, &mut vars);
     }
     declare(&m.env, "_E", &mut vars);
-    for (name, _) in &m.labels {
-        vars.push(json!({"name": name, "type": "bool", "transient": true, "initial-value": false}));
-    }
-    let mut elements: Vec<Json> = agents
+    let mut elements: Vec<String> = agents
         .iter()
-        .map(|(i, s)| json!({"automaton": format!("{}{s}", m.templates[*i].name)}))
+        .map(|(i, s)| format!("{}{s}", m.templates[*i].name))
         .collect();
-    elements.push(json!({"automaton": m.env.name}));
+    elements.push(m.env.name.clone());
     let what = format!(
         "S({}) of {}",
         counts
@@ -162,48 +159,67 @@ pub fn write_jani_concrete(l: &Loaded, counts: &[usize], w: &mut dyn Write) -> s
             .join(", "),
         l.source.name()
     );
-    let head = json!({"jani-version": 1, "name": "mavis", "type": "mdp", "features": [],
-        "metadata": {"author": format!("mavis {}", env!("CARGO_PKG_VERSION")), "description": what},
-        "actions": actions, "constants": [], "variables": vars, "properties": [],
-        "system": {"elements": elements, "syncs": syncs}});
-    // The head without its closing brace, then the automata streamed.
-    let head = serde_json::to_string(&head)?;
-    w.write_all(&head.as_bytes()[..head.len() - 1])?;
-    w.write_all(b",\"automata\":[")?;
+    let head = head(m, &what, vars, &elements, &ae_labels);
+    write_open(w, &head)?;
     for (n, (i, suffix)) in agents.iter().enumerate() {
-        let t = &m.templates[*i];
-        let mut es = Vec::new();
-        edges(m, t, &l.sys.agents[*i], suffix, false, |a, mut e| {
-            let label = action_label(m, a, suffix);
-            if !label.is_empty() {
-                e["action"] = json!(label);
-            }
-            es.push(e);
-        });
         if n > 0 {
             w.write_all(b",")?;
         }
-        serde_json::to_writer(
-            &mut *w,
-            &automaton(&format!("{}{suffix}", t.name), es, vec![]),
-        )?;
+        serde_json::to_writer(&mut *w, &agent_automaton(l, *i, suffix))?;
     }
-    let es = environment_edges(l, &agents);
-    let labels: Vec<Json> = m
-        .labels
-        .iter()
-        .map(|(name, e)| json!({"ref": name, "value": expr(m, e)}))
-        .collect();
     if !agents.is_empty() {
         w.write_all(b",")?;
     }
-    serde_json::to_writer(&mut *w, &automaton(&m.env.name, es, labels))?;
+    serde_json::to_writer(&mut *w, &environment(l, &ae_labels))?;
     w.write_all(b"]}\n")
 }
 
-/// The environment's edges: an agent-environment action once per agent it
-/// can join (named with the agent's suffix).
-fn environment_edges(l: &Loaded, agents: &[(usize, String)]) -> Vec<Json> {
+/// The model's head: its variables (the labels' transient Booleans added),
+/// the automata `elements` (the environment last) and their synchronisation.
+pub(super) fn head(
+    m: &Model,
+    what: &str,
+    mut vars: Vec<Json>,
+    elements: &[String],
+    ae_labels: &[Vec<(usize, String)>],
+) -> Json {
+    for (name, _) in &m.labels {
+        vars.push(json!({"name": name, "type": "bool", "transient": true, "initial-value": false}));
+    }
+    let (actions, syncs) = sync_vectors(m, elements.len(), ae_labels);
+    let elements: Vec<Json> = elements.iter().map(|e| json!({"automaton": e})).collect();
+    json!({"jani-version": 1, "name": "mavis", "type": "mdp", "features": [],
+        "metadata": {"author": format!("mavis {}", env!("CARGO_PKG_VERSION")), "description": what},
+        "actions": actions, "constants": [], "variables": vars, "properties": [],
+        "system": {"elements": elements, "syncs": syncs}})
+}
+
+/// Writes the head without its closing brace and opens the automata, which
+/// are then streamed one by one (closed by `]}`).
+pub(super) fn write_open(w: &mut dyn Write, head: &Json) -> std::io::Result<()> {
+    let head = serde_json::to_string(head)?;
+    w.write_all(&head.as_bytes()[..head.len() - 1])?;
+    w.write_all(b",\"automata\":[")
+}
+
+/// The automaton of agent `suffix` of template `i`.
+pub(super) fn agent_automaton(l: &Loaded, i: usize, suffix: &str) -> Json {
+    let (m, t) = (&l.model, &l.model.templates[i]);
+    let mut es = Vec::new();
+    edges(m, t, &l.sys.agents[i], suffix, false, |a, mut e| {
+        let label = action_label(m, a, suffix);
+        if !label.is_empty() {
+            e["action"] = json!(label);
+        }
+        es.push(e);
+    });
+    automaton(&format!("{}{suffix}", t.name), es, vec![])
+}
+
+/// The environment's edges: its asynchronous edges, and the first enabled
+/// command of every other action, once per label of `ae_labels[action]` for
+/// an agent-environment action (each label one agent, or one abstract move).
+fn environment_edges(l: &Loaded, ae_labels: &[Vec<(usize, String)>]) -> Vec<Json> {
     let m = &l.model;
     let mut es = Vec::new();
     edges(m, &m.env, &l.sys.env, "_E", true, |a, e| {
@@ -215,9 +231,9 @@ fn environment_edges(l: &Loaded, agents: &[(usize, String)]) -> Vec<Json> {
                 es.push(e);
             }
             ActionType::AgentEnvironment => {
-                for (_, suffix) in agents {
+                for (_, label) in &ae_labels[a] {
                     let mut e = e.clone();
-                    e["action"] = json!(format!("{}{suffix}", m.actions[a].name));
+                    e["action"] = json!(label);
                     es.push(e);
                 }
             }
@@ -226,12 +242,43 @@ fn environment_edges(l: &Loaded, agents: &[(usize, String)]) -> Vec<Json> {
     es
 }
 
-/// The actions and synchronisation vectors: `a_i_j` joins agent (i, j) and
-/// the environment (the last element); a global-synchronous action joins all.
-fn sync_vectors(m: &Model, agents: &[(usize, String)]) -> (Vec<Json>, Vec<Json>) {
+/// The agent-environment labels of the concrete agents, per action, each
+/// with the index of its agent's automaton.
+fn agent_labels(m: &Model, agents: &[(usize, String)]) -> Vec<Vec<(usize, String)>> {
+    (0..m.actions.len())
+        .map(|a| match m.actions[a].ty {
+            ActionType::AgentEnvironment => agents
+                .iter()
+                .enumerate()
+                .map(|(k, (_, suffix))| (k, action_label(m, a, suffix)))
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// The environment's automaton, the labels set at its location.
+pub(super) fn environment(l: &Loaded, ae_labels: &[Vec<(usize, String)>]) -> Json {
+    let m = &l.model;
+    let labels: Vec<Json> = m
+        .labels
+        .iter()
+        .map(|(name, e)| json!({"ref": name, "value": expr(m, e)}))
+        .collect();
+    automaton(&m.env.name, environment_edges(l, ae_labels), labels)
+}
+
+/// The actions and synchronisation vectors over `elements` automata, the
+/// environment last: a label of `ae_labels` joins its automaton and the
+/// environment; a global-synchronous action joins all.
+fn sync_vectors(
+    m: &Model,
+    elements: usize,
+    ae_labels: &[Vec<(usize, String)>],
+) -> (Vec<Json>, Vec<Json>) {
     let (mut actions, mut syncs) = (Vec::new(), Vec::new());
-    let n = agents.len() + 1;
-    for a in &m.actions {
+    let n = elements;
+    for (a, labels) in m.actions.iter().zip(ae_labels) {
         match a.ty {
             ActionType::Asynchronous => {}
             ActionType::GlobalSynchronous => {
@@ -239,10 +286,9 @@ fn sync_vectors(m: &Model, agents: &[(usize, String)]) -> (Vec<Json>, Vec<Json>)
                 syncs.push(json!({"synchronise": vec![json!(a.name); n], "result": a.name}));
             }
             ActionType::AgentEnvironment => {
-                for (k, (_, suffix)) in agents.iter().enumerate() {
-                    let name = format!("{}{suffix}", a.name);
+                for (owner, name) in labels {
                     let mut v = vec![Json::Null; n];
-                    v[k] = json!(name);
+                    v[*owner] = json!(name);
                     v[n - 1] = json!(name);
                     actions.push(json!({"name": name}));
                     syncs.push(json!({"synchronise": v, "result": name}));

@@ -15,6 +15,7 @@ pub mod exact;
 pub mod export;
 pub mod export_cmd;
 pub mod jani;
+pub mod jani_abstract;
 pub mod jani_modular;
 pub mod local;
 pub mod mdp;

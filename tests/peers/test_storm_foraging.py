@@ -120,88 +120,93 @@ def load_export(path):
     return stormpy.build_model(stormpy.parse_prism_program(str(path)))
 
 
-def check_export(path):
-    """Storm's Pmax on an exported file, built with the property."""
-    if path.suffix == ".jani":
-        model = load_export(path)
-        props = stormpy.parse_properties(PROP)
-    else:
-        program = stormpy.parse_prism_program(str(path))
-        props = stormpy.parse_properties(PROP, program)
-        model = stormpy.build_model(program, props)
+def storm_max(model, prop=PROP):
+    """Storm's value of `prop` on a built model, the largest over its initial
+    states (the abstraction has one per initial count)."""
+    props = stormpy.parse_properties(prop)
     result = stormpy.model_checking(model, props[0])
-    return result.get_value(model.initial_states[0])
+    return max(result.get_value(s) for s in model.initial_states)
 
 
 @pytest.mark.parametrize("to", ["prism", "jani"])
 def test_exports_of_more_than_1e5_states_load_in_storm(tmp_path, to):
     """S(4), 115,248 states, through PRISM (modules per robot) and JANI (an
     automaton per robot): Storm has our sizes and our value."""
-    path = export(tmp_path, 4, to)
-    built = load_export(path)
+    built = load_export(export(tmp_path, 4, to))
     assert (built.nr_states, built.nr_choices, built.nr_transitions) == (115248, 460992, 691488)
     ours = mavis("check", MODEL, "--faults", FAULTS, "--set", "pf=0.4", "--agents", "4", "--prop", PROP)
     assert sizes(ours) == (built.nr_states, built.nr_choices, built.nr_transitions)
-    assert abs(ours["results"]["properties"][0]["value"] - check_export(path)) <= 1e-9
+    assert abs(ours["results"]["properties"][0]["value"] - storm_max(built)) <= 1e-9
 
 
-def export_abstract(tmp_path, model, faults, threshold, setting="pf=0.4"):
-    out = tmp_path / f"abstract{threshold}.prism"
+def export_abstract(tmp_path, model, faults, threshold, to="prism", setting="pf=0.4"):
+    out = tmp_path / f"abstract{threshold}.{to}"
     subprocess.run(
-        [mavis_bin(), "swarm", "export", model, "--faults", faults, "--set", setting, "--abstract", "--threshold", str(threshold), "--to", "prism", "-o", str(out)],
+        [mavis_bin(), "swarm", "export", model, "--faults", faults, "--set", setting, "--abstract", "--threshold", str(threshold), "--to", to, "-o", str(out)],
         check=True,
         capture_output=True,
     )
     return out
 
 
-def test_prism_export_of_the_abstraction_is_modules_and_loads_in_storm(tmp_path):
-    """The seed's set abstraction (49,149 states) as PRISM modules (a count
-    per local state), not a list of states: Storm has our sizes and bound."""
-    path = export_abstract(tmp_path, MODEL, FAULTS, 1)
+def is_module_form(path):
+    """The abstraction is written over counts, not as a list of states."""
     text = path.read_text()
-    assert "module counts" in text and "s=" not in text
+    if path.suffix == ".jani":
+        jani = json.loads(text)
+        automata = [a["name"] for a in jani["automata"]]
+        variables = [v["name"] for v in jani["variables"]]
+        return "counts" in automata and "s" not in variables and all(len(a["locations"]) == 1 for a in jani["automata"])
+    return "module counts" in text and "s=" not in text
+
+
+@pytest.mark.parametrize("to", ["prism", "jani"])
+def test_export_of_the_abstraction_is_modules_and_loads_in_storm(tmp_path, to):
+    """The seed's set abstraction (49,149 states) as PRISM modules or JANI
+    automata (a count per local state), not a list of states: Storm has our
+    sizes and bound."""
+    path = export_abstract(tmp_path, MODEL, FAULTS, 1, to)
+    assert is_module_form(path)
     built = load_export(path)
     ours = mavis("check", MODEL, "--faults", FAULTS, "--set", "pf=0.4", "--abstract", "--prop", PROP)
     assert sizes(ours) == (built.nr_states, built.nr_choices, built.nr_transitions) == (49149, 688128, 946176)
     bound = ours["results"]["properties"][0]["abstract_bound"]
-    assert abs(bound - check_export(path)) <= 1e-9
+    assert abs(bound - storm_max(built)) <= 1e-9
 
 
 SMALL, SMALL_FAULTS = str(EX / "foraging_small.swarm"), str(EX / "foraging_small.faults")
+SMALL_PROP = 'Pmax=? [ F<13 "deposited2" ]'
 
 
-@pytest.mark.parametrize("threshold", [2, 3])
-def test_prism_export_of_larger_thresholds_equals_ours(tmp_path, threshold):
+@pytest.mark.parametrize("to", ["prism", "jani"])
+@pytest.mark.parametrize("threshold", [2, 3, 5])
+def test_export_of_larger_thresholds_equals_ours(tmp_path, threshold, to):
     """Counts below t are exact, t is "t or more"; 1..t agents initially (an
-    init block): Storm has our sizes and our bound."""
-    path = export_abstract(tmp_path, SMALL, SMALL_FAULTS, threshold)
+    init block, or JANI's restrict-initial): Storm has our sizes and our
+    bound. Threshold 5 has 139,965 states."""
+    path = export_abstract(tmp_path, SMALL, SMALL_FAULTS, threshold, to)
+    assert is_module_form(path)
     built = load_export(path)
-    prop = 'Pmax=? [ F<13 "deposited2" ]'
-    ours = mavis("check", SMALL, "--faults", SMALL_FAULTS, "--set", "pf=0.4", "--abstract", "--threshold", str(threshold), "--prop", prop)
+    ours = mavis("check", SMALL, "--faults", SMALL_FAULTS, "--set", "pf=0.4", "--abstract", "--threshold", str(threshold), "--prop", SMALL_PROP)
     assert sizes(ours) == (built.nr_states, built.nr_choices, built.nr_transitions)
-    program = stormpy.parse_prism_program(str(path))
-    props = stormpy.parse_properties(prop, program)
-    model = stormpy.build_model(program, props)
-    result = stormpy.model_checking(model, props[0])
-    theirs = max(result.get_value(s) for s in model.initial_states)
-    assert abs(ours["results"]["properties"][0]["abstract_bound"] - theirs) <= 1e-9
+    assert len(built.initial_states) == threshold
+    if threshold == 5:
+        assert sizes(ours) == (139965, 839808, 1384128)
+    assert abs(ours["results"]["properties"][0]["abstract_bound"] - storm_max(built, SMALL_PROP)) <= 1e-9
 
 
-def test_prism_export_of_the_abstraction_keeps_named_agents_concrete(tmp_path):
-    """A label over robot 1 keeps it a module of its own beside the counts."""
+@pytest.mark.parametrize("to", ["prism", "jani"])
+def test_export_of_the_abstraction_keeps_named_agents_concrete(tmp_path, to):
+    """A label over robot 1 keeps it a module (automaton) of its own beside
+    the counts."""
     text = Path(SMALL).read_text() + '\nlabel "home1" = state_1_1 = 3;\n'
     model = tmp_path / "named.swarm"
     model.write_text(text)
-    path = export_abstract(tmp_path, str(model), SMALL_FAULTS, 1)
-    assert "module robot_1_1" in path.read_text()
+    path = export_abstract(tmp_path, str(model), SMALL_FAULTS, 1, to)
+    assert is_module_form(path)
+    assert "robot_1_1" in path.read_text()
     built = load_export(path)
     prop = 'Pmax=? [ F<9 "home1" & "deposited1" ]'
     ours = mavis("check", str(model), "--faults", SMALL_FAULTS, "--set", "pf=0.4", "--abstract", "--prop", prop)
     assert sizes(ours) == (built.nr_states, built.nr_choices, built.nr_transitions)
-    program = stormpy.parse_prism_program(str(path))
-    props = stormpy.parse_properties(prop, program)
-    m = stormpy.build_model(program, props)
-    result = stormpy.model_checking(m, props[0])
-    theirs = max(result.get_value(s) for s in m.initial_states)
-    assert abs(ours["results"]["properties"][0]["abstract_bound"] - theirs) <= 1e-9
+    assert abs(ours["results"]["properties"][0]["abstract_bound"] - storm_max(built, prop)) <= 1e-9
