@@ -7,7 +7,7 @@
 //! names and coordinates move into the automaton instead of being copied: a
 //! 10^6-state model is built in one pass over its transitions.
 
-use super::model::{Automaton, Metric, MetricKind, Move, Objective};
+use super::model::{Automaton, Metric, MetricKind, Move, MoveTable, Objective};
 use super::raw::{Loc, Locator, Names, RawModel, RawObjective, RawState, RawTrans, Sym};
 use crate::lang::{Source, Span};
 use crate::report::RunError;
@@ -124,18 +124,40 @@ pub fn build(mut raw: RawModel, source: &Source) -> Result<(Automaton, Vec<Strin
 }
 
 /// delta as moves per state, each input once, each disturbance once per move.
+///
+/// The moves go straight into their state's row of one flat table: a first
+/// pass counts each state's transitions, the second checks every transition
+/// in written order (so the first error is the one written first) and puts it
+/// in place.
 fn build_moves(
     raw: &RawModel,
     r: &Resolver,
     input_of: &[u32],
     dist_of: &[u32],
-) -> Result<Vec<Vec<Move>>, RunError> {
-    let mut moves: Vec<Vec<Move>> =
-        vec![Vec::new(); r.state_of.iter().filter(|&&q| q != NONE).count()];
-    let name = |s: Sym| r.names.name(s);
+) -> Result<MoveTable, RunError> {
+    let states = r.state_of.iter().filter(|&&q| q != NONE).count();
+    let mut first = vec![0usize; states + 1];
     for t in &raw.transitions {
-        let q = r.state(t.from, &t.loc)?;
-        let a = match input_of[t.input.0 as usize] {
+        // Unknown states are counted nowhere; the second pass reports them.
+        if let Some(&q) = r.state_of.get(t.from.0 as usize).filter(|&&q| q != NONE) {
+            first[q as usize + 1] += 1;
+        }
+    }
+    for q in 0..states {
+        first[q + 1] += first[q];
+    }
+    let placeholder = Move {
+        input: 0,
+        nominal: 0,
+        disturbed: Vec::new(),
+    };
+    let mut moves = vec![placeholder; first[states]];
+    // Where the next move of each state goes.
+    let mut next = first[..states].to_vec();
+    for t in &raw.transitions {
+        let q = r.state(t.from, &t.loc)? as usize;
+        let name = |s: Sym| r.names.name(s);
+        let input = match input_of[t.input.0 as usize] {
             NONE => {
                 return Err(r
                     .at
@@ -144,7 +166,7 @@ fn build_moves(
             a => a,
         };
         // A state has a few inputs: a scan finds the duplicate without a table of every transition.
-        if moves[q as usize].iter().any(|m| m.input == a) {
+        if moves[first[q]..next[q]].iter().any(|o| o.input == input) {
             let msg = format!(
                 "delta({}, {}, ..) is given twice",
                 name(t.from),
@@ -152,37 +174,51 @@ fn build_moves(
             );
             return Err(r.at.err(&t.loc, msg));
         }
-        let nominal = r.state(t.to, &t.loc)?;
-        let pairs = raw.disturbed_of(t);
-        let mut disturbed = Vec::with_capacity(pairs.len());
-        for &(x, target) in pairs {
-            let xi = match dist_of[x.0 as usize] {
-                NONE => {
-                    return Err(r
-                        .at
-                        .err(&t.loc, format!("unknown disturbance `{}`", name(x))))
-                }
-                xi => xi,
-            };
-            if xi == 0 {
-                return Err(r
-                    .at
-                    .err(&t.loc, "the nominal successor (eps) is the one after `->`"));
-            }
-            if disturbed.iter().any(|&(y, _)| y == xi) {
-                return Err(r
-                    .at
-                    .err(&t.loc, format!("disturbance `{}` is given twice", name(x))));
-            }
-            disturbed.push((xi, r.state(target, &t.loc)?));
-        }
-        moves[q as usize].push(Move {
-            input: a,
-            nominal,
-            disturbed,
-        });
+        moves[next[q]] = build_move(raw, t, r, input, dist_of)?;
+        next[q] += 1;
     }
-    Ok(moves)
+    Ok(MoveTable::from_parts(first, moves))
+}
+
+/// The move of a transition with its (resolved) input: its nominal and
+/// disturbed successors checked.
+fn build_move(
+    raw: &RawModel,
+    t: &RawTrans,
+    r: &Resolver,
+    input: u32,
+    dist_of: &[u32],
+) -> Result<Move, RunError> {
+    let name = |s: Sym| r.names.name(s);
+    let nominal = r.state(t.to, &t.loc)?;
+    let pairs = raw.disturbed_of(t);
+    let mut disturbed = Vec::with_capacity(pairs.len());
+    for &(x, target) in pairs {
+        let xi = match dist_of[x.0 as usize] {
+            NONE => {
+                return Err(r
+                    .at
+                    .err(&t.loc, format!("unknown disturbance `{}`", name(x))))
+            }
+            xi => xi,
+        };
+        if xi == 0 {
+            return Err(r
+                .at
+                .err(&t.loc, "the nominal successor (eps) is the one after `->`"));
+        }
+        if disturbed.iter().any(|&(y, _)| y == xi) {
+            return Err(r
+                .at
+                .err(&t.loc, format!("disturbance `{}` is given twice", name(x))));
+        }
+        disturbed.push((xi, r.state(target, &t.loc)?));
+    }
+    Ok(Move {
+        input,
+        nominal,
+        disturbed,
+    })
 }
 
 fn build_objective(raw: &RawModel, r: &Resolver) -> Result<Objective, RunError> {

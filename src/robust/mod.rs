@@ -13,6 +13,7 @@ pub mod game;
 pub mod json;
 pub mod minmax;
 pub mod model;
+pub mod moves;
 pub mod omega;
 pub mod pgsolver;
 pub mod plan;

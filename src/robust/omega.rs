@@ -186,15 +186,13 @@ fn arena(a: &Automaton, prio: &[u32]) -> (Game, Vec<usize>) {
             }
         })
         .collect();
-    for ms in &a.moves {
-        for m in ms {
-            let mut s: Vec<u32> = Automaton::post(m).collect();
-            s.sort_unstable();
-            s.dedup();
-            succs.push(s);
-            p.push(0);
-            owner.push(1);
-        }
+    for m in a.moves.all() {
+        let mut s: Vec<u32> = Automaton::post(m).collect();
+        s.sort_unstable();
+        s.dedup();
+        succs.push(s);
+        p.push(0);
+        owner.push(1);
     }
     succs.push(vec![sink]);
     p.push(top_odd);
