@@ -7,6 +7,7 @@ pub mod build;
 pub mod clf;
 pub mod cycles;
 pub mod dense;
+pub mod dense_guess;
 pub mod faults;
 pub mod faults_report;
 pub mod game;
