@@ -4,6 +4,7 @@
 //! objectives by inflation (notes/robust.md), parity games, transient faults.
 
 pub mod build;
+pub mod build_metric;
 pub mod clf;
 pub mod cycles;
 pub mod dense;
@@ -21,6 +22,7 @@ pub mod plan;
 pub mod plot;
 pub mod raw;
 pub mod reach;
+pub mod resolve;
 pub mod run;
 pub mod run_games;
 pub mod scc;
