@@ -17,6 +17,8 @@ pub mod minmax;
 pub mod model;
 pub mod moves;
 pub mod omega;
+pub mod omega_common;
+pub mod omega_parity;
 pub mod pgsolver;
 pub mod plan;
 pub mod plot;
