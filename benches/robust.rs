@@ -17,7 +17,7 @@ pub fn random_automaton(n: usize, seed: u64) -> Automaton {
         .collect();
     let near =
         |r: &mut StdRng, q: usize| ((q as i64 + r.gen_range(-50..=50)).rem_euclid(n as i64)) as u32;
-    let moves = (0..n)
+    let moves: Vec<Vec<Move>> = (0..n)
         .map(|q| {
             (0..2)
                 .map(|a| {
@@ -45,7 +45,7 @@ pub fn random_automaton(n: usize, seed: u64) -> Automaton {
         init: 0,
         inputs: vec!["a".into(), "b".into()],
         disturbances: vec!["eps".into(), "x".into(), "y".into()],
-        moves,
+        moves: moves.into(),
         gamma: Vec::new(),
         gamma_declared: false,
         objective: Objective::Reach(f),

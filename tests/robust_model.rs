@@ -324,7 +324,8 @@ proptest! {
 
 /// `gen_grid.py` takes the grid's size: its defaults rewrite the bundled
 /// examples byte for byte, a 9 x 4 grid has 9 * 4 - 2 states (two walls) with
-/// the dock at the east end of row 1, and a grid narrower than 3 is refused.
+/// the dock at the east end of row 1, a grid narrower than 3 is refused, and
+/// so is a size other than the bundled one without `--out-dir`.
 #[test]
 fn gen_grid_takes_its_size() {
     let dir = tempfile::tempdir().unwrap();
@@ -367,6 +368,18 @@ fn gen_grid_takes_its_size() {
         .status()
         .unwrap();
     assert!(!status.success(), "a 2-wide grid is refused");
+    // Another size without --out-dir is refused and writes nothing here.
+    let here = dir.path().join("here");
+    std::fs::create_dir(&here).unwrap();
+    let status = std::process::Command::new("python3")
+        .arg(script)
+        .args(["--width", "9", "--height", "4"])
+        .current_dir(&here)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!status.success(), "a 9 x 4 grid needs --out-dir");
+    assert_eq!(std::fs::read_dir(&here).unwrap().count(), 0);
 }
 
 /// The report's sha256 is the file's, byte-order mark included (the model

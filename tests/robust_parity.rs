@@ -312,10 +312,8 @@ fn buchi_laws_no_disturbance_scaling_monotone() {
         // Without disturbances the radius is 0 exactly when F can be visited
         // infinitely often nominally (then the plan alone wins).
         let mut calm = b.clone();
-        for ms in &mut calm.moves {
-            for m in ms {
-                m.disturbed.clear();
-            }
+        for m in calm.moves.all_mut() {
+            m.disturbed.clear();
         }
         calm.gamma = calm.least_gamma();
         let c = omega::solve(&calm).unwrap();

@@ -80,10 +80,8 @@ fn no_disturbance_is_the_classical_attractor() {
     let mut r = rng(3);
     for case in 0..100 {
         let mut a = random_automaton(&mut r, 4 + case % 15, 2, 0);
-        for ms in &mut a.moves {
-            for m in ms {
-                m.disturbed.clear();
-            }
+        for m in a.moves.all_mut() {
+            m.disturbed.clear();
         }
         let f = target(&a);
         let sol = reach::solve(&a, &f);

@@ -8,7 +8,10 @@ river from row 1). Other moves are calm. The dock is the east end of row 1, the
 base the west end of the top row.
 
     gen_grid.py                      # the bundled 7 x 3 examples, here
-    gen_grid.py --width 1000 --height 1000 --out-dir /tmp/grid   # 10^6 states"""
+    gen_grid.py --width 1000 --height 1000 --out-dir /tmp/grid   # 10^6 states
+
+Any other size needs --out-dir: a 1000 x 1000 grid is 3 files of 166 MB, which
+should not land in the current directory (often the repository) by default."""
 
 import argparse
 import os
@@ -73,10 +76,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--width", type=int, default=7, help="cells per row (at least 3)")
     ap.add_argument("--height", type=int, default=3, help="rows (at least 3)")
-    ap.add_argument("--out-dir", default=".", help="where the three files go")
+    ap.add_argument("--out-dir", help="where the three files go (default: here, for the 7 x 3 grid only)")
     args = ap.parse_args()
     if args.width < 3 or args.height < 3:
         ap.error("the grid needs at least 3 x 3 cells (a river, the dock's row and the walls' row)")
+    if args.out_dir is None:
+        if (args.width, args.height) != (7, 3):
+            ap.error("a grid of another size than 7 x 3 needs --out-dir (its files can be large)")
+        args.out_dir = "."
     g = Grid(args.width, args.height)
     os.makedirs(args.out_dir, exist_ok=True)
     dock = f"({g.dock[0]},{g.dock[1]})"

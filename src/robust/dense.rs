@@ -8,6 +8,7 @@
 //! text instead, so every message (and its location) is the general parser's. Where it returns a
 //! model, the model equals the general parser's (a property test checks it).
 
+use super::dense_guess::Guess;
 use super::model::MetricKind;
 use super::raw::{Loc, Names, RawModel, RawObjective, RawState, RawTrans, Sym};
 use crate::lang::Span;
@@ -34,6 +35,8 @@ pub fn parse(text: &str) -> Option<RawModel> {
     };
     let mut m = RawModel::empty();
     let mut metric_seen = false;
+    let mut guess = Guess::default();
+    let mut sized = false;
     while !s.at_end() {
         let (word, kw) = s.ident()?;
         match word {
@@ -51,7 +54,15 @@ pub fn parse(text: &str) -> Option<RawModel> {
             }
             "inputs" => m.inputs.extend(s.names(&mut m.names)?),
             "disturbances" => m.disturbances.extend(s.names(&mut m.names)?),
-            "state" => m.states.push(s.state(kw.start, &mut m.names)?),
+            "state" => {
+                if !std::mem::replace(&mut sized, true) {
+                    // Sized once for the declarations ahead: no rehashing of the names' index.
+                    let ahead = state_lines(&s.b[kw.start..]);
+                    m.names.reserve(ahead);
+                    m.states.reserve(ahead);
+                }
+                m.states.push(s.state(kw.start, &mut m.names)?)
+            }
             "init" => {
                 let (q, span) = s.ident()?;
                 if m.init.is_some() {
@@ -60,7 +71,7 @@ pub fn parse(text: &str) -> Option<RawModel> {
                 m.init = Some((m.names.intern(q), Loc::Span(span)));
             }
             "trans" => {
-                let t = s.trans(kw.start, &mut m.names, &mut m.disturbed)?;
+                let t = s.trans(kw.start, &mut m.names, &mut m.disturbed, &mut guess)?;
                 m.transitions.push(t)
             }
             "reach" | "buchi" | "gen" | "parity" => {
@@ -77,6 +88,21 @@ pub fn parse(text: &str) -> Option<RawModel> {
         }
     }
     Some(m)
+}
+
+/// How many lines from the start of `b` on are `state` declarations (or
+/// blank, or `//` comments) before any other line: a hint for sizing.
+fn state_lines(b: &[u8]) -> usize {
+    let mut count = 0;
+    for line in b.split(|&c| c == b'\n') {
+        let line = line.trim_ascii_start();
+        if line.starts_with(b"state") && line.get(5).is_some_and(u8::is_ascii_whitespace) {
+            count += 1;
+        } else if !(line.is_empty() || line.starts_with(b"//")) {
+            break;
+        }
+    }
+    count
 }
 
 impl<'a> Scan<'a> {
@@ -259,13 +285,14 @@ impl<'a> Scan<'a> {
         start: usize,
         n: &mut Names,
         pairs: &mut Vec<(Sym, Sym)>,
+        guess: &mut Guess,
     ) -> Option<RawTrans> {
-        let from = n.intern(self.ident()?.0);
+        let from = guess.source(n, self.ident()?.0);
         let input = n.intern(self.ident()?.0);
         if !self.arrow() {
             return None;
         }
-        let to = n.intern(self.ident()?.0);
+        let to = guess.successor(n, from, input, 0, self.ident()?.0);
         let first = pairs.len() as u32;
         if self.punct(b'|') {
             loop {
@@ -273,7 +300,8 @@ impl<'a> Scan<'a> {
                 if !self.arrow() {
                     return None;
                 }
-                pairs.push((x, n.intern(self.ident()?.0)));
+                let slot = pairs.len() - first as usize + 1;
+                pairs.push((x, guess.successor(n, to, input, slot, self.ident()?.0)));
                 if !self.punct(b',') {
                     break;
                 }

@@ -63,7 +63,7 @@ pub fn with_period(a: &Automaton, period: usize) -> Automaton {
         init: node(a.init, 0),
         inputs: a.inputs.clone(),
         disturbances: a.disturbances.clone(),
-        moves,
+        moves: moves.into(),
         gamma,
         gamma_declared: a.gamma_declared,
         objective,

@@ -4,21 +4,27 @@
 //! objectives by inflation (notes/robust.md), parity games, transient faults.
 
 pub mod build;
+pub mod build_metric;
 pub mod clf;
 pub mod cycles;
 pub mod dense;
+pub mod dense_guess;
 pub mod faults;
 pub mod faults_report;
 pub mod game;
 pub mod json;
 pub mod minmax;
 pub mod model;
+pub mod moves;
 pub mod omega;
+pub mod omega_common;
+pub mod omega_parity;
 pub mod pgsolver;
 pub mod plan;
 pub mod plot;
 pub mod raw;
 pub mod reach;
+pub mod resolve;
 pub mod run;
 pub mod run_games;
 pub mod scc;

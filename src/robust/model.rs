@@ -1,6 +1,7 @@
 //! The metric automaton A = ((Q, d), q0, Sigma, X, delta, gamma) of the seed
 //! (Section 2), stored sparsely so that 10^6-state automata fit in memory.
 
+pub use super::moves::{Move, MoveTable};
 use serde::{Deserialize, Serialize};
 
 /// How distances between states are obtained.
@@ -68,16 +69,6 @@ impl Metric {
     }
 }
 
-/// One available input at a state: delta(q, a, eps) and the distinct disturbed successors.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Move {
-    pub input: u32,
-    /// delta(q, a, eps).
-    pub nominal: u32,
-    /// (disturbance index, delta(q, a, x)) for every x != eps for which delta is defined.
-    pub disturbed: Vec<(u32, u32)>,
-}
-
 /// The acceptance condition (seed Section 2; omega-regular ones as adopted in notes/robust.md).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -100,7 +91,7 @@ pub struct Automaton {
     /// Disturbance names; index 0 is eps ("no disturbance").
     pub disturbances: Vec<String>,
     /// moves[q]: the inputs available at q (partial delta: missing means unavailable).
-    pub moves: Vec<Vec<Move>>,
+    pub moves: MoveTable,
     /// gamma(q), declared and checked, or computed as the least valid bound.
     pub gamma: Vec<f64>,
     pub gamma_declared: bool,
@@ -128,13 +119,11 @@ impl Automaton {
     /// The least gamma satisfying d(q^{a,eps}, q^{a,x}) <= gamma(q^{a,eps}) (seed Def. 2.1).
     pub fn least_gamma(&self) -> Vec<f64> {
         let mut g = vec![0.0f64; self.len()];
-        for ms in &self.moves {
-            for m in ms {
-                for &(_, t) in &m.disturbed {
-                    let d = self.dist(m.nominal as usize, t as usize);
-                    let slot = &mut g[m.nominal as usize];
-                    *slot = slot.max(d);
-                }
+        for m in self.moves.all() {
+            for &(_, t) in &m.disturbed {
+                let d = self.dist(m.nominal as usize, t as usize);
+                let slot = &mut g[m.nominal as usize];
+                *slot = slot.max(d);
             }
         }
         g

@@ -109,6 +109,22 @@ impl Names {
         s
     }
 
+    /// Room for `more` new names without growing the index again: a reader
+    /// that knows how many names are coming sizes the index once.
+    pub fn reserve(&mut self, more: usize) {
+        let wanted = (2 * (self.ends.len() + more)).next_power_of_two();
+        if wanted > self.slots.len() {
+            self.rebuild(wanted);
+        }
+        self.ends.reserve(more);
+    }
+
+    /// Whether symbol `s` exists and is the name `name` (no hashing: a
+    /// reader that guesses a symbol checks its guess with this).
+    pub fn is(&self, s: Sym, name: &str) -> bool {
+        (s.0 as usize) < self.ends.len() && self.name(s) == name
+    }
+
     /// Like [`Names::intern`], for a name the caller owns.
     pub fn intern_owned(&mut self, name: String) -> Sym {
         self.intern(&name)
@@ -163,8 +179,12 @@ impl Names {
     }
 
     fn grow(&mut self) {
-        let old = std::mem::take(&mut self.slots);
-        self.slots = vec![EMPTY; (old.len() * 2).max(16)];
+        self.rebuild((self.slots.len() * 2).max(16));
+    }
+
+    /// The index rebuilt with `size` slots (a power of two).
+    fn rebuild(&mut self, size: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![EMPTY; size]);
         for s in old.into_iter().filter(|s| s.sym != u32::MAX) {
             let b = self.name(Sym(s.sym)).as_bytes();
             let h = hash(b, s.head);

@@ -118,10 +118,7 @@ pub fn solve_report(
     let a = load_model(path, set, &mut r)?;
     r.stat("parse_s", t0.elapsed().as_secs_f64());
     r.stat("states", a.len() as u64);
-    r.stat(
-        "transitions",
-        a.moves.iter().map(Vec::len).sum::<usize>() as u64,
-    );
+    r.stat("transitions", a.moves.total() as u64);
     ctx.stage(format!(
         "robust solve: {} states, {} objective",
         a.len(),

@@ -56,7 +56,7 @@ pub fn random_automaton(r: &mut StdRng, n: usize, inputs: usize, dists: usize) -
         disturbances: std::iter::once("eps".to_string())
             .chain((1..=dists).map(|i| format!("x{i}")))
             .collect(),
-        moves,
+        moves: moves.into(),
         gamma: Vec::new(),
         gamma_declared: false,
         objective: Objective::Reach(f),
