@@ -172,6 +172,11 @@ impl Enc<'_> {
     pub fn measure(&self, sizes: &mut Sizes) {
         sizes.network_copies = sizes.network_copies.max(self.network_copies);
         sizes.network_binaries = sizes.network_binaries.max(self.network_binaries);
+        let (sum, add) = (&mut sizes.obbt, &self.obbt.stats);
+        sum.lps += add.lps;
+        sum.lp_iterations += add.lp_iterations;
+        sum.binaries_removed += add.binaries_removed;
+        sum.seconds += add.seconds;
     }
 }
 
