@@ -37,6 +37,16 @@ pub struct ObbtStats {
     pub seconds: f64,
 }
 
+impl ObbtStats {
+    /// Adds `other`'s counts and time to these.
+    pub fn add(&mut self, other: &ObbtStats) {
+        self.lps += other.lps;
+        self.lp_iterations += other.lp_iterations;
+        self.binaries_removed += other.binaries_removed;
+        self.seconds += other.seconds;
+    }
+}
+
 /// The OBBT state of one model: its time budget and the LP mirroring it.
 pub struct Obbt {
     budget: Duration,
