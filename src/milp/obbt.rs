@@ -135,7 +135,15 @@ impl Obbt {
         } else {
             LpSense::Minimise
         });
-        lp.set_option("time_limit", left.as_secs_f64().max(1e-3));
+        // HiGHS checks `time_limit` against its instance's run time, which
+        // adds up over the re-solves: the limit is that time plus what is left.
+        // SAFETY: `lp.as_ptr()` is the live Highs instance `lp` owns; the
+        // call only reads its run clock.
+        let run_so_far = unsafe { highs_sys::Highs_getRunTime(lp.as_ptr()) };
+        lp.set_option(
+            "time_limit",
+            run_so_far.max(0.0) + left.as_secs_f64().max(1e-3),
+        );
         self.stats.lps += 1;
         let Ok(solved) = lp.try_solve() else {
             self.failed = true;
