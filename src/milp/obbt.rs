@@ -15,7 +15,7 @@
 //! finished model: the MILP keeps its feasible set and loses binaries.
 
 use super::expr::LinExpr;
-use super::model::{MilpError, Model, Sense, VarKind};
+use super::model::{MilpError, Model, Sense};
 use super::network::EncodeOptions;
 use super::network::{check_input_size, copy_bounds, pre_activation, stability, NetworkCopy};
 use super::tolerance::LP_PADDING;
@@ -97,29 +97,42 @@ impl Obbt {
         })
     }
 
-    /// Adds the model's columns and rows not yet in the LP.
-    fn sync(&mut self, model: &Model) -> &mut highs::Model {
+    /// Adds the model's columns and rows not yet in the LP (integers and
+    /// binaries as continuous columns: the relaxation); false when HiGHS
+    /// refuses one, after which OBBT stops.
+    fn sync(&mut self, model: &Model) -> bool {
         let lp = self.lp.get_or_insert_with(|| new_lp(self.threads));
         for info in &model.vars[self.cols.len()..] {
-            // The relaxation: integers and binaries are continuous.
-            debug_assert!(info.kind == VarKind::Continuous || info.lo.is_finite());
-            self.cols.push(lp.add_col(0.0, info.lo..=info.hi, []));
+            match lp.try_add_column(0.0, info.lo..=info.hi, []) {
+                Ok(col) => self.cols.push(col),
+                Err(_) => return self.fail(),
+            }
         }
         for row in &model.rows[self.rows..] {
             let terms = row.terms.iter().map(|&(v, c)| (self.cols[v.0], c));
-            match row.sense {
-                Sense::Le => lp.add_row(..=row.rhs, terms),
-                Sense::Ge => lp.add_row(row.rhs.., terms),
-                Sense::Eq => lp.add_row(row.rhs..=row.rhs, terms),
+            let added = match row.sense {
+                Sense::Le => lp.try_add_row(..=row.rhs, terms),
+                Sense::Ge => lp.try_add_row(row.rhs.., terms),
+                Sense::Eq => lp.try_add_row(row.rhs..=row.rhs, terms),
             };
+            if added.is_err() {
+                return self.fail();
+            }
+            self.rows += 1;
         }
-        self.rows = model.rows.len();
-        lp
+        true
+    }
+
+    /// Stops OBBT for this model (HiGHS refused the LP); always false.
+    fn fail(&mut self) -> bool {
+        self.failed = true;
+        self.lp = None;
+        false
     }
 
     /// The optimum of `e` (maximum when `maximise`) over the LP, or `None`
     /// when HiGHS does not prove one within the budget.
-    fn optimum(&mut self, model: &Model, e: &LinExpr, maximise: bool) -> Option<f64> {
+    fn optimum(&mut self, e: &LinExpr, maximise: bool) -> Option<f64> {
         let left = self.left()?;
         let mut lp = self.lp.take()?;
         for &c in &self.objective {
@@ -146,7 +159,7 @@ impl Obbt {
         );
         self.stats.lps += 1;
         let Ok(solved) = lp.try_solve() else {
-            self.failed = true;
+            self.fail();
             return None;
         };
         self.stats.lp_iterations += u64::try_from(solved.simplex_iteration_count()).unwrap_or(0);
@@ -154,7 +167,6 @@ impl Obbt {
             && solved.primal_solution_status() == HighsSolutionStatus::Feasible;
         let value = solved.objective_value() + e.constant;
         self.lp = Some(solved.into());
-        debug_assert_eq!(self.cols.len(), model.vars.len());
         (proven && value.is_finite()).then_some(value)
     }
 
@@ -181,15 +193,17 @@ impl Obbt {
             let w = |j: usize| (-bounds.lo[j]).min(bounds.hi[j]);
             w(b).total_cmp(&w(a))
         });
-        self.sync(model);
+        if !self.sync(model) {
+            return;
+        }
         let old = bounds.clone();
         for j in unstable {
             let z = pre_activation(layer, j, current);
-            if let Some(v) = self.optimum(model, &z, true) {
+            if let Some(v) = self.optimum(&z, true) {
                 bounds.hi[j] = bounds.hi[j].min(v + LP_PADDING * (1.0 + v.abs()));
             }
             if bounds.hi[j] > 0.0 {
-                if let Some(v) = self.optimum(model, &z, false) {
+                if let Some(v) = self.optimum(&z, false) {
                     bounds.lo[j] = bounds.lo[j].max(v - LP_PADDING * (1.0 + v.abs()));
                 }
             }
