@@ -149,9 +149,10 @@ fn obbt_removes_binaries_on_vertical_cas_and_keeps_the_verdict() {
     let (off, _) = obbt_run(VCAS, &one, "AX^7 safe", "0", 0);
     let (on, text) = obbt_run(VCAS, &one, "AX^7 safe", "600", 0);
     let (off, on) = (&off["stats"], &on["stats"]);
-    assert_eq!(
-        (count(off, "obbt_lps"), count(off, "obbt_binaries_removed")),
-        (0, 0)
+    // Without OBBT (or when it solved no LP) its keys are not reported.
+    assert!(
+        off.get("obbt_lps").is_none() && off.get("obbt_s").is_none(),
+        "{off}"
     );
     assert_eq!(count(off, "milp_binaries"), 313);
     // The counts measured on 2026-12-04, the same in every run (HiGHS is

@@ -116,13 +116,18 @@ pub fn unrolling_stats(sizes: &Sizes, start: Instant) -> serde_json::Map<String,
     if sizes.tie_cuts > 0 {
         counts.push(("near_tie_cuts", sizes.tie_cuts));
     }
-    counts.extend([
-        ("obbt_lps", sizes.obbt.lps),
-        ("obbt_binaries_removed", sizes.obbt.binaries_removed),
-    ]);
+    let obbt = sizes.obbt.lps > 0;
+    if obbt {
+        counts.extend([
+            ("obbt_lps", sizes.obbt.lps),
+            ("obbt_binaries_removed", sizes.obbt.binaries_removed),
+        ]);
+    }
     let mut stats = stats_of(&counts, sizes, start);
-    stats.insert("obbt_lp_iterations".into(), sizes.obbt.lp_iterations.into());
-    stats.insert("obbt_s".into(), sizes.obbt.seconds.into());
+    if obbt {
+        stats.insert("obbt_lp_iterations".into(), sizes.obbt.lp_iterations.into());
+        stats.insert("obbt_s".into(), sizes.obbt.seconds.into());
+    }
     stats
 }
 
