@@ -87,6 +87,7 @@ fn bench(c: &mut Criterion) {
             let encode = EncodeOptions {
                 bounds: method,
                 lp: solve.clone(),
+                ..EncodeOptions::default()
             };
             let once = exact_output_bounds(net, input, &encode, &solve).expect("solves");
             eprintln!(

@@ -2,7 +2,8 @@
 //! computed by hand; statuses; refusals; LP files.
 
 use mavis::milp::{
-    not, EncodeOptions, LinExpr, Linear, MilpError, Model, Objective, SolveOptions, Status, Var,
+    not, EncodeOptions, LinExpr, Linear, MilpError, Model, Obbt, Objective, SolveOptions, Status,
+    Var,
 };
 use mavis::nn::{Activation, Layer, Network};
 use ndarray::array;
@@ -372,4 +373,60 @@ fn lp_file_round_trip_is_readable() {
     assert!(lp.contains("Binary\n x2_y.d\n"), "{lp}");
     assert!(lp.contains(" 0.0 <= x0_x <= 1.0\n"), "{lp}");
     assert!(lp.ends_with("End\n"));
+}
+
+/// relu(x + y - 0.5), relu(x - y), relu(x + y + 0.5), summed, on x, y in
+/// [-1, 1] with the row y = -x: the box leaves all three unstable; in the
+/// model's context the first is -0.5 (inactive), the third 0.5 (active),
+/// the second 2x in [-2, 2] (unstable). Output: relu(2x) + 0.5.
+#[test]
+fn obbt_in_the_models_context_removes_the_binaries_the_rows_decide() {
+    let net = Network::from_layers(vec![
+        Layer {
+            weights: array![[1.0, 1.0], [1.0, -1.0], [1.0, 1.0]],
+            bias: array![-0.5, 0.0, 0.5],
+            activation: Activation::Relu,
+        },
+        Layer {
+            weights: array![[1.0, 1.0, 1.0]],
+            bias: array![0.0],
+            activation: Activation::Identity,
+        },
+    ])
+    .unwrap();
+    let build = |budget: Duration| {
+        let mut m = Model::new();
+        let x = m.continuous("x", -1.0, 1.0);
+        let y = m.continuous("y", -1.0, 1.0);
+        m.eq("y=-x", LinExpr::from(y) + LinExpr::from(x), 0.0);
+        let opts = EncodeOptions {
+            obbt_budget: budget,
+            ..EncodeOptions::default()
+        };
+        let mut obbt = Obbt::new(&opts);
+        let inputs = [LinExpr::from(x), LinExpr::from(y)];
+        let copy = m
+            .add_network_obbt("n", &net, &inputs, &opts, &mut obbt)
+            .unwrap();
+        (m, copy, obbt.stats)
+    };
+    let (plain, plain_copy, none) = build(Duration::ZERO);
+    assert_eq!(plain_copy.binaries.len(), 3);
+    assert_eq!((none.lps, none.binaries_removed), (0, 0));
+    let (m, copy, stats) = build(Duration::from_secs(30));
+    assert_eq!(copy.binaries.iter().map(|b| b.1).collect::<Vec<_>>(), [1]);
+    // n1 (widest) max and min, n0 max only (then inactive), n2 max and min.
+    assert_eq!((stats.lps, stats.binaries_removed), (5, 2));
+    let pre = &copy.bounds.pre[0];
+    assert!(close(pre.hi[0], -0.5) && close(pre.lo[2], 0.5), "{pre:?}");
+    assert_eq!((pre.lo[1], pre.hi[1]), (-2.0, 2.0));
+    // Both encodings have the hand-computed range of the output (within
+    // HiGHS's primal feasibility tolerance, 1e-7 per row).
+    for (model, out) in [(&plain, plain_copy.outputs[0]), (&m, copy.outputs[0])] {
+        let (high, low) = (maximise(model, out).0, minimise(model, out).0);
+        assert!(
+            (high - 2.5).abs() < 1e-6 && (low - 0.5).abs() < 1e-6,
+            "{low} {high}"
+        );
+    }
 }

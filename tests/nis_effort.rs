@@ -120,3 +120,90 @@ fn verify_and_emergence_sum_them_over_their_checks() {
     assert!(v["stats"].get("milp_nodes").is_none());
     assert!(!text.contains("milp_nodes"));
 }
+
+const VCAS: &str = "examples/vcas/single_agent.nis";
+const VCAS_TWO: &str = "examples/vcas/two_agent.nis";
+
+/// `nis check` of `spec` on `model` with `--obbt-budget budget` (and `extra`).
+fn obbt_run(model: &str, extra: &[&str], spec: &str, budget: &str, code: i32) -> (Value, String) {
+    let mut args = vec![
+        "nis",
+        "check",
+        model,
+        "--spec",
+        spec,
+        "--obbt-budget",
+        budget,
+    ];
+    args.extend_from_slice(extra);
+    both_forms(&args, code)
+}
+
+/// OBBT on the single-agent VerticalCAS model at k = 7, the first depth
+/// whose advisories the propagated bounds do not all pin (docs/nis.md):
+/// the same verdict, fewer binaries, the stats in JSON and text. The
+/// budget is never exhausted here, so the counts do not depend on timing.
+#[test]
+fn obbt_removes_binaries_on_vertical_cas_and_keeps_the_verdict() {
+    let one = ["--agents", "1"];
+    let (off, _) = obbt_run(VCAS, &one, "AX^7 safe", "0", 0);
+    let (on, text) = obbt_run(VCAS, &one, "AX^7 safe", "600", 0);
+    let (off, on) = (&off["stats"], &on["stats"]);
+    // Without OBBT (or when it solved no LP) its keys are not reported.
+    assert!(
+        off.get("obbt_lps").is_none() && off.get("obbt_s").is_none(),
+        "{off}"
+    );
+    assert_eq!(count(off, "milp_binaries"), 313);
+    // The counts measured on 2026-12-04, the same in every run (HiGHS is
+    // deterministic here and the budget is never reached).
+    let keys = [
+        "obbt_lps",
+        "obbt_binaries_removed",
+        "milp_binaries",
+        "network_binaries",
+    ];
+    let counts: Vec<u64> = keys.iter().map(|k| count(on, k)).collect();
+    assert_eq!(counts, [156, 7, 266, 74], "{on}");
+    assert!(
+        count(on, "milp_binaries") < count(off, "milp_binaries"),
+        "{on}"
+    );
+    assert!(count(on, "network_binaries") < count(off, "network_binaries"));
+    for key in ["obbt_lps", "obbt_binaries_removed", "obbt_lp_iterations"] {
+        assert_eq!(text_count(&text, key), count(on, key), "{key}");
+    }
+    assert!(on["obbt_s"].as_f64().unwrap() > 0.0);
+}
+
+/// A refutation found with OBBT is still replayed (a witness that did not
+/// replay would be exit 3): two aircraft, `<<ownship>> X^3 safe`.
+#[test]
+fn obbt_counterexamples_are_replayed() {
+    let spec = "<<ownship>> X^3 safe";
+    let (off, _) = obbt_run(VCAS_TWO, &[], spec, "0", 1);
+    let (on, text) = obbt_run(VCAS_TWO, &[], spec, "600", 1);
+    assert!(on["witness"].is_object() && off["witness"].is_object());
+    assert!(
+        count(&on["stats"], "obbt_binaries_removed") > 0,
+        "{}",
+        on["stats"]
+    );
+    assert!(count(&on["stats"], "milp_binaries") < count(&off["stats"], "milp_binaries"));
+    assert!(text.contains("VIOLATED"), "{text}");
+}
+
+#[test]
+fn a_negative_obbt_budget_is_refused() {
+    let args = [
+        "nis",
+        "check",
+        VCAS,
+        "--spec",
+        "AX^1 safe",
+        "--obbt-budget",
+        "-1",
+    ];
+    let (code, _) = run(&args, false);
+    assert_eq!(code, Some(2));
+}

@@ -340,6 +340,11 @@ proptest! {
         let opts = MilpOptions::default();
         let x = decide_with(EngineChoice::Explicit, &opts, &finite, &spec, target);
         let y = decide_with(EngineChoice::Auto, &opts, &real, &spec, target);
+        // And with bound tightening in the unrolled context (OBBT).
+        let mut obbt = MilpOptions::default();
+        obbt.encode.obbt_budget = std::time::Duration::from_secs(60);
+        let z = decide_with(EngineChoice::Auto, &obbt, &real, &spec, target);
+        prop_assert_eq!(z.as_ref().map(|r| r.holds).ok(), y.as_ref().map(|r| r.holds).ok());
         match (x, y) {
             (Ok(x), Ok(y)) => {
                 prop_assert_eq!(y.engine, "milp");

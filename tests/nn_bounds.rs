@@ -205,6 +205,7 @@ fn exact_with(
     let encode = EncodeOptions {
         bounds: method,
         lp: SolveOptions::default(),
+        ..EncodeOptions::default()
     };
     exact_output_bounds(net, input, &encode, solve).unwrap()
 }

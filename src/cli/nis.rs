@@ -3,7 +3,7 @@
 use super::grid::TableFormatArg;
 use super::Given;
 use crate::lang;
-use crate::milp::SolveOptions;
+use crate::milp::{EncodeOptions, SolveOptions};
 use crate::nis::encode::MilpOptions;
 use crate::nis::procedures::{Procedure, VerifyOptions};
 use crate::nis::table::{self, Decide, TableGrid, TableLook};
@@ -12,6 +12,7 @@ use crate::report::{Report, RunContext, RunError};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
@@ -38,6 +39,19 @@ pub struct MilpArgs {
     /// templates (one-hot over their local states) and uses slots otherwise.
     #[arg(long = "zero-one", value_enum, default_value = "auto")]
     pub zero_one: ZeroOneArg,
+    /// MILP decider: seconds per MILP for bound tightening of the network
+    /// copies by LPs over the model built so far (0: off; docs/nis.md).
+    #[arg(long = "obbt-budget", value_name = "SECONDS", default_value_t = 0.0,
+          value_parser = parse_budget)]
+    pub obbt_budget: f64,
+}
+
+/// A budget in seconds: finite and not negative.
+fn parse_budget(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a number of seconds (finite, >= 0)")),
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -48,10 +62,16 @@ pub enum ZeroOneArg {
 
 impl MilpArgs {
     fn options(self, ctx: &RunContext) -> MilpOptions {
+        let solve = SolveOptions::new(ctx.threads, ctx.deadline(), ctx.verbosity >= 2);
         MilpOptions {
             symmetry_breaking: !self.no_symmetry_breaking,
-            solve: SolveOptions::new(ctx.threads, ctx.deadline(), ctx.verbosity >= 2),
             zero_one_slots: self.zero_one == ZeroOneArg::Slots,
+            encode: EncodeOptions {
+                lp: solve.clone(),
+                obbt_budget: Duration::from_secs_f64(self.obbt_budget),
+                ..EncodeOptions::default()
+            },
+            solve,
             ..MilpOptions::default()
         }
     }

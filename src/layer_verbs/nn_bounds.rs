@@ -177,6 +177,7 @@ fn exact_ranges(
             BoundsMethod::Symbolic
         },
         lp: solve.clone(),
+        ..EncodeOptions::default()
     };
     let exact = if req.exact || req.dump_lp.is_some() {
         ctx.stage(format!(

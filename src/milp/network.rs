@@ -12,7 +12,10 @@ use super::expr::{LinExpr, Var};
 use super::model::{MilpError, Model};
 use super::solve::SolveOptions;
 use super::tolerance;
-use crate::nn::{interval_bounds, symbolic_bounds, InputBox, Network, NetworkBounds, Stability};
+use crate::nn::{
+    interval_bounds, symbolic_bounds, Activation, InputBox, Layer, LayerBounds, Network,
+    NetworkBounds, Stability,
+};
 
 /// Which bounds a network copy's M values come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -30,8 +33,12 @@ pub enum BoundsMethod {
 #[derive(Clone, Debug, Default)]
 pub struct EncodeOptions {
     pub bounds: BoundsMethod,
-    /// Solver options for LP tightening (only with [`BoundsMethod::SymbolicLp`]).
+    /// Solver options for LP tightening (with [`BoundsMethod::SymbolicLp`]
+    /// and OBBT).
     pub lp: SolveOptions,
+    /// Time budget of OBBT in the model's context, per model
+    /// ([`super::Obbt`], [`Model::add_network_obbt`]); zero: none.
+    pub obbt_budget: std::time::Duration,
 }
 
 /// Bounds are widened by [`tolerance::BOUND_PADDING`] before they become
@@ -43,6 +50,60 @@ fn pad(lo: f64, hi: f64) -> (f64, f64) {
         lo - scaled(BOUND_PADDING, lo),
         hi + scaled(BOUND_PADDING, hi),
     )
+}
+
+/// The bounds `opts` asks for of `net` over `input_box`.
+pub(super) fn copy_bounds(
+    net: &Network,
+    input_box: &InputBox,
+    opts: &EncodeOptions,
+) -> Result<NetworkBounds, MilpError> {
+    Ok(match opts.bounds {
+        BoundsMethod::Interval => interval_bounds(net, input_box),
+        BoundsMethod::Symbolic => symbolic_bounds(net, input_box),
+        BoundsMethod::SymbolicLp => {
+            super::tighten::lp_tighten(net, &symbolic_bounds(net, input_box), &opts.lp)?
+        }
+    })
+}
+
+/// One input expression per network input, or the error naming the copy.
+pub(super) fn check_input_size(
+    prefix: &str,
+    net: &Network,
+    inputs: &[LinExpr],
+) -> Result<(), MilpError> {
+    if inputs.len() != net.input_size() {
+        return Err(MilpError::InputSize {
+            name: prefix.into(),
+            expected: net.input_size(),
+            found: inputs.len(),
+        });
+    }
+    Ok(())
+}
+
+/// `W_j . current + b_j` of neuron `j` of `layer`.
+pub(super) fn pre_activation(layer: &Layer, j: usize, current: &[LinExpr]) -> LinExpr {
+    let mut z = LinExpr::constant(layer.bias[j]);
+    for (i, a) in current.iter().enumerate() {
+        let w = layer.weights[[j, i]];
+        if w != 0.0 {
+            z += a.clone() * w;
+        }
+    }
+    z
+}
+
+/// How a neuron with pre-activation in `[lo, hi]` behaves (as
+/// [`NetworkBounds::stability`] says for a whole network's bounds).
+pub(super) fn stability(activation: Activation, lo: f64, hi: f64) -> Stability {
+    match activation {
+        Activation::Identity => Stability::Linear,
+        Activation::Relu if lo >= 0.0 => Stability::Active,
+        Activation::Relu if hi <= 0.0 => Stability::Inactive,
+        Activation::Relu => Stability::Unstable,
+    }
 }
 
 /// What [`Model::add_network`] created.
@@ -59,6 +120,19 @@ pub struct NetworkCopy {
     pub binaries: Vec<(usize, usize, Var)>,
     /// The bounds the encoding used.
     pub bounds: NetworkBounds,
+}
+
+impl NetworkCopy {
+    /// A copy on `inputs` with no layer encoded yet.
+    pub(super) fn empty(inputs: &[LinExpr], bounds: NetworkBounds) -> Self {
+        NetworkCopy {
+            inputs: inputs.to_vec(),
+            outputs: Vec::new(),
+            neurons: Vec::new(),
+            binaries: Vec::new(),
+            bounds,
+        }
+    }
 }
 
 impl Model {
@@ -80,13 +154,7 @@ impl Model {
         input_box: Option<&InputBox>,
         opts: &EncodeOptions,
     ) -> Result<NetworkCopy, MilpError> {
-        if inputs.len() != net.input_size() {
-            return Err(MilpError::InputSize {
-                name: prefix.into(),
-                expected: net.input_size(),
-                found: inputs.len(),
-            });
-        }
+        check_input_size(prefix, net, inputs)?;
         let input_box = match input_box {
             Some(b) => {
                 if b.len() != inputs.len() {
@@ -107,27 +175,28 @@ impl Model {
                 }
                 b.clone()
             }
-            None => {
-                let mut lo = Vec::new();
-                let mut hi = Vec::new();
-                for (i, e) in inputs.iter().enumerate() {
-                    let (l, h) =
-                        self.finite_bounds(e, &format!("input {i} of network copy '{prefix}'"))?;
-                    lo.push(l);
-                    hi.push(h);
-                }
-                InputBox::new(lo, hi)
-                    .map_err(|e| MilpError::Solver(format!("input box of '{prefix}': {e}")))?
-            }
+            None => self.input_box(prefix, inputs)?,
         };
-        let bounds = match opts.bounds {
-            BoundsMethod::Interval => interval_bounds(net, &input_box),
-            BoundsMethod::Symbolic => symbolic_bounds(net, &input_box),
-            BoundsMethod::SymbolicLp => {
-                super::tighten::lp_tighten(net, &symbolic_bounds(net, &input_box), &opts.lp)?
-            }
-        };
+        let bounds = copy_bounds(net, &input_box, opts)?;
         self.add_network_with_bounds(prefix, net, inputs, bounds)
+    }
+
+    /// The box of the input expressions' bounds; an input without finite
+    /// bounds is refused, naming its variable.
+    pub(super) fn input_box(
+        &self,
+        prefix: &str,
+        inputs: &[LinExpr],
+    ) -> Result<InputBox, MilpError> {
+        let mut lo = Vec::new();
+        let mut hi = Vec::new();
+        for (i, e) in inputs.iter().enumerate() {
+            let (l, h) = self.finite_bounds(e, &format!("input {i} of network copy '{prefix}'"))?;
+            lo.push(l);
+            hi.push(h);
+        }
+        InputBox::new(lo, hi)
+            .map_err(|e| MilpError::Solver(format!("input box of '{prefix}': {e}")))
     }
 
     /// Adds a copy of `net` using precomputed `bounds`. The caller guarantees
@@ -139,72 +208,76 @@ impl Model {
         inputs: &[LinExpr],
         bounds: NetworkBounds,
     ) -> Result<NetworkCopy, MilpError> {
-        if inputs.len() != net.input_size() {
-            return Err(MilpError::InputSize {
-                name: prefix.into(),
-                expected: net.input_size(),
-                found: inputs.len(),
-            });
-        }
+        check_input_size(prefix, net, inputs)?;
+        let mut copy = NetworkCopy::empty(inputs, bounds);
         let mut current: Vec<LinExpr> = inputs.to_vec();
-        let mut neurons = Vec::with_capacity(net.layers().len());
-        let mut binaries = Vec::new();
-        let last = net.layers().len() - 1;
-        let mut outputs = Vec::new();
-        for (k, layer) in net.layers().iter().enumerate() {
-            let mut next = Vec::with_capacity(layer.outputs());
-            for j in 0..layer.outputs() {
-                let mut z = LinExpr::constant(layer.bias[j]);
-                for (i, a) in current.iter().enumerate() {
-                    let w = layer.weights[[j, i]];
-                    if w != 0.0 {
-                        z += a.clone() * w;
-                    }
-                }
-                let (l, u) = pad(bounds.pre[k].lo[j], bounds.pre[k].hi[j]);
-                let name = format!("{prefix}.l{k}n{j}");
-                let var = match bounds.stability(k, j) {
-                    Stability::Inactive if k != last => None,
-                    Stability::Linear | Stability::Active => {
-                        let v = self.continuous(&name, l, u);
-                        self.eq(&format!("{name}.def"), v, z);
-                        Some(v)
-                    }
-                    // An output must be a variable: fix it to 0.
-                    Stability::Inactive => Some(self.continuous(&name, 0.0, 0.0)),
-                    Stability::Unstable => {
-                        let a = self.continuous(&name, 0.0, u);
-                        let d = self.binary(&format!("{name}.on"));
-                        self.ge(&format!("{name}.ge"), a, z.clone());
-                        // a <= z - l (1 - d)  <=>  a - z - l d <= -l
-                        self.le(
-                            &format!("{name}.le"),
-                            LinExpr::from(a) - z + LinExpr::from(d) * (-l),
-                            -l,
-                        );
-                        self.le(
-                            &format!("{name}.off"),
-                            LinExpr::from(a) - LinExpr::from(d) * u,
-                            0.0,
-                        );
-                        binaries.push((k, j, d));
-                        Some(a)
-                    }
-                };
-                if k == last {
-                    outputs.extend(var);
-                }
-                next.push(var.map_or(LinExpr::constant(0.0), LinExpr::from));
-            }
-            neurons.push(next.clone());
-            current = next;
+        for k in 0..net.layers().len() {
+            let layer_bounds = copy.bounds.pre[k].clone();
+            current = self.add_layer(prefix, net, k, &current, &layer_bounds, &mut copy);
         }
-        Ok(NetworkCopy {
-            inputs: inputs.to_vec(),
-            outputs,
-            neurons,
-            binaries,
-            bounds,
-        })
+        Ok(copy)
+    }
+
+    /// Encodes layer `k` of `net` on the previous layer's values `current`
+    /// with pre-activation bounds `bounds`, recording its neurons, binaries
+    /// and (for the last layer) outputs in `copy`; returns the layer's values.
+    pub(super) fn add_layer(
+        &mut self,
+        prefix: &str,
+        net: &Network,
+        k: usize,
+        current: &[LinExpr],
+        bounds: &LayerBounds,
+        copy: &mut NetworkCopy,
+    ) -> Vec<LinExpr> {
+        let layer = &net.layers()[k];
+        let last = k + 1 == net.layers().len();
+        let mut next = Vec::with_capacity(layer.outputs());
+        for j in 0..layer.outputs() {
+            let z = pre_activation(layer, j, current);
+            let (l, u) = pad(bounds.lo[j], bounds.hi[j]);
+            let name = format!("{prefix}.l{k}n{j}");
+            let var = match stability(layer.activation, bounds.lo[j], bounds.hi[j]) {
+                Stability::Inactive if !last => None,
+                Stability::Linear | Stability::Active => {
+                    let v = self.continuous(&name, l, u);
+                    self.eq(&format!("{name}.def"), v, z);
+                    Some(v)
+                }
+                // An output must be a variable: fix it to 0.
+                Stability::Inactive => Some(self.continuous(&name, 0.0, 0.0)),
+                Stability::Unstable => {
+                    let (a, d) = self.big_m_relu(&name, z, l, u);
+                    copy.binaries.push((k, j, d));
+                    Some(a)
+                }
+            };
+            if last {
+                copy.outputs.extend(var);
+            }
+            next.push(var.map_or(LinExpr::constant(0.0), LinExpr::from));
+        }
+        copy.neurons.push(next.clone());
+        next
+    }
+
+    /// `a = relu(z)` for `z` in `[l, u]`, `l < 0 < u`, by big-M with the
+    /// binary `d`; returns `(a, d)`.
+    fn big_m_relu(&mut self, name: &str, z: LinExpr, l: f64, u: f64) -> (Var, Var) {
+        let a = self.continuous(name, 0.0, u);
+        let d = self.binary(&format!("{name}.on"));
+        self.ge(&format!("{name}.ge"), a, z.clone());
+        // a <= z - l (1 - d)  <=>  a - z - l d <= -l
+        self.le(
+            &format!("{name}.le"),
+            LinExpr::from(a) - z + LinExpr::from(d) * (-l),
+            -l,
+        );
+        self.le(
+            &format!("{name}.off"),
+            LinExpr::from(a) - LinExpr::from(d) * u,
+            0.0,
+        );
+        (a, d)
     }
 }

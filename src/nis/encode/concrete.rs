@@ -51,6 +51,10 @@ macro_rules! on_enc {
             &mut self.enc.milp
         }
 
+        fn obbt(&self) -> $crate::milp::ObbtStats {
+            self.enc.obbt.stats
+        }
+
         fn label(
             &mut self,
             state: &$crate::nis::encode::state::State,
@@ -126,7 +130,6 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
     fn measure(&self, sizes: &mut Sizes) {
         self.enc.measure(sizes);
     }
-
     fn decode(&mut self, s: Solved<State, Round>) -> Result<D::Witness, RunError> {
         let model = self.enc.model;
         Ok(self.decoding.decode(model, s, self.m))

@@ -153,6 +153,8 @@ pub fn solve_goal<U: Unrolling>(
     };
     let holds = root.value();
     sizes.milps += 1;
+    // Spent building, also when no MILP is solved.
+    sizes.obbt.add(&u.obbt());
     if constant(&holds) == Some(0.0) {
         return Ok(Answer::Infeasible);
     }
@@ -206,6 +208,7 @@ pub fn check_runs<U: Unrolling>(
     let mut tree = Unrolled::new(init);
     encode(u, goal, goal.root, 0, &mut tree)?;
     sizes.milps += 1;
+    sizes.obbt.add(&u.obbt());
     u.final_checks(opts, &mut sizes.solving)
 }
 

@@ -9,7 +9,7 @@ use super::options::milp_error;
 use super::ranges::RangeCheck;
 use crate::lang::types::Builtin;
 use crate::lang::{num, BinOp, DeclType, TExpr, TKind, Ty, UnOp, Value};
-use crate::milp::{constant, not, EncodeOptions, LinExpr};
+use crate::milp::{constant, not, EncodeOptions, LinExpr, Obbt};
 use crate::nis::front::model::{ExtFn, Model};
 use crate::report::RunError;
 use std::collections::HashMap;
@@ -31,6 +31,8 @@ pub struct Enc<'m> {
     pub argmax_margin: f64,
     pub network_copies: usize,
     pub network_binaries: usize,
+    /// Bound tightening of the network copies in this MILP's context.
+    pub obbt: Obbt,
     /// Update values that may leave their declared range.
     pub range_checks: Vec<RangeCheck>,
     /// The template agents' first percepts when they are observed (`=
@@ -79,6 +81,7 @@ impl<'m> Enc<'m> {
                 enum_sizes.insert(*id, values.len());
             }
         }
+        let obbt = Obbt::new(&encode);
         Enc {
             model,
             milp: crate::milp::Model::new(),
@@ -89,6 +92,7 @@ impl<'m> Enc<'m> {
             argmax_margin: 0.0,
             network_copies: 0,
             network_binaries: 0,
+            obbt,
             range_checks: Vec::new(),
             first_percepts: None,
             copies: HashMap::new(),
@@ -282,7 +286,13 @@ impl Enc<'_> {
         let prefix = self.aux(&format!("{}.{}", self.prefix, decl.name));
         let copy = self
             .milp
-            .add_network(&prefix, &decl.network, &inputs, None, &self.encode)
+            .add_network_obbt(
+                &prefix,
+                &decl.network,
+                &inputs,
+                &self.encode,
+                &mut self.obbt,
+            )
             .map_err(milp_error)?;
         self.network_copies += 1;
         self.network_binaries += copy.binaries.len();

@@ -232,7 +232,6 @@ impl Unrolling for SlotUnrolling<'_> {
         self.enc.measure(sizes);
         sizes.slots = sizes.slots.max(self.budget.count);
     }
-
     fn decode(&mut self, s: Solved<State, Round>) -> Result<RealTree, RunError> {
         concretize(&decode_abstract(self.enc.model, s))
     }

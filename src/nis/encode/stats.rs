@@ -1,7 +1,7 @@
 //! Sizes and times of the MILPs of one check, and the report statistics
 //! made of them.
 
-use crate::milp::{Effort, Model as Milp};
+use crate::milp::{Effort, Model as Milp, ObbtStats};
 use serde_json::Value;
 use std::time::Instant;
 
@@ -26,6 +26,8 @@ pub struct Sizes {
     pub layer_locals: usize,
     /// Failing (pair, context) combinations shown unreachable and excluded.
     pub faults: usize,
+    /// Bound tightening in the MILPs' context, summed over the MILPs.
+    pub obbt: ObbtStats,
     pub solving: SolveCounts,
 }
 
@@ -114,7 +116,19 @@ pub fn unrolling_stats(sizes: &Sizes, start: Instant) -> serde_json::Map<String,
     if sizes.tie_cuts > 0 {
         counts.push(("near_tie_cuts", sizes.tie_cuts));
     }
-    stats_of(&counts, sizes, start)
+    let obbt = sizes.obbt.lps > 0;
+    if obbt {
+        counts.extend([
+            ("obbt_lps", sizes.obbt.lps),
+            ("obbt_binaries_removed", sizes.obbt.binaries_removed),
+        ]);
+    }
+    let mut stats = stats_of(&counts, sizes, start);
+    if obbt {
+        stats.insert("obbt_lp_iterations".into(), sizes.obbt.lp_iterations.into());
+        stats.insert("obbt_s".into(), sizes.obbt.seconds.into());
+    }
+    stats
 }
 
 /// The sizes and times of one check on tabulated M_ab(m) as report statistics.

@@ -12,7 +12,7 @@
 use super::encoded::Encoded;
 use super::options::MilpOptions;
 use super::stats::{Sizes, SolveCounts};
-use crate::milp::{LinExpr, Model as Milp, Solution};
+use crate::milp::{LinExpr, Model as Milp, ObbtStats, Solution};
 
 /// A solution of an unrolling with what it is read along.
 pub struct Solved<'a, S, R> {
@@ -135,6 +135,12 @@ pub trait Unrolling {
 
     /// Records this encoding's own sizes (the MILP's are recorded by the caller).
     fn measure(&self, sizes: &mut Sizes);
+
+    /// What bound tightening in the unrolled context did while encoding
+    /// (nothing for systems whose networks it does not tighten).
+    fn obbt(&self) -> ObbtStats {
+        ObbtStats::default()
+    }
 
     /// The witness tree of a solution along the encoded formula.
     fn decode(&mut self, s: Solved<Self::State, Self::Round>) -> Result<Self::Witness, RunError>;
