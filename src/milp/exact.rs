@@ -207,7 +207,10 @@ impl Sides<'_> {
     /// networks, with its presolve on one (regression
     /// `a_presolved_maximum_short_of_a_corner_is_not_trusted`) and without
     /// it on another: each side is solved both ways, and the looser proven
-    /// bound kept with the better attained value.
+    /// bound kept with the better attained value. The second solve is a
+    /// [`SolveOptions::second_opinion`]: no presolve at all and HiGHS's LP
+    /// tolerance, which together removed every wrong answer of the sweep
+    /// in docs/nn.md.
     fn side(&self, j: usize, maximise: bool) -> Result<Extremum, MilpError> {
         let a = self.side_with(j, maximise, true)?;
         let b = self.side_with(j, maximise, false)?;
@@ -285,9 +288,10 @@ impl Sides<'_> {
         } else {
             Objective::Minimise(y.into())
         };
-        let opts = SolveOptions {
-            presolve,
-            ..self.solve.clone()
+        let opts = if presolve {
+            self.solve.clone()
+        } else {
+            self.solve.second_opinion()
         };
         let outcome = self.model.solve(&objective, &opts)?;
         if outcome.status != Status::Infeasible || !presolve {
@@ -297,11 +301,7 @@ impl Sides<'_> {
         // is feasible: "infeasible" is HiGHS's presolve misjudging a
         // degenerate LP (seen on a 2-2-2 network whose neurons are all
         // stable), and the solve is repeated without it.
-        let plain = SolveOptions {
-            presolve: false,
-            ..self.solve.clone()
-        };
-        self.model.solve(&objective, &plain)
+        self.model.solve(&objective, &self.solve.second_opinion())
     }
 
     /// The solution's input (clamped to the box) and the network's output

@@ -3,6 +3,7 @@
 use super::expr::{LinExpr, Var};
 use super::highs_run::Effort;
 use super::model::{MilpError, Model, Sense, VarKind};
+use super::tolerance;
 use crate::report::Deadline;
 use good_lp::solvers::highs::{highs, HighsOptionValue, HighsProblem};
 use good_lp::{
@@ -57,6 +58,19 @@ impl Default for SolveOptions {
 }
 
 impl SolveOptions {
+    /// These options for a second opinion on an infeasibility claim or a
+    /// proven bound: no presolve anywhere (see [`SolveOptions::presolve`])
+    /// and a MIP feasibility tolerance no tighter than
+    /// [`tolerance::SECOND_OPINION_FEASIBILITY`].
+    pub fn second_opinion(&self) -> SolveOptions {
+        let floor = tolerance::SECOND_OPINION_FEASIBILITY;
+        SolveOptions {
+            presolve: false,
+            feasibility_tolerance: Some(self.feasibility_tolerance.map_or(floor, |t| t.max(floor))),
+            ..self.clone()
+        }
+    }
+
     /// Default options with `threads` HiGHS threads, stopping at `deadline`,
     /// with HiGHS's `output_flag` set when `verbose` (see its field).
     pub fn new(threads: usize, deadline: Deadline, verbose: bool) -> Self {

@@ -20,6 +20,14 @@
 /// of HiGHS's MIP presolve on big-M models (HiGHS issues 1958, 2446).
 pub const FEASIBILITY: f64 = 1e-9;
 
+/// The least `mip_feasibility_tolerance` of a second opinion
+/// ([`super::SolveOptions::second_opinion`]): HiGHS's LP primal feasibility
+/// tolerance. With [`FEASIBILITY`] below it, HiGHS 1.16 proved wrong MIP
+/// optima on tiny big-M ReLU models even without any presolve (docs/nn.md,
+/// "HiGHS's wrong optima"); a looser tolerance only adds points, so it
+/// cannot make an infeasibility claim or a proven bound less safe.
+pub const SECOND_OPINION_FEASIBILITY: f64 = 1e-7;
+
 /// HiGHS's `mip_rel_gap` for exact output ranges (`nn bounds`): none, so an
 /// optimum is optimal up to [`EXACT_ABS_GAP`] only.
 pub const EXACT_REL_GAP: f64 = 0.0;

@@ -160,9 +160,7 @@ pub fn milp_box(
         if out.status == Status::Infeasible {
             // HiGHS's presolve has answered "infeasible" wrongly on big-M
             // models; a second opinion without it (as the nis deciders do).
-            let mut again = solve.clone();
-            again.presolve = false;
-            out = m.solve(&Objective::Feasibility, &again)?;
+            out = m.solve(&Objective::Feasibility, &solve.second_opinion())?;
             counts.solves += 1;
             counts.seconds += out.time.as_secs_f64();
             counts.effort += out.effort;

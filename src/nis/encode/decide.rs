@@ -22,7 +22,8 @@ use std::borrow::Cow;
 /// keeps solutions close to the semantics (they are replayed) and avoids wrong
 /// infeasibility claims of HiGHS's presolve seen on these models; an
 /// infeasibility is a verdict no replay can check, so it gets a second
-/// opinion without presolve.
+/// opinion ([`crate::milp::SolveOptions::second_opinion`]: no presolve, a
+/// looser tolerance).
 pub fn solve_confirmed(
     milp: &Milp,
     opts: &MilpOptions,
@@ -38,7 +39,7 @@ pub fn solve_confirmed(
     counts.solve_s += out.time.as_secs_f64();
     counts.effort += out.effort;
     if out.status == Status::Infeasible {
-        solve.presolve = false;
+        solve = solve.second_opinion();
         out = milp
             .solve(&Objective::Feasibility, &solve)
             .map_err(milp_error)?;
