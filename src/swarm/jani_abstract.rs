@@ -184,17 +184,7 @@ pub fn jani_abstract(l: &Loaded, named: &[usize], t: u32) -> Option<Json> {
 mod tests {
     use super::*;
 
-    const MODEL: &str = "asynchronous = {a}; agentEnvironment = {d}; globalSynchronous = {};
-agent module r
-  x : [0..2] init 0;
-  [a] x=0 -> 0.5:(x'=1) + 0.5:true;
-  [d] x=1 -> (x'=2);
-endmodule
-environment module e
-  c : [0..3] init 0;
-  [d] c<3 -> (c'=c+1);
-endmodule
-label \"two\" = c_E >= 2;";
+    use crate::swarm::jani_modular::tests::MODEL;
 
     fn names(j: &Json, key: &str) -> Vec<String> {
         j[key]

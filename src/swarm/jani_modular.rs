@@ -387,10 +387,13 @@ pub fn jani_concrete(l: &Loaded, counts: &[usize]) -> Json {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const MODEL: &str = "asynchronous = {a}; agentEnvironment = {d}; globalSynchronous = {};
+    /// A small swarm with an asynchronous and an agent-environment action
+    /// (also read by `jani_abstract`'s tests).
+    pub(crate) const MODEL: &str =
+        "asynchronous = {a}; agentEnvironment = {d}; globalSynchronous = {};
 agent module r
   x : [0..2] init 0;
   [a] x=0 -> 0.5:(x'=1) + 0.5:true;
