@@ -17,7 +17,8 @@
 //! unknown, exit 3), never a verdict.
 
 use super::concrete::{values, Concrete, F64};
-use super::decide::{check_runs, solution, solve, solve_confirmed, Answer};
+use super::confirm::solve_confirmed;
+use super::decide::{check_runs, solution, solve, Answer};
 use super::expr::{one_hot, Ctx, Enc, Val};
 use super::initial::{Start, StartVar};
 use super::options::MilpOptions;
@@ -317,7 +318,7 @@ fn uncovered_start(
         enc.milp.le(&format!("w{i}.fails"), v, 0.0);
     }
     sizes.milps += 1;
-    let out = solve_confirmed(&enc.milp, opts, &mut sizes.solving)?;
+    let out = solve_confirmed(&enc.milp, &opts.solve, &mut sizes.solving)?;
     Ok(solution(out, opts)?.map(|sol| values(&sol, &init.env, &model.env.vars)))
 }
 

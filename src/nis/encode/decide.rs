@@ -4,54 +4,18 @@
 //! witness from every initial state, universal ones fail at the first
 //! counterexample.
 
+use super::confirm::solve_confirmed;
 use super::encoded::Encoded;
 use super::formula::encode;
-use super::options::{milp_error, MilpOptions};
-use super::stats::{Sizes, SolveCounts};
+use super::options::MilpOptions;
+use super::stats::Sizes;
 use super::strategic::{encode_strategy, Play, StrategyEncoded};
 use super::ties::MAX_TIE_CUTS;
 use super::unrolling::{Solved, Unrolled, Unrolling};
-use crate::milp::{
-    constant, tolerance, LinExpr, Model as Milp, Objective, Outcome, Solution, Status,
-};
+use crate::milp::{constant, tolerance, LinExpr, Outcome, Solution, Status};
 use crate::nis::front::core::Core;
 use crate::report::RunError;
 use std::borrow::Cow;
-
-/// Solves a feasibility MILP of the deciders. A tight feasibility tolerance
-/// keeps solutions close to the semantics (they are replayed) and avoids wrong
-/// infeasibility claims of HiGHS's presolve seen on these models; an
-/// infeasibility is a verdict no replay can check, so it gets a second
-/// opinion ([`crate::milp::SolveOptions::second_opinion`]: no presolve, a
-/// looser tolerance).
-pub fn solve_confirmed(
-    milp: &Milp,
-    opts: &MilpOptions,
-    counts: &mut SolveCounts,
-) -> Result<Outcome, RunError> {
-    let mut solve = opts.solve.clone();
-    solve
-        .feasibility_tolerance
-        .get_or_insert(tolerance::FEASIBILITY);
-    let mut out = milp
-        .solve(&Objective::Feasibility, &solve)
-        .map_err(milp_error)?;
-    counts.solve_s += out.time.as_secs_f64();
-    counts.effort += out.effort;
-    if out.status == Status::Infeasible {
-        solve = solve.second_opinion();
-        out = milp
-            .solve(&Objective::Feasibility, &solve)
-            .map_err(milp_error)?;
-        counts.solve_s += out.time.as_secs_f64();
-        counts.effort += out.effort;
-        counts.confirmations += 1;
-        if out.status != Status::Infeasible {
-            counts.presolve_disagreements += 1;
-        }
-    }
-    Ok(out)
-}
 
 /// The error of a solve that ended without a verdict: the run's deadline
 /// passing (verdict unknown, the procedures keep what they found), or else a
@@ -167,7 +131,7 @@ pub fn solve_goal<U: Unrolling>(
     sizes.record(u.milp());
     u.measure(sizes);
     for _ in 0..=MAX_TIE_CUTS {
-        let out = solve_confirmed(u.milp(), opts, &mut sizes.solving)?;
+        let out = solve_confirmed(u.milp(), &opts.solve, &mut sizes.solving)?;
         let Some(sol) = solution(out, opts)? else {
             return Ok(Answer::Infeasible);
         };

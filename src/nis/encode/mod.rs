@@ -22,6 +22,7 @@
 
 mod concrete;
 mod concretize;
+mod confirm;
 mod cover;
 mod decide;
 mod encoded;

@@ -4,10 +4,11 @@
 //! exceed its variable's range; one MILP then asks whether any of them can
 //! leave it.
 
+use super::confirm::solve_confirmed;
 use super::options::milp_error;
 use super::stats::SolveCounts;
 use crate::lang::{error_at, num, DeclType, Source, Span};
-use crate::milp::{tolerance, LinExpr, Model as Milp, Objective, SolveOptions};
+use crate::milp::{tolerance, LinExpr, Model as Milp, SolveOptions};
 use crate::nis::front::model::VarDecl;
 use crate::report::RunError;
 
@@ -120,15 +121,9 @@ pub fn check_ranges(
         return Ok(());
     }
     m.ge("range.some", LinExpr::sum(sides.iter().map(|s| s.1)), 1.0);
-    let mut solve = solve.clone();
-    solve
-        .feasibility_tolerance
-        .get_or_insert(tolerance::FEASIBILITY);
-    let out = m
-        .solve(&Objective::Feasibility, &solve)
-        .map_err(milp_error)?;
-    counts.solve_s += out.time.as_secs_f64();
-    counts.effort += out.effort;
+    // "No update leaves its range" is an infeasibility: confirmed by a
+    // second opinion, as the deciders' verdicts are.
+    let out = solve_confirmed(&m, solve, counts)?;
     if let Some(sol) = out.solution {
         if let Some(&(i, _)) = sides.iter().find(|(_, o)| sol.is_set(*o)) {
             let c = &checks[i];
