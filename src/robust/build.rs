@@ -42,7 +42,13 @@ pub fn build(mut raw: RawModel, source: &Source) -> Result<(Automaton, Vec<Strin
         names: &names,
         state_of,
     };
-    let metric = build_metric(raw.metric.clone(), &mut raw.states, &raw.distances, &r)?;
+    let metric = build_metric(
+        raw.metric.clone(),
+        &raw.states,
+        &raw.coords,
+        &raw.distances,
+        &r,
+    )?;
     let moves = build_moves(&raw, &r, &input_of, &dist_of)?;
     let init = match &raw.init {
         Some((q, loc)) => r.state(*q, loc)?,

@@ -61,13 +61,14 @@ pub struct JsonModel {
 pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
     let j: JsonModel = serde_json::from_str(text).map_err(|e| format!("{name}: {e}"))?;
     let mut names = Names::default();
+    let mut coords = Vec::new();
     let states = j
         .states
         .into_iter()
         .enumerate()
         .map(|(i, s)| RawState {
             name: names.intern_owned(s.name),
-            at: s.at,
+            at: s.at.map(|p| RawModel::push_point(&mut coords, &p)),
             gamma: s.gamma,
             priority: s.priority,
             loc: Loc::Path(format!("states[{i}]").into()),
@@ -121,6 +122,7 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
         names,
         metric: j.metric,
         states,
+        coords,
         distances,
         init,
         inputs,
@@ -156,7 +158,7 @@ pub fn write(a: &Automaton) -> JsonModel {
         states: (0..a.len())
             .map(|q| JsonState {
                 name: a.states[q].clone(),
-                at: points.map(|p| p[q].clone()),
+                at: points.map(|p| p.get(q).to_vec()),
                 gamma: a.gamma_declared.then(|| a.gamma[q]),
                 priority: match &a.objective {
                     Objective::Parity(p) => Some(p[q]),

@@ -22,6 +22,7 @@ pub mod omega_parity;
 pub mod pgsolver;
 pub mod plan;
 pub mod plot;
+pub mod points;
 pub mod raw;
 pub mod reach;
 pub mod resolve;
