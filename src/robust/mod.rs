@@ -30,6 +30,7 @@ pub mod run;
 pub mod run_games;
 pub mod scc;
 pub mod spm;
+pub mod state_names;
 pub mod strategy;
 pub mod text;
 pub mod zielonka;

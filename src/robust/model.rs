@@ -3,6 +3,7 @@
 
 pub use super::moves::{Move, MoveTable};
 pub use super::points::Points;
+pub use super::state_names::StateNames;
 use serde::{Deserialize, Serialize};
 
 /// How distances between states are obtained.
@@ -79,7 +80,8 @@ pub enum Objective {
 #[derive(Clone, Debug)]
 pub struct Automaton {
     pub name: String,
-    pub states: Vec<String>,
+    /// The state names (state q is `states[q]`, a `&str`).
+    pub states: StateNames,
     pub metric: Metric,
     pub init: u32,
     pub inputs: Vec<String>,
