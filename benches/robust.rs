@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use mavis::robust::game::{verify, Game};
-use mavis::robust::model::{Automaton, Metric, MetricKind, Move, Objective};
+use mavis::robust::model::{Automaton, Metric, MetricKind, Move, Objective, Points};
 use mavis::robust::{reach, spm, zielonka};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -12,7 +12,7 @@ use rand::{Rng, SeedableRng};
 /// nominal successor is a nearby index, and 2 disturbances landing near it; |F| = 10.
 pub fn random_automaton(n: usize, seed: u64) -> Automaton {
     let mut r = StdRng::seed_from_u64(seed);
-    let points = (0..n)
+    let points: Vec<Vec<f64>> = (0..n)
         .map(|_| vec![r.gen_range(0.0..1000.0), r.gen_range(0.0..1000.0)])
         .collect();
     let near =
@@ -40,7 +40,7 @@ pub fn random_automaton(n: usize, seed: u64) -> Automaton {
         states: (0..n).map(|i| format!("q{i}")).collect(),
         metric: Metric::Coords {
             kind: MetricKind::Euclidean,
-            points,
+            points: Points::from_rows(&points),
         },
         init: 0,
         inputs: vec!["a".into(), "b".into()],

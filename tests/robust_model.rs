@@ -358,7 +358,7 @@ fn gen_grid_takes_its_size() {
     let (a, _) = load(&text).unwrap();
     assert_eq!(a.len(), 34);
     match &a.objective {
-        mavis::robust::model::Objective::Reach(f) => assert_eq!(a.states[f[0] as usize], "c8_1"),
+        mavis::robust::model::Objective::Reach(f) => assert_eq!(&a.states[f[0] as usize], "c8_1"),
         o => panic!("{o:?}"),
     }
     let status = std::process::Command::new("python3")

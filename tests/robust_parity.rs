@@ -372,7 +372,7 @@ fn generalised_buchi_needs_both_sets() {
     assert_eq!(s.radius, 0.0);
     let cycle: Vec<&str> = s.plan[s.cycle_start..]
         .iter()
-        .map(|&(q, _)| a.states[q as usize].as_str())
+        .map(|&(q, _)| &a.states[q as usize])
         .collect();
     assert!(cycle.contains(&"a") && cycle.contains(&"c"), "{cycle:?}");
 }

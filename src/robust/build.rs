@@ -4,13 +4,13 @@
 //! validated, with located errors.
 //!
 //! Names are resolved through tables indexed by [`Sym`] (no hashing, no
-//! string comparison per transition), and the raw model is consumed, so state
-//! names and coordinates move into the automaton instead of being copied: a
-//! 10^6-state model is built in one pass over its transitions.
+//! string comparison per transition); state names and coordinates are copied
+//! into one flat vector each (no allocation per state): a 10^6-state model is
+//! built in one pass over its transitions.
 
 use super::build_metric::build_metric;
-use super::model::{Automaton, Move, MoveTable, Objective};
-use super::raw::{Locator, RawModel, RawObjective, RawTrans, Sym};
+use super::model::{Automaton, Move, MoveTable, Objective, StateNames};
+use super::raw::{Locator, Names, RawModel, RawObjective, RawTrans, Sym};
 use super::resolve::{positions, whole, Resolver, NONE};
 use crate::lang::Source;
 use crate::report::RunError;
@@ -42,7 +42,13 @@ pub fn build(mut raw: RawModel, source: &Source) -> Result<(Automaton, Vec<Strin
         names: &names,
         state_of,
     };
-    let metric = build_metric(raw.metric.clone(), &mut raw.states, &raw.distances, &r)?;
+    let metric = build_metric(
+        raw.metric.clone(),
+        &raw.states,
+        &raw.coords,
+        &raw.distances,
+        &r,
+    )?;
     let moves = build_moves(&raw, &r, &input_of, &dist_of)?;
     let init = match &raw.init {
         Some((q, loc)) => r.state(*q, loc)?,
@@ -51,11 +57,7 @@ pub fn build(mut raw: RawModel, source: &Source) -> Result<(Automaton, Vec<Strin
     let objective = build_objective(&raw, &r)?;
     let text = |list: &[Sym]| list.iter().map(|&s| names.name(s).to_string()).collect();
     let (inputs, disturbances) = (text(&raw.inputs), text(&dists));
-    let states = raw
-        .states
-        .iter()
-        .map(|s| names.name(s.name).to_string())
-        .collect();
+    let states = state_names(&raw, &names);
     let mut a = Automaton {
         name: std::mem::take(&mut raw.name),
         states,
@@ -243,8 +245,8 @@ fn check_gamma(
                         .map_or(&whole, |t| &t.loc);
                     return Err(r.at.err(loc, format!(
                         "declared gamma violated: delta({}, {}, {}) = {} is at distance {} from the nominal successor {}, but gamma({}) = {}",
-                        a.states[q], a.inputs[m.input as usize], a.disturbances[x as usize], a.states[t as usize], d,
-                        a.states[m.nominal as usize], a.states[m.nominal as usize], g
+                        &a.states[q], a.inputs[m.input as usize], a.disturbances[x as usize], &a.states[t as usize], d,
+                        &a.states[m.nominal as usize], &a.states[m.nominal as usize], g
                     )));
                 }
             }
@@ -257,7 +259,7 @@ fn unreachable_warning(a: &Automaton) -> Option<String> {
     let reach = a.reachable();
     let unreachable: Vec<&str> = (0..a.len())
         .filter(|&q| !reach[q])
-        .map(|q| a.states[q].as_str())
+        .map(|q| &a.states[q])
         .collect();
     if unreachable.is_empty() {
         return None;
@@ -269,4 +271,14 @@ fn unreachable_warning(a: &Automaton) -> Option<String> {
         shown.join(", "),
         if unreachable.len() > 10 { ", ..." } else { "" }
     ))
+}
+
+/// The state names in declaration order, copied into one string.
+fn state_names(raw: &RawModel, names: &Names) -> StateNames {
+    let bytes = raw.states.iter().map(|s| names.name(s.name).len()).sum();
+    let mut out = StateNames::with_capacity(raw.states.len(), bytes);
+    for s in &raw.states {
+        out.push(names.name(s.name));
+    }
+    out
 }

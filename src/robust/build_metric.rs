@@ -3,7 +3,7 @@
 //! table (complete, symmetric, zero exactly on the diagonal, triangle
 //! inequality), with located errors.
 
-use super::model::{Metric, MetricKind};
+use super::model::{Metric, MetricKind, Points};
 use super::raw::{Loc, RawState, Sym};
 use super::resolve::Resolver;
 use crate::lang::Span;
@@ -12,10 +12,12 @@ use crate::report::RunError;
 /// Limit on explicit distance tables (the triangle check is cubic).
 pub const MAX_TABLE_STATES: usize = 2000;
 
-/// The metric: coordinates (moved out of the raw states) or a checked table.
+/// The metric: coordinates (the raw states' points, `coords[at.0..at.1]`,
+/// copied into one flat vector) or a checked table.
 pub fn build_metric(
     kind: MetricKind,
-    states: &mut [RawState],
+    states: &[RawState],
+    coords: &[f64],
     distances: &[(Sym, Sym, f64, Loc)],
     r: &Resolver,
 ) -> Result<Metric, RunError> {
@@ -23,12 +25,13 @@ pub fn build_metric(
         return build_table(states, distances, r);
     }
     let name = |s: &RawState| r.names.name(s.name).to_string();
+    let point = |s: &RawState| s.at.map(|(a, b)| &coords[a as usize..b as usize]);
     let mut dim = None;
     // The first state whose coordinates are missing, of another dimension, or
     // not finite; duplicates are looked for among the states before it.
     let mut first_bad = None;
     for (i, s) in states.iter().enumerate() {
-        let problem = match &s.at {
+        let problem = match point(s) {
             None => Some(format!(
                 "state `{}` needs coordinates (`at (x, y)`) for this metric",
                 name(s)
@@ -50,7 +53,7 @@ pub fn build_metric(
         }
     }
     let good = first_bad.as_ref().map_or(states.len(), |(i, _)| *i);
-    if let Some((j, i)) = first_repeated_point(&states[..good]) {
+    if let Some((j, i)) = first_repeated_point(&states[..good], coords) {
         return Err(r.at.err(&states[i].loc, format!(
             "identity of indiscernibles fails: states `{}` and `{}` have the same coordinates, so d = 0 between distinct states",
             name(&states[j]), name(&states[i])
@@ -62,18 +65,24 @@ pub fn build_metric(
     if let Some(d) = distances.first() {
         return Err(r.at.err(&d.3, "`distance` entries need `metric table;`"));
     }
-    let points = states
-        .iter_mut()
-        .map(|s| s.at.take().unwrap_or_default())
-        .collect();
+    let dim = dim.unwrap_or(0);
+    let mut flat = Vec::with_capacity(states.len() * dim);
+    for s in states {
+        flat.extend_from_slice(point(s).unwrap_or_default());
+    }
+    let points = Points::from_flat(dim, states.len(), flat);
     Ok(Metric::Coords { kind, points })
 }
 
 /// The first state (in order) at the same point as an earlier one, with that
 /// earlier one: `(earlier, state)`. Sorting the points instead of hashing them
 /// needs no allocation per state. -0 and +0 are the same point.
-fn first_repeated_point(states: &[RawState]) -> Option<(usize, usize)> {
-    let point = |i: usize| states[i].at.as_deref().unwrap_or_default();
+fn first_repeated_point(states: &[RawState], coords: &[f64]) -> Option<(usize, usize)> {
+    let point = |i: usize| {
+        states[i]
+            .at
+            .map_or(&[][..], |(a, b)| &coords[a as usize..b as usize])
+    };
     let bits = |x: &f64| (x + 0.0).to_bits();
     // Points of at most 3 coordinates (the usual ones) are sorted as inline
     // keys (coordinates, dimension, state), without an indirection per comparison.
@@ -233,21 +242,25 @@ fn check_triangle_inequality(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::robust::raw::RawModel;
     use crate::robust::resolve::whole;
     use proptest::prelude::*;
 
-    fn states(points: &[Vec<f64>]) -> Vec<RawState> {
-        points
+    /// Raw states at the points, with the coordinates they point into.
+    fn states(points: &[Vec<f64>]) -> (Vec<RawState>, Vec<f64>) {
+        let mut coords = Vec::new();
+        let states = points
             .iter()
             .enumerate()
             .map(|(i, p)| RawState {
                 name: Sym(i as u32),
-                at: Some(p.clone()),
+                at: Some(RawModel::push_point(&mut coords, p)),
                 gamma: None,
                 priority: None,
                 loc: whole(),
             })
-            .collect()
+            .collect();
+        (states, coords)
     }
 
     /// The definition: the first state equal to an earlier one, and the
@@ -274,7 +287,8 @@ mod tests {
                 .enumerate()
                 .map(|(i, p)| p[..dim].iter().map(|&x| if x == 0 && i % 2 == 1 { -0.0 } else { f64::from(x) }).collect())
                 .collect();
-            prop_assert_eq!(first_repeated_point(&states(&points)), brute_force(&points));
+            let (raw_states, coords) = states(&points);
+            prop_assert_eq!(first_repeated_point(&raw_states, &coords), brute_force(&points));
         }
     }
 }

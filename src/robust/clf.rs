@@ -80,14 +80,14 @@ pub fn check(a: &Automaton, f: &[u32], rank: &[f64]) -> ClfCheck {
         if !rank[q].is_finite() || rank[q] < 0.0 {
             failure.get_or_insert(format!(
                 "R({}) is not a finite non-negative number (F not nominally coreachable?)",
-                a.states[q]
+                &a.states[q]
             ));
             continue;
         }
         if in_f[q] != (rank[q] == 0.0) {
             failure.get_or_insert(format!(
                 "R({}) = {} but R must be 0 exactly on F",
-                a.states[q], rank[q]
+                &a.states[q], rank[q]
             ));
         }
         if in_f[q] {

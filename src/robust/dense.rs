@@ -60,8 +60,10 @@ pub fn parse(text: &str) -> Option<RawModel> {
                     let ahead = state_lines(&s.b[kw.start..]);
                     m.names.reserve(ahead);
                     m.states.reserve(ahead);
+                    m.coords.reserve(2 * ahead);
                 }
-                m.states.push(s.state(kw.start, &mut m.names)?)
+                m.states
+                    .push(s.state(kw.start, &mut m.names, &mut m.coords)?)
             }
             "init" => {
                 let (q, span) = s.ident()?;
@@ -237,7 +239,8 @@ impl<'a> Scan<'a> {
         Some(v)
     }
 
-    fn state(&mut self, start: usize, n: &mut Names) -> Option<RawState> {
+    /// A state declaration; its coordinates are appended to `coords`.
+    fn state(&mut self, start: usize, n: &mut Names, coords: &mut Vec<f64>) -> Option<RawState> {
         let name = n.intern(self.ident()?.0);
         let mut s = RawState {
             name,
@@ -251,15 +254,15 @@ impl<'a> Scan<'a> {
                 if !self.punct(b'(') {
                     return None;
                 }
-                let mut v = Vec::with_capacity(2);
-                v.push(self.number()?);
+                let first = coords.len() as u32;
+                coords.push(self.number()?);
                 while self.punct(b',') {
-                    v.push(self.number()?);
+                    coords.push(self.number()?);
                 }
                 if !self.punct(b')') {
                     return None;
                 }
-                s.at = Some(v);
+                s.at = Some((first, coords.len() as u32));
             } else if self.keyword("gamma") {
                 let g = self.number()?;
                 if !(g.is_finite() && g >= 0.0) {

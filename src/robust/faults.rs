@@ -3,7 +3,7 @@
 //! (q, c) with c steps to wait before the next fault may strike; after a fault c = T - 1.
 //! T = 1 is the original automaton. The trade-off: the achieved bound against T.
 
-use super::model::{Automaton, Metric, Move, Objective};
+use super::model::{Automaton, Metric, Move, Objective, StateNames};
 use super::{omega, reach};
 use crate::report::{Deadline, RunError};
 
@@ -12,16 +12,16 @@ pub fn with_period(a: &Automaton, period: usize) -> Automaton {
     let t = period.max(1);
     let n = a.len();
     let node = |q: u32, c: usize| q * t as u32 + c as u32;
-    let mut states = Vec::with_capacity(n * t);
+    let mut states = StateNames::with_capacity(n * t, 0);
     let mut moves = Vec::with_capacity(n * t);
     let mut gamma = Vec::with_capacity(n * t);
     for q in 0..n {
         for c in 0..t {
-            states.push(if t == 1 {
-                a.states[q].clone()
+            if t == 1 {
+                states.push(&a.states[q]);
             } else {
-                format!("{}@{c}", a.states[q])
-            });
+                states.push(&format!("{}@{c}", &a.states[q]));
+            }
             gamma.push(a.gamma[q]);
             moves.push(
                 a.moves[q]

@@ -61,13 +61,14 @@ pub struct JsonModel {
 pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
     let j: JsonModel = serde_json::from_str(text).map_err(|e| format!("{name}: {e}"))?;
     let mut names = Names::default();
+    let mut coords = Vec::new();
     let states = j
         .states
         .into_iter()
         .enumerate()
         .map(|(i, s)| RawState {
             name: names.intern_owned(s.name),
-            at: s.at,
+            at: s.at.map(|p| RawModel::push_point(&mut coords, &p)),
             gamma: s.gamma,
             priority: s.priority,
             loc: Loc::Path(format!("states[{i}]").into()),
@@ -121,6 +122,7 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
         names,
         metric: j.metric,
         states,
+        coords,
         distances,
         init,
         inputs,
@@ -135,7 +137,7 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
 pub fn write(a: &Automaton) -> JsonModel {
     let names = |v: &[u32]| {
         v.iter()
-            .map(|&q| a.states[q as usize].clone())
+            .map(|&q| a.states[q as usize].to_string())
             .collect::<Vec<_>>()
     };
     let (metric, points) = match &a.metric {
@@ -146,7 +148,11 @@ pub fn write(a: &Automaton) -> JsonModel {
     if points.is_none() {
         for p in 0..a.len() {
             for q in p + 1..a.len() {
-                distances.push((a.states[p].clone(), a.states[q].clone(), a.dist(p, q)));
+                distances.push((
+                    a.states[p].to_string(),
+                    a.states[q].to_string(),
+                    a.dist(p, q),
+                ));
             }
         }
     }
@@ -155,8 +161,8 @@ pub fn write(a: &Automaton) -> JsonModel {
         metric,
         states: (0..a.len())
             .map(|q| JsonState {
-                name: a.states[q].clone(),
-                at: points.map(|p| p[q].clone()),
+                name: a.states[q].to_string(),
+                at: points.map(|p| p.get(q).to_vec()),
                 gamma: a.gamma_declared.then(|| a.gamma[q]),
                 priority: match &a.objective {
                     Objective::Parity(p) => Some(p[q]),
@@ -165,7 +171,7 @@ pub fn write(a: &Automaton) -> JsonModel {
             })
             .collect(),
         distances,
-        init: a.states[a.init as usize].clone(),
+        init: a.states[a.init as usize].to_string(),
         inputs: a.inputs.clone(),
         disturbances: a.disturbances[1..].to_vec(),
         transitions: a
@@ -174,16 +180,16 @@ pub fn write(a: &Automaton) -> JsonModel {
             .enumerate()
             .flat_map(|(q, ms)| {
                 ms.iter().map(move |m| JsonTrans {
-                    from: a.states[q].clone(),
+                    from: a.states[q].to_string(),
                     input: a.inputs[m.input as usize].clone(),
-                    to: a.states[m.nominal as usize].clone(),
+                    to: a.states[m.nominal as usize].to_string(),
                     disturbed: m
                         .disturbed
                         .iter()
                         .map(|&(x, t)| {
                             (
                                 a.disturbances[x as usize].clone(),
-                                a.states[t as usize].clone(),
+                                a.states[t as usize].to_string(),
                             )
                         })
                         .collect(),

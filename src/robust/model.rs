@@ -2,6 +2,8 @@
 //! (Section 2), stored sparsely so that 10^6-state automata fit in memory.
 
 pub use super::moves::{Move, MoveTable};
+pub use super::points::Points;
+pub use super::state_names::StateNames;
 use serde::{Deserialize, Serialize};
 
 /// How distances between states are obtained.
@@ -18,10 +20,7 @@ pub enum MetricKind {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Metric {
     /// Every state has a point; d is the chosen norm of the difference.
-    Coords {
-        kind: MetricKind,
-        points: Vec<Vec<f64>>,
-    },
+    Coords { kind: MetricKind, points: Points },
     /// An explicit |Q| x |Q| table, row-major.
     Table { n: usize, table: Vec<f64> },
     /// The pseudometric of a product with `k` copies of each state: state q*k+i
@@ -34,7 +33,7 @@ impl Metric {
     pub fn dist(&self, p: usize, q: usize) -> f64 {
         match self {
             Metric::Coords { kind, points } => {
-                let (a, b) = (&points[p], &points[q]);
+                let (a, b) = (points.get(p), points.get(q));
                 let diffs = a.iter().zip(b).map(|(x, y)| (x - y).abs());
                 match kind {
                     MetricKind::Manhattan => diffs.sum(),
@@ -52,10 +51,7 @@ impl Metric {
         match self {
             Metric::Coords { kind, points } => Metric::Coords {
                 kind: kind.clone(),
-                points: points
-                    .iter()
-                    .map(|p| p.iter().map(|x| x * c).collect())
-                    .collect(),
+                points: points.scaled(c),
             },
             Metric::Table { n, table } => Metric::Table {
                 n: *n,
@@ -84,7 +80,8 @@ pub enum Objective {
 #[derive(Clone, Debug)]
 pub struct Automaton {
     pub name: String,
-    pub states: Vec<String>,
+    /// The state names (state q is `states[q]`, a `&str`).
+    pub states: StateNames,
     pub metric: Metric,
     pub init: u32,
     pub inputs: Vec<String>,

@@ -150,7 +150,7 @@ pub fn replay_plan(a: &Automaton, plan: &[Step], cycle_start: usize) -> Result<V
         if m.nominal != next {
             return Err(format!(
                 "plan step at {} does not lead to {}",
-                a.states[q as usize], a.states[next as usize]
+                &a.states[q as usize], &a.states[next as usize]
             ));
         }
     }

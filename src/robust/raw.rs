@@ -221,7 +221,9 @@ impl std::fmt::Debug for Names {
 #[derive(Clone, Debug)]
 pub struct RawState {
     pub name: Sym,
-    pub at: Option<Vec<f64>>,
+    /// Its coordinates: `RawModel::coords[start..end]` (one vector for all
+    /// states, so a state allocates nothing).
+    pub at: Option<(u32, u32)>,
     pub gamma: Option<f64>,
     pub priority: Option<u32>,
     pub loc: Loc,
@@ -253,6 +255,8 @@ pub struct RawModel {
     pub names: Names,
     pub metric: MetricKind,
     pub states: Vec<RawState>,
+    /// The coordinates of all states, in order.
+    pub coords: Vec<f64>,
     pub distances: Vec<(Sym, Sym, f64, Loc)>,
     pub init: Option<(Sym, Loc)>,
     pub inputs: Vec<Sym>,
@@ -271,6 +275,7 @@ impl RawModel {
             names: Names::default(),
             metric: MetricKind::Euclidean,
             states: Vec::new(),
+            coords: Vec::new(),
             distances: Vec::new(),
             init: None,
             inputs: Vec::new(),
@@ -283,6 +288,13 @@ impl RawModel {
 }
 
 impl RawModel {
+    /// Appends a point to [`RawModel::coords`] and returns its range there.
+    pub fn push_point(coords: &mut Vec<f64>, point: &[f64]) -> (u32, u32) {
+        let start = coords.len() as u32;
+        coords.extend_from_slice(point);
+        (start, coords.len() as u32)
+    }
+
     /// The (disturbance, target) pairs of a transition of this model.
     pub fn disturbed_of(&self, t: &RawTrans) -> &[(Sym, Sym)] {
         &self.disturbed[t.disturbed.0 as usize..t.disturbed.1 as usize]

@@ -243,7 +243,7 @@ pub fn replay_trace(
         if !s[q].contains(&i) {
             return Err(format!(
                 "input at {} not allowed by the strategy",
-                a.states[q]
+                &a.states[q]
             ));
         }
         let m = &a.moves[q][i];
@@ -255,7 +255,7 @@ pub fn replay_trace(
         if t != Some(w[1].0) {
             return Err(format!(
                 "delta({}, .., ..) does not lead to {}",
-                a.states[q], a.states[w[1].0 as usize]
+                &a.states[q], &a.states[w[1].0 as usize]
             ));
         }
     }

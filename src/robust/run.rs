@@ -249,16 +249,16 @@ fn strategy_table(a: &Automaton, sol: &reach::ReachSolution, o: &mut Out) {
     let order = name_order(a);
     let strat: Map<_, _> = order
         .iter()
-        .map(|&q| (a.states[q].clone(), json!(inputs_of(q))))
+        .map(|&q| (a.states[q].to_string(), json!(inputs_of(q))))
         .collect();
     let opt: Map<_, _> = order
         .iter()
-        .map(|&q| (a.states[q].clone(), jnum(sol.opt[q])))
+        .map(|&q| (a.states[q].to_string(), jnum(sol.opt[q])))
         .collect();
     for q in 0..a.len().min(o.limit) {
         let inputs = inputs_of(q);
         t.row([
-            a.states[q].clone(),
+            a.states[q].to_string(),
             if inputs.is_empty() {
                 "-".into()
             } else {
@@ -292,7 +292,7 @@ fn outcome_table(
         };
         w.row([
             i.to_string(),
-            a.states[*q as usize].clone(),
+            a.states[*q as usize].to_string(),
             num(dist[*q as usize]),
             inp.clone(),
             dis.clone(),
@@ -365,7 +365,7 @@ fn omega_results(a: &Automaton, sol: &omega::OmegaSolution, max_sigma: Option<f6
         let input = a.input_name(&a.moves[q as usize][j]);
         t.row([
             i.to_string(),
-            a.states[q as usize].clone(),
+            a.states[q as usize].to_string(),
             input.to_string(),
             part.to_string(),
         ]);
@@ -386,9 +386,13 @@ fn omega_results(a: &Automaton, sol: &omega::OmegaSolution, max_sigma: Option<f6
         let input = a.input_name(&a.moves[q][*j]).to_string();
         if rows < o.limit {
             if sol.counters > 1 {
-                rec.row([a.states[q].clone(), format!("F{}", c + 1), input.clone()]);
+                rec.row([
+                    a.states[q].to_string(),
+                    format!("F{}", c + 1),
+                    input.clone(),
+                ]);
             } else {
-                rec.row([a.states[q].clone(), input.clone()]);
+                rec.row([a.states[q].to_string(), input.clone()]);
             }
         }
         rows += 1;
@@ -444,7 +448,7 @@ pub fn check_report(
     {
         r.warnings.push(format!(
             "the strategy allows no input at reachable state `{}`: outcomes stop there",
-            a.states[q]
+            &a.states[q]
         ));
     }
     let values = reach::strategy_values(&a, f, &s);

@@ -49,7 +49,7 @@ pub fn write(a: &Automaton, s: &Strategy) -> String {
     for (q, set) in s.iter().enumerate() {
         if !set.is_empty() {
             let names: Vec<&str> = set.iter().map(|&i| a.input_name(&a.moves[q][i])).collect();
-            out.push_str(&format!("{} -> {};\n", a.states[q], names.join(", ")));
+            out.push_str(&format!("{} -> {};\n", &a.states[q], names.join(", ")));
         }
     }
     out

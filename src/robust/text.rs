@@ -45,7 +45,7 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
             let v = names(&mut p, &mut m.names)?;
             m.disturbances.extend(v);
         } else if p.eat_keyword("state") {
-            let s = state(&mut p, consts, start, &mut m.names)?;
+            let s = state(&mut p, consts, start, &mut m.names, &mut m.coords)?;
             m.states.push(s);
         } else if p.eat_keyword("distance") {
             let a = m.names.intern_owned(p.ident()?.0);
@@ -174,7 +174,14 @@ fn number(p: &mut Parser, consts: &Constants) -> LangResult<f64> {
     }
 }
 
-fn state(p: &mut Parser, consts: &Constants, start: Span, n: &mut Names) -> LangResult<RawState> {
+/// A state declaration; its coordinates are appended to `coords`.
+fn state(
+    p: &mut Parser,
+    consts: &Constants,
+    start: Span,
+    n: &mut Names,
+    coords: &mut Vec<f64>,
+) -> LangResult<RawState> {
     let name = n.intern_owned(p.ident()?.0);
     let mut s = RawState {
         name,
@@ -186,12 +193,13 @@ fn state(p: &mut Parser, consts: &Constants, start: Span, n: &mut Names) -> Lang
     loop {
         if p.eat_keyword("at") {
             p.expect(Tok::LParen)?;
-            let mut v = vec![number(p, consts)?];
+            let first = coords.len() as u32;
+            coords.push(number(p, consts)?);
             while p.eat(Tok::Comma) {
-                v.push(number(p, consts)?);
+                coords.push(number(p, consts)?);
             }
             p.expect(Tok::RParen)?;
-            s.at = Some(v);
+            s.at = Some((first, coords.len() as u32));
         } else if p.eat_keyword("gamma") {
             let at = p.peek_span();
             let g = number(p, consts)?;

@@ -1,7 +1,7 @@
 //! Random metric automata for the robust engine's tests.
 #![allow(dead_code)]
 
-use mavis::robust::model::{Automaton, Metric, MetricKind, Move, Objective};
+use mavis::robust::model::{Automaton, Metric, MetricKind, Move, Objective, Points};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -49,7 +49,7 @@ pub fn random_automaton(r: &mut StdRng, n: usize, inputs: usize, dists: usize) -
         states: (0..n).map(|i| format!("q{i}")).collect(),
         metric: Metric::Coords {
             kind: MetricKind::Manhattan,
-            points,
+            points: Points::from_rows(&points),
         },
         init: 0,
         inputs: (0..inputs).map(|i| format!("a{i}")).collect(),
