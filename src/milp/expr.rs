@@ -184,6 +184,18 @@ impl Neg for Var {
     }
 }
 
+/// `W_j . current + b_j` of neuron `j` of `layer`.
+pub(super) fn pre_activation(layer: &crate::nn::Layer, j: usize, current: &[LinExpr]) -> LinExpr {
+    let mut z = LinExpr::constant(layer.bias[j]);
+    for (i, a) in current.iter().enumerate() {
+        let w = layer.weights[[j, i]];
+        if w != 0.0 {
+            z += a.clone() * w;
+        }
+    }
+    z
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,13 +8,12 @@
 //! bounds are tight; symbolic bounds (and optional LP tightening) cut both
 //! the binaries and the M values.
 
-use super::expr::{LinExpr, Var};
+use super::expr::{pre_activation, LinExpr, Var};
 use super::model::{MilpError, Model};
 use super::solve::SolveOptions;
 use super::tolerance;
 use crate::nn::{
-    interval_bounds, symbolic_bounds, Activation, InputBox, Layer, LayerBounds, Network,
-    NetworkBounds, Stability,
+    interval_bounds, symbolic_bounds, InputBox, LayerBounds, Network, NetworkBounds, Stability,
 };
 
 /// Which bounds a network copy's M values come from.
@@ -81,29 +80,6 @@ pub(super) fn check_input_size(
         });
     }
     Ok(())
-}
-
-/// `W_j . current + b_j` of neuron `j` of `layer`.
-pub(super) fn pre_activation(layer: &Layer, j: usize, current: &[LinExpr]) -> LinExpr {
-    let mut z = LinExpr::constant(layer.bias[j]);
-    for (i, a) in current.iter().enumerate() {
-        let w = layer.weights[[j, i]];
-        if w != 0.0 {
-            z += a.clone() * w;
-        }
-    }
-    z
-}
-
-/// How a neuron with pre-activation in `[lo, hi]` behaves (as
-/// [`NetworkBounds::stability`] says for a whole network's bounds).
-pub(super) fn stability(activation: Activation, lo: f64, hi: f64) -> Stability {
-    match activation {
-        Activation::Identity => Stability::Linear,
-        Activation::Relu if lo >= 0.0 => Stability::Active,
-        Activation::Relu if hi <= 0.0 => Stability::Inactive,
-        Activation::Relu => Stability::Unstable,
-    }
 }
 
 /// What [`Model::add_network`] created.
@@ -237,7 +213,7 @@ impl Model {
             let z = pre_activation(layer, j, current);
             let (l, u) = pad(bounds.lo[j], bounds.hi[j]);
             let name = format!("{prefix}.l{k}n{j}");
-            let var = match stability(layer.activation, bounds.lo[j], bounds.hi[j]) {
+            let var = match Stability::of(layer.activation, bounds.lo[j], bounds.hi[j]) {
                 Stability::Inactive if !last => None,
                 Stability::Linear | Stability::Active => {
                     let v = self.continuous(&name, l, u);

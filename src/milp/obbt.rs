@@ -14,11 +14,11 @@
 //! bound proven over the rows so far holds at every feasible point of the
 //! finished model: the MILP keeps its feasible set and loses binaries.
 
-use super::expr::LinExpr;
+use super::expr::{pre_activation, LinExpr};
 use super::model::{MilpError, Model, Sense};
 use super::network::EncodeOptions;
-use super::network::{check_input_size, copy_bounds, pre_activation, stability, NetworkCopy};
-use super::tolerance::LP_PADDING;
+use super::network::{check_input_size, copy_bounds, NetworkCopy};
+use super::tolerance::{scaled, LP_PADDING};
 use crate::nn::{symbolic_layer, Activation, Layer, LayerBounds, Network, Stability};
 use highs::{HighsModelStatus, HighsSolutionStatus, Sense as LpSense};
 use std::time::{Duration, Instant};
@@ -182,7 +182,7 @@ impl Obbt {
     ) {
         let mut unstable: Vec<usize> = (0..layer.outputs())
             .filter(|&j| {
-                stability(layer.activation, bounds.lo[j], bounds.hi[j]) == Stability::Unstable
+                Stability::of(layer.activation, bounds.lo[j], bounds.hi[j]) == Stability::Unstable
             })
             .collect();
         if unstable.is_empty() || self.left().is_none() || model.validate().is_err() {
@@ -200,11 +200,11 @@ impl Obbt {
         for j in unstable {
             let z = pre_activation(layer, j, current);
             if let Some(v) = self.optimum(&z, true) {
-                bounds.hi[j] = bounds.hi[j].min(v + LP_PADDING * (1.0 + v.abs()));
+                bounds.hi[j] = bounds.hi[j].min(v + scaled(LP_PADDING, v));
             }
             if bounds.hi[j] > 0.0 {
                 if let Some(v) = self.optimum(&z, false) {
-                    bounds.lo[j] = bounds.lo[j].max(v - LP_PADDING * (1.0 + v.abs()));
+                    bounds.lo[j] = bounds.lo[j].max(v - scaled(LP_PADDING, v));
                 }
             }
             if bounds.lo[j] > bounds.hi[j] {

@@ -4,10 +4,11 @@
 //! triangle). Layer by layer, so each layer's relaxation uses the tightened
 //! bounds of the layers before it; 2 LPs per unstable neuron.
 
-use super::expr::LinExpr;
+use super::expr::{pre_activation, LinExpr};
 use super::model::{MilpError, Model};
 use super::solve::{Objective, SolveOptions, Status};
-use crate::nn::{symbolic_layer, Activation, Network, NetworkBounds, Stability};
+use super::tolerance::scaled;
+use crate::nn::{symbolic_layer, Network, NetworkBounds, Stability};
 
 /// LP optima carry solver tolerances; this relative widening keeps them sound.
 const LP_PAD: f64 = super::tolerance::LP_PADDING;
@@ -33,9 +34,8 @@ pub fn lp_tighten(
         let layer = &net.layers()[k];
         let unstable: Vec<usize> = (0..layer.outputs())
             .filter(|&j| {
-                layer.activation == Activation::Relu
-                    && layer_bounds.lo[j] < 0.0
-                    && layer_bounds.hi[j] > 0.0
+                Stability::of(layer.activation, layer_bounds.lo[j], layer_bounds.hi[j])
+                    == Stability::Unstable
             })
             .collect();
         if !unstable.is_empty() {
@@ -53,17 +53,14 @@ pub fn lp_tighten(
             let model = model.relaxed();
             let a = &copy.neurons[k - 1];
             for &j in &unstable {
-                let mut z = LinExpr::constant(layer.bias[j]);
-                for (i, ai) in a.iter().enumerate() {
-                    z += ai.clone() * layer.weights[[j, i]];
-                }
+                let z = pre_activation(layer, j, a);
                 let hi = model.solve(&Objective::Maximise(z.clone()), opts)?;
                 if let (Status::Optimal, Some(v)) = (hi.status, hi.objective) {
-                    layer_bounds.hi[j] = layer_bounds.hi[j].min(v + LP_PAD * (1.0 + v.abs()));
+                    layer_bounds.hi[j] = layer_bounds.hi[j].min(v + scaled(LP_PAD, v));
                 }
                 let lo = model.solve(&Objective::Minimise(z), opts)?;
                 if let (Status::Optimal, Some(v)) = (lo.status, lo.objective) {
-                    layer_bounds.lo[j] = layer_bounds.lo[j].max(v - LP_PAD * (1.0 + v.abs()));
+                    layer_bounds.lo[j] = layer_bounds.lo[j].max(v - scaled(LP_PAD, v));
                 }
                 if layer_bounds.lo[j] > layer_bounds.hi[j] {
                     // Only rounding can do this; keep the old, wider bounds.

@@ -107,6 +107,19 @@ pub enum Stability {
     Linear,
 }
 
+impl Stability {
+    /// How a neuron with activation `activation` and pre-activation in
+    /// `[lo, hi]` behaves.
+    pub fn of(activation: Activation, lo: f64, hi: f64) -> Stability {
+        match activation {
+            Activation::Identity => Stability::Linear,
+            Activation::Relu if lo >= 0.0 => Stability::Active,
+            Activation::Relu if hi <= 0.0 => Stability::Inactive,
+            Activation::Relu => Stability::Unstable,
+        }
+    }
+}
+
 /// Lower and upper bounds of each neuron of one layer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayerBounds {
@@ -184,17 +197,12 @@ impl NetworkBounds {
     }
 
     pub fn stability(&self, layer: usize, neuron: usize) -> Stability {
-        if self.activations[layer] == Activation::Identity {
-            return Stability::Linear;
-        }
-        let (lo, hi) = (self.pre[layer].lo[neuron], self.pre[layer].hi[neuron]);
-        if lo >= 0.0 {
-            Stability::Active
-        } else if hi <= 0.0 {
-            Stability::Inactive
-        } else {
-            Stability::Unstable
-        }
+        let bounds = &self.pre[layer];
+        Stability::of(
+            self.activations[layer],
+            bounds.lo[neuron],
+            bounds.hi[neuron],
+        )
     }
 
     /// Number of unstable ReLU neurons in layer `k`.
