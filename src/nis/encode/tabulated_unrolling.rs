@@ -3,12 +3,13 @@
 //! and solutions decoded into the explicit decider's abstract trace form,
 //! replayed by [`crate::nis::explicit::replay::replay_abstract`] before they count.
 
+use super::confirm::solve_confirmed;
 use super::encoded::Encoded;
-use super::options::{milp_error, MilpOptions};
+use super::options::MilpOptions;
 use super::stats::{Sizes, SolveCounts};
 use super::tabulated::{AbsRound, AbsState, Fault, Layer, Tabulated};
 use super::unrolling::{Solved, Unrolled, Unrolling};
-use crate::milp::{LinExpr, Model as Milp, Objective, Solution, Status};
+use crate::milp::{LinExpr, Model as Milp, Solution, Status};
 use crate::nis::explicit::abstraction::{AMove, AState, LocalSet};
 use crate::nis::explicit::semantics::Semantics;
 use crate::nis::witness::WitnessTree;
@@ -188,17 +189,9 @@ fn exclude_faults(
         ys.push(LinExpr::from(y));
     }
     probe.ge("some_fault", LinExpr::sum(ys.clone()), 1.0);
-    // No presolve: an infeasibility here hides an error, it must be right.
-    let mut solve = opts.solve.clone();
-    solve.presolve = false;
-    solve
-        .feasibility_tolerance
-        .get_or_insert(crate::milp::tolerance::FEASIBILITY);
-    let out = probe
-        .solve(&Objective::Feasibility, &solve)
-        .map_err(milp_error)?;
-    counts.solve_s += out.time.as_secs_f64();
-    counts.effort += out.effort;
+    // An infeasibility here hides an error, so it must be right: confirmed
+    // by a second opinion, as the range check of real-valued models is.
+    let out = solve_confirmed(&probe, &opts.solve, counts)?;
     match (out.status, out.solution) {
         (Status::Infeasible, _) => {}
         (Status::Optimal | Status::Feasible, Some(sol)) => {
