@@ -2,6 +2,7 @@
 //! [`Sym`]; its checked construction is [`super::build`].
 
 use super::model::MetricKind;
+use super::state_names::StateNames;
 use crate::lang::{error_at, Source, Span};
 use crate::report::RunError;
 
@@ -31,10 +32,8 @@ pub struct Sym(pub u32);
 /// name) does not.
 #[derive(Clone, Default)]
 pub struct Names {
-    /// The names, one after another.
-    text: String,
-    /// Where name i ends in `text` (it starts where name i - 1 ends).
-    ends: Vec<usize>,
+    /// The names in symbol order (one string, an end offset each).
+    list: StateNames,
     /// A power of two of slots (or none), at most half of them used.
     slots: Vec<Slot>,
     /// Recently interned names of at most 8 bytes, by hash ([`RECENT`] slots once used).
@@ -112,17 +111,17 @@ impl Names {
     /// Room for `more` new names without growing the index again: a reader
     /// that knows how many names are coming sizes the index once.
     pub fn reserve(&mut self, more: usize) {
-        let wanted = (2 * (self.ends.len() + more)).next_power_of_two();
+        let wanted = (2 * (self.list.len() + more)).next_power_of_two();
         if wanted > self.slots.len() {
             self.rebuild(wanted);
         }
-        self.ends.reserve(more);
+        self.list.reserve(more);
     }
 
     /// Whether symbol `s` exists and is the name `name` (no hashing: a
     /// reader that guesses a symbol checks its guess with this).
     pub fn is(&self, s: Sym, name: &str) -> bool {
-        (s.0 as usize) < self.ends.len() && self.name(s) == name
+        (s.0 as usize) < self.list.len() && self.name(s) == name
     }
 
     /// Like [`Names::intern`], for a name the caller owns.
@@ -152,12 +151,11 @@ impl Names {
     }
 
     fn insert(&mut self, name: &str, first: u64, h: u64) -> Sym {
-        if 2 * (self.ends.len() + 1) > self.slots.len() {
+        if 2 * (self.list.len() + 1) > self.slots.len() {
             self.grow();
         }
-        let sym = Sym(self.ends.len() as u32);
-        self.text.push_str(name);
-        self.ends.push(self.text.len());
+        let sym = Sym(self.list.len() as u32);
+        self.list.push(name);
         self.place(
             Slot {
                 sym: sym.0,
@@ -193,22 +191,20 @@ impl Names {
     }
 
     pub fn name(&self, s: Sym) -> &str {
-        let i = s.0 as usize;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.text[start..self.ends[i]]
+        self.list.get(s.0 as usize)
     }
 
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.list.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.list.is_empty()
     }
 
     /// Every name, in symbol order.
     pub fn iter(&self) -> impl Iterator<Item = &str> {
-        (0..self.len() as u32).map(|i| self.name(Sym(i)))
+        self.list.iter()
     }
 }
 

@@ -1,6 +1,7 @@
 //! The names of an automaton's states, all in one string with an end offset
 //! per state: a 10^6-state automaton holds its names in two allocations
-//! instead of one per state.
+//! instead of one per state. The reader's symbol table
+//! ([`super::raw::Names`]) keeps its names the same way.
 
 use std::ops::Index;
 
@@ -18,6 +19,11 @@ impl StateNames {
             text: String::with_capacity(bytes),
             ends: Vec::with_capacity(names),
         }
+    }
+
+    /// Room for `more` further names.
+    pub fn reserve(&mut self, more: usize) {
+        self.ends.reserve(more);
     }
 
     /// Appends the name of the next state.
