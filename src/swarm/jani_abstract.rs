@@ -16,7 +16,8 @@
 use super::export::action_label;
 use super::jani::exact_probability;
 use super::jani_modular::{
-    agent_automaton, automaton, declare, environment, head, write_open, LOC,
+    agent_automaton, agent_elements, agent_labels, automaton, concrete_agents, declare,
+    environment, head, write_open, LOC,
 };
 use super::local::Dist;
 use super::syntax::ActionType;
@@ -132,18 +133,11 @@ pub fn write_jani_abstract(
     if !super::run::cutoff_applies(l) {
         return Ok(false);
     }
-    let agents: Vec<(usize, String)> = (0..named.len())
-        .flat_map(|i| (0..named[i]).map(move |j| (i, format!("_{}_{}", i + 1, j + 1))))
-        .collect();
-    let mut ae_labels: Vec<Vec<(usize, String)>> = vec![Vec::new(); m.actions.len()];
+    let agents = concrete_agents(named);
+    let mut ae_labels = agent_labels(m, &agents);
     let mut vars = Vec::new();
-    for (k, (i, suffix)) in agents.iter().enumerate() {
+    for (i, suffix) in &agents {
         declare(&m.templates[*i], suffix, &mut vars);
-        for (a, labels) in ae_labels.iter_mut().enumerate() {
-            if m.actions[a].ty == ActionType::AgentEnvironment {
-                labels.push((k, action_label(m, a, suffix)));
-            }
-        }
     }
     let initial = count_variables(l, named, t, &mut vars);
     declare(&m.env, "_E", &mut vars);
@@ -151,10 +145,7 @@ pub fn write_jani_abstract(
     for i in 0..named.len() {
         counted_edges(l, i, t, agents.len(), &mut ae_labels, &mut counted);
     }
-    let mut elements: Vec<String> = agents
-        .iter()
-        .map(|(i, s)| format!("{}{s}", m.templates[*i].name))
-        .collect();
+    let mut elements = agent_elements(m, &agents);
     elements.extend([COUNTS.to_string(), m.env.name.clone()]);
     let what = format!("the abstraction (threshold {t}) of {}", l.source.name());
     let mut head = head(m, &what, vars, &elements, &ae_labels);

@@ -136,19 +136,14 @@ pub(super) fn automaton(name: &str, edges: Vec<Json>, transient: Vec<Json>) -> J
 /// Writes S(counts) as a JANI network to `w`, one automaton at a time.
 pub fn write_jani_concrete(l: &Loaded, counts: &[usize], w: &mut dyn Write) -> std::io::Result<()> {
     let m = &l.model;
-    let agents: Vec<(usize, String)> = (0..m.templates.len())
-        .flat_map(|i| (0..counts[i]).map(move |j| (i, format!("_{}_{}", i + 1, j + 1))))
-        .collect();
+    let agents = concrete_agents(counts);
     let ae_labels = agent_labels(m, &agents);
     let mut vars = Vec::new();
     for (i, suffix) in &agents {
         declare(&m.templates[*i], suffix, &mut vars);
     }
     declare(&m.env, "_E", &mut vars);
-    let mut elements: Vec<String> = agents
-        .iter()
-        .map(|(i, s)| format!("{}{s}", m.templates[*i].name))
-        .collect();
+    let mut elements = agent_elements(m, &agents);
     elements.push(m.env.name.clone());
     let what = format!(
         "S({}) of {}",
@@ -242,9 +237,25 @@ fn environment_edges(l: &Loaded, ae_labels: &[Vec<(usize, String)>]) -> Vec<Json
     es
 }
 
+/// The concrete agents, `counts[i]` of template `i`, each with its suffix
+/// `_{i+1}_{j+1}`.
+pub(super) fn concrete_agents(counts: &[usize]) -> Vec<(usize, String)> {
+    (0..counts.len())
+        .flat_map(|i| (0..counts[i]).map(move |j| (i, format!("_{}_{}", i + 1, j + 1))))
+        .collect()
+}
+
+/// The automata names of the concrete `agents`, in their order.
+pub(super) fn agent_elements(m: &Model, agents: &[(usize, String)]) -> Vec<String> {
+    agents
+        .iter()
+        .map(|(i, s)| format!("{}{s}", m.templates[*i].name))
+        .collect()
+}
+
 /// The agent-environment labels of the concrete agents, per action, each
 /// with the index of its agent's automaton.
-fn agent_labels(m: &Model, agents: &[(usize, String)]) -> Vec<Vec<(usize, String)>> {
+pub(super) fn agent_labels(m: &Model, agents: &[(usize, String)]) -> Vec<Vec<(usize, String)>> {
     (0..m.actions.len())
         .map(|a| match m.actions[a].ty {
             ActionType::AgentEnvironment => agents
