@@ -1,6 +1,6 @@
-//! delta of an automaton as one flat table of moves with an offset per state
-//! (compressed rows): a 10^6-state automaton holds its moves in one
-//! allocation instead of one per state.
+//! The transition function delta of an automaton as one flat table of
+//! moves with an offset per state (compressed rows): a 10^6-state automaton
+//! holds its moves in one allocation instead of one per state.
 
 use serde::{Deserialize, Serialize};
 use std::ops::{Index, IndexMut};
