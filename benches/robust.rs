@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use mavis::robust::game::{verify, Game};
-use mavis::robust::model::{Automaton, Metric, MetricKind, Move, Objective, Points};
+use mavis::robust::model::{Automaton, Metric, MetricKind, NewMove, Objective, Points};
 use mavis::robust::{reach, spm, zielonka};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -17,7 +17,7 @@ pub fn random_automaton(n: usize, seed: u64) -> Automaton {
         .collect();
     let near =
         |r: &mut StdRng, q: usize| ((q as i64 + r.gen_range(-50..=50)).rem_euclid(n as i64)) as u32;
-    let moves: Vec<Vec<Move>> = (0..n)
+    let moves: Vec<Vec<NewMove>> = (0..n)
         .map(|q| {
             (0..2)
                 .map(|a| {
@@ -25,7 +25,7 @@ pub fn random_automaton(n: usize, seed: u64) -> Automaton {
                     let disturbed = (1..=2)
                         .map(|x| (x as u32, near(&mut r, nominal as usize)))
                         .collect();
-                    Move {
+                    NewMove {
                         input: a,
                         nominal,
                         disturbed,
@@ -158,6 +158,11 @@ fn goals(c: &mut Criterion) {
         unreachable!()
     };
     group.bench_function("ma_solve_1e6_states", |b| b.iter(|| reach::solve(&a, &f)));
+    // The same automaton in the binary form of `mavis robust convert`.
+    let bytes = mavis::robust::binary::write(&a).expect("coordinates");
+    group.bench_function("mab_parse_1e6_states", |b| {
+        b.iter(|| mavis::robust::binary_read::read("grid.mab", &bytes).expect("valid"))
+    });
     let g = random_game(1_000_000, 1000, 3);
     group.bench_function("zielonka_verified_1e6_nodes_1e3_prio", |b| {
         b.iter(|| {

@@ -5,7 +5,9 @@
 //! Group `timed_layered_random`: layered search against breadth-first search
 //! on seeded random MAPT of the general shape (deadlines that may decrease,
 //! as in the models of issue 19), not the CAV family: expansions against
-//! distinct states, and the states held at the peak.
+//! distinct states, and the states held at the peak. With
+//! `TIMED_RANDOM_MODELS_DIR=DIR` it also writes the models there as
+//! `random<seed>.mapt`, for `mavis timed check` under `/usr/bin/time`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use mavis::timed::check::{run_query, RunOptions};
@@ -203,39 +205,57 @@ pub fn random_mapt(seed: u64, agents: usize, len: usize, period: std::ops::Range
     text
 }
 
-/// Layered search (border memory, recent-layer caches of several sizes)
-/// against breadth-first search on random MAPT (3 agents, periods 5..25,
-/// accelerated semantics) of 2e3-4e5 states: prints
-/// expansions / distinct states and the peak held against bfs's, checks that
-/// both searches find the same number of distinct states, and times both.
+/// Layered search (border memory with a recent-layer cache of 10^4
+/// states; the sweep-line search with three progress measures) against
+/// breadth-first search on random MAPT (3 agents, periods 5..25,
+/// accelerated semantics, no horizon) of 2e3-4e5 states: prints expansions
+/// / distinct states and the peak held against bfs's, checks that every
+/// search finds the distinct states bfs finds, and times bfs and the sweep.
 fn layered_random(c: &mut Criterion) {
     use mavis::timed::explore::{Control, Stats};
+    use mavis::timed::progress::Measure;
     use mavis::timed::search::explore;
     use mavis::timed::semantics::Semantics;
     let mut g = c.benchmark_group("timed_layered_random");
     g.sample_size(10)
         .measurement_time(Duration::from_secs(3))
         .warm_up_time(Duration::from_millis(300));
-    let run = |m: &mavis::timed::model::Model, kind, search, recent, cap| -> Stats {
-        let sem = Semantics::new(m, kind, None);
-        let opts = Options {
-            search,
-            memory: Memory::Border,
-            heuristic: Heuristic::None,
-            pacemaker: mavis::timed::run::default_pacemaker(m),
-            recent_states: recent,
-            max_states: cap,
-            deadline: None,
-        };
-        explore(&sem, &opts, &mut |_, _| Ok(Control::Continue)).expect("explores")
+    let options = |search, memory, pacemaker, cap| Options {
+        search,
+        memory,
+        heuristic: Heuristic::None,
+        pacemaker,
+        recent_states: 10_000,
+        max_states: cap,
+        deadline: None,
     };
     let kind = SemanticsKind::Accelerated;
+    let run = |m: &mavis::timed::model::Model, search, memory, cap| -> Stats {
+        let sem = Semantics::new(m, kind, None);
+        let o = options(search, memory, mavis::timed::run::default_pacemaker(m), cap);
+        explore(&sem, &o, &mut |_, _| Ok(Control::Continue)).expect("explores")
+    };
+    let run_sweep = |m: &mavis::timed::model::Model, measure, pacemaker| -> Stats {
+        let sem = Semantics::new(m, kind, None);
+        let o = options(
+            Search::Layered,
+            Memory::Sweep(measure),
+            pacemaker,
+            20_000_000,
+        );
+        explore(&sem, &o, &mut |_, _| Ok(Control::Continue)).expect("explores")
+    };
     let mut timed = 0;
     for seed in 1..=12u64 {
         let text = random_mapt(seed, 3, 3, 5..25);
         let m = load_str("random.mapt", &text, HashMap::new()).expect("valid model");
+        if let Some(dir) = std::env::var_os("TIMED_RANDOM_MODELS_DIR") {
+            // For measuring the CLI's peak memory on the same models.
+            let path = std::path::Path::new(&dir).join(format!("random{seed}.mapt"));
+            std::fs::write(path, &text).expect("the models' directory is writable");
+        }
         // Models of 2e3 to 4e5 states (the others are skipped, and said so).
-        let bfs = run(&m, kind, Search::Bfs, 0, 400_000);
+        let bfs = run(&m, Search::Bfs, Memory::Full, 400_000);
         if !bfs.complete || bfs.expanded < 2_000 {
             eprintln!(
                 "random{seed}: skipped ({} states, complete {})",
@@ -243,28 +263,49 @@ fn layered_random(c: &mut Criterion) {
             );
             continue;
         }
-        for recent in [1_000usize, 10_000, 100_000] {
-            let l = run(&m, kind, Search::Layered, recent, 20_000_000);
+        let shortest = mavis::timed::run::default_pacemaker(&m);
+        let longest = mavis::timed::run::default_sweep_pacemaker(&m);
+        let variants = [
+            (
+                "border-10000",
+                run(&m, Search::Layered, Memory::Border, 20_000_000),
+            ),
+            (
+                "sweep-shortest",
+                run_sweep(&m, Measure::Pacemaker, shortest),
+            ),
+            ("sweep-longest", run_sweep(&m, Measure::Pacemaker, longest)),
+            (
+                "sweep-hyperperiod",
+                run_sweep(&m, Measure::Hyperperiod, shortest),
+            ),
+        ];
+        for (name, l) in variants {
             assert!(l.complete);
-            assert_eq!(l.distinct, bfs.expanded, "seed {seed}: distinct states");
+            assert_eq!(
+                l.distinct, bfs.expanded,
+                "seed {seed} {name}: distinct states"
+            );
             eprintln!(
-                "random{seed} recent {recent}: distinct {} expansions {} ({:.2}x) peak held {} against bfs {} (1/{:.1}), layers {}",
+                "random{seed} {name}: distinct {} expansions {} ({:.2}x) peak held {} against bfs {} (1/{:.1}), links {}, layers {} sweeps {}",
                 bfs.expanded,
                 l.expanded,
                 l.expanded as f64 / bfs.expanded as f64,
                 l.peak_stored,
                 bfs.peak_stored,
                 bfs.peak_stored as f64 / l.peak_stored.max(1) as f64,
-                l.layers
+                l.peak_links,
+                l.layers,
+                l.sweeps
             );
         }
         if timed < 2 && bfs.expanded < 50_000 {
             timed += 1;
             g.bench_function(format!("random{seed}/bfs"), |b| {
-                b.iter(|| run(&m, kind, Search::Bfs, 0, 20_000_000))
+                b.iter(|| run(&m, Search::Bfs, Memory::Full, 20_000_000))
             });
-            g.bench_function(format!("random{seed}/layered"), |b| {
-                b.iter(|| run(&m, kind, Search::Layered, 10_000, 20_000_000))
+            g.bench_function(format!("random{seed}/sweep"), |b| {
+                b.iter(|| run_sweep(&m, Measure::Pacemaker, longest))
             });
         }
     }

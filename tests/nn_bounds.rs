@@ -9,7 +9,8 @@ use mavis::milp::{
     SolveOptions, Status,
 };
 use mavis::nn::{
-    interval_bounds, load, symbolic_bounds, Activation, InputBox, Layer, Network, NetworkBounds,
+    interval_bounds, load, symbolic_bounds, symbolic_bounds_within, Activation, InputBox, Layer,
+    Network, NetworkBounds,
 };
 use ndarray::{Array1, Array2};
 
@@ -404,6 +405,30 @@ proptest! {
         for b in [&i, &s, &t] {
             contains_samples(b, &net, &pts).map_err(TestCaseError::fail)?;
         }
+    }
+
+    /// Over a sub-box, the bounds refined from the parent box's lie within
+    /// the parent's and contain every sample of the sub-box; and a ReLU
+    /// stable over the parent stays stable.
+    #[test]
+    fn refined_bounds_of_a_sub_box_nest_and_contain_samples(
+        (net, input) in small_net(),
+        cut in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0), 1..=3),
+        seed in any::<u64>(),
+    ) {
+        let parent = symbolic_bounds(&net, &input);
+        let (lo, hi): (Vec<f64>, Vec<f64>) = input.lo.iter().zip(&input.hi).enumerate().map(|(i, (l, h))| {
+            let (a, b) = cut[i % cut.len()];
+            let (a, b) = (a.min(b), a.max(b));
+            (l + a * (h - l), l + b * (h - l))
+        }).unzip();
+        let sub = InputBox::new(lo, hi).unwrap();
+        let refined = symbolic_bounds_within(&net, &sub, &parent);
+        prop_assert!(refined.within(&parent, 0.0), "refined looser than the parent");
+        prop_assert!(refined.unstable_count() <= parent.unstable_count());
+        contains_samples(&refined, &net, &samples(&sub, 200, seed)).map_err(TestCaseError::fail)?;
+        // Not looser than the sub-box's own interval bounds either (one interval step per layer).
+        prop_assert!(refined.within(&interval_bounds(&net, &sub), 1e-9));
     }
 
     /// The MILP maximum (and minimum) is >= (<=) every sample and attained by

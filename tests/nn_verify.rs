@@ -243,3 +243,35 @@ fn highs_nodes_and_lp_iterations_are_reported() {
         }
     }
 }
+
+/// `-vv` shows HiGHS's log on standard error, never on standard output
+/// (which carries the report, here JSON that must still parse).
+#[test]
+fn highs_log_goes_to_stderr_with_vv() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = cli::repo("tests/fixtures/mlp_2_16_16_3.onnx");
+    let prop = dir.path().join("c1.vnnlib");
+    let text = "(declare-const X_0 Real)\n(declare-const X_1 Real)\n(declare-const Y_0 Real)\n\
+         (declare-const Y_1 Real)\n(declare-const Y_2 Real)\n(assert (>= X_0 -1))\n\
+         (assert (<= X_0 1))\n(assert (>= X_1 -1))\n(assert (<= X_1 1))\n\
+         (assert (>= (- Y_0 Y_1) 1))\n";
+    std::fs::write(&prop, text).unwrap();
+    let prop = prop.display().to_string();
+    let args = [
+        "nn",
+        "verify",
+        &net,
+        &prop,
+        "--milp-unstable",
+        "100",
+        "--format",
+        "json",
+    ];
+    let quiet = cli::run(&args).expect_code(0);
+    assert!(!quiet.stderr.contains("Solving report"), "{}", quiet.stderr);
+    let loud: Vec<&str> = args.iter().copied().chain(["-vv"]).collect();
+    let run = cli::run(&loud).expect_code(0);
+    assert!(run.stderr.contains("Solving report"), "{}", run.stderr);
+    assert!(!run.stdout.contains("HiGHS"), "{}", run.stdout);
+    assert_eq!(run.json()["verdict"], "holds");
+}

@@ -312,9 +312,9 @@ fn buchi_laws_no_disturbance_scaling_monotone() {
         // Without disturbances the radius is 0 exactly when F can be visited
         // infinitely often nominally (then the plan alone wins).
         let mut calm = b.clone();
-        for m in calm.moves.all_mut() {
-            m.disturbed.clear();
-        }
+        let mut lists = calm.moves.to_lists();
+        lists.iter_mut().flatten().for_each(|m| m.disturbed.clear());
+        calm.moves = mavis::robust::model::MoveTable::from_lists(lists);
         calm.gamma = calm.least_gamma();
         let c = omega::solve(&calm).unwrap();
         if let Some(c) = &c {
@@ -337,7 +337,9 @@ fn buchi_laws_no_disturbance_scaling_monotone() {
                 more.disturbances.push("extra".into());
                 let x = (more.disturbances.len() - 1) as u32;
                 let t = r.gen_range(0..more.len()) as u32;
-                more.moves[q][0].disturbed.push((x, t));
+                let mut lists = more.moves.to_lists();
+                lists[q][0].disturbed.push((x, t));
+                more.moves = mavis::robust::model::MoveTable::from_lists(lists);
                 more.gamma = more.least_gamma();
                 if let Some(m) = omega::solve(&more).unwrap() {
                     assert!(m.radius >= base.radius, "case {case}");

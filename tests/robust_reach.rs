@@ -3,7 +3,7 @@
 
 mod robust_common;
 
-use mavis::robust::model::{Move, Objective};
+use mavis::robust::model::{MoveTable, Objective};
 use mavis::robust::{clf, minmax, reach};
 use robust_common::*;
 
@@ -75,14 +75,19 @@ fn dijkstra_matches_plain_iteration() {
     }
 }
 
+/// The same moves without their disturbed successors.
+fn without_disturbances(t: &MoveTable) -> MoveTable {
+    let mut lists = t.to_lists();
+    lists.iter_mut().flatten().for_each(|m| m.disturbed.clear());
+    MoveTable::from_lists(lists)
+}
+
 #[test]
 fn no_disturbance_is_the_classical_attractor() {
     let mut r = rng(3);
     for case in 0..100 {
         let mut a = random_automaton(&mut r, 4 + case % 15, 2, 0);
-        for m in a.moves.all_mut() {
-            m.disturbed.clear();
-        }
+        a.moves = without_disturbances(&a.moves);
         let f = target(&a);
         let sol = reach::solve(&a, &f);
         let steps = reach::nominal_steps(&a, &f);
@@ -135,8 +140,9 @@ fn adding_a_disturbance_never_lowers_the_bound() {
         let t = r.gen_range(0..a.len()) as u32;
         a.disturbances.push("extra".into());
         let x = (a.disturbances.len() - 1) as u32;
-        let m: &mut Move = &mut a.moves[q][i];
-        m.disturbed.push((x, t));
+        let mut lists = a.moves.to_lists();
+        lists[q][i].disturbed.push((x, t));
+        a.moves = MoveTable::from_lists(lists);
         a.gamma = a.least_gamma();
         let after = reach::solve(&a, &f).opt;
         for s in 0..a.len() {

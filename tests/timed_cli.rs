@@ -106,6 +106,33 @@ fn searches_and_semantics_agree_on_the_minimal_gap() {
     assert!(values.iter().all(|x| x == &values[0]), "{values:?}");
 }
 
+/// `--memory sweep` and `sweep-hyperperiod`: bfs's value and distinct
+/// states; under a horizon one sweep, each state expanded once.
+#[test]
+fn the_sweep_line_search_agrees_with_bfs() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["timed", "check", PLATOON2, "--horizon", "400"];
+        args.extend(["--query", "min x1 - x2"]);
+        args.extend(extra);
+        json_of(&args)
+    };
+    let (bfs, code) = run(&["--search", "bfs"]);
+    assert_eq!(code, 0);
+    let bfs = &bfs["results"]["queries"][0];
+    for memory in ["sweep", "sweep-hyperperiod"] {
+        let (v, code) = run(&["--search", "layered", "--memory", memory]);
+        assert_eq!(code, 0, "{v}");
+        let q = &v["results"]["queries"][0];
+        assert_eq!(q["value"], bfs["value"], "{memory}");
+        assert_eq!(
+            (&q["states"], &q["distinct"]),
+            (&bfs["states"], &bfs["states"])
+        );
+        assert_eq!(q["sweeps"], 1, "{memory}");
+        assert!(q["peak_stored"].as_u64() < bfs["peak_stored"].as_u64());
+    }
+}
+
 #[test]
 fn limits_give_unknown() {
     let (v, code) = json_of(&[

@@ -9,12 +9,21 @@ base the west end of the top row.
 
     gen_grid.py                      # the bundled 7 x 3 examples, here
     gen_grid.py --width 1000 --height 1000 --out-dir /tmp/grid   # 10^6 states
+    gen_grid.py --width 1000 --height 1000 --out-dir /tmp/grid --binary   # and .mab files
+
+--binary also writes grid_reach.mab and grid_patrol.mab, the compact binary form
+of `mavis robust convert` (byte for byte what it writes from the .ma files; its
+layout is documented in src/robust/binary.rs).
 
 Any other size needs --out-dir: a 1000 x 1000 grid is 3 files of 166 MB, which
 should not land in the current directory (often the repository) by default."""
 
 import argparse
 import os
+import struct
+from array import array
+
+INPUTS = ["N", "S", "E", "W", "swim"]
 
 
 def name(x, y):
@@ -63,6 +72,51 @@ class Grid:
                 f.write(line + "\n")
         f.write(objective + "\n")
 
+    def successors(self, x, y):
+        """(input, nominal successor, gust successor or None) of each move of (x, y), in file order."""
+        if y == 0:
+            return [("swim", (x - 1, 0), None)] if x > 0 else [("N", (0, 1), None)]
+        out = []
+        for inp, (dx, dy) in [("N", (0, 1)), ("S", (0, -1)), ("E", (1, 0)), ("W", (-1, 0))]:
+            t = (x + dx, y + dy)
+            if self.free(*t):
+                g = (t[0], t[1] - 1)
+                out.append((inp, t, g if inp == "E" and self.free(*g) else None))
+        return out
+
+    def write_binary(self, f, sets, objective_code):
+        """The binary form (src/robust/binary.rs, version 1) with a reach (0) or
+        generalised Buchi (2) objective over the given sets of cells."""
+        cells = self.cells()
+        index = {c: i for i, c in enumerate(cells)}
+        names = [name(x, y).encode() for (x, y) in cells]
+        u32 = lambda v: struct.pack("<I", v)
+        string = lambda s: u32(len(s.encode())) + s.encode()
+        f.write(b"MAVISMAB" + u32(1) + string("grid") + bytes([1]) + u32(len(cells)) + u32(2))
+        ends, end = array("I"), 0
+        for n in names:
+            end += len(n)
+            ends.append(end)
+        f.write(ends.tobytes() + b"".join(names))
+        f.write(array("d", [float(v) for c in cells for v in c]).tobytes())
+        f.write(bytes([0]) + u32(index[(0, 1)]))
+        f.write(u32(len(INPUTS)) + b"".join(string(i) for i in INPUTS) + u32(1) + string("gust"))
+        rows, moves, pairs = array("I"), array("I"), array("I")
+        for c in cells:
+            succ = self.successors(*c)
+            rows.append(len(succ))
+            for inp, t, g in succ:
+                moves.extend([INPUTS.index(inp), index[t], 0 if g is None else 1])
+                if g is not None:
+                    pairs.extend([1, index[g]])
+        f.write(u32(len(moves) // 3) + u32(len(pairs) // 2))
+        f.write(rows.tobytes() + moves.tobytes() + pairs.tobytes())
+        f.write(bytes([objective_code]))
+        if objective_code == 2:
+            f.write(u32(len(sets)))
+        for s in sets:
+            f.write(u32(len(s)) + array("I", sorted(index[c] for c in s)).tobytes())
+
     def naive(self):
         """The naive shortest path: straight east along row 1 (and out of the river when swept)."""
         lines = [f"{name(x, 1)} -> E;" for x in range(self.w - 1)]
@@ -77,6 +131,7 @@ def main():
     ap.add_argument("--width", type=int, default=7, help="cells per row (at least 3)")
     ap.add_argument("--height", type=int, default=3, help="rows (at least 3)")
     ap.add_argument("--out-dir", help="where the three files go (default: here, for the 7 x 3 grid only)")
+    ap.add_argument("--binary", action="store_true", help="also write grid_reach.mab and grid_patrol.mab")
     args = ap.parse_args()
     if args.width < 3 or args.height < 3:
         ap.error("the grid needs at least 3 x 3 cells (a river, the dock's row and the walls' row)")
@@ -95,6 +150,13 @@ def main():
                       f"Patrol: visit base {base} and dock {dock} forever")
     with open(os.path.join(args.out_dir, "naive.strat"), "w") as f:
         f.write(g.naive())
+    if args.binary:
+        assert array("I").itemsize == 4 and array("d").itemsize == 8 and struct.pack("=I", 1) == struct.pack("<I", 1), \
+            "the binary form needs 4-byte little-endian unsigned ints"
+        with open(os.path.join(args.out_dir, "grid_reach.mab"), "wb") as f:
+            g.write_binary(f, [[g.dock]], 0)
+        with open(os.path.join(args.out_dir, "grid_patrol.mab"), "wb") as f:
+            g.write_binary(f, [[g.base], [g.dock]], 2)
 
 
 if __name__ == "__main__":

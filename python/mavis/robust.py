@@ -55,3 +55,13 @@ def faults(model: PathLike, period: Union[str, range, tuple[int, int]] = (1, 10)
         period = f"{period[0]}..{period[1]}"
     options = {"period": period, "plot": plot, "set": _call.assignments(set)}
     return _call.run(_call.argv("robust", "faults", [model], options, timeout))
+
+
+def convert(model: PathLike, output: PathLike, *, set: Optional[Mapping[str, Any]] = None) -> Report:
+    """Writes a metric automaton in the compact binary form `.mab`, which
+    every robust command reads fast (`mavis robust convert`).
+
+    >>> mavis.robust.convert("examples/robust/grid_reach.ma", "grid_reach.mab").results
+    """
+    options = {"output": output, "set": _call.assignments(set)}
+    return _call.run(_call.argv("robust", "convert", [model], options))

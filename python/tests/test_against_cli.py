@@ -1,7 +1,9 @@
 """Every function of the package against the CLI's JSON report on the same
 inputs: equal verdicts, results, witnesses, models and warnings (timings
 differ from run to run and are left out)."""
+import os
 import subprocess
+import tempfile
 
 import pytest
 
@@ -16,6 +18,7 @@ SWARM = "examples/foraging/foraging.swarm"
 FAULTS = "examples/foraging/foraging.faults"
 PLATOON = "examples/cav/platoon2.mapt"
 GRID = "examples/robust/grid_reach.ma"
+GRID_MAB = os.path.join(tempfile.gettempdir(), "mavis_test_against_cli_grid_reach.mab")
 
 CASES = {
     "lang eval": (lambda: mavis.lang.eval("clamp(3 - 2*N, 0, 4)", set={"N": 1}),
@@ -72,6 +75,8 @@ CASES = {
                      ["robust", "check", GRID, "--strategy", "examples/robust/naive.strat"]),
     "robust parity": (lambda: mavis.robust.parity("examples/robust/game.pg", solver="spm"),
                       ["robust", "parity", "examples/robust/game.pg", "--solver", "spm"]),
+    "robust convert": (lambda: mavis.robust.convert(GRID, GRID_MAB),
+                       ["robust", "convert", GRID, "--output", GRID_MAB]),
     "robust faults": (lambda: mavis.robust.faults("examples/robust/icy_ramp.ma", period=(1, 4)),
                       ["robust", "faults", "examples/robust/icy_ramp.ma", "--period", "1..4"]),
 }

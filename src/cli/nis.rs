@@ -4,7 +4,7 @@ use super::grid::TableFormatArg;
 use super::Given;
 use crate::lang;
 use crate::milp::{EncodeOptions, SolveOptions};
-use crate::nis::encode::MilpOptions;
+use crate::nis::encode::{MilpOptions, SplitOptions};
 use crate::nis::procedures::{Procedure, VerifyOptions};
 use crate::nis::table::{self, Decide, TableGrid, TableLook};
 use crate::nis::{self, reports, EngineChoice, LoadOptions};
@@ -44,6 +44,16 @@ pub struct MilpArgs {
     #[arg(long = "obbt-budget", value_name = "SECONDS", default_value_t = 0.0,
           value_parser = parse_budget)]
     pub obbt_budget: f64,
+    /// MILP decider, universal sentences over an interval of initial
+    /// states: seconds for the MILP over one box of initial states before
+    /// the box is halved (docs/nis.md, input splitting).
+    #[arg(long = "split-budget", value_name = "SECONDS", default_value_t = 2.0,
+          value_parser = parse_budget)]
+    pub split_budget: f64,
+    /// MILP decider: how many times a box of initial states may be halved
+    /// (0: no splitting, one MILP over the whole initial set).
+    #[arg(long = "split-depth", value_name = "N", default_value_t = 12)]
+    pub split_depth: usize,
 }
 
 /// A budget in seconds: finite and not negative.
@@ -72,6 +82,10 @@ impl MilpArgs {
                 ..EncodeOptions::default()
             },
             solve,
+            split: SplitOptions {
+                budget: Duration::from_secs_f64(self.split_budget),
+                max_depth: self.split_depth,
+            },
             ..MilpOptions::default()
         }
     }

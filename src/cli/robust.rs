@@ -2,6 +2,7 @@
 
 use crate::lang;
 use crate::report::{Report, RunContext, RunError};
+use crate::robust::convert::convert_report;
 use crate::robust::faults_report::{faults_report, FaultsLook};
 use crate::robust::run::{check_report, solve_report};
 use crate::robust::run_games::{parity_report, Solver};
@@ -46,7 +47,7 @@ pub enum RobustCmd {
         after_help = "Examples:\n  mavis robust solve examples/robust/grid_reach.ma\n  mavis robust solve examples/robust/grid_patrol.ma --format json\n  mavis robust solve examples/robust/grid_reach.ma --strategy-out best.strat"
     )]
     Solve {
-        /// The metric automaton (.ma text or JSON).
+        /// The metric automaton (.ma text, JSON, or the binary form of `robust convert`).
         model: PathBuf,
         /// Constants: NAME=VALUE (repeatable).
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
@@ -84,6 +85,19 @@ pub enum RobustCmd {
         /// Write the solution in PGSolver's `paritysol` format.
         #[arg(long, value_name = "FILE")]
         solution: Option<PathBuf>,
+    },
+    /// Write a model in the compact binary form (`.mab`), which every robust command reads fast.
+    #[command(
+        after_help = "Example:\n  mavis robust convert examples/robust/grid_reach.ma -o grid_reach.mab\n  mavis robust solve grid_reach.mab"
+    )]
+    Convert {
+        /// The metric automaton (.ma text, JSON or binary), with coordinates.
+        model: PathBuf,
+        /// Where the binary form goes.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+        #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
+        set: Vec<lang::Assignment>,
     },
     /// Transient faults at most once every T steps: the bound against T, as a table and plot.
     #[command(
@@ -140,6 +154,9 @@ pub fn run(cmd: RobustCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 SolverArg::Spm => Solver::ProgressMeasures,
             };
             parity_report(&game, solver, solution.as_deref(), ctx)
+        }
+        RobustCmd::Convert { model, output, set } => {
+            convert_report(&model, super::set_constants(&set, ctx)?, &output)
         }
         RobustCmd::Faults {
             model,

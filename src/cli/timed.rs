@@ -5,6 +5,7 @@ use crate::report::{Report, RunContext, RunError};
 use crate::timed::check::RunOptions;
 use crate::timed::explore::{Heuristic, Memory, Options, Search};
 use crate::timed::export::Target;
+use crate::timed::progress::Measure;
 use crate::timed::query::parse_heuristic;
 use crate::timed::run::{self, Horizon, QuerySelection};
 use crate::timed::semantics::SemanticsKind;
@@ -87,6 +88,12 @@ pub enum MemoryArg {
     Border,
     Layer,
     Full,
+    /// Sweep-line search; progress: the time under --horizon, else the
+    /// pacemaker's clock (default pacemaker: the longest period).
+    Sweep,
+    /// Sweep-line search; progress: the time under --horizon, else the
+    /// phase of every clock in the hyperperiod.
+    SweepHyperperiod,
 }
 
 /// Exploration options shared by the verbs that search.
@@ -102,7 +109,8 @@ pub struct ExploreArgs {
     /// Bound runs: time units (`100`) or pacemaker periods (`5p`).
     #[arg(long, value_parser = Horizon::parse)]
     horizon: Option<Horizon>,
-    /// The agent whose resets delimit layers (default: shortest period).
+    /// The agent whose resets delimit layers (default: shortest period; for
+    /// `--memory sweep`, whose clock is the progress: the longest period).
     #[arg(long)]
     pacemaker: Option<String>,
     /// Explore states minimising this expression first.
@@ -153,6 +161,58 @@ fn write_out(output: Option<PathBuf>, text: &str, mut r: Report) -> Result<Repor
     Ok(r)
 }
 
+/// The search options of `mavis timed check`, checked against the model.
+fn run_options(
+    m: &crate::timed::model::Model,
+    opts: &ExploreArgs,
+    ctx: &RunContext,
+) -> Result<RunOptions, RunError> {
+    let memory = match opts.memory {
+        MemoryArg::Border => Memory::Border,
+        MemoryArg::Layer => Memory::Layer,
+        MemoryArg::Full => Memory::Full,
+        MemoryArg::Sweep => Memory::Sweep(Measure::Pacemaker),
+        MemoryArg::SweepHyperperiod => Memory::Sweep(Measure::Hyperperiod),
+    };
+    let pacemaker = match &opts.pacemaker {
+        Some(n) => run::agent_named(m, n)?,
+        None => run::default_pacemaker_for(m, memory),
+    };
+    let heuristic = match (&opts.minimize, &opts.maximize, opts.random) {
+        (Some(e), _, _) => Heuristic::Minimize(parse_heuristic(m, e)?),
+        (_, Some(e), _) => Heuristic::Maximize(parse_heuristic(m, e)?),
+        (_, _, true) => Heuristic::Random(opts.seed),
+        _ => Heuristic::None,
+    };
+    let horizon = opts.horizon.map(|h| h.units(m, pacemaker));
+    if memory == Memory::Layer && horizon.is_none() {
+        return Err(RunError::input(
+            "--memory layer forgets border states: give a --horizon so that the search ends",
+        ));
+    }
+    Ok(RunOptions {
+        semantics: match opts.semantics {
+            SemanticsArg::Plain => SemanticsKind::Plain,
+            SemanticsArg::Accelerated => SemanticsKind::Accelerated,
+        },
+        horizon,
+        explore: Options {
+            search: match opts.search {
+                SearchArg::Bfs => Search::Bfs,
+                SearchArg::Dfs => Search::Dfs,
+                SearchArg::Layered => Search::Layered,
+                SearchArg::BestFirst => Search::BestFirst,
+            },
+            memory,
+            heuristic,
+            pacemaker,
+            max_states: opts.max_states.unwrap_or_else(run::default_max_states),
+            recent_states: opts.recent_states,
+            deadline: ctx.deadline().at(),
+        },
+    })
+}
+
 pub fn run(cmd: TimedCmd, ctx: &RunContext) -> Result<Report, RunError> {
     match cmd {
         TimedCmd::Validate { model, set } => run::validate(&model, overrides(&set, ctx)?),
@@ -163,46 +223,7 @@ pub fn run(cmd: TimedCmd, ctx: &RunContext) -> Result<Report, RunError> {
             name,
         } => {
             let (_, m, mref) = run::load(&model, overrides(&opts.set, ctx)?)?;
-            let pacemaker = match &opts.pacemaker {
-                Some(n) => run::agent_named(&m, n)?,
-                None => run::default_pacemaker(&m),
-            };
-            let heuristic = match (&opts.minimize, &opts.maximize, opts.random) {
-                (Some(e), _, _) => Heuristic::Minimize(parse_heuristic(&m, e)?),
-                (_, Some(e), _) => Heuristic::Maximize(parse_heuristic(&m, e)?),
-                (_, _, true) => Heuristic::Random(opts.seed),
-                _ => Heuristic::None,
-            };
-            let horizon = opts.horizon.map(|h| h.units(&m, pacemaker));
-            let memory = match opts.memory {
-                MemoryArg::Border => Memory::Border,
-                MemoryArg::Layer => Memory::Layer,
-                MemoryArg::Full => Memory::Full,
-            };
-            if memory == Memory::Layer && horizon.is_none() {
-                return Err(RunError::input("--memory layer forgets border states: give a --horizon so that the search ends"));
-            }
-            let run_opts = RunOptions {
-                semantics: match opts.semantics {
-                    SemanticsArg::Plain => SemanticsKind::Plain,
-                    SemanticsArg::Accelerated => SemanticsKind::Accelerated,
-                },
-                horizon,
-                explore: Options {
-                    search: match opts.search {
-                        SearchArg::Bfs => Search::Bfs,
-                        SearchArg::Dfs => Search::Dfs,
-                        SearchArg::Layered => Search::Layered,
-                        SearchArg::BestFirst => Search::BestFirst,
-                    },
-                    memory,
-                    heuristic,
-                    pacemaker,
-                    max_states: opts.max_states.unwrap_or_else(run::default_max_states),
-                    recent_states: opts.recent_states,
-                    deadline: ctx.deadline().at(),
-                },
-            };
+            let run_opts = run_options(&m, &opts, ctx)?;
             let selection = match (query, name.is_empty()) {
                 (Some(q), _) => QuerySelection::Text(q),
                 (None, false) => QuerySelection::Named(name),

@@ -57,6 +57,39 @@ fn mip_node_count(solved: &SolvedModel) -> Option<i64> {
     (status == highs_sys::STATUS_OK).then_some(value)
 }
 
+/// HiGHS's logging callback: writes each log message to stderr. HiGHS's
+/// console is stdout, which carries mavis's report, and a log file opened
+/// by HiGHS (`/dev/stderr`) would truncate a redirected stderr file.
+unsafe extern "C" fn log_to_stderr(
+    kind: std::os::raw::c_int,
+    message: *const std::os::raw::c_char,
+    _out: *const highs_sys::HighsCallbackDataOut,
+    _in: *mut highs_sys::HighsCallbackDataIn,
+    _user: *mut std::os::raw::c_void,
+) {
+    if kind == highs_sys::kHighsCallbackLogging as std::os::raw::c_int && !message.is_null() {
+        // SAFETY: HiGHS passes a NUL-terminated message valid for the call.
+        let text = unsafe { std::ffi::CStr::from_ptr(message) };
+        eprint!("{}", text.to_string_lossy());
+    }
+}
+
+/// Sends `model`'s log (shown when its `output_flag` is set) to stderr.
+fn log_through_stderr(model: &mut highs::Model) -> Result<(), String> {
+    // SAFETY: `model.as_mut_ptr()` is the live Highs instance owned by
+    // `model`; the callback is a plain function that keeps no pointer and
+    // needs no user data (null).
+    let ok = unsafe {
+        let ptr = model.as_mut_ptr();
+        highs_sys::Highs_setCallback(ptr, Some(log_to_stderr), std::ptr::null_mut())
+            == highs_sys::STATUS_OK
+            && highs_sys::Highs_startCallback(ptr, highs_sys::kHighsCallbackLogging)
+                == highs_sys::STATUS_OK
+    };
+    ok.then_some(())
+        .ok_or_else(|| "HiGHS error while setting its logging callback".to_string())
+}
+
 /// The nodes and LP iterations of a solve. For a MIP, HiGHS stores the MIP
 /// solver's `total_lp_iterations` in `simplex_iteration_count` (HiGHS 1.16,
 /// `solveMip` in `HighsSolve.cpp`; there is no `mip_total_lp_iterations`
@@ -102,6 +135,14 @@ pub(super) fn run(
     };
     for (key, value) in options {
         if let Err(why) = apply(&mut model, key, value) {
+            return fail(ResolutionError::Str(why));
+        }
+    }
+    let logs = options
+        .iter()
+        .any(|(key, value)| *key == "output_flag" && matches!(value, HighsOptionValue::Bool(true)));
+    if logs {
+        if let Err(why) = log_through_stderr(&mut model) {
             return fail(ResolutionError::Str(why));
         }
     }

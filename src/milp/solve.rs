@@ -25,9 +25,9 @@ pub struct SolveOptions {
     pub mip_gap: Option<f64>,
     /// Absolute MIP gap (HiGHS's `mip_abs_gap`; its default 1e-6 when `None`).
     pub mip_abs_gap: Option<f64>,
-    /// HiGHS's `output_flag`. Its log is still not shown: the highs crate
-    /// turns console logging off, and HiGHS's console is stdout, which
-    /// carries the report (`-vv` shows mavis's own stages instead).
+    /// HiGHS's `output_flag`: its log goes to standard error through
+    /// HiGHS's logging callback (its console is stdout, which carries the
+    /// report); `-vv` sets it.
     pub verbose: bool,
     /// HiGHS's `mip_feasibility_tolerance` (its default 1e-6 when `None`).
     /// A tighter value also works around wrong "infeasible" answers of HiGHS's

@@ -4,9 +4,9 @@
 //! its linear relaxation; the linear functions are then maximised and
 //! minimised over the box exactly.
 
-use super::bounds::{affine_interval, InputBox, LayerBounds, NetworkBounds};
+use super::bounds::{affine_interval, InputBox, LayerBounds, NetworkBounds, Stability};
 use super::{Activation, Network};
-use ndarray::{Array1, Array2, Zip};
+use ndarray::{Array1, Array2, Axis, Zip};
 
 /// The linear relaxation of `a = relu(z)` for `z` in `[lo, hi]`:
 /// `s_lo z + t_lo <= a <= s_up z + t_up`.
@@ -95,10 +95,42 @@ pub fn symbolic_layer(
     known: &[LayerBounds],
     k: usize,
 ) -> LayerBounds {
+    let rows: Vec<usize> = (0..net.layers()[k].outputs()).collect();
+    let symbolic = back_substitute(net, input, known, k, &rows);
+    if k == 0 {
+        return symbolic;
+    }
+    symbolic.intersect(&interval_step(net, input, known, k))
+}
+
+/// One interval step to layer `k` from layer `k - 1`'s bounds (the input
+/// box's for `k = 0`).
+fn interval_step(net: &Network, input: &InputBox, known: &[LayerBounds], k: usize) -> LayerBounds {
+    let layers = net.layers();
+    let previous = match k {
+        0 => LayerBounds {
+            lo: Array1::from(input.lo.clone()),
+            hi: Array1::from(input.hi.clone()),
+        },
+        _ => known[k - 1].activated(layers[k - 1].activation),
+    };
+    affine_interval(&layers[k].weights, &layers[k].bias, &previous)
+}
+
+/// Back-substituted bounds of the neurons `rows` of layer `k` (in that order).
+fn back_substitute(
+    net: &Network,
+    input: &InputBox,
+    known: &[LayerBounds],
+    k: usize,
+    rows: &[usize],
+) -> LayerBounds {
     let layers = net.layers();
     let layer = &layers[k];
-    let (mut up, mut cu) = (layer.weights.clone(), layer.bias.clone());
-    let (mut low, mut cl) = (layer.weights.clone(), layer.bias.clone());
+    let weights = layer.weights.select(Axis(0), rows);
+    let bias = layer.bias.select(Axis(0), rows);
+    let (mut up, mut cu) = (weights.clone(), bias.clone());
+    let (mut low, mut cl) = (weights, bias);
     for j in (0..k).rev() {
         let below = &layers[j];
         if below.activation == Activation::Relu {
@@ -116,15 +148,10 @@ pub fn symbolic_layer(
         up = up.dot(&below.weights);
         low = low.dot(&below.weights);
     }
-    let symbolic = LayerBounds {
+    LayerBounds {
         lo: concretise(&low, &cl, input, false),
         hi: concretise(&up, &cu, input, true),
-    };
-    if k == 0 {
-        return symbolic;
     }
-    let previous = known[k - 1].activated(layers[k - 1].activation);
-    symbolic.intersect(&affine_interval(&layer.weights, &layer.bias, &previous))
 }
 
 /// Symbolic bounds of every layer. Never looser than [`super::interval_bounds`].
@@ -133,6 +160,36 @@ pub fn symbolic_bounds(net: &Network, input: &InputBox) -> NetworkBounds {
     let mut pre: Vec<LayerBounds> = Vec::with_capacity(net.layers().len());
     for k in 0..net.layers().len() {
         let b = symbolic_layer(net, input, &pre, k);
+        pre.push(b);
+    }
+    NetworkBounds::new(net, input.clone(), pre)
+}
+
+/// Symbolic bounds over `input`, a sub-box of `parent.input`, never looser
+/// than `parent`'s. Over a sub-box the parent's bounds still hold, and a
+/// ReLU stable over the parent stays stable, with the same (exact)
+/// relaxation whatever its bounds: so only the ReLUs unstable over the
+/// parent, and the last layer, are back-substituted again (deep in a branch
+/// and bound, few), the others keep the parent's bounds, tightened by one
+/// interval step.
+pub fn symbolic_bounds_within(
+    net: &Network,
+    input: &InputBox,
+    parent: &NetworkBounds,
+) -> NetworkBounds {
+    assert_eq!(input.len(), net.input_size(), "box size");
+    let layers = net.layers();
+    let mut pre: Vec<LayerBounds> = Vec::with_capacity(layers.len());
+    for (k, layer) in layers.iter().enumerate() {
+        let mut b = parent.pre[k].intersect(&interval_step(net, input, &pre, k));
+        let rows: Vec<usize> = (0..layer.outputs())
+            .filter(|&j| k + 1 == layers.len() || parent.stability(k, j) == Stability::Unstable)
+            .collect();
+        let s = back_substitute(net, input, &pre, k, &rows);
+        for (r, &j) in rows.iter().enumerate() {
+            b.lo[j] = b.lo[j].max(s.lo[r]);
+            b.hi[j] = b.hi[j].min(s.hi[r]);
+        }
         pre.push(b);
     }
     NetworkBounds::new(net, input.clone(), pre)

@@ -371,6 +371,19 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
 
+        /// A number of a part file is read back as the f64 that was written
+        /// (serde_json's `float_roundtrip`; without it a value may come
+        /// back one unit in the last place off, and a merged report would
+        /// differ from the unsharded one).
+        #[test]
+        fn numbers_of_a_part_read_back_exactly(bits in any::<u64>()) {
+            let x = f64::from_bits(bits);
+            prop_assume!(x.is_finite());
+            let text = serde_json::json!({ "value": x }).to_string();
+            let back: Value = serde_json::from_str(&text).unwrap();
+            prop_assert_eq!(back["value"].as_f64().map(f64::to_bits), Some(bits), "{}", text);
+        }
+
         /// Every cell is in exactly one shard; each shard's cost is at most
         /// the mean plus the largest cell's (list scheduling), hence at most
         /// twice the least possible largest shard; with equal costs the

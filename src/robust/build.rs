@@ -101,9 +101,11 @@ fn build_moves(
     let placeholder = Move {
         input: 0,
         nominal: 0,
-        disturbed: Vec::new(),
+        pairs: (0, 0),
     };
     let mut moves = vec![placeholder; first[states]];
+    // The pairs in written order; `from_parts` lays them out in row order if that differs.
+    let mut pairs = Vec::with_capacity(raw.disturbed.len());
     // Where the next move of each state goes.
     let mut next = first[..states].to_vec();
     for t in &raw.transitions {
@@ -126,26 +128,26 @@ fn build_moves(
             );
             return Err(r.at.err(&t.loc, msg));
         }
-        moves[next[q]] = build_move(raw, t, r, input, dist_of)?;
+        moves[next[q]] = build_move(raw, t, r, input, dist_of, &mut pairs)?;
         next[q] += 1;
     }
-    Ok(MoveTable::from_parts(first, moves))
+    Ok(MoveTable::from_parts(first, moves, pairs))
 }
 
 /// The move of a transition with its (resolved) input: its nominal and
-/// disturbed successors checked.
+/// disturbed successors checked, the latter appended to `out`.
 fn build_move(
     raw: &RawModel,
     t: &RawTrans,
     r: &Resolver,
     input: u32,
     dist_of: &[u32],
+    out: &mut Vec<(u32, u32)>,
 ) -> Result<Move, RunError> {
     let name = |s: Sym| r.names.name(s);
     let nominal = r.state(t.to, &t.loc)?;
-    let pairs = raw.disturbed_of(t);
-    let mut disturbed = Vec::with_capacity(pairs.len());
-    for &(x, target) in pairs {
+    let start = out.len();
+    for &(x, target) in raw.disturbed_of(t) {
         let xi = match dist_of[x.0 as usize] {
             NONE => {
                 return Err(r
@@ -159,17 +161,17 @@ fn build_move(
                 .at
                 .err(&t.loc, "the nominal successor (eps) is the one after `->`"));
         }
-        if disturbed.iter().any(|&(y, _)| y == xi) {
+        if out[start..].iter().any(|&(y, _)| y == xi) {
             return Err(r
                 .at
                 .err(&t.loc, format!("disturbance `{}` is given twice", name(x))));
         }
-        disturbed.push((xi, r.state(target, &t.loc)?));
+        out.push((xi, r.state(target, &t.loc)?));
     }
     Ok(Move {
         input,
         nominal,
-        disturbed,
+        pairs: (start as u32, out.len() as u32),
     })
 }
 
@@ -228,7 +230,7 @@ fn check_gamma(
         .collect();
     for (q, ms) in a.moves.iter().enumerate() {
         for m in ms {
-            for &(x, t) in &m.disturbed {
+            for &(x, t) in a.moves.disturbed(m) {
                 let d = a.dist(m.nominal as usize, t as usize);
                 let g = a.gamma[m.nominal as usize];
                 if d > g * (1.0 + 1e-12) + 1e-12 {
@@ -255,7 +257,8 @@ fn check_gamma(
     Ok(())
 }
 
-fn unreachable_warning(a: &Automaton) -> Option<String> {
+/// The warning naming the states not reachable from the initial state, if any.
+pub fn unreachable_warning(a: &Automaton) -> Option<String> {
     let reach = a.reachable();
     let unreachable: Vec<&str> = (0..a.len())
         .filter(|&q| !reach[q])

@@ -5,6 +5,7 @@
 
 use super::model::{Metric, MetricKind, Points};
 use super::raw::{Loc, RawState, Sym};
+use super::repeats::{first_repeated, hash_words};
 use super::resolve::Resolver;
 use crate::lang::Span;
 use crate::report::RunError;
@@ -53,7 +54,12 @@ pub fn build_metric(
         }
     }
     let good = first_bad.as_ref().map_or(states.len(), |(i, _)| *i);
-    if let Some((j, i)) = first_repeated_point(&states[..good], coords) {
+    let point_of = |i: usize| {
+        states[i]
+            .at
+            .map_or(&[][..], |(a, b)| &coords[a as usize..b as usize])
+    };
+    if let Some((j, i)) = first_repeated_point(good, point_of) {
         return Err(r.at.err(&states[i].loc, format!(
             "identity of indiscernibles fails: states `{}` and `{}` have the same coordinates, so d = 0 between distinct states",
             name(&states[j]), name(&states[i])
@@ -75,54 +81,15 @@ pub fn build_metric(
 }
 
 /// The first state (in order) at the same point as an earlier one, with that
-/// earlier one: `(earlier, state)`. Sorting the points instead of hashing them
-/// needs no allocation per state. -0 and +0 are the same point.
-fn first_repeated_point(states: &[RawState], coords: &[f64]) -> Option<(usize, usize)> {
-    let point = |i: usize| {
-        states[i]
-            .at
-            .map_or(&[][..], |(a, b)| &coords[a as usize..b as usize])
-    };
-    let bits = |x: &f64| (x + 0.0).to_bits();
-    // Points of at most 3 coordinates (the usual ones) are sorted as inline
-    // keys (coordinates, dimension, state), without an indirection per comparison.
-    if (0..states.len()).all(|i| point(i).len() <= 3) {
-        let mut keyed: Vec<([u64; 3], u32, u32)> = (0..states.len())
-            .map(|i| {
-                let mut k = [0u64; 3];
-                for (slot, x) in k.iter_mut().zip(point(i)) {
-                    *slot = bits(x);
-                }
-                (k, point(i).len() as u32, i as u32)
-            })
-            .collect();
-        keyed.sort_unstable();
-        // Within a run of equal points the states are in order: the run's
-        // second state is its first repetition.
-        return keyed
-            .windows(2)
-            .filter(|w| w[0].0 == w[1].0 && w[0].1 == w[1].1)
-            .map(|w| (w[0].2 as usize, w[1].2 as usize))
-            .fold(None, |best: Option<(usize, usize)>, (j, i)| match best {
-                Some((_, b)) if b <= i => best,
-                _ => Some((j, i)),
-            });
-    }
-    let key = |i: usize| point(i).iter().map(bits);
-    let mut order: Vec<usize> = (0..states.len()).collect();
-    order.sort_unstable_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
-    let mut best: Option<(usize, usize)> = None;
-    let mut run_start = 0;
-    for k in 1..=order.len() {
-        if k < order.len() && key(order[k]).eq(key(order[run_start])) {
-            if k == run_start + 1 && best.is_none_or(|(_, i)| order[k] < i) {
-                best = Some((order[run_start], order[k]));
-            }
-        } else {
-            run_start = k;
-        }
-    }
-    best
+/// earlier one: `(earlier, state)`. -0 and +0 are the same point. The states
+/// are `0..len`, state i at `point(i)`.
+pub fn first_repeated_point<'p>(
+    len: usize,
+    point: impl Fn(usize) -> &'p [f64],
+) -> Option<(usize, usize)> {
+    let key = |i: usize| point(i).iter().map(|x| (x + 0.0).to_bits());
+    let hash = |i: usize| hash_words(key(i).chain([point(i).len() as u64]));
+    first_repeated(len, hash, |a, b| key(a).cmp(key(b)))
 }
 
 /// An explicit distance table: complete, symmetric, zero exactly on the
@@ -144,7 +111,7 @@ fn build_table(
     let first = distances
         .first()
         .map(|d| d.3.clone())
-        .unwrap_or(Loc::Span(Span::new(0, 0)));
+        .unwrap_or(Loc::span(Span::new(0, 0)));
     let mut flat = vec![0.0; n * n];
     for p in 0..n {
         for q in 0..n {
@@ -288,7 +255,8 @@ mod tests {
                 .map(|(i, p)| p[..dim].iter().map(|&x| if x == 0 && i % 2 == 1 { -0.0 } else { f64::from(x) }).collect())
                 .collect();
             let (raw_states, coords) = states(&points);
-            prop_assert_eq!(first_repeated_point(&raw_states, &coords), brute_force(&points));
+            let point = |i: usize| raw_states[i].at.map_or(&[][..], |(a, b)| &coords[a as usize..b as usize]);
+            prop_assert_eq!(first_repeated_point(raw_states.len(), point), brute_force(&points));
         }
     }
 }

@@ -121,7 +121,7 @@ pub fn check(a: &Automaton, f: &[u32], rank: &[f64]) -> ClfCheck {
     } else {
         for &q in &states {
             for m in &a.moves[q] {
-                for &(_, t) in &m.disturbed {
+                for &(_, t) in a.moves.disturbed(m) {
                     see(m.nominal as usize, t as usize);
                 }
             }

@@ -70,7 +70,7 @@ pub fn parse(text: &str) -> Option<RawModel> {
                 if m.init.is_some() {
                     return None;
                 }
-                m.init = Some((m.names.intern(q), Loc::Span(span)));
+                m.init = Some((m.names.intern(q), Loc::span(span)));
             }
             "trans" => {
                 let t = s.trans(kw.start, &mut m.names, &mut m.disturbed, &mut guess)?;
@@ -81,7 +81,7 @@ pub fn parse(text: &str) -> Option<RawModel> {
                 if m.objective.is_some() {
                     return None;
                 }
-                m.objective = Some((obj, Loc::Span(Span::new(kw.start, s.last))));
+                m.objective = Some((obj, Loc::span(Span::new(kw.start, s.last))));
             }
             _ => return None,
         }
@@ -247,7 +247,7 @@ impl<'a> Scan<'a> {
             at: None,
             gamma: None,
             priority: None,
-            loc: Loc::Span(Span::new(start, start)),
+            loc: Loc::span(Span::new(start, start)),
         };
         loop {
             if self.keyword("at") {
@@ -279,7 +279,7 @@ impl<'a> Scan<'a> {
                 break;
             }
         }
-        s.loc = Loc::Span(Span::new(start, self.last));
+        s.loc = Loc::span(Span::new(start, self.last));
         Some(s)
     }
 
@@ -315,7 +315,7 @@ impl<'a> Scan<'a> {
             input,
             to,
             disturbed: (first, pairs.len() as u32),
-            loc: Loc::Span(Span::new(start, self.last)),
+            loc: Loc::span(Span::new(start, self.last)),
         })
     }
 

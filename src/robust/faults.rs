@@ -3,7 +3,7 @@
 //! (q, c) with c steps to wait before the next fault may strike; after a fault c = T - 1.
 //! T = 1 is the original automaton. The trade-off: the achieved bound against T.
 
-use super::model::{Automaton, Metric, Move, Objective, StateNames};
+use super::model::{Automaton, Metric, NewMove, Objective, StateNames};
 use super::{omega, reach};
 use crate::report::{Deadline, RunError};
 
@@ -26,11 +26,12 @@ pub fn with_period(a: &Automaton, period: usize) -> Automaton {
             moves.push(
                 a.moves[q]
                     .iter()
-                    .map(|m| Move {
+                    .map(|m| NewMove {
                         input: m.input,
                         nominal: node(m.nominal, c.saturating_sub(1)),
                         disturbed: if c == 0 {
-                            m.disturbed
+                            a.moves
+                                .disturbed(m)
                                 .iter()
                                 .map(|&(x, s)| (x, node(s, t - 1)))
                                 .collect()

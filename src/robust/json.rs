@@ -71,7 +71,7 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
             at: s.at.map(|p| RawModel::push_point(&mut coords, &p)),
             gamma: s.gamma,
             priority: s.priority,
-            loc: Loc::Path(format!("states[{i}]").into()),
+            loc: Loc::path(format!("states[{i}]")),
         })
         .collect();
     let syms = |v: Vec<String>, n: &mut Names| -> Vec<Sym> {
@@ -85,10 +85,10 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
         .enumerate()
         .map(|(i, (p, q, d))| {
             let (p, q) = (names.intern_owned(p), names.intern_owned(q));
-            (p, q, d, Loc::Path(format!("distances[{i}]").into()))
+            (p, q, d, Loc::path(format!("distances[{i}]")))
         })
         .collect();
-    let init = Some((names.intern_owned(j.init), Loc::Path("init".into())));
+    let init = Some((names.intern_owned(j.init), Loc::path("init")));
     let mut pairs = Vec::new();
     let mut transitions = Vec::with_capacity(j.transitions.len());
     for (i, t) in j.transitions.into_iter().enumerate() {
@@ -106,7 +106,7 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
             input,
             to,
             disturbed: (first, pairs.len() as u32),
-            loc: Loc::Path(format!("transitions[{i}]").into()),
+            loc: Loc::path(format!("transitions[{i}]")),
         });
     }
     let objective = match j.objective {
@@ -129,7 +129,7 @@ pub fn parse(name: &str, text: &str) -> Result<RawModel, String> {
         disturbances,
         transitions,
         disturbed: pairs,
-        objective: Some((objective, Loc::Path("objective".into()))),
+        objective: Some((objective, Loc::path("objective"))),
     })
 }
 
@@ -183,8 +183,9 @@ pub fn write(a: &Automaton) -> JsonModel {
                     from: a.states[q].to_string(),
                     input: a.inputs[m.input as usize].clone(),
                     to: a.states[m.nominal as usize].to_string(),
-                    disturbed: m
-                        .disturbed
+                    disturbed: a
+                        .moves
+                        .disturbed(m)
                         .iter()
                         .map(|&(x, t)| {
                             (

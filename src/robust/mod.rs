@@ -3,9 +3,12 @@
 //! reachability (the opt* fixed point), Buchi, generalised Buchi and parity
 //! objectives by inflation (notes/robust.md), parity games, transient faults.
 
+pub mod binary;
+pub mod binary_read;
 pub mod build;
 pub mod build_metric;
 pub mod clf;
+pub mod convert;
 pub mod cycles;
 pub mod dense;
 pub mod dense_guess;
@@ -25,6 +28,7 @@ pub mod plot;
 pub mod points;
 pub mod raw;
 pub mod reach;
+pub mod repeats;
 pub mod resolve;
 pub mod run;
 pub mod run_games;
@@ -55,11 +59,17 @@ pub fn load_source(
     build::build(raw, source)
 }
 
-/// Reads a model file.
+/// Reads a model file: the binary form ([`binary`]) if it starts with its
+/// magic bytes, text or JSON otherwise.
 pub fn load(
     path: &std::path::Path,
     consts: &mut Constants,
 ) -> Result<(Automaton, Vec<String>), RunError> {
-    let source = Source::read(path).map_err(|e| RunError::reading(path, e))?;
+    let bytes = crate::lang::source::read_capped(path).map_err(|e| RunError::reading(path, e))?;
+    let name = path.display().to_string();
+    if bytes.starts_with(binary::MAGIC) {
+        return binary_read::read(&name, &bytes);
+    }
+    let source = Source::from_bytes(name, bytes).map_err(|e| RunError::reading(path, e))?;
     load_source(&source, consts)
 }

@@ -1,7 +1,7 @@
 //! The metric automaton A = ((Q, d), q0, Sigma, X, delta, gamma) of the seed
 //! (Section 2), stored sparsely so that 10^6-state automata fit in memory.
 
-pub use super::moves::{Move, MoveTable};
+pub use super::moves::{Move, MoveTable, NewMove};
 pub use super::points::Points;
 pub use super::state_names::StateNames;
 use serde::{Deserialize, Serialize};
@@ -109,15 +109,15 @@ impl Automaton {
     }
 
     /// Post_a(q): every successor of a move (nominal first), possibly with repeats.
-    pub fn post(m: &Move) -> impl Iterator<Item = u32> + '_ {
-        std::iter::once(m.nominal).chain(m.disturbed.iter().map(|&(_, t)| t))
+    pub fn post<'m>(&'m self, m: &Move) -> impl Iterator<Item = u32> + 'm {
+        std::iter::once(m.nominal).chain(self.moves.disturbed(m).iter().map(|&(_, t)| t))
     }
 
     /// The least gamma satisfying d(q^{a,eps}, q^{a,x}) <= gamma(q^{a,eps}) (seed Def. 2.1).
     pub fn least_gamma(&self) -> Vec<f64> {
         let mut g = vec![0.0f64; self.len()];
         for m in self.moves.all() {
-            for &(_, t) in &m.disturbed {
+            for &(_, t) in self.moves.disturbed(m) {
                 let d = self.dist(m.nominal as usize, t as usize);
                 let slot = &mut g[m.nominal as usize];
                 *slot = slot.max(d);
@@ -167,7 +167,7 @@ impl Automaton {
         seen[self.init as usize] = true;
         while let Some(q) = stack.pop() {
             for m in &self.moves[q as usize] {
-                for t in Self::post(m) {
+                for t in self.post(m) {
                     if !seen[t as usize] {
                         seen[t as usize] = true;
                         stack.push(t);

@@ -65,7 +65,7 @@ fn product(a: &Automaton, sets: &[Vec<bool>]) -> Product {
             for (j, m) in a.moves[q].iter().enumerate() {
                 graph.push(
                     (q * k + i) as u32,
-                    Automaton::post(m).map(|t| t * k as u32 + next as u32),
+                    a.post(m).map(|t| t * k as u32 + next as u32),
                 );
                 index.push(j);
             }

@@ -35,7 +35,7 @@ pub fn sorted_distinct(mut v: Vec<f64>) -> Vec<f64> {
 /// region, so a disturbance always lands where recovery is defined.
 pub fn plan_stays_in_region(a: &Automaton, plan: &[Step], region: &[bool]) -> Result<(), String> {
     for &(q, j) in plan {
-        if !Automaton::post(&a.moves[q as usize][j]).all(|t| region[t as usize]) {
+        if !a.post(&a.moves[q as usize][j]).all(|t| region[t as usize]) {
             return Err("internal: plan input can leave the recovery region".into());
         }
     }

@@ -33,7 +33,7 @@ fn arena(a: &Automaton, prio: &[u32]) -> (Game, Vec<usize>) {
         })
         .collect();
     for m in a.moves.all() {
-        let mut s: Vec<u32> = Automaton::post(m).collect();
+        let mut s: Vec<u32> = a.post(m).collect();
         s.sort_unstable();
         s.dedup();
         succs.push(s);

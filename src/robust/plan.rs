@@ -18,7 +18,7 @@ pub fn safe_edges(a: &Automaton, w: &[bool]) -> Vec<Vec<(u32, usize)>> {
             a.moves[q]
                 .iter()
                 .enumerate()
-                .filter(|(_, m)| Automaton::post(m).all(|t| w[t as usize]))
+                .filter(|(_, m)| a.post(m).all(|t| w[t as usize]))
                 .map(|(j, m)| (m.nominal, j))
                 .collect()
         })

@@ -13,7 +13,7 @@ pub fn game_graph(a: &Automaton) -> MoveGraph {
     let mut g = MoveGraph::new(a.len());
     for (q, ms) in a.moves.iter().enumerate() {
         for m in ms {
-            g.push(q as u32, Automaton::post(m));
+            g.push(q as u32, a.post(m));
         }
     }
     g
@@ -27,7 +27,7 @@ pub fn restricted_graph(a: &Automaton, s: &Strategy) -> MoveGraph {
         if s[q].is_empty() {
             continue;
         }
-        let succs: Vec<u32> = s[q].iter().flat_map(|&i| Automaton::post(&ms[i])).collect();
+        let succs: Vec<u32> = s[q].iter().flat_map(|&i| a.post(&ms[i])).collect();
         g.push(q as u32, succs);
     }
     g
@@ -141,7 +141,7 @@ pub fn reachable_under(a: &Automaton, s: &Strategy) -> Vec<bool> {
     seen[a.init as usize] = true;
     while let Some(q) = stack.pop() {
         for &i in &s[q as usize] {
-            for t in Automaton::post(&a.moves[q as usize][i]) {
+            for t in a.post(&a.moves[q as usize][i]) {
                 if !seen[t as usize] {
                     seen[t as usize] = true;
                     stack.push(t);
@@ -214,7 +214,8 @@ pub fn worst_trace(a: &Automaton, s: &Strategy, v: &[f64]) -> Vec<(u32, Option<(
         let mut best: Option<(f64, usize, u32, u32)> = None;
         for &i in &s[q] {
             let m = &a.moves[q][i];
-            let outs = std::iter::once((0u32, m.nominal)).chain(m.disturbed.iter().copied());
+            let outs =
+                std::iter::once((0u32, m.nominal)).chain(a.moves.disturbed(m).iter().copied());
             for (x, t) in outs {
                 if best.is_none_or(|b| v[t as usize] > b.0) {
                     best = Some((v[t as usize], i, x, t));
@@ -250,7 +251,7 @@ pub fn replay_trace(
         let t = if x == 0 {
             Some(m.nominal)
         } else {
-            m.disturbed.iter().find(|d| d.0 == x).map(|d| d.1)
+            a.moves.disturbed(m).iter().find(|d| d.0 == x).map(|d| d.1)
         };
         if t != Some(w[1].0) {
             return Err(format!(

@@ -56,5 +56,5 @@ pub fn positions(symbols: usize, list: &[Sym]) -> Option<Vec<u32>> {
 
 /// The whole file: where errors without a place of their own are reported.
 pub fn whole() -> Loc {
-    Loc::Span(Span::new(0, 0))
+    Loc::span(Span::new(0, 0))
 }

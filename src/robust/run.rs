@@ -51,14 +51,16 @@ pub fn load_model(
     } else {
         b""
     };
-    let source = Source::from_bytes(path.display().to_string(), bytes)
-        .map_err(|e| RunError::reading(path, e))?;
-    let (loaded, sha256) = std::thread::scope(|scope| {
-        let hash = scope.spawn(|| sha256_hex_of(&[mark, source.text().as_bytes()]));
-        let loaded = super::load_source(&source, &mut consts);
-        let sha256 = hash.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (loaded, sha256)
-    });
+    let (loaded, sha256) = if bytes.starts_with(super::binary::MAGIC) {
+        let name = path.display().to_string();
+        hashed_while(&[&bytes], || super::binary_read::read(&name, &bytes))
+    } else {
+        let source = Source::from_bytes(path.display().to_string(), bytes)
+            .map_err(|e| RunError::reading(path, e))?;
+        hashed_while(&[mark, source.text().as_bytes()], || {
+            super::load_source(&source, &mut consts)
+        })
+    };
     let (a, warnings) = loaded?;
     for w in consts.unused_overrides() {
         report
@@ -72,6 +74,16 @@ pub fn load_model(
         networks: Vec::new(),
     });
     Ok(a)
+}
+
+/// `load()`'s result, with the sha256 of `parts` computed on a second thread meanwhile.
+fn hashed_while<T: Send>(parts: &[&[u8]], load: impl FnOnce() -> T) -> (T, String) {
+    std::thread::scope(|scope| {
+        let hash = scope.spawn(|| sha256_hex_of(parts));
+        let loaded = load();
+        let sha256 = hash.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (loaded, sha256)
+    })
 }
 
 /// The states in the order of their names. A JSON object keeps its keys

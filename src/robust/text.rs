@@ -53,14 +53,14 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
             p.expect(Tok::Eq)?;
             let d = number(&mut p, consts)?;
             m.distances
-                .push((a, b, d, Loc::Span(start.to(p.prev_span()))));
+                .push((a, b, d, Loc::span(start.to(p.prev_span()))));
         } else if p.eat_keyword("init") {
             let (q, span) = p.ident()?;
             let q = m.names.intern_owned(q);
             if m.init.is_some() {
                 return Err(p.error(span, "the initial state is declared twice"));
             }
-            m.init = Some((q, Loc::Span(span)));
+            m.init = Some((q, Loc::span(span)));
         } else if p.eat_keyword("trans") {
             transition(&mut p, start, &mut m)?;
         } else if at_objective(&p) {
@@ -68,7 +68,7 @@ pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {
             if m.objective.is_some() {
                 return Err(p.error(start, "the objective is declared twice"));
             }
-            m.objective = Some((obj, Loc::Span(start.to(p.prev_span()))));
+            m.objective = Some((obj, Loc::span(start.to(p.prev_span()))));
         } else {
             return Err(p.unexpected("a declaration (automaton, const, metric, inputs, disturbances, state, distance, init, trans, reach, buchi, gen-buchi, parity)"));
         }
@@ -115,7 +115,7 @@ fn transition(p: &mut Parser, start: Span, m: &mut RawModel) -> LangResult<()> {
             }
         }
     }
-    let loc = Loc::Span(start.to(p.prev_span()));
+    let loc = Loc::span(start.to(p.prev_span()));
     m.transitions.push(RawTrans {
         from,
         input,
@@ -188,7 +188,7 @@ fn state(
         at: None,
         gamma: None,
         priority: None,
-        loc: Loc::Span(start),
+        loc: Loc::span(start),
     };
     loop {
         if p.eat_keyword("at") {
@@ -218,6 +218,6 @@ fn state(
             break;
         }
     }
-    s.loc = Loc::Span(start.to(p.prev_span()));
+    s.loc = Loc::span(start.to(p.prev_span()));
     Ok(s)
 }

@@ -7,6 +7,7 @@
 //! layers it goes depth-first (or best-first) from border state to border
 //! state (in [`super::layered`]).
 
+use super::progress::Measure;
 use super::semantics::{Semantics, State, StateEnv, Step};
 use super::trace::Trace;
 use crate::lang::{eval, TExpr, Value};
@@ -33,6 +34,22 @@ pub enum Memory {
     Layer,
     /// Every state ever met.
     Full,
+    /// The sweep-line search ([`super::sweep`]) with this progress measure:
+    /// the states not behind the sweep and the targets of regress edges.
+    Sweep(Measure),
+}
+
+impl Memory {
+    /// The name of the policy, as `--memory` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Memory::Border => "border",
+            Memory::Layer => "layer",
+            Memory::Full => "full",
+            Memory::Sweep(Measure::Pacemaker) => "sweep",
+            Memory::Sweep(Measure::Hyperperiod) => "sweep-hyperperiod",
+        }
+    }
 }
 
 /// The order in which successors are tried.
@@ -64,13 +81,18 @@ pub struct Options {
 pub struct Stats {
     /// States expanded (a state expanded twice counts twice).
     pub expanded: usize,
-    /// Distinct states among the expanded ones (counted by the layered
-    /// search; the other searches expand each state once, see [`Stats::distinct_states`]).
+    /// Distinct states among the expanded ones (counted by the layered and
+    /// sweep-line searches; the other searches expand each state once, see [`Stats::distinct_states`]).
     pub distinct: usize,
     pub transitions: usize,
     /// The largest number of states held at once (visited sets, layer, frontier, borders).
     pub peak_stored: usize,
     pub layers: usize,
+    /// Sweeps of the sweep-line search.
+    pub sweeps: usize,
+    /// The most links (one step of a witness path, 48 bytes each) the
+    /// sweep-line search held at once, beside its `peak_stored` states.
+    pub peak_links: usize,
     /// States where time cannot pass and nothing can fire.
     pub deadlocks: usize,
     /// False when a limit or the time-out stopped the search.
@@ -80,10 +102,10 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// Distinct states expanded: counted by the layered search, equal to
+    /// Distinct states expanded: counted by the layered and sweep-line searches, equal to
     /// the expansions for the others.
     pub fn distinct_states(&self) -> usize {
-        if self.layers > 0 {
+        if self.layers > 0 || self.sweeps > 0 {
             self.distinct
         } else {
             self.expanded
@@ -134,7 +156,11 @@ impl Scorer {
     }
 
     /// Reorders successors so that the best comes first.
-    fn order(&mut self, sem: &Semantics, succ: &mut Vec<(Step, State)>) -> Result<(), RunError> {
+    pub(super) fn order(
+        &mut self,
+        sem: &Semantics,
+        succ: &mut Vec<(Step, State)>,
+    ) -> Result<(), RunError> {
         match self.heuristic {
             Heuristic::None => {}
             Heuristic::Random(_) => succ.shuffle(&mut self.rng),

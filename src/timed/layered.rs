@@ -76,7 +76,7 @@ impl RecentLayers {
 /// A 64-bit fingerprint of a state (SipHash with fixed keys), to count the
 /// distinct states expanded in 8 bytes each. Used only for counting, never
 /// to prune, so a collision can only make the count low, never hide a state.
-fn fingerprint(s: &State) -> u64 {
+pub(super) fn fingerprint(s: &State) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     s.hash(&mut h);

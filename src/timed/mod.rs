@@ -1,7 +1,7 @@
 //! The timed engine: multi-agent systems with timed periodic tasks (MAPT,
 //! seed 003). Text or JSON -> [`ast::ModelAst`] -> validated [`model::Model`]
 //! -> [`semantics`] (plain or accelerated) -> [`explore`] (bfs, dfs, layered,
-//! best-first) -> [`check`] (EF, AG, nested, max/min) -> report.
+//! best-first; [`sweep`]-line) -> [`check`] (EF, AG, nested, max/min) -> report.
 
 pub mod ast;
 pub mod build;
@@ -13,10 +13,12 @@ pub mod json;
 pub mod layered;
 pub mod model;
 pub mod parse;
+pub mod progress;
 pub mod query;
 pub mod run;
 pub mod search;
 pub mod semantics;
+pub mod sweep;
 pub mod trace;
 
 #[cfg(test)]
@@ -27,6 +29,8 @@ mod tests_accel;
 mod tests_layered;
 #[cfg(test)]
 mod tests_queries;
+#[cfg(test)]
+mod tests_sweep;
 
 use crate::lang::{LangResult, Source, Value};
 use std::collections::HashMap;

@@ -36,7 +36,8 @@ fn layered(
     (stats, seen)
 }
 
-fn reachable(m: &Model, horizon: Option<u64>) -> HashSet<State> {
+/// Every state reachable in the accelerated semantics (bfs over the graph).
+pub(super) fn reachable(m: &Model, horizon: Option<u64>) -> HashSet<State> {
     let sem = Semantics::new(m, SemanticsKind::Accelerated, horizon);
     let g = Graph::build(&sem, 5_000_000, None).unwrap();
     assert!(g.complete);

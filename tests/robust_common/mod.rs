@@ -1,7 +1,7 @@
 //! Random metric automata for the robust engine's tests.
 #![allow(dead_code)]
 
-use mavis::robust::model::{Automaton, Metric, MetricKind, Move, Objective, Points};
+use mavis::robust::model::{Automaton, Metric, MetricKind, NewMove, Objective, Points};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -31,7 +31,7 @@ pub fn random_automaton(r: &mut StdRng, n: usize, inputs: usize, dists: usize) -
                         disturbed.push((x as u32, r.gen_range(0..n) as u32));
                     }
                 }
-                ms.push(Move {
+                ms.push(NewMove {
                     input: a as u32,
                     nominal,
                     disturbed,
@@ -104,7 +104,7 @@ pub fn bound_by_definition(a: &Automaton, f: &[u32], s: &[Vec<usize>]) -> f64 {
         }
         let succ = |q: usize| -> Vec<usize> {
             s[q].iter()
-                .flat_map(|&i| Automaton::post(&a.moves[q][i]).map(|t| t as usize))
+                .flat_map(|&i| a.post(&a.moves[q][i]).map(|t| t as usize))
                 .filter(|&t| ok[t])
                 .collect()
         };

@@ -24,10 +24,14 @@ use super::model::MilpError;
 use super::solve::SolveOptions;
 use super::tolerance;
 use crate::nn::vnnlib::{Case, Property};
-use crate::nn::{falsify, interval_bounds, symbolic_bounds, FalsifyOptions, InputBox, Network};
+use crate::nn::{
+    falsify, interval_bounds, symbolic_bounds, symbolic_bounds_within, FalsifyOptions, InputBox,
+    Network, NetworkBounds,
+};
 pub use spec::MilpCounts;
 use spec::{milp_box, BoxAnswer, Spec};
 pub use split::SplitRule;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 /// How to decide.
@@ -226,10 +230,12 @@ fn branch_and_bound(
 ) -> Result<Option<Answer>, MilpError> {
     let spec = Spec::new(net, case);
     let all: Vec<usize> = (0..case.disjuncts.len()).collect();
-    let mut stack: Vec<(InputBox, Vec<usize>)> = vec![(case.input.clone(), all)];
+    // Each box with the bounds of the box it was split from.
+    let mut stack: Vec<(InputBox, Vec<usize>, Option<Rc<NetworkBounds>>)> =
+        vec![(case.input.clone(), all, None)];
     let stop = || opts.solve.deadline.expired();
     let mut root = true;
-    while let Some((region, open)) = stack.pop() {
+    while let Some((region, open, parent)) = stack.pop() {
         if stop() {
             return Ok(Some(Answer::Unknown(super::TIME_LIMIT.into())));
         }
@@ -238,7 +244,7 @@ fn branch_and_bound(
         if root {
             stats.root_unstable[0] += interval_bounds(&spec.net, &region).unstable_count();
         }
-        let bounds = symbolic_bounds(&spec.net, &region);
+        let bounds = box_bounds(&spec.net, &region, parent.as_deref());
         stats.bounds_s += t.elapsed().as_secs_f64();
         let mut open = spec.unrefuted(&bounds, &open);
         if root {
@@ -265,7 +271,7 @@ fn branch_and_bound(
                 ci,
                 root,
             };
-            match milp_stage(&job, bounds, open, opts, stats)? {
+            match milp_stage(&job, bounds.clone(), open, opts, stats)? {
                 Ok(still) => open = still,
                 Err(answer) => return Ok(Some(answer)),
             }
@@ -287,10 +293,20 @@ fn branch_and_bound(
         }
         let (a, b) = split::halves(&spec, &region, &open, opts.split);
         stats.splits += 1;
-        stack.push((b, open.clone()));
-        stack.push((a, open));
+        let bounds = Rc::new(bounds);
+        stack.push((b, open.clone(), Some(bounds.clone())));
+        stack.push((a, open, Some(bounds)));
     }
     Ok(None)
+}
+
+/// Symbolic bounds of a box, from those of the box it was split from when
+/// there is one.
+fn box_bounds(net: &Network, region: &InputBox, parent: Option<&NetworkBounds>) -> NetworkBounds {
+    match parent {
+        Some(p) => symbolic_bounds_within(net, region, p),
+        None => symbolic_bounds(net, region),
+    }
 }
 
 /// One box of the branch and bound, for [`milp_stage`].

@@ -85,16 +85,28 @@ pub struct Concrete<'m, D> {
 }
 
 impl<'m, D> Concrete<'m, D> {
-    /// M(0) of `model` (named agents and the environment only), the
-    /// unrolling of strategic sentences.
-    pub fn m0(model: &'m Model, opts: &MilpOptions, start: Start, decoding: D) -> Self {
+    /// M(n) of `model` with `n` interchangeable agents of which `m` are
+    /// indexed, from `start`.
+    pub fn new(
+        model: &'m Model,
+        opts: &MilpOptions,
+        (n, m): (usize, usize),
+        start: Start,
+        decoding: D,
+    ) -> Self {
         Concrete {
             enc: Enc::new(model, opts.encode.clone()),
-            agents: 0,
-            m: 0,
+            agents: n,
+            m,
             start,
             decoding,
         }
+    }
+
+    /// M(0) of `model` (named agents and the environment only), the
+    /// unrolling of strategic sentences.
+    pub fn m0(model: &'m Model, opts: &MilpOptions, start: Start, decoding: D) -> Self {
+        Concrete::new(model, opts, (0, 0), start, decoding)
     }
 }
 

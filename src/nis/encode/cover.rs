@@ -282,13 +282,7 @@ fn check_every_start(
         let mut u = SlotUnrolling::new(model, n, free.clone(), b, opts);
         return check_runs(&mut u, goal, opts, sizes);
     }
-    let mut u = Concrete {
-        enc: Enc::new(model, opts.encode.clone()),
-        agents: n,
-        m,
-        start: free.clone(),
-        decoding: F64,
-    };
+    let mut u = Concrete::new(model, opts, (n, m), free.clone(), F64);
     check_runs(&mut u, goal, opts, sizes)
 }
 
@@ -369,13 +363,7 @@ pub fn solve_from(
 ) -> Result<Answer<RealTree>, RunError> {
     let start = Start::Vars(start.to_vec());
     if !zero_one {
-        let mut u = Concrete {
-            enc: Enc::new(model, opts.encode.clone()),
-            agents: n,
-            m,
-            start,
-            decoding: F64,
-        };
+        let mut u = Concrete::new(model, opts, (n, m), start, F64);
         return solve(&mut u, goal, opts, sizes);
     }
     let b = crate::nis::explicit::branching::zero_one_branching(model);

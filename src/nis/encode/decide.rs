@@ -177,6 +177,21 @@ pub fn check_runs<U: Unrolling>(
     u.final_checks(opts, &mut sizes.solving)
 }
 
+/// The binaries of the MILP that [`solve`] would solve for `goal` on `u`,
+/// encoded but not solved: 0 when the bounds pin the goal to false or `u`
+/// has no start (a measure of the MILP's difficulty, [`super::split`]).
+pub fn binaries<U: Unrolling>(u: &mut U, goal: &Core) -> Result<usize, RunError> {
+    let Some(init) = u.initial()? else {
+        return Ok(0);
+    };
+    let mut tree = Unrolled::new(init);
+    let root = encode(u, goal, goal.root, 0, &mut tree)?;
+    if constant(&root.value()) == Some(0.0) {
+        return Ok(0);
+    }
+    Ok(u.milp().stats().binaries)
+}
+
 /// The verdict over a set of starts and the witnesses found.
 pub struct Decided<W> {
     pub holds: bool,

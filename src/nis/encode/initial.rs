@@ -8,15 +8,18 @@ use super::expr::{code_val, enum_len, one_hot, value_val, Ctx, Enc, Val};
 use super::state::{AgentState, State};
 use crate::lang::{num, DeclType, Value};
 use crate::milp::{constant, LinExpr};
-use crate::nis::front::model::{InitPercept, InitSpec, Template};
+use crate::nis::front::model::{InitPercept, InitSpec, Template, VarDecl};
 use crate::report::RunError;
 
 /// How one initial environment variable enters a MILP: fixed to one value
-/// of its initial set, or left to the solver within the set.
-#[derive(Clone)]
+/// of its initial set, left to the solver within the set, or (a variable
+/// whose initial set is an interval) within a sub-interval `[lo, hi]` of it
+/// (input splitting, [`super::split`]; integers: integral bounds).
+#[derive(Clone, Debug)]
 pub enum StartVar {
     Fixed(Value),
     Free,
+    Within(f64, f64),
 }
 
 /// The initial environment of one unrolling.
@@ -110,6 +113,16 @@ impl Enc<'_> {
         local_at_iota(&self.model.template)
     }
 
+    /// The initial value of `v`, an interval variable, between `lo` and
+    /// `hi` (integers: the integers between them).
+    fn interval_var(&mut self, v: &VarDecl, lo: f64, hi: f64) -> Val {
+        let name = format!("s0.env.{}", v.name);
+        Val::Num(match v.ty {
+            DeclType::Real { .. } => self.milp.continuous(&name, lo, hi).into(),
+            _ => self.milp.integer(&name, lo.ceil(), hi.floor()).into(),
+        })
+    }
+
     fn initial_env(&mut self, start: &[StartVar]) -> Result<Option<Vec<Val>>, RunError> {
         let model = self.model;
         let mut env = Vec::new();
@@ -119,12 +132,14 @@ impl Enc<'_> {
                 (StartVar::Fixed(x), _) => value_val(x, k),
                 (StartVar::Free, InitSpec::Point(x)) => value_val(x, k),
                 (StartVar::Free, InitSpec::Range(lo, hi)) => {
-                    let (lo, hi) = (num::to_f64(lo), num::to_f64(hi));
-                    let name = format!("s0.env.{}", v.name);
-                    Val::Num(match v.ty {
-                        DeclType::Real { .. } => self.milp.continuous(&name, lo, hi).into(),
-                        _ => self.milp.integer(&name, lo.ceil(), hi.floor()).into(),
-                    })
+                    self.interval_var(v, num::to_f64(lo), num::to_f64(hi))
+                }
+                (&StartVar::Within(lo, hi), InitSpec::Range(..)) => self.interval_var(v, lo, hi),
+                (StartVar::Within(..), _) => {
+                    return Err(RunError::Internal(format!(
+                        "a sub-interval of the initial set of `{}`, which is not an interval",
+                        v.name
+                    )))
                 }
                 (StartVar::Free, InitSpec::List(xs)) => {
                     let pick: Vec<LinExpr> = (0..xs.len())

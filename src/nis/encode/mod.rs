@@ -15,7 +15,8 @@
 //! | M_ab(m)        | [`tabulated`] (or [`slots`] on request) | [`slots`], concretized |
 //!
 //! [`formula`] encodes the formula over any of them, [`decide`] solves and
-//! loops over the initial states ([`starts`]; intervals by [`cover`]).
+//! loops over the initial states ([`starts`]; intervals by [`cover`], or
+//! split into boxes for universal sentences, [`split`]).
 //! [`expr`] turns checked expressions into MILP expressions, [`round`] adds
 //! one round of Definition 5, [`ranges`] finds updates that leave their
 //! declared range.
@@ -36,6 +37,7 @@ mod options;
 mod ranges;
 mod round;
 mod slots;
+mod split;
 mod starts;
 mod state;
 mod stats;
@@ -64,7 +66,7 @@ use concrete::{Concrete, Exact};
 use decide::{decide, solve};
 use finite::semantics;
 use initial::Start;
-pub use options::{MilpOptions, MilpOutcome};
+pub use options::{MilpOptions, MilpOutcome, SplitOptions};
 use serde_json::Value;
 use stats::{tabulated_stats, unrolling_stats, Sizes};
 use std::time::Instant;
@@ -109,13 +111,8 @@ pub fn check_concrete(
     let envs = sem.initial_envs()?;
     let starts = first_percept_starts(&mut sem, &envs, (n, m), universal)?;
     let d = decide(starts, universal, |(env, pin)| {
-        let mut u = Concrete {
-            enc: expr::Enc::new(model, opts.encode.clone()),
-            agents: n,
-            m,
-            start: Start::Codes(sem.env_codes(env).to_vec()),
-            decoding: Exact { sem: &mut sem },
-        };
+        let start = Start::Codes(sem.env_codes(env).to_vec());
+        let mut u = Concrete::new(model, opts, (n, m), start, Exact { sem: &mut sem });
         u.enc.first_percepts = pin;
         solve(&mut u, &goal, opts, &mut sizes)
     })?;

@@ -4,6 +4,7 @@
 use crate::milp::{EncodeOptions, SolveOptions};
 use crate::report::RunError;
 use serde_json::Value;
+use std::time::Duration;
 
 /// Default cap of the slots of one unrolling of M_ab(m) by slots (the
 /// encoding is exponential in the depth).
@@ -23,6 +24,29 @@ pub struct MilpOptions {
     pub zero_one_slots: bool,
     /// Most slots of the zero-one agent in one MILP (the slots grow as B^depth).
     pub max_slots: usize,
+    /// Input splitting of the initial interval for universal sentences.
+    pub split: SplitOptions,
+}
+
+/// Input splitting of a universal sentence's MILP over an interval of
+/// initial states ([`super::split`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SplitOptions {
+    /// Time for the MILP over one box of initial states (its solves, range
+    /// checks and confirmation) before the box is halved.
+    pub budget: Duration,
+    /// How many times a box may be halved: a box at this depth is decided
+    /// by its MILP within the run's deadline alone (0: no splitting).
+    pub max_depth: usize,
+}
+
+impl Default for SplitOptions {
+    fn default() -> Self {
+        SplitOptions {
+            budget: Duration::from_secs(2),
+            max_depth: 12,
+        }
+    }
 }
 
 impl Default for MilpOptions {
@@ -33,6 +57,7 @@ impl Default for MilpOptions {
             encode: EncodeOptions::default(),
             zero_one_slots: false,
             max_slots: MAX_SLOTS,
+            split: SplitOptions::default(),
         }
     }
 }

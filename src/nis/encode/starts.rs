@@ -9,14 +9,17 @@
 //! [`crate::nis::explicit::replay_real`], never through the finite semantics.
 //!
 //! For a universal sentence one MILP over all initial states finds a
-//! counterexample from any of them. An existential sentence needs "for every
-//! initial state some path": it is decided per initial state when I_e is
-//! finite, and by covering ([`super::cover`]) when I_e contains a real interval.
+//! counterexample from any of them; over an interval of initial states that
+//! MILP is split into MILPs over sub-boxes when it stalls ([`super::split`]).
+//! An existential sentence needs "for every initial state some path": it is
+//! decided per initial state when I_e is finite, and by covering
+//! ([`super::cover`]) when I_e contains a real interval.
 
 use super::cover::{cover, solve_from};
 use super::decide::decide;
 use super::initial::StartVar;
 use super::options::MilpOptions;
+use super::split;
 use super::stats::Sizes;
 use crate::lang::{num, DeclType, Value};
 use crate::nis::explicit::replay_real::{self, RealTree};
@@ -75,6 +78,15 @@ pub fn decide_f64(
     sizes: &mut Sizes,
 ) -> Result<RealAnswer, RunError> {
     let mut extra = serde_json::Map::new();
+    if universal && split::splits(model, &opts.split) {
+        let s = split::decide_split(model, goal, (n, m), zero_one, opts, sizes)?;
+        s.stats.put(&mut extra);
+        return Ok(RealAnswer {
+            holds: s.counterexample.is_none(),
+            trees: s.counterexample.into_iter().collect(),
+            extra,
+        });
+    }
     let starts = if universal {
         vec![vec![StartVar::Free; model.env.vars.len()]]
     } else if let Some(s) = finite_starts(model) {

@@ -105,13 +105,14 @@ fn milp_tree(model: &Model, spec: &str, n: usize) -> WitnessTree<CState, CMove> 
     let env = sem.initial_envs().unwrap()[0];
     let mut sizes = Sizes::default();
     let opts = MilpOptions::default();
-    let mut u = Concrete {
-        enc: expr::Enc::new(model, opts.encode.clone()),
-        agents: n,
-        m: s.agents(),
-        start: Start::Codes(sem.env_codes(env).to_vec()),
-        decoding: Exact { sem: &mut sem },
-    };
+    let start = Start::Codes(sem.env_codes(env).to_vec());
+    let mut u = Concrete::new(
+        model,
+        &opts,
+        (n, s.agents()),
+        start,
+        Exact { sem: &mut sem },
+    );
     match solve(&mut u, &core, &opts, &mut sizes).unwrap() {
         decide::Answer::Witness(w) => w,
         _ => panic!("{spec} should be feasible on M({n})"),
