@@ -93,3 +93,46 @@ fn abstract_deciders_agree_on_recorded_cases() {
         deciders_agree(&s, 1, &bytes).unwrap();
     }
 }
+
+/// Two cases on which the explicit decider once ran for hours (random seeds
+/// 616091909 and 317613937): exact ties let the zero-one agent hold up to
+/// 12 local states with 3 actions each, and the explicit abstraction
+/// enumerated all 7^k of its moves. It now takes the moves by outcome
+/// (src/nis/explicit/zero_one_step.rs; tests/nis_zero_one_step.rs checks
+/// that against the literal enumeration).
+#[test]
+fn abstract_deciders_agree_on_wide_zero_one_agents() {
+    let wide = Spec {
+        top: 3,
+        x0: 3,
+        forced: 0,
+        prot: [7, 7, 5, 7],
+        guard_x: 1,
+        steps: [2, 2, 1],
+        reset: 1,
+        env_mask: 1,
+        weights: [-2, -1, -2, 1, 1, 2, 0, 2, -2, 2, 1, 1],
+        label_x: 2,
+    };
+    deciders_agree(
+        &wide,
+        1,
+        &[
+            58, 39, 243, 234, 106, 204, 33, 76, 16, 81, 59, 182, 146, 110,
+        ],
+    )
+    .unwrap();
+    let deeper = Spec {
+        top: 3,
+        x0: 1,
+        forced: 4,
+        prot: [4, 6, 4, 7],
+        guard_x: 1,
+        steps: [1, 0, 2],
+        reset: 2,
+        env_mask: 3,
+        weights: [0, -2, 0, 1, -1, 0, 2, -1, -1, 0, 1, 0],
+        label_x: 0,
+    };
+    deciders_agree(&deeper, 1, &[106, 247, 174, 142, 117, 0, 3, 161]).unwrap();
+}

@@ -15,42 +15,10 @@
 
 use super::semantics::{bits, ActionMask, EnvId, LocalId, SemResult, Semantics};
 use super::system::{enabled_choices, for_each_product, nonempty_submasks, System};
-use std::collections::{BTreeMap, HashSet};
-
-/// A set of template local states, compared and hashed by value.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct LocalSet(pub Box<[u64]>);
-
-impl LocalSet {
-    pub fn empty(size: u64) -> Self {
-        LocalSet(vec![0; size.div_ceil(64).max(1) as usize].into_boxed_slice())
-    }
-
-    pub fn insert(&mut self, l: LocalId) {
-        self.0[(l / 64) as usize] |= 1 << (l % 64);
-    }
-
-    pub fn contains(&self, l: LocalId) -> bool {
-        self.0
-            .get((l / 64) as usize)
-            .is_some_and(|w| w >> (l % 64) & 1 == 1)
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = LocalId> + '_ {
-        self.0
-            .iter()
-            .enumerate()
-            .flat_map(|(w, &word)| bits(word).map(move |b| (w * 64 + b) as LocalId))
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.iter().map(|w| w.count_ones() as usize).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
+pub use super::zero_one_step::LocalSet;
+use super::zero_one_step::{observed_sets, performed_sets, zero_one_outcomes, ZeroOneOutcome};
+use rustc_hash::FxHashSet as HashSet;
+use std::collections::BTreeMap;
 
 /// A global state of S_ab(m): the m concrete agents, the zero-one agent, the environment.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -79,19 +47,6 @@ impl<'m> Abstract<'m> {
     pub fn new(sem: Semantics<'m>, indexed: usize) -> Self {
         Abstract { sem, indexed }
     }
-}
-
-/// prot_zo(l_zo) of Definition 12: per present local state, every non-empty
-/// subset of its enabled actions.
-pub fn zero_one_protocol(
-    sem: &mut Semantics,
-    zo: &LocalSet,
-) -> SemResult<Vec<(LocalId, Vec<ActionMask>)>> {
-    let mut out = Vec::new();
-    for l in zo.iter() {
-        out.push((l, nonempty_submasks(sem.protocol(l)?)));
-    }
-    Ok(out)
 }
 
 /// The performed set: the concrete agents' actions and every action of the zero-one agent.
@@ -161,78 +116,40 @@ impl<'m> System<'m> for Abstract<'m> {
         Ok(out)
     }
 
+    /// Definition 13's successors. The zero-one agent's moves are taken by
+    /// outcome ([`zero_one_outcomes`]), not one by one: the successors are
+    /// the same, and a state holding many local states no longer costs the
+    /// product of their action sets.
     fn successors(&mut self, s: &AState) -> SemResult<Vec<(AMove, AState)>> {
         let sem = &mut self.sem;
         let (env_actions, indexed_options) = enabled_choices(sem, s.env, &s.indexed)?;
-        let zo_options = zero_one_protocol(sem, &s.zo)?;
-        let m = s.indexed.len();
+        let mut present = Vec::new();
+        for l in s.zo.iter() {
+            present.push((l, sem.protocol(l)?));
+        }
         let mut sizes: Vec<usize> = vec![env_actions.len()];
         sizes.extend(indexed_options.iter().map(Vec::len));
-        sizes.extend(zo_options.iter().map(|(_, o)| o.len()));
-        let mut out = Vec::new();
-        let mut seen = HashSet::new();
-        let size = sem.space.size;
+        let mut step = Step {
+            from: s,
+            out: Vec::new(),
+            seen: HashSet::default(),
+        };
         let source = sem.model.source.clone();
         for_each_product(&source, &sizes, |choice| {
             let env_action = env_actions[choice[0]];
-            let acts: Vec<usize> = (0..m).map(|i| indexed_options[i][choice[1 + i]]).collect();
-            let zo_move: Vec<(LocalId, ActionMask)> = zo_options
-                .iter()
-                .enumerate()
-                .map(|(j, (l, opts))| (*l, opts[choice[1 + m + j]]))
+            let acts: Vec<usize> = (1..choice.len())
+                .map(|i| indexed_options[i - 1][choice[i]])
                 .collect();
-            let performed = performed_set(&acts, &zo_move);
-            for env_next in sem
-                .env_successors(s.env, env_action, performed)?
-                .iter()
-                .copied()
-            {
-                let mut ind_opts: Vec<Vec<LocalId>> = Vec::new();
-                for (i, &l) in s.indexed.iter().enumerate() {
-                    ind_opts.push(sem.local_successors(
-                        l,
-                        acts[i],
-                        (performed, env_action),
-                        env_next,
-                    )?);
+            let fixed = performed_set(&acts, &[]);
+            for performed in performed_sets(sem, &present, fixed)? {
+                let outcomes = zero_one_outcomes(sem, &present, fixed, performed, env_action)?;
+                if !outcomes.is_empty() {
+                    step.expand(sem, (env_action, &acts, performed), &outcomes)?;
                 }
-                let images = zero_one_images(sem, &zo_move, performed, env_action, env_next)?;
-                // Each intermediate state is seen with a non-empty subset of its tied percepts.
-                let image_opts: Vec<(Vec<i64>, Vec<u64>)> = images
-                    .into_values()
-                    .map(|(prv, ps)| (prv, nonempty_submasks(ps)))
-                    .collect();
-                let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
-                inner.extend(image_opts.iter().map(|(_, o)| o.len()));
-                for_each_product(&source, &inner, |pick| {
-                    let indexed: Vec<LocalId> = (0..m).map(|i| ind_opts[i][pick[i]]).collect();
-                    let mut zo = LocalSet::empty(size);
-                    for (j, (prv, opts)) in image_opts.iter().enumerate() {
-                        for p in bits(opts[pick[m + j]]) {
-                            zo.insert(sem.with_percept(prv, p));
-                        }
-                    }
-                    let next = AState {
-                        indexed,
-                        zo,
-                        env: env_next,
-                    };
-                    if seen.insert(next.clone()) {
-                        out.push((
-                            AMove {
-                                env_action,
-                                indexed: acts.clone(),
-                                zo: zo_move.clone(),
-                            },
-                            next,
-                        ));
-                    }
-                    Ok::<(), Box<crate::lang::SourceError>>(())
-                })?;
             }
-            Ok::<(), Box<crate::lang::SourceError>>(())
+            Ok(())
         })?;
-        Ok(out)
+        Ok(step.out)
     }
 
     fn indexed<'a>(&self, s: &'a AState) -> &'a [LocalId] {
@@ -249,6 +166,60 @@ impl<'m> System<'m> for Abstract<'m> {
 
     fn semantics_ref(&self) -> &Semantics<'m> {
         &self.sem
+    }
+}
+
+/// The successors of one abstract state under way, without duplicates.
+struct Step<'s> {
+    from: &'s AState,
+    out: Vec<(AMove, AState)>,
+    seen: HashSet<AState>,
+}
+
+impl Step<'_> {
+    /// Adds the successors of the environment's and the indexed agents'
+    /// choice `(env_action, acts)` with the zero-one agent's `outcomes`, all
+    /// under the performed set `performed`.
+    fn expand(
+        &mut self,
+        sem: &mut Semantics,
+        (env_action, acts, performed): (usize, &[usize], ActionMask),
+        outcomes: &[ZeroOneOutcome],
+    ) -> SemResult<()> {
+        let source = sem.model.source.clone();
+        let m = acts.len();
+        for env_next in sem
+            .env_successors(self.from.env, env_action, performed)?
+            .iter()
+            .copied()
+        {
+            let mut ind_opts: Vec<Vec<LocalId>> = Vec::new();
+            for (&l, &a) in self.from.indexed.iter().zip(acts) {
+                ind_opts.push(sem.local_successors(l, a, (performed, env_action), env_next)?);
+            }
+            for outcome in outcomes {
+                let zo_sets = observed_sets(sem, outcome, env_next)?;
+                let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
+                inner.push(zo_sets.len());
+                for_each_product(&source, &inner, |pick| {
+                    let next = AState {
+                        indexed: (0..m).map(|i| ind_opts[i][pick[i]]).collect(),
+                        zo: zo_sets[pick[m]].clone(),
+                        env: env_next,
+                    };
+                    if self.seen.insert(next.clone()) {
+                        let mv = AMove {
+                            env_action,
+                            indexed: acts.to_vec(),
+                            zo: outcome.pairs.clone(),
+                        };
+                        self.out.push((mv, next));
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -2,7 +2,8 @@
 //! Definitions 1-6), the interface of the explicit deciders ([`system`])
 //! with S(n) ([`concrete`]) and S_ab(m) ([`abstraction`]), the memoised
 //! checker ([`checker`]), bounded simulation ([`simulation`], Definition
-//! 14), the zero-one agent's branching ([`branching`]), strategic sentences
+//! 14), the zero-one agent's branching ([`branching`]) and its steps by
+//! outcome ([`zero_one_step`]), strategic sentences
 //! ([`strategic`], [`refutation`]), and the replays of
 //! every decider's witnesses: exact ([`replay`]) and f64 ([`replay_real`],
 //! its conditions three-valued by [`replay_truth`]).
@@ -24,3 +25,4 @@ pub mod semantics;
 pub mod simulation;
 pub mod strategic;
 pub mod system;
+pub mod zero_one_step;

@@ -74,15 +74,7 @@ pub fn for_each_product(
         .try_fold(1u128, |acc, &n| acc.checked_mul(n as u128))
         .filter(|&c| c <= MAX_JOINT_CHOICES);
     if count.is_none() {
-        return Err(crate::lang::error_at(
-            source,
-            crate::lang::Span::default(),
-            format!(
-                "a state of this system has more than {MAX_JOINT_CHOICES} joint choices ({} choosers); \
-                 the explicit search cannot enumerate them (try --engine milp, or fewer agents)",
-                sizes.len()
-            ),
-        ));
+        return Err(joint_choice_error(source, sizes.len()));
     }
     let mut idx = vec![0usize; sizes.len()];
     loop {
@@ -100,6 +92,18 @@ pub fn for_each_product(
             idx[i] = 0;
         }
     }
+}
+
+/// The refusal of a state with more than [`MAX_JOINT_CHOICES`] joint choices.
+pub fn joint_choice_error(source: &Source, choosers: usize) -> Box<crate::lang::SourceError> {
+    crate::lang::error_at(
+        source,
+        crate::lang::Span::default(),
+        format!(
+            "a state of this system has more than {MAX_JOINT_CHOICES} joint choices ({choosers} choosers); \
+             the explicit search cannot enumerate them (try --engine milp, or fewer agents)"
+        ),
+    )
 }
 
 /// How many ways [`compositions`] finds: C(total + parts - 1, parts - 1),
