@@ -251,3 +251,38 @@ fn gen_grid_binary_is_what_convert_writes() {
         assert_eq!(written, binary::write(&a).unwrap(), "{model}");
     }
 }
+
+/// An input given twice for one state, or a disturbance twice in one move:
+/// errors at the byte of the second one (the same input in another state's
+/// row and the same disturbance in another move are fine).
+#[test]
+fn repeated_inputs_and_disturbances_are_found() {
+    let text = "metric manhattan;\ninputs a, b;\ndisturbances d, e;\n\
+                state p at (0, 0); state q at (1, 0); state r at (2, 0);\ninit p;\n\
+                trans p a -> q | d -> r, e -> q;\ntrans p b -> r | d -> q;\ntrans q a -> q;\nreach r;\n";
+    let (a, _) = load_source(&Source::new("m.ma", text), &mut Constants::default()).unwrap();
+    let bytes = binary::write(&a).unwrap();
+    binary_read::read("m.mab", &bytes).expect("the model as written is valid");
+    // From the end: the objective (a byte, a count, one state), 3 disturbed
+    // pairs of 8 bytes, 3 moves of 12 bytes (p's a and b, then q's a).
+    let pairs_at = bytes.len() - 9 - 3 * 8;
+    let moves_at = pairs_at - 3 * 12;
+    let mut twice = bytes.clone();
+    twice[moves_at + 12..moves_at + 16].copy_from_slice(&0u32.to_le_bytes());
+    assert_eq!(
+        message(binary_read::read("m.mab", &twice).unwrap_err()),
+        format!(
+            "m.mab: byte {}: input 0 is out of range or given twice for the state",
+            moves_at + 12
+        )
+    );
+    let mut twice = bytes.clone();
+    twice[pairs_at + 8..pairs_at + 12].copy_from_slice(&1u32.to_le_bytes());
+    assert_eq!(
+        message(binary_read::read("m.mab", &twice).unwrap_err()),
+        format!(
+            "m.mab: byte {}: disturbance 1 is out of range (1..3) or given twice in the move",
+            pairs_at + 8
+        )
+    );
+}

@@ -203,13 +203,20 @@ fn read_moves(c: &mut Cursor, (n, inputs, dists): (u32, u32, u32)) -> Result<Mov
     let mut moves: Vec<Move> = Vec::with_capacity(total);
     let mut used = 0usize;
     let mut out: Vec<(u32, u32)> = Vec::with_capacity(pairs);
-    for &k in &rows {
+    // The row that last used each input and the move that last used each
+    // disturbance: repeats are found in constant time, so a crafted file
+    // with one wide row costs linear, not quadratic, time.
+    let mut input_row = vec![u32::MAX; inputs as usize];
+    let mut disturbance_move = vec![usize::MAX; dists as usize];
+    for (row, &k) in rows.iter().enumerate() {
         let row_start = moves.len();
         for i in row_start..row_start + k as usize {
             let (input, nominal, count) =
                 (raw.at(3 * i), raw.at(3 * i + 1), raw.at(3 * i + 2) as usize);
             let at = moves_at + 12 * i;
-            if input >= inputs || moves[row_start..].iter().any(|m| m.input == input) {
+            if input >= inputs
+                || std::mem::replace(&mut input_row[input as usize], row as u32) == row as u32
+            {
                 return Err(c.err(
                     at,
                     format!("input {input} is out of range or given twice for the state"),
@@ -226,7 +233,10 @@ fn read_moves(c: &mut Cursor, (n, inputs, dists): (u32, u32, u32)) -> Result<Mov
             }
             for p in used..used + count {
                 let (x, target) = (raw_pairs.at(2 * p), raw_pairs.at(2 * p + 1));
-                if x == 0 || x >= dists || out[used..p].iter().any(|&(y, _)| y == x) {
+                if x == 0
+                    || x >= dists
+                    || std::mem::replace(&mut disturbance_move[x as usize], i) == i
+                {
                     let msg = format!(
                         "disturbance {x} is out of range (1..{dists}) or given twice in the move"
                     );
