@@ -133,6 +133,29 @@ fn the_sweep_line_search_agrees_with_bfs() {
     }
 }
 
+/// The memory policies are the layered search's: with another search,
+/// `--memory` is an input error (it was silently ignored), and so is
+/// `--memory layer` without a horizon, which would never end.
+#[test]
+fn memory_policies_need_the_layered_search() {
+    for memory in ["border", "sweep"] {
+        mavis()
+            .args(["timed", "check", PLATOON2, "--memory", memory])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "--memory is the layered search's memory policy: add --search layered",
+            ));
+    }
+    mavis()
+        .args([
+            "timed", "check", PLATOON2, "--search", "layered", "--memory", "layer",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("give a --horizon"));
+}
+
 #[test]
 fn limits_give_unknown() {
     let (v, code) = json_of(&[

@@ -103,9 +103,9 @@ pub struct ExploreArgs {
     semantics: SemanticsArg,
     #[arg(long, value_enum, default_value_t = SearchArg::Bfs)]
     search: SearchArg,
-    /// What the layered search remembers.
-    #[arg(long, value_enum, default_value_t = MemoryArg::Border)]
-    memory: MemoryArg,
+    /// What the layered search remembers (with `--search layered`) [default: border].
+    #[arg(long, value_enum)]
+    memory: Option<MemoryArg>,
     /// Bound runs: time units (`100`) or pacemaker periods (`5p`).
     #[arg(long, value_parser = Horizon::parse)]
     horizon: Option<Horizon>,
@@ -167,7 +167,13 @@ fn run_options(
     opts: &ExploreArgs,
     ctx: &RunContext,
 ) -> Result<RunOptions, RunError> {
-    let memory = match opts.memory {
+    if opts.memory.is_some() && opts.search != SearchArg::Layered {
+        // Silently ignored before: a user asking for sweep memory got bfs.
+        return Err(RunError::input(
+            "--memory is the layered search's memory policy: add --search layered",
+        ));
+    }
+    let memory = match opts.memory.unwrap_or(MemoryArg::Border) {
         MemoryArg::Border => Memory::Border,
         MemoryArg::Layer => Memory::Layer,
         MemoryArg::Full => Memory::Full,

@@ -326,16 +326,19 @@ fn render_queries(
     (json_results, witnesses)
 }
 
-/// The table of the queries' search statistics, and a warning per query
-/// that met deadlocks.
+/// The table of the queries' search statistics (expansions beside the
+/// distinct states they reached, which differ when a layered or sweep-line
+/// search expands a state again), and a warning per query that met deadlocks.
 fn render_stats_table(r: &mut Report, results: &[QueryResult]) {
     let mut t = Table::new([
         "query",
         "mode",
         "states",
+        "distinct",
         "transitions",
         "peak stored",
         "layers",
+        "sweeps",
         "deadlocks",
         "time (s)",
     ]);
@@ -344,9 +347,11 @@ fn render_stats_table(r: &mut Report, results: &[QueryResult]) {
             q.name.clone(),
             q.mode.to_string(),
             q.stats.expanded.to_string(),
+            q.stats.distinct_states().to_string(),
             q.stats.transitions.to_string(),
             q.stats.peak_stored.to_string(),
             q.stats.layers.to_string(),
+            q.stats.sweeps.to_string(),
             q.stats.deadlocks.to_string(),
             format!("{:.3}", q.seconds),
         ]);
