@@ -16,7 +16,7 @@ mod nis_random;
 use mavis::nis::encode::MilpOptions;
 use mavis::nis::engine::{decide, decide_with, EngineChoice, Target};
 use mavis::nis::{parse_sentence, Model};
-use nis_random::{model, sentence, spec_strategy, text, Spec};
+use nis_random::{model, sentence, spec_strategy, text, wide_zero_one_spec, Spec};
 use proptest::prelude::*;
 
 fn verdict(model: &Model, spec: &str, engine: EngineChoice) -> bool {
@@ -102,18 +102,7 @@ fn abstract_deciders_agree_on_recorded_cases() {
 /// that against the literal enumeration).
 #[test]
 fn abstract_deciders_agree_on_wide_zero_one_agents() {
-    let wide = Spec {
-        top: 3,
-        x0: 3,
-        forced: 0,
-        prot: [7, 7, 5, 7],
-        guard_x: 1,
-        steps: [2, 2, 1],
-        reset: 1,
-        env_mask: 1,
-        weights: [-2, -1, -2, 1, 1, 2, 0, 2, -2, 2, 1, 1],
-        label_x: 2,
-    };
+    let wide = wide_zero_one_spec();
     deciders_agree(
         &wide,
         1,

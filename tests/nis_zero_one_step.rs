@@ -17,7 +17,7 @@ use mavis::nis::explicit::abstraction::{
 };
 use mavis::nis::explicit::semantics::{bits, LocalId, Semantics};
 use mavis::nis::explicit::system::{enabled_choices, for_each_product, nonempty_submasks, System};
-use nis_random::{model, model_observed, spec_strategy, Spec};
+use nis_random::{model, model_observed, spec_strategy, wide_zero_one_spec};
 use proptest::prelude::*;
 use std::collections::HashSet;
 
@@ -140,19 +140,7 @@ proptest! {
 /// expanded by outcome only, and every move is replayed.
 #[test]
 fn a_wide_zero_one_agent_is_expanded_by_outcome() {
-    let s = Spec {
-        top: 3,
-        x0: 3,
-        forced: 0,
-        prot: [7, 7, 5, 7],
-        guard_x: 1,
-        steps: [2, 2, 1],
-        reset: 1,
-        env_mask: 1,
-        weights: [-2, -1, -2, 1, 1, 2, 0, 2, -2, 2, 1, 1],
-        label_x: 2,
-    };
-    let (compared, wide) = compare(&model(&s), 1).unwrap();
+    let (compared, wide) = compare(&model(&wide_zero_one_spec()), 1).unwrap();
     assert!(compared >= 1, "the initial states are compared literally");
     assert!(
         wide >= 1,

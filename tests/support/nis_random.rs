@@ -32,6 +32,25 @@ pub struct Spec {
     pub label_x: u8,
 }
 
+/// A template on which every network output ties (drawn by random seed
+/// 616091909 of tests/nis_milp_abstract.rs): the zero-one agent's states
+/// hold up to 12 local states with 3 actions each, so one abstract state
+/// has millions of zero-one moves.
+pub fn wide_zero_one_spec() -> Spec {
+    Spec {
+        top: 3,
+        x0: 3,
+        forced: 0,
+        prot: [7, 7, 5, 7],
+        guard_x: 1,
+        steps: [2, 2, 1],
+        reset: 1,
+        env_mask: 1,
+        weights: [-2, -1, -2, 1, 1, 2, 0, 2, -2, 2, 1, 1],
+        label_x: 2,
+    }
+}
+
 pub fn spec_strategy() -> impl Strategy<Value = Spec> {
     (1u8..=3)
         .prop_flat_map(|top| {
