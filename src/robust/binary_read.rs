@@ -202,12 +202,18 @@ fn read_moves(c: &mut Cursor, (n, inputs, dists): (u32, u32, u32)) -> Result<Mov
     first.push(0usize);
     let mut moves: Vec<Move> = Vec::with_capacity(total);
     let mut used = 0usize;
-    let mut out: Vec<(u32, u32)> = Vec::with_capacity(pairs);
-    // The row that last used each input and the move that last used each
-    // disturbance: repeats are found in constant time, so a crafted file
-    // with one wide row costs linear, not quadratic, time.
+    // The row that last used each input (and in `PairReader` the move that
+    // last used each disturbance): repeats are found in constant time, so a
+    // crafted file with one wide row costs linear, not quadratic, time.
     let mut input_row = vec![u32::MAX; inputs as usize];
-    let mut disturbance_move = vec![usize::MAX; dists as usize];
+    let mut pair_reader = PairReader {
+        raw: raw_pairs,
+        at: pairs_at,
+        states: n,
+        dists,
+        last_move: vec![usize::MAX; dists as usize],
+        out: Vec::with_capacity(pairs),
+    };
     for (row, &k) in rows.iter().enumerate() {
         let row_start = moves.len();
         for i in row_start..row_start + k as usize {
@@ -231,25 +237,7 @@ fn read_moves(c: &mut Cursor, (n, inputs, dists): (u32, u32, u32)) -> Result<Mov
                     format!("the moves' disturbed pairs exceed the {pairs} announced"),
                 ));
             }
-            for p in used..used + count {
-                let (x, target) = (raw_pairs.at(2 * p), raw_pairs.at(2 * p + 1));
-                if x == 0
-                    || x >= dists
-                    || std::mem::replace(&mut disturbance_move[x as usize], i) == i
-                {
-                    let msg = format!(
-                        "disturbance {x} is out of range (1..{dists}) or given twice in the move"
-                    );
-                    return Err(c.err(pairs_at + 8 * p, msg));
-                }
-                if target >= n {
-                    return Err(c.err(
-                        pairs_at + 8 * p + 4,
-                        format!("successor {target} of {n} states"),
-                    ));
-                }
-                out.push((x, target));
-            }
+            pair_reader.read(c, used..used + count, i)?;
             let range = (used as u32, (used + count) as u32);
             used += count;
             moves.push(Move {
@@ -266,7 +254,49 @@ fn read_moves(c: &mut Cursor, (n, inputs, dists): (u32, u32, u32)) -> Result<Mov
             format!("{pairs} disturbed pairs announced, {used} used by the moves"),
         ));
     }
-    Ok(MoveTable::from_parts(first, moves, out))
+    Ok(MoveTable::from_parts(first, moves, pair_reader.out))
+}
+
+/// Reads the disturbed pairs of the moves, in order.
+struct PairReader<'a> {
+    raw: Words<'a>,
+    /// The byte where the pairs start.
+    at: usize,
+    states: u32,
+    dists: u32,
+    /// The move that last used each disturbance.
+    last_move: Vec<usize>,
+    out: Vec<(u32, u32)>,
+}
+
+impl PairReader<'_> {
+    /// Checks and appends the pairs `range` of move `mv`.
+    fn read(
+        &mut self,
+        c: &Cursor,
+        range: std::ops::Range<usize>,
+        mv: usize,
+    ) -> Result<(), RunError> {
+        let (n, dists) = (self.states, self.dists);
+        for p in range {
+            let (x, target) = (self.raw.at(2 * p), self.raw.at(2 * p + 1));
+            if x == 0 || x >= dists || std::mem::replace(&mut self.last_move[x as usize], mv) == mv
+            {
+                let msg = format!(
+                    "disturbance {x} is out of range (1..{dists}) or given twice in the move"
+                );
+                return Err(c.err(self.at + 8 * p, msg));
+            }
+            if target >= n {
+                return Err(c.err(
+                    self.at + 8 * p + 4,
+                    format!("successor {target} of {n} states"),
+                ));
+            }
+            self.out.push((x, target));
+        }
+        Ok(())
+    }
 }
 
 fn read_objective(c: &mut Cursor, n: usize) -> Result<Objective, RunError> {
