@@ -24,6 +24,8 @@ pub mod plot;
 pub mod prism_abstract;
 pub mod props;
 pub mod run;
+mod run_abstract;
+mod run_common;
 pub mod sweep;
 pub mod sweep_report;
 pub mod syntax;
