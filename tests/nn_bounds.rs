@@ -776,3 +776,24 @@ fn a_solve_without_any_presolve_is_sound_where_highs_erred() {
         assert!(min <= lo + 1e-7, "min {j}: {min} > {lo}");
     }
 }
+
+/// A failing case of `milp_range_is_exact_in_low_dimension` (random seed
+/// 868022740): on the maximum of output 1, HiGHS found the optimum and then
+/// rejected it (its final check saw a row violated by 1.15e-7 at a MIP
+/// feasibility tolerance of 1e-9) with and without presolve, so the side was
+/// `Unknown` with the propagated bound 5.60 instead of the true 3.44; the
+/// second opinion (no presolve, 1e-7) failed the same way. `Model::solve`
+/// now tries a third time at a ten times looser tolerance.
+#[test]
+fn an_optimum_highs_rejects_at_the_tight_tolerance_is_solved_again() {
+    let net = random_net(7643057369918854164, &[2, 6, 4, 2]);
+    let lo = -0.08746452090488153;
+    let input = InputBox::new(vec![lo; 2], vec![lo + 1.7977616600482562; 2]).unwrap();
+    let ex = exact(&net, &input, BoundsMethod::Symbolic);
+    let max1 = &ex.outputs[1].max;
+    assert_eq!(max1.status, Status::Optimal);
+    // The region oracle's maximum (checked against it below): at the corner
+    // (lo, lo + width), where the network gives 3.4439189846...
+    assert!((max1.outer - 3.443_918_984_639).abs() < 1e-5, "{max1:?}");
+    assert_exact_equals_oracle(&net, &input, BoundsMethod::Symbolic);
+}

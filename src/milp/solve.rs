@@ -163,23 +163,47 @@ const HIGHS_STOPPED: &str = "HiGHS stopped: ";
 impl Model {
     /// Solves the model for `objective` with HiGHS.
     ///
-    /// HiGHS's presolve occasionally ends in an error status on small,
-    /// degenerate MILPs (seen on 2-input ReLU networks); such a solve is
-    /// repeated once without presolve before the answer is `Unknown`.
+    /// HiGHS sometimes ends in an error status on small, degenerate MILPs:
+    /// its presolve (seen on 2-input ReLU networks), or its final check,
+    /// which found the optimum it claimed 1.15e-7 outside a row at a MIP
+    /// feasibility tolerance of 1e-9 (HiGHS's LP tolerance is 1e-7; a
+    /// random 2-6-4-2 network of tests/nn_bounds.rs, with and without
+    /// presolve; and at 1e-7 without presolve, as a second opinion). Such
+    /// a solve is repeated without presolve, then (when a tolerance was
+    /// given) with the presolve asked for at a feasibility tolerance ten
+    /// times looser and at least [`tolerance::SECOND_OPINION_FEASIBILITY`]
+    /// (a looser tolerance only adds points, so a proven bound stays safe,
+    /// and every solution is replayed anyway), before the answer is `Unknown`.
     /// A model with a building error ([`Model::validate`]) is not solved: the
     /// error is the answer.
     pub fn solve(&self, objective: &Objective, opts: &SolveOptions) -> Result<Outcome, MilpError> {
         self.validate()?;
-        let first = self.solve_with(objective, opts, true)?;
-        match &first.reason {
-            Some(r) if first.status == Status::Unknown && r.starts_with(HIGHS_STOPPED) => {
-                let mut again = self.solve_with(objective, opts, false)?;
-                again.time += first.time;
-                again.effort += first.effort;
-                Ok(again)
-            }
-            _ => Ok(first),
+        let mut outcome = self.solve_with(objective, opts, true)?;
+        // (No tolerance given is HiGHS's default, 1e-6: no third try.)
+        let floor = tolerance::SECOND_OPINION_FEASIBILITY;
+        let looser = SolveOptions {
+            feasibility_tolerance: opts.feasibility_tolerance.map(|t| (10.0 * t).max(floor)),
+            ..opts.clone()
+        };
+        let mut retries = vec![(opts, false)];
+        if opts.feasibility_tolerance.is_some() {
+            retries.push((&looser, true));
         }
+        for (retry, presolve) in retries {
+            let stopped = outcome.status == Status::Unknown
+                && outcome
+                    .reason
+                    .as_deref()
+                    .is_some_and(|r| r.starts_with(HIGHS_STOPPED));
+            if !stopped {
+                break;
+            }
+            let mut again = self.solve_with(objective, retry, presolve)?;
+            again.time += outcome.time;
+            again.effort += outcome.effort;
+            outcome = again;
+        }
+        Ok(outcome)
     }
 
     fn solve_with(
