@@ -7,6 +7,8 @@
 //! ([`local`]) -> semantics ([`concrete`], [`counting`]) -> MDP ([`mdp`]) ->
 //! bounded value iteration ([`check`]) -> report ([`run`]).
 
+pub mod build;
+mod build_module;
 pub mod check;
 pub mod concrete;
 pub mod counting;
@@ -91,11 +93,11 @@ pub fn load_sources(
             unused.join(", ")
         )));
     }
-    let opts = model::BuildOptions {
+    let opts = build::BuildOptions {
         faulty_fraction,
         keep_fault_flags,
     };
-    let model = model::build_model(
+    let model = build::build_model(
         source,
         &syntax,
         faults.zip(blocks.as_deref()),
