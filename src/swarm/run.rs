@@ -126,17 +126,7 @@ fn check_concrete(
     let rounds = counts.iter().sum::<usize>() + 2;
     let mut out = Vec::new();
     for (i, p) in props.props.iter().enumerate() {
-        let v = match engine::compute(
-            &ex.mdp,
-            p,
-            &ex.truth[i],
-            opts.exact,
-            opts.witness,
-            ex.phases.as_ref(),
-            rounds,
-            ctx.deadline(),
-            ctx.threads,
-        ) {
+        let v = match ex.compute(props, i, opts, ctx, rounds) {
             Ok(v) => v,
             Err(e) => {
                 out.extend(unknown_from(report, props, i, e));

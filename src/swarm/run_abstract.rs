@@ -55,17 +55,7 @@ pub(super) fn check_abstract(
     let t1 = Instant::now();
     let mut out = Vec::new();
     for (i, p) in props.props.iter().enumerate() {
-        let v = match engine::compute(
-            &ex.mdp,
-            p,
-            &ex.truth[i],
-            opts.exact,
-            opts.witness,
-            ex.phases.as_ref(),
-            0,
-            ctx.deadline(),
-            ctx.threads,
-        ) {
+        let v = match ex.compute(props, i, opts, ctx, 0) {
             Ok(v) => v,
             Err(e) => {
                 out.extend(unknown_from(report, props, i, e));

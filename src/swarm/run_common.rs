@@ -134,6 +134,32 @@ pub(super) struct Explored {
     pub(super) build_s: f64,
 }
 
+impl Explored {
+    /// The values of property `i` of `props` on this model, with the
+    /// options of the check; `rounds` bounds the exact initialisation phase
+    /// (Definition 16, with a faulty fraction; `engine::compute`).
+    pub(super) fn compute(
+        &self,
+        props: &Properties,
+        i: usize,
+        opts: &CheckOptions,
+        ctx: &RunContext,
+        rounds: usize,
+    ) -> Result<Values, Expired> {
+        engine::compute(
+            &self.mdp,
+            &props.props[i],
+            &self.truth[i],
+            opts.exact,
+            opts.witness,
+            self.phases.as_ref(),
+            rounds,
+            ctx.deadline(),
+            ctx.threads,
+        )
+    }
+}
+
 pub(super) fn deadline(ctx: &RunContext) -> Option<Instant> {
     ctx.deadline().at()
 }

@@ -4,7 +4,7 @@
 //! (localities and V), the same states right after every reset, and give
 //! the same answers to untimed queries.
 
-use super::check::{run_query, RunOptions};
+use super::check::{run_query, QueryResult, RunOptions};
 use super::explore::{Heuristic, Memory, Options, Search};
 use super::graph::Graph;
 use super::semantics::{Semantics, SemanticsKind, Step};
@@ -104,10 +104,16 @@ fn answer(m: &super::model::Model, q: &str, kind: SemanticsKind) -> String {
             deadline: None,
         },
     };
+    let r = query_result(m, q, &opts);
+    format!("{:?} {:?}", r.verdict, r.value)
+}
+
+/// Query `q` (text) on `m` under `opts`; `run_query` replays every witness
+/// through the semantics (an error if it does not).
+pub(super) fn query_result(m: &super::model::Model, q: &str, opts: &RunOptions) -> QueryResult {
     let src = Source::new("<q>", q);
     let loc = super::ast::Loc::new(&src, Span::new(0, q.len()));
-    let r = run_query(m, "q", &loc, &opts).unwrap();
-    format!("{:?} {:?}", r.verdict, r.value)
+    run_query(m, "q", &loc, opts).unwrap()
 }
 
 /// Untimed queries: state conditions over V and localities, `EF` nested in

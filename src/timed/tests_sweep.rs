@@ -3,7 +3,7 @@
 //! queries, witnesses that replay; under a horizon every state expanded
 //! exactly once. And the phase ([`Progress`]) against the time it encodes.
 
-use super::check::{run_query, RunOptions};
+use super::check::RunOptions;
 use super::explore::{Control, Heuristic, Memory, Options, Search, Stats};
 use super::graph::Graph;
 use super::model::Model;
@@ -11,9 +11,8 @@ use super::progress::{Measure, Progress};
 use super::search::explore;
 use super::semantics::{Semantics, SemanticsKind, State, Step};
 use super::tests::model;
-use super::tests_accel::random_general_model;
+use super::tests_accel::{query_result, random_general_model};
 use super::tests_layered::reachable;
-use crate::lang::{Source, Span};
 use proptest::prelude::*;
 use std::collections::HashSet;
 
@@ -58,10 +57,7 @@ fn answer(m: &Model, q: &str, horizon: Option<u64>, search: Search, memory: Memo
         horizon,
         explore: options(search, memory, pacemaker(m)),
     };
-    let src = Source::new("<q>", q);
-    let loc = super::ast::Loc::new(&src, Span::new(0, q.len()));
-    // run_query replays every witness through the semantics (an error if it does not).
-    let r = run_query(m, "q", &loc, &opts).unwrap();
+    let r = query_result(m, q, &opts);
     assert!(r.stats.complete || r.stats.stopped, "{q}");
     format!("{:?} {:?}", r.verdict, r.value)
 }

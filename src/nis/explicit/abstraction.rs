@@ -66,8 +66,7 @@ pub fn zero_one_images(
     let mut images = BTreeMap::new();
     for &(l, mask) in zo {
         for a in bits(mask) {
-            let prv = sem.transition(l, a, performed, env_action)?;
-            let inter = sem.with_percept(&prv, sem.percept_of(l));
+            let (prv, inter) = sem.intermediate(l, a, (performed, env_action))?;
             if let std::collections::btree_map::Entry::Vacant(e) = images.entry(inter) {
                 let ps = sem.observe(inter, env_next)?;
                 e.insert((prv, ps));

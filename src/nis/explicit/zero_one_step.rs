@@ -87,8 +87,7 @@ pub fn zero_one_outcomes(
         }
         let mut image_of = Vec::new();
         for a in bits(enabled & performed) {
-            let prv = sem.transition(l, a, performed, env_action)?;
-            let inter = sem.with_percept(&prv, sem.percept_of(l));
+            let (prv, inter) = sem.intermediate(l, a, (performed, env_action))?;
             prv_of.entry(inter).or_insert(prv);
             image_of.push((a, inter));
         }

@@ -21,6 +21,21 @@ impl Semantics<'_> {
         Ok(mask)
     }
 
+    /// The private update tr_t of `l` under action `a` (Definition 1) and
+    /// the intermediate local state (prv', per) it leads to, before the
+    /// percept is observed anew: what every successor of the agent, concrete
+    /// or zero-one, starts from.
+    pub fn intermediate(
+        &mut self,
+        l: LocalId,
+        a: usize,
+        (performed, env_action): (ActionMask, usize),
+    ) -> SemResult<(Vec<i64>, LocalId)> {
+        let prv = self.transition(l, a, performed, env_action)?;
+        let inter = self.with_percept(&prv, self.percept_of(l));
+        Ok((prv, inter))
+    }
+
     /// The local successors of `l` under its action `a` (the agent's part
     /// of Definition 5): the private update tr_t, then the local state with
     /// each percept observed there and at the successor environment
@@ -32,8 +47,7 @@ impl Semantics<'_> {
         (performed, env_action): (ActionMask, usize),
         env_next: EnvId,
     ) -> SemResult<Vec<LocalId>> {
-        let prv = self.transition(l, a, performed, env_action)?;
-        let inter = self.with_percept(&prv, self.percept_of(l));
+        let (prv, inter) = self.intermediate(l, a, (performed, env_action))?;
         let ps = self.observe(inter, env_next)?;
         Ok(bits(ps).map(|p| self.with_percept(&prv, p)).collect())
     }
