@@ -79,6 +79,11 @@ impl LinExpr {
         out
     }
 
+    /// Whether the constant and every coefficient are finite.
+    pub fn is_finite(&self) -> bool {
+        self.constant.is_finite() && self.terms.iter().all(|(_, c)| c.is_finite())
+    }
+
     /// Whether the expression has no variable (after merging).
     pub fn is_constant(&self) -> bool {
         self.merged_terms().is_empty()

@@ -214,7 +214,7 @@ impl Decider for ExplicitDecider {
                 }
                 self.on_concrete(model, phi, &core, agents, &mut stats)?
             }
-            Target::Abstract => self.on_abstract(model, m, &core, &mut stats)?,
+            Target::Abstract => self.on_abstract(model, phi, &core, &mut stats)?,
         };
         Ok((shown, stats))
     }
@@ -247,17 +247,22 @@ impl ExplicitDecider {
         Ok((outcome.holds, w, t))
     }
 
-    /// phi[m] on M_ab(m), explored lazily: not `explore_horizon`, since the
-    /// abstract states within the horizon are sets of local states, far too
-    /// many to expand.
+    /// phi[m] on M_ab(m), every abstract state within the horizon expanded
+    /// first as on M(n): an update that leaves its declared range on a run
+    /// within the sentence's depth is a model error (exit 2) whether or not
+    /// the formula's search would visit it, as in the MILP decider of
+    /// M_ab(m) (issue 33: a lazy search answered universal sentences over
+    /// a system whose out-of-range runs it had not looked at).
     fn on_abstract(
         &self,
         model: &Model,
-        m: usize,
+        sentence: &Sentence,
         core: &Core,
         stats: &mut serde_json::Map<String, Value>,
     ) -> Result<Shown, RunError> {
+        let m = sentence.agents();
         let mut g = Graph::new(Abstract::new(semantics(model)?, m))?.with_deadline(self.deadline);
+        explore_horizon(&mut g, sentence)?;
         let outcome = check_system(&mut g, core)?;
         if g.expired() {
             let what = Target::Abstract.describe(m);
@@ -275,8 +280,8 @@ impl ExplicitDecider {
 /// the check: an update that leaves its declared range at any of them is a
 /// model error (exit 2) whether or not the formula's search would visit it,
 /// as in the MILP decider, whose range check covers every run of the
-/// unrolling; so the two deciders fail on the same models. (On M_ab(m) the
-/// explicit decider stays lazy: see docs/nis.md.)
+/// unrolling; so the two deciders fail on the same models (on M(n) and on
+/// M_ab(m) alike).
 fn explore_horizon<'m, S: System<'m>>(
     g: &mut Graph<'m, S>,
     sentence: &Sentence,

@@ -68,8 +68,20 @@ macro_rules! on_enc {
             &mut self,
             opts: &$crate::nis::encode::options::MilpOptions,
             counts: &mut $crate::nis::encode::stats::SolveCounts,
-        ) -> Result<(), $crate::report::RunError> {
+        ) -> Result<Option<$crate::nis::encode::ranges::Breach>, $crate::report::RunError> {
             self.enc.check_ranges(opts, counts)
+        }
+
+        fn describe(
+            &self,
+            state: &$crate::nis::encode::state::State,
+            sol: &$crate::milp::Solution,
+        ) -> Option<String> {
+            Some($crate::nis::encode::breach::describe_state(
+                self.enc.model,
+                state,
+                sol,
+            ))
         }
     };
 }
@@ -173,7 +185,7 @@ impl Enc<'_> {
         &self,
         opts: &MilpOptions,
         counts: &mut SolveCounts,
-    ) -> Result<(), RunError> {
+    ) -> Result<Option<super::ranges::Breach>, RunError> {
         check_ranges(
             &self.model.source,
             &self.milp,

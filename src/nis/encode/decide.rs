@@ -8,10 +8,12 @@ use super::confirm::solve_confirmed;
 use super::encoded::Encoded;
 use super::formula::encode;
 use super::options::MilpOptions;
+use super::ranges::Breach;
 use super::stats::Sizes;
 use super::strategic::{encode_strategy, Play, StrategyEncoded};
 use super::ties::MAX_TIE_CUTS;
 use super::unrolling::{Solved, Unrolled, Unrolling};
+use crate::lang::error_at;
 use crate::milp::{constant, tolerance, LinExpr, Outcome, Solution, Status};
 use crate::nis::front::core::Core;
 use crate::report::RunError;
@@ -120,10 +122,16 @@ pub fn solve_goal<U: Unrolling>(
     sizes.milps += 1;
     // Spent building, also when no MILP is solved.
     sizes.obbt.add(&u.obbt());
+    // Before the goal is looked at: a run that leaves a declared range makes
+    // the model an error whatever the sentence, also when the bounds alone
+    // pin the goal to false (a universal sentence would otherwise hold over
+    // a system whose out-of-range runs were silently cut, issue 33).
+    if let Some(breach) = u.final_checks(opts, &mut sizes.solving)? {
+        return Err(breach_error(breach, u, &tree));
+    }
     if constant(&holds) == Some(0.0) {
         return Ok(Answer::Infeasible);
     }
-    u.final_checks(opts, &mut sizes.solving)?;
     u.milp().ge("goal", holds, 1.0);
     if opts.symmetry_breaking {
         sizes.symmetry_rows += u.break_symmetry(&tree);
@@ -158,6 +166,49 @@ pub fn solve_goal<U: Unrolling>(
     )))
 }
 
+/// A [`Breach`] as the error the user sees: with the run from the initial
+/// state to the round of the update when `u` can describe its states.
+fn breach_error<U: Unrolling>(b: Breach, u: &U, tree: &Unrolled<U::State, U::Round>) -> RunError {
+    let run =
+        b.at.filter(|&i| i > 0 && i < tree.states.len())
+            .and_then(|at| run_to(u, tree, at, &b.sol));
+    let message = match run {
+        Some(run) => format!("{}; {run}", b.message),
+        None => b.message,
+    };
+    match b.span {
+        Some(span) => RunError::from(error_at(&b.source, span, message)),
+        None => RunError::input(message),
+    }
+}
+
+/// "the run to it: step 0: …; step 1: …, then the update" along the tree
+/// from the initial state to the state before `at`.
+fn run_to<U: Unrolling>(
+    u: &U,
+    tree: &Unrolled<U::State, U::Round>,
+    at: usize,
+    sol: &Solution,
+) -> Option<String> {
+    let mut path = Vec::new();
+    let mut i = tree.step(at).from;
+    loop {
+        path.push(i);
+        match &tree.steps[i] {
+            Some(step) => i = step.from,
+            None => break,
+        }
+    }
+    let mut steps = Vec::with_capacity(path.len());
+    for (j, &i) in path.iter().rev().enumerate() {
+        steps.push(format!("step {j}: {}", u.describe(&tree.states[i], sol)?));
+    }
+    Some(format!(
+        "the run to it: {}, then the update",
+        steps.join("; ")
+    ))
+}
+
 /// Encodes the goal on `u` without solving and runs its final checks: a
 /// declared range left from any state of a set of starts is an error of the
 /// model even where no witness MILP looks.
@@ -174,7 +225,10 @@ pub fn check_runs<U: Unrolling>(
     encode(u, goal, goal.root, 0, &mut tree)?;
     sizes.milps += 1;
     sizes.obbt.add(&u.obbt());
-    u.final_checks(opts, &mut sizes.solving)
+    match u.final_checks(opts, &mut sizes.solving)? {
+        Some(breach) => Err(breach_error(breach, u, &tree)),
+        None => Ok(()),
+    }
 }
 
 /// The binaries of the MILP that [`solve`] would solve for `goal` on `u`,

@@ -180,8 +180,20 @@ impl Enc<'_> {
         }
     }
 
-    /// A number-valued expression.
+    /// A number-valued expression; an error located at the innermost
+    /// subexpression whose f64 form is not finite (a constant such as
+    /// `1e400`, a product beyond f64), which would otherwise reach HiGHS as
+    /// an infinite coefficient and be blamed on a MILP variable.
     pub fn num(&mut self, e: &TExpr, ctx: &Ctx) -> Result<LinExpr, RunError> {
+        let x = self.num_of(e, ctx)?;
+        if x.is_finite() {
+            Ok(x)
+        } else {
+            Err(self.beyond_f64(e))
+        }
+    }
+
+    fn num_of(&mut self, e: &TExpr, ctx: &Ctx) -> Result<LinExpr, RunError> {
         Ok(match &e.kind {
             TKind::Const(Value::Num(r)) => LinExpr::constant(num::to_f64(r)),
             TKind::Var(s) => match ctx.slots.get(*s) {
@@ -471,6 +483,22 @@ impl Enc<'_> {
             &self.model.source,
             e.span,
             "the MILP encoder cannot read this here (a slot or `performed` outside its block)",
+        ))
+    }
+
+    fn beyond_f64(&self, e: &TExpr) -> RunError {
+        let text = self.model.source.slice(e.span);
+        let what = if self.model.constants.iter().any(|(n, _)| n == text) {
+            format!("the constant `{text}`")
+        } else {
+            format!("`{text}`")
+        };
+        RunError::from(crate::lang::error_at(
+            &self.model.source,
+            e.span,
+            format!(
+                "{what} has no finite f64 value (beyond about 1.8e308), and the MILP decider computes in f64: scale the model down"
+            ),
         ))
     }
 

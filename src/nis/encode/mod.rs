@@ -21,6 +21,7 @@
 //! one round of Definition 5, [`ranges`] finds updates that leave their
 //! declared range.
 
+mod breach;
 mod concrete;
 mod concretize;
 mod confirm;
@@ -246,10 +247,25 @@ pub fn check_abstract(
     let mut sizes = Sizes::default();
     let envs = sem.initial_envs()?;
     refuse_observed_ties(&mut sem, &envs, universal)?;
+    // A tabulation that meets an update leaving its declared range (a
+    // fault) is decided again by slots, whose range check covers every run
+    // of the unrolling and names the run: the tabulated fault probe missed
+    // faults reachable beyond the first round (issue 33: `AX^2` held over
+    // a model whose first update leaves its range).
+    let mut faults = false;
     let d = decide(envs, universal, |env0| {
         let mut u = Tabulated::new(&mut sem, m, env0);
-        solve(&mut u, &goal, opts, &mut sizes)
-    })?;
+        let answer = solve(&mut u, &goal, opts, &mut sizes);
+        faults |= u.met_faults();
+        match faults {
+            true => Err(RunError::Internal("a fault: decided by slots".into())),
+            false => answer,
+        }
+    });
+    if faults {
+        return check_abstract_slots(model, sentence, opts);
+    }
+    let d = d?;
     for w in &d.witnesses {
         if let Err(why) = replay_abstract(&mut sem, w)? {
             return Err(internal("MILP abstract trace", why));

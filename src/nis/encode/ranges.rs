@@ -7,8 +7,8 @@
 use super::confirm::solve_confirmed;
 use super::options::milp_error;
 use super::stats::SolveCounts;
-use crate::lang::{error_at, num, DeclType, Source, Span};
-use crate::milp::{tolerance, LinExpr, Model as Milp, SolveOptions};
+use crate::lang::{num, DeclType, Source, Span};
+use crate::milp::{tolerance, LinExpr, Model as Milp, Solution, SolveOptions};
 use crate::nis::front::model::VarDecl;
 use crate::report::RunError;
 
@@ -25,6 +25,8 @@ pub struct RangeCheck {
     pub guard: Option<LinExpr>,
     /// The update expression in the model text.
     pub span: Option<Span>,
+    /// The unrolling state the update's round leads to ([`state_of`]).
+    pub at: Option<usize>,
 }
 
 /// The update values (each assigned when its 0/1 condition holds) whose
@@ -56,6 +58,7 @@ pub fn range_checks<'v>(
                     decl.name
                 ),
                 span,
+                at: state_of(name),
                 cond: cond.clone(),
                 value: value.clone(),
                 lo,
@@ -71,16 +74,18 @@ pub fn range_checks<'v>(
 /// Leaving a declared range is an error of the model (exit 2), as in the
 /// exact semantics: one MILP (without the goal) asks whether any recorded
 /// update value can leave its range on some run of the unrolling (state
-/// variables are bounded by their value hulls, not clipped, so none is hidden).
+/// variables are bounded by their value hulls, not clipped, so none is
+/// hidden). A run found is returned as a [`Breach`], for the caller to
+/// describe along its unrolling.
 pub fn check_ranges(
     source: &Source,
     milp: &Milp,
     checks: &[RangeCheck],
     solve: &SolveOptions,
     counts: &mut SolveCounts,
-) -> Result<(), RunError> {
+) -> Result<Option<Breach>, RunError> {
     if checks.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let mut m = milp.clone();
     let mut sides = Vec::new();
@@ -118,26 +123,53 @@ pub fn check_ranges(
         }
     }
     if sides.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     m.ge("range.some", LinExpr::sum(sides.iter().map(|s| s.1)), 1.0);
     // "No update leaves its range" is an infeasibility: confirmed by a
     // second opinion, as the deciders' verdicts are.
     let out = solve_confirmed(&m, solve, counts)?;
-    if let Some(sol) = out.solution {
-        if let Some(&(i, _)) = sides.iter().find(|(_, o)| sol.is_set(*o)) {
-            let c = &checks[i];
-            let message = format!(
-                "an update leaves {}: it takes the value {} on a run of the model",
-                c.what,
-                sol.eval(&c.value)
-            );
-            // Located like the explicit engine's error: at the update.
-            return Err(match c.span {
-                Some(span) => RunError::from(error_at(source, span, message)),
-                None => RunError::input(message),
-            });
-        }
+    let Some(sol) = out.solution else {
+        return Ok(None);
+    };
+    let Some(&(i, _)) = sides.iter().find(|(_, o)| sol.is_set(*o)) else {
+        return Ok(None);
+    };
+    let c = &checks[i];
+    let message = format!(
+        "an update leaves {}: it takes the value {} on a run of the model",
+        c.what,
+        sol.eval(&c.value)
+    );
+    // Located like the explicit engine's error: at the update.
+    Ok(Some(Breach {
+        source: source.clone(),
+        span: c.span,
+        message,
+        at: c.at,
+        sol,
+    }))
+}
+
+/// What the range check found: the message, where the update is written,
+/// the unrolling state the update leads to (when its tag names one) and the
+/// solution of the run.
+pub struct Breach {
+    pub source: Source,
+    pub span: Option<Span>,
+    pub message: String,
+    pub at: Option<usize>,
+    pub sol: Solution,
+}
+
+/// The unrolling state whose round a MILP name belongs to: the tag `s{i}`
+/// the formula's encoder gives the round into state i (strategic branches
+/// `s{i}.b{k}` only for k = 0, the others' states are numbered later).
+pub fn state_of(name: &str) -> Option<usize> {
+    let mut parts = name.split('.');
+    let i: usize = parts.next()?.strip_prefix('s')?.parse().ok()?;
+    match parts.next().and_then(|p| p.strip_prefix('b')) {
+        Some(k) if k.parse::<usize>().is_ok() => (k == "0").then_some(i),
+        _ => Some(i),
     }
-    Ok(())
 }

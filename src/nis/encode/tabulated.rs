@@ -162,6 +162,12 @@ impl<'s, 'm> Tabulated<'s, 'm> {
         }
     }
 
+    /// Whether the tabulation met an update that leaves its declared range
+    /// (a fault, recorded or already checked by the final checks).
+    pub fn met_faults(&self) -> bool {
+        self.excluded > 0 || !self.faults.is_empty()
+    }
+
     /// Builds layers up to `depth` (layer 0: the initial state with `env0`).
     fn layer(&mut self, depth: usize, env0: EnvId) -> Result<&Layer, RunError> {
         if self.layers.is_empty() {

@@ -299,7 +299,13 @@ fn failing_updates_off_every_run_are_excluded_and_on_a_run_are_errors() {
     let s = parse_sentence("forall v1: EX^2 (q, v1)").unwrap();
     let out = check_abstract(&model, &s, &MilpOptions::default()).unwrap();
     assert!(out.holds);
-    assert!(out.stats["excluded_faults"].as_u64().unwrap() > 0);
+    // A tabulation that meets a fault is decided by slots (issue 33), whose
+    // range check covers the runs: the fault off every run is no error.
+    assert!(
+        out.stats.get("excluded_faults").is_none(),
+        "{:?}",
+        out.stats
+    );
     assert!(on_abstract(
         &model,
         "forall v1: EX^2 (q, v1)",

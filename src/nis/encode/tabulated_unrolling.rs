@@ -62,10 +62,11 @@ impl Unrolling for Tabulated<'_, '_> {
         &mut self,
         opts: &MilpOptions,
         counts: &mut SolveCounts,
-    ) -> Result<(), RunError> {
+    ) -> Result<Option<super::ranges::Breach>, RunError> {
         let faults = std::mem::take(&mut self.faults);
         self.excluded = faults.len();
-        exclude_faults(&mut self.milp, faults, opts, counts)
+        exclude_faults(&mut self.milp, faults, opts, counts)?;
+        Ok(None)
     }
 
     fn measure(&self, sizes: &mut Sizes) {

@@ -11,6 +11,7 @@
 
 use super::encoded::Encoded;
 use super::options::MilpOptions;
+use super::ranges::Breach;
 use super::stats::{Sizes, SolveCounts};
 use crate::milp::{LinExpr, Model as Milp, ObbtStats, Solution};
 
@@ -122,11 +123,19 @@ pub trait Unrolling {
     /// What must hold of every run of the unrolling before a verdict counts
     /// (declared ranges, failing updates); called before the goal is added.
     /// Their MILPs' time and work go to `counts`.
+    /// A run found that leaves a declared range is returned as a
+    /// [`Breach`], which the caller turns into the error with the run.
     fn final_checks(
         &mut self,
         opts: &MilpOptions,
         counts: &mut SolveCounts,
-    ) -> Result<(), RunError>;
+    ) -> Result<Option<Breach>, RunError>;
+
+    /// A state under a solution in words, for the run of a [`Breach`]
+    /// (`None`: this system cannot say).
+    fn describe(&self, _state: &Self::State, _sol: &Solution) -> Option<String> {
+        None
+    }
 
     /// Rows ordering interchangeable agents, added after the goal; their count.
     fn break_symmetry(&mut self, _tree: &Unrolled<Self::State, Self::Round>) -> usize {

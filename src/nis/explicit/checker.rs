@@ -126,22 +126,52 @@ impl<'m, S: System<'m>> Graph<'m, S> {
     }
 
     /// Layer j: the states reachable by exactly j transitions, j = 0..=k.
+    /// A model error met on the way (an update leaving its declared range)
+    /// names the run from an initial state to the state it was met at.
     pub fn layers(&mut self, k: u32) -> SemResult<Vec<Vec<u32>>> {
         let mut layers = vec![self.initial.clone()];
+        // The first state each was reached from; an initial state is its own.
+        let mut parent: HashMap<u32, u32> = self.initial.iter().map(|&i| (i, i)).collect();
         for _ in 0..k {
             let mut next: Vec<u32> = Vec::new();
             let mut seen = std::collections::HashSet::new();
             let last = layers.last().cloned().unwrap_or_default();
             for s in last {
-                for t in self.successor_ids(s)? {
+                let succ = match self.successor_ids(s) {
+                    Ok(succ) => succ,
+                    Err(mut e) => {
+                        e.message = format!("{}; {}", e.message, self.run_to(s, &parent));
+                        return Err(e);
+                    }
+                };
+                for t in succ {
                     if seen.insert(t) {
                         next.push(t);
+                        parent.entry(t).or_insert(s);
                     }
                 }
             }
             layers.push(next);
         }
         Ok(layers)
+    }
+
+    /// The run from an initial state to `s` along `parent`, in words.
+    fn run_to(&self, s: u32, parent: &HashMap<u32, u32>) -> String {
+        let mut path = vec![s];
+        while let Some(&p) = parent.get(&path[path.len() - 1]) {
+            if path.contains(&p) {
+                break;
+            }
+            path.push(p);
+        }
+        let steps: Vec<String> = path
+            .iter()
+            .rev()
+            .enumerate()
+            .map(|(j, &id)| format!("step {j}: {}", self.sys.describe(&self.states[id as usize])))
+            .collect();
+        format!("the run to it: {}, then the update", steps.join("; "))
     }
 }
 

@@ -30,6 +30,17 @@ pub trait System<'m> {
 
     fn semantics_ref(&self) -> &Semantics<'m>;
 
+    /// A state in words, for the run that leads to a model error: the
+    /// environment and the indexed agents.
+    fn describe(&self, s: &Self::State) -> String {
+        let sem = self.semantics_ref();
+        let mut parts = vec![format!("environment {}", sem.describe_env(self.env(s)))];
+        for (i, &l) in self.indexed(s).iter().enumerate() {
+            parts.push(format!("agent {} {}", i + 1, sem.describe_local(l)));
+        }
+        parts.join(", ")
+    }
+
     /// Size of a state in concrete global states (a counter state stands for
     /// every ordering of its non-indexed agents).
     fn multiplicity(&self, _s: &Self::State) -> u128 {
