@@ -82,17 +82,11 @@ fn read_property(
         ))
     })?;
     let prop = vnnlib::parse(&req.property.display().to_string(), &text)?;
-    if (prop.inputs, prop.outputs) != (net.input_size(), net.output_size()) {
-        return Err(RunError::input(format!(
-            "{} declares {} inputs and {} outputs, but {} has {} inputs and {} outputs",
-            req.property.display(),
-            prop.inputs,
-            prop.outputs,
-            req.net.display(),
-            net.input_size(),
-            net.output_size()
-        )));
-    }
+    let network = req.net.display().to_string();
+    prop.check_sizes(&network, net.input_size(), net.output_size())
+        .map_err(RunError::input)?;
+    prop.check_finite(net)
+        .map_err(|why| RunError::input(format!("{}: {why}", req.property.display())))?;
     Ok(prop)
 }
 
@@ -114,11 +108,11 @@ pub fn verify_report(req: &VerifyRequest, ctx: &RunContext) -> Result<Report, Ru
     let v = verify(net, &prop, &opts).map_err(|e| RunError::Internal(e.to_string()))?;
     ctx.finish_stages();
     if let Some(path) = &req.vnncomp_output {
-        std::fs::write(path, vnncomp_result(&v.answer))
-            .map_err(|e| RunError::input(format!("cannot write {}: {e}", path.display())))?;
+        crate::report::output::write_file(path, vnncomp_result(&v.answer).as_bytes())?;
     }
     let mut r = Report::new("nn", "verify");
     r.model = model_ref;
+    r.warnings.extend(prop.warnings.iter().cloned());
     let head = format!(
         "{} ({}) against {} ({} input boxes, {} output conjunctions)",
         req.net.display(),

@@ -115,9 +115,15 @@ pub fn falsify(
     result
 }
 
+/// A uniform point of `[lo, hi]`; a range whose width overflows f64
+/// (`[-1e308, 1e308]`, where `gen_range` panics) is drawn as a convex
+/// combination of its ends.
 fn sample(rng: &mut StdRng, lo: f64, hi: f64) -> f64 {
-    if hi > lo {
+    if hi > lo && (hi - lo).is_finite() {
         rng.gen_range(lo..=hi)
+    } else if hi > lo {
+        let t: f64 = rng.gen_range(0.0..=1.0);
+        (lo * (1.0 - t) + hi * t).clamp(lo, hi)
     } else {
         lo
     }

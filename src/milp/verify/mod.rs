@@ -158,9 +158,9 @@ pub fn verify(
     for (ci, case) in prop.cases.iter().enumerate() {
         let f = falsify(net, case, &case.input, &opts.falsify, &stop);
         stats.evaluations += f.evaluations;
-        if let Some(hit) = f.hit {
+        if let Some(cex) = f.hit.and_then(|hit| from_hit(net, case, ci, hit)) {
             stats.falsify_s += t.elapsed().as_secs_f64();
-            return Ok(done(Answer::Violated(from_hit(net, case, ci, hit)), stats));
+            return Ok(done(Answer::Violated(cex), stats));
         }
     }
     stats.falsify_s += t.elapsed().as_secs_f64();
@@ -176,16 +176,17 @@ fn done(answer: Answer, stats: VerifyStats) -> Verification {
     Verification { answer, stats }
 }
 
-fn from_hit(net: &Network, case: &Case, ci: usize, hit: crate::nn::Hit) -> Counterexample {
+/// A falsification hit replayed exactly; `None` when its output does not
+/// satisfy a disjunct after all (an output that overflowed to infinity or
+/// NaN), so that the search goes on instead of reporting it.
+fn from_hit(net: &Network, case: &Case, ci: usize, hit: crate::nn::Hit) -> Option<Counterexample> {
     let source = if hit.by_local_search {
         Source::LocalSearch
     } else {
         Source::Sampling
     };
-    let d = case
-        .satisfied_disjunct(&hit.input, &hit.output, 0.0)
-        .expect("falsify reports only points with excess <= 0");
-    replayed(net, case, ci, d, hit.input, source, 0.0).expect("checked exactly above")
+    let d = case.satisfied_disjunct(&hit.input, &hit.output, 0.0)?;
+    replayed(net, case, ci, d, hit.input, source, 0.0)
 }
 
 /// `x` as a counterexample of disjunct `d` if the network's f64 output there
@@ -259,8 +260,8 @@ fn branch_and_bound(
             let f = falsify(net, case, &region, &opts.box_falsify, &stop);
             stats.evaluations += f.evaluations;
             stats.falsify_s += t.elapsed().as_secs_f64();
-            if let Some(hit) = f.hit {
-                return Ok(Some(Answer::Violated(from_hit(net, case, ci, hit))));
+            if let Some(cex) = f.hit.and_then(|hit| from_hit(net, case, ci, hit)) {
+                return Ok(Some(Answer::Violated(cex)));
             }
         }
         let splittable = split::can_split(&region);

@@ -69,13 +69,25 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn error(&self, span: (usize, usize), message: impl Into<String>) -> Box<VnnlibError> {
-        let start = span.0.min(self.text.len());
-        let before = &self.text[..start];
+    /// 1-based line and column of a byte offset.
+    fn line_column(&self, at: usize) -> (usize, usize) {
+        let before = &self.text[..at.min(self.text.len())];
         let line = before.matches('\n').count() + 1;
         let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        (line, column)
+    }
+
+    /// `file:line:column` of a span's start.
+    fn location(&self, span: (usize, usize)) -> String {
+        let (line, column) = self.line_column(span.0);
+        format!("{}:{line}:{column}", self.name)
+    }
+
+    fn error(&self, span: (usize, usize), message: impl Into<String>) -> Box<VnnlibError> {
+        let start = span.0.min(self.text.len());
+        let (line, column) = self.line_column(start);
         Box::new(VnnlibError {
-            location: format!("{}:{line}:{column}", self.name),
+            location: self.location(span),
             message: message.into(),
             src: NamedSource::new(self.name, self.text.clone()),
             span: SourceSpan::new(start.into(), span.1.min(self.text.len()) - start),
@@ -84,12 +96,34 @@ impl Reader<'_> {
         })
     }
 
+    /// A number or a name ends at a space, a parenthesis, a comment or the
+    /// end: `1.2.3` or `2-1` is one malformed atom, not two numbers (the
+    /// lexer alone would read `1.2` `.3` and `2` `-1`, and a chain of
+    /// comparisons would silently change the property).
+    fn ends_at_delimiter(&self, span: (usize, usize)) -> Result<(), Box<VnnlibError>> {
+        let rest = &self.text[span.1..];
+        let end = rest
+            .find(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';'))
+            .unwrap_or(rest.len());
+        if end == 0 {
+            return Ok(());
+        }
+        let atom = &self.text[span.0..span.1 + end];
+        Err(self.error(
+            (span.0, span.1 + end),
+            format!("'{atom}' is neither a number nor a name (an atom ends at a space or a parenthesis)"),
+        ))
+    }
+
     fn sexps(&self) -> Result<Vec<Sexp>, Box<VnnlibError>> {
         let mut stack: Vec<(usize, Vec<Sexp>)> = vec![(0, Vec::new())];
         let mut lex = Tok::lexer(self.text.as_str());
         while let Some(tok) = lex.next() {
             let span = (lex.span().start, lex.span().end);
             let slice = lex.slice();
+            if matches!(tok, Ok(Tok::Number | Tok::Symbol)) {
+                self.ends_at_delimiter(span)?;
+            }
             let item = match tok {
                 Err(()) => return Err(self.error(span, format!("unexpected text '{slice}'"))),
                 Ok(Tok::Open) => {
@@ -129,6 +163,7 @@ struct Names {
     outputs: usize,
     /// Where each input is declared, for errors about its bounds.
     input_spans: Vec<(usize, usize)>,
+    output_spans: Vec<(usize, usize)>,
 }
 
 /// `i` for a name `PREFIXi` (decimal digits only).
@@ -171,6 +206,9 @@ type Dnf = Vec<Vec<Atom>>;
 
 /// Reads a VNN-LIB text; `name` is the file name used in errors.
 pub fn parse(name: &str, text: &str) -> Result<Property, Box<VnnlibError>> {
+    // A leading byte-order mark (editors on Windows write one) is not text:
+    // lines and columns are counted without it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let reader = Reader {
         name,
         text: Arc::new(text.to_string()),
@@ -189,11 +227,23 @@ pub fn parse(name: &str, text: &str) -> Result<Property, Box<VnnlibError>> {
             }
         }
     }
-    let cases = group_cases(&reader, &names, dnf)?;
+    let mut warnings = Vec::new();
+    let cases = group_cases(&reader, &names, dnf, &mut warnings)?;
     Ok(Property {
         inputs: names.inputs,
         outputs: names.outputs,
         cases,
+        warnings,
+        input_decls: names
+            .input_spans
+            .iter()
+            .map(|&s| reader.location(s))
+            .collect(),
+        output_decls: names
+            .output_spans
+            .iter()
+            .map(|&s| reader.location(s))
+            .collect(),
     })
 }
 
@@ -260,6 +310,7 @@ fn declarations(reader: &Reader, commands: &[Sexp]) -> Result<Names, Box<VnnlibE
         inputs,
         outputs,
         input_spans: xs.iter().map(|(_, s)| *s).collect(),
+        output_spans: ys.iter().map(|(_, s)| *s).collect(),
     })
 }
 
@@ -460,7 +511,12 @@ fn conjoin(reader: &Reader, a: Dnf, b: Dnf, span: (usize, usize)) -> Result<Dnf,
 /// and groups terms with the same box into one [`Case`]. Terms whose box is
 /// empty are unsatisfiable and dropped; a term that leaves an input unbounded
 /// is an error.
-fn group_cases(reader: &Reader, names: &Names, dnf: Dnf) -> Result<Vec<Case>, Box<VnnlibError>> {
+fn group_cases(
+    reader: &Reader,
+    names: &Names,
+    dnf: Dnf,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Case>, Box<VnnlibError>> {
     let mut cases: Vec<Case> = Vec::new();
     'terms: for conj in dnf {
         let mut lo = vec![f64::NEG_INFINITY; names.inputs];
@@ -495,7 +551,16 @@ fn group_cases(reader: &Reader, names: &Names, dnf: Dnf) -> Result<Vec<Case>, Bo
                 ),
             ));
         }
-        if (0..names.inputs).any(|i| lo[i] > hi[i]) {
+        if let Some(i) = (0..names.inputs).find(|&i| lo[i] > hi[i]) {
+            let why = format!(
+                "{}: X_{i} has lower bound {} above its upper bound {} in some disjunct of the property: its input box is empty, so no input can violate it and it is left out",
+                reader.location(names.input_spans[i]),
+                lo[i],
+                hi[i]
+            );
+            if !warnings.contains(&why) {
+                warnings.push(why);
+            }
             continue;
         }
         let input = InputBox::new(lo, hi).map_err(|e| reader.error((0, 0), e))?;
