@@ -483,7 +483,6 @@ fn a_fifo_is_read_from_its_writer_and_refused_without_one() {
         .status()
         .expect("mkfifo runs");
     assert!(made.success());
-    let started = std::time::Instant::now();
     mavis()
         .args(["timed", "validate"])
         .arg(&fifo)
@@ -493,28 +492,46 @@ fn a_fifo_is_read_from_its_writer_and_refused_without_one() {
         .stderr(predicate::str::contains("model.mapt"))
         .stderr(predicate::str::contains("FIFO"))
         .stderr(predicate::str::contains("nothing was written to it"));
-    assert!(started.elapsed() < std::time::Duration::from_secs(10));
-    // With a writer that holds it open and writes late, the file is whole.
+    // (`.timeout` above bounds the run: no clock is read here.)
+    // With a writer that is there before mavis starts and writes only then,
+    // the file is whole. The order comes from the statements, not from a
+    // head start of some sleep: a reader of the test's own (which never
+    // reads) lets the writer's open return at once, so the writer is open
+    // before mavis is started; the writer is closed only once mavis has
+    // read every byte (the FIFO holds none: FIONREAD), which gives it the
+    // end of the file.
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
     let text = std::fs::read(root().join("examples/cav/platoon2.mapt")).unwrap();
-    let writer_path = fifo.clone();
-    let writer = std::thread::spawn(move || {
-        use std::io::Write;
-        let mut w = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&writer_path)
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        w.write_all(&text).unwrap();
-    });
-    // The writer's `open` blocks until a reader comes, and counts as a
-    // writer while it waits; the head start lets it get there first, as a
-    // writer started before mavis does.
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    let own_reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
     let reader = std::process::Command::new(assert_cmd::cargo::cargo_bin("mavis"))
         .args(["timed", "validate"])
         .arg(&fifo)
-        .output();
-    writer.join().unwrap();
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let unread = || {
+        let mut n: libc::c_int = 0;
+        // SAFETY: FIONREAD writes one int through the pointer given.
+        let r = unsafe { libc::ioctl(own_reader.as_raw_fd(), libc::FIONREAD, &mut n) };
+        assert_eq!(r, 0, "FIONREAD");
+        n
+    };
+    for chunk in text.chunks(4096) {
+        writer.write_all(chunk).unwrap();
+        while unread() > 0 {
+            std::thread::yield_now();
+        }
+    }
+    drop(writer);
+    let reader = reader.wait_with_output();
+    drop(own_reader);
     let direct = cli::run(&[
         "timed",
         "validate",

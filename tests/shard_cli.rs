@@ -246,8 +246,12 @@ fn merge_refuses_missing_duplicated_and_foreign_parts() {
     let older_path = d.join("older.json").display().to_string();
     std::fs::write(&older_path, older.to_string()).unwrap();
     assert_refused(&[&p[0], &p[1], &older_path], "different mavis version");
-    // A part that lost a cell: named as missing.
+    // A part that lost a cell: its checksum no longer matches; resealed
+    // (as by a writer with a bug), the cell is named as missing.
     forged["cells"].as_array_mut().unwrap().truncate(0);
+    std::fs::write(&forged_path, forged.to_string()).unwrap();
+    assert_refused(&[&p[0], &p[1], &forged_path], "do not match the checksum");
+    mavis::report::shard::seal(&mut forged);
     std::fs::write(&forged_path, forged.to_string()).unwrap();
     assert_refused(&[&p[0], &p[1], &forged_path], "missing: `spec 1");
     // Not a part at all.

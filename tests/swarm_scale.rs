@@ -9,6 +9,11 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// How long a run stopped at a deadline of 1 s may take before the test
+/// calls the deadline ignored: a generous bound, not a measurement (a tight
+/// one is a flake on a shared machine; exit 3 is what shows the stop).
+const GENEROUS: Duration = Duration::from_secs(30);
+
 fn mavis() -> Command {
     Command::cargo_bin("mavis").expect("binary built")
 }
@@ -83,7 +88,6 @@ fn absurd_agent_counts_and_thresholds_are_refused_naming_the_limit() {
 fn a_system_too_wide_for_memory_stops_on_the_budget_with_exit_3() {
     // 50,000 robots: one state is ~19 KB and the first state alone has
     // 100,000 successors, past the 256 MiB budget of one successor list.
-    let t0 = Instant::now();
     let (code, v, text) = run(
         small("check"),
         &[
@@ -96,7 +100,8 @@ fn a_system_too_wide_for_memory_stops_on_the_budget_with_exit_3() {
     assert_eq!(code, 3, "{text}");
     assert!(text.contains("successors need more than 256 MiB"), "{text}");
     assert_eq!(v["verdict"], "unknown", "{text}");
-    assert!(t0.elapsed() < Duration::from_secs(60));
+    // Stopped by the budget before the exploration, not by a clock.
+    assert!(v["stats"]["timed_out"].is_null(), "{text}");
 }
 
 #[test]
@@ -257,7 +262,8 @@ fn sweep_and_export_keep_to_the_timeout() {
         ],
     );
     assert_eq!(code, 3, "{text}");
-    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+    assert!(text.contains("time-out"), "{text}");
+    assert!(t0.elapsed() < GENEROUS, "{:?}", t0.elapsed());
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t2.jani");
     let t0 = Instant::now();
@@ -280,7 +286,8 @@ fn sweep_and_export_keep_to_the_timeout() {
         ],
     );
     assert_eq!(code, 3, "{text}");
-    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+    assert!(text.contains("time-out"), "{text}");
+    assert!(t0.elapsed() < GENEROUS, "{:?}", t0.elapsed());
     assert!(!out.exists(), "a stopped export leaves no file");
 }
 
@@ -291,7 +298,6 @@ fn abstraction_exports_are_automata_written_without_exploring() {
     let dir = tempfile::tempdir().unwrap();
     for to in ["jani", "prism"] {
         let out = dir.path().join(format!("t2.{to}"));
-        let t0 = Instant::now();
         let args = [
             "--timeout",
             "2",
@@ -305,8 +311,9 @@ fn abstraction_exports_are_automata_written_without_exploring() {
             seed("export"),
             &[&args[..], &["-o", out.to_str().unwrap()]].concat(),
         );
+        // Exit 0 under `--timeout 2`: written before the deadline, which
+        // exploring (3 min) could not be.
         assert_eq!(code, 0, "{text}");
-        assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
         let written = std::fs::read_to_string(&out).unwrap();
         assert!(written.len() < 40_000, "{to}: {} bytes", written.len());
         if to == "jani" {
@@ -367,13 +374,22 @@ fn jani_export_of_seven_agents_is_written_without_exploring() {
     // automata (an edge per local state and command), so it stays small.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s7.jani");
-    let t0 = Instant::now();
     let (code, _, text) = run(
         seed("export"),
-        &["--agents", "7", "--to", "jani", "-o", out.to_str().unwrap()],
+        &[
+            "--timeout",
+            "60",
+            "--agents",
+            "7",
+            "--to",
+            "jani",
+            "-o",
+            out.to_str().unwrap(),
+        ],
     );
+    // Exit 0 under `--timeout 60`: exploring 316 million states could not
+    // have finished.
     assert_eq!(code, 0, "{text}");
-    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
     let jani: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let automata = jani["automata"].as_array().unwrap();
     // Seven robots and the nest; each robot an edge per local state and command.

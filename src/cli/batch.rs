@@ -4,7 +4,8 @@
 //! runs one line (`--line $SLURM_ARRAY_TASK_ID`). Parsing and dispatch only.
 
 use super::Given;
-use crate::report::{error_json, Report, RunContext, RunError};
+use crate::report::output::write_file;
+use crate::report::{error_json, print_out, stdout_failed, Format, Report, RunContext, RunError};
 use clap::Args;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -60,6 +61,10 @@ pub fn run(args: BatchArgs, ctx: &RunContext) -> Result<Report, RunError> {
     let mut output = String::new();
     let mut worst = 0u8;
     let mut counts = [0usize; 4];
+    // Text output streams a line's report when it is done, so that a reader
+    // that has gone (a closed pipe) stops the batch instead of every line
+    // running for nobody.
+    let stream = args.out_dir.is_none() && ctx.format == Format::Text;
     for (number, line) in chosen {
         ctx.deadline().check()?;
         let (code, json) = run_line(&args.file, number, line);
@@ -67,6 +72,12 @@ pub fn run(args: BatchArgs, ctx: &RunContext) -> Result<Report, RunError> {
         counts[usize::from(code.min(3))] += 1;
         match &args.out_dir {
             Some(dir) => write_report(dir, number, &json)?,
+            None if stream => {
+                print_out(&format!("{json}\n"));
+                if stdout_failed() {
+                    break;
+                }
+            }
             None => output.push_str(&format!("{json}\n")),
         }
     }
@@ -125,8 +136,7 @@ fn run_line(file: &Path, number: usize, line: &str) -> (u8, Value) {
 fn write_report(dir: &Path, number: usize, json: &Value) -> Result<(), RunError> {
     let path = dir.join(format!("line-{number}.json"));
     let text = serde_json::to_string_pretty(json).expect("JSON values serialise");
-    std::fs::write(&path, format!("{text}\n"))
-        .map_err(|e| RunError::input(format!("cannot write {}: {e}", path.display())))
+    Ok(write_file(&path, format!("{text}\n").as_bytes())?)
 }
 
 /// A line split into words as a POSIX shell splits them (no expansions):

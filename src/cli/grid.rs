@@ -39,7 +39,7 @@ pub struct GridArgs {
     #[arg(long, value_name = "I/N", value_parser = shard::parse_shard)]
     pub shard: Option<Shard>,
     /// Write what would go to standard output to FILE instead.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(short = 'o', long = "output", value_name = "FILE", value_parser = crate::report::output::writable)]
     pub output: Option<PathBuf>,
     /// Leave every measured time out of the output, so that two runs (or a
     /// run and a merge of its shards) print the same bytes.
@@ -70,13 +70,13 @@ pub struct MergeArgs {
     #[arg(long = "table-format", value_enum, default_value_t = TableFormatArg::Text)]
     pub table_format: TableFormatArg,
     /// `swarm sweep`: write PREFIX.csv, PREFIX.svg and PREFIX.png.
-    #[arg(long, value_name = "PREFIX")]
+    #[arg(long, value_name = "PREFIX", value_parser = crate::report::output::writable_prefix)]
     pub out: Option<PathBuf>,
     /// `robust faults`: write the trade-off plot as SVG.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::report::output::writable)]
     pub plot: Option<PathBuf>,
     /// Write what would go to standard output to FILE instead.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(short = 'o', long = "output", value_name = "FILE", value_parser = crate::report::output::writable)]
     pub output: Option<PathBuf>,
     /// Leave every measured time out of the output.
     #[arg(long)]

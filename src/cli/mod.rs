@@ -250,16 +250,47 @@ fn finish(
         report.stat("time_s", start.elapsed().as_secs_f64());
         report
     };
-    match answer {
-        Some(Err(RunError::TimedOut(reason))) => Ok(timed_out(&reason)),
-        Some(other) => other,
+    let mut report = match answer {
+        Some(Err(RunError::TimedOut(reason))) => timed_out(&reason),
+        Some(other) => return other,
         None => {
             let limit = ctx.timeout().map_or(0.0, |t| t.as_secs_f64());
-            Ok(timed_out(&format!(
-                "the time-out of {limit} s was reached and the run was stopped before it could report what it had found"
-            )))
+            match ctx.take_published() {
+                // What the verb had finished when it was stopped.
+                Some(mut partial) => {
+                    partial.stopped_at_deadline(&format!(
+                        "the time-out of {limit} s was reached and the run was stopped; this is what it had finished"
+                    ));
+                    partial
+                }
+                None => timed_out(&format!(
+                    "the time-out of {limit} s was reached and the run was stopped before it could report what it had found"
+                )),
+            }
         }
+    };
+    // A grid's `-o FILE` gets the report the run ends with, as it would have
+    // got the verb's (a report of a verb whose `-o` is its product, an
+    // export, is not written there).
+    if report.write_to.is_none() {
+        report.write_to = grid_output(matches);
     }
+    Ok(report)
+}
+
+/// The `-o FILE` of a grid verb (its report is its output: `--shard`) or
+/// of `merge` on the command line.
+fn grid_output(matches: &clap::ArgMatches) -> Option<std::path::PathBuf> {
+    let grid = matches!(
+        verb_names(matches),
+        ("nis", "table") | ("swarm", "sweep") | ("robust", "faults") | ("merge", _)
+    );
+    let mut m = matches;
+    while let Some((_, sub)) = m.subcommand() {
+        m = sub;
+    }
+    let output = m.try_get_one::<std::path::PathBuf>("output").ok().flatten();
+    output.filter(|_| grid).cloned()
 }
 
 /// How long after the deadline a verb may take to stop by itself and report

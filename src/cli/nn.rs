@@ -53,7 +53,7 @@ mavis nn bounds tests/fixtures/mlp_2_16_16_3.onnx --box '[-1,1]' --dump-lp model
         #[arg(long)]
         no_exact: bool,
         /// Write the MILP (without objective) as an LP file.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", value_parser = crate::report::output::writable)]
         dump_lp: Option<PathBuf>,
     },
     /// Decide a VNN-LIB property: holds (VNN-COMP unsat), violated with a
@@ -68,7 +68,7 @@ mavis nn verify net.onnx prop.vnnlib --vnncomp-output result.txt --format json"
         /// The VNN-LIB property (the unsafe inputs and outputs).
         property: PathBuf,
         /// Write VNN-COMP's result file (unsat | sat and the assignment | timeout | unknown).
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", value_parser = crate::report::output::writable)]
         vnncomp_output: Option<PathBuf>,
         /// Boxes with at most this many unstable ReLUs go to the MILP; others are split first.
         #[arg(long, value_name = "N", default_value_t = 4)]

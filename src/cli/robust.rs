@@ -56,7 +56,7 @@ pub enum RobustCmd {
         #[arg(long, value_name = "SIGMA", value_parser = parse_max_sigma)]
         max_sigma: Option<f64>,
         /// Write the reachability strategy in the `check` format.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", value_parser = crate::report::output::writable)]
         strategy_out: Option<PathBuf>,
     },
     /// The robustness bound of a given memoryless reachability strategy (on A restricted to S).
@@ -83,7 +83,7 @@ pub enum RobustCmd {
         #[arg(long, value_enum, default_value_t = SolverArg::Zielonka)]
         solver: SolverArg,
         /// Write the solution in PGSolver's `paritysol` format.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", value_parser = crate::report::output::writable)]
         solution: Option<PathBuf>,
     },
     /// Write a model in the compact binary form (`.mab`), which every robust command reads fast.
@@ -109,7 +109,7 @@ pub enum RobustCmd {
         #[arg(long, value_parser = parse_periods, default_value = "1..10")]
         period: (usize, usize),
         /// Write the trade-off plot as SVG.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", value_parser = crate::report::output::writable)]
         plot: Option<PathBuf>,
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
         set: Vec<lang::Assignment>,

@@ -113,7 +113,7 @@ pub enum SwarmCmd {
         #[arg(long, value_name = "T", default_value_t = 1)]
         threshold: u32,
         /// Write PREFIX.csv, PREFIX.svg and PREFIX.png.
-        #[arg(long, value_name = "PREFIX")]
+        #[arg(long, value_name = "PREFIX", value_parser = crate::report::output::writable_prefix)]
         out: Option<PathBuf>,
         #[arg(long, value_name = "N", default_value_t = 30_000_000)]
         max_states: usize,
@@ -137,7 +137,7 @@ pub enum SwarmCmd {
         #[arg(long, value_enum, default_value_t = ExportFormat::Prism)]
         to: ExportFormat,
         /// Output file (default: standard output).
-        #[arg(short, long, value_name = "FILE")]
+        #[arg(short, long, value_name = "FILE", value_parser = crate::report::output::writable)]
         output: Option<PathBuf>,
     },
 }

@@ -45,7 +45,7 @@ pub enum TimedCmd {
     Convert {
         model: PathBuf,
         /// Output file (default: stdout).
-        #[arg(short, long)]
+        #[arg(short, long, value_parser = crate::report::output::writable)]
         output: Option<PathBuf>,
     },
     /// Export to Uppaal XML or TChecker, with V scaled to integers.
@@ -56,7 +56,7 @@ pub enum TimedCmd {
         model: PathBuf,
         #[arg(long, value_enum)]
         to: TargetArg,
-        #[arg(short, long)]
+        #[arg(short, long, value_parser = crate::report::output::writable)]
         output: Option<PathBuf>,
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
         set: Vec<lang::Assignment>,
@@ -152,8 +152,7 @@ fn overrides(
 fn write_out(output: Option<PathBuf>, text: &str, mut r: Report) -> Result<Report, RunError> {
     match output {
         Some(p) => {
-            std::fs::write(&p, text)
-                .map_err(|e| RunError::input(format!("cannot write {}: {e}", p.display())))?;
+            crate::report::output::write_file(&p, text.as_bytes())?;
             r.line(format!("wrote {}", p.display()));
         }
         None => r.output = Some(text.to_string()),

@@ -198,8 +198,7 @@ fn exact_ranges(
     };
     if let (Some(path), Some(ex)) = (&req.dump_lp, &exact) {
         let lp = ex.model.to_lp(&Objective::Feasibility);
-        std::fs::write(path, lp)
-            .map_err(|e| RunError::input(format!("cannot write {}: {e}", path.display())))?;
+        crate::report::output::write_file(path, lp.as_bytes())?;
         r.warnings.push(format!(
             "MILP written to {} (objective left empty)",
             path.display()

@@ -7,6 +7,7 @@ use super::encode::MilpOptions;
 use super::engine::{decide_with, EngineChoice, Target};
 use super::front::model::Model;
 use super::reports::{instantiate, model_ref};
+use crate::report::part_schema::Shape;
 use crate::report::shard::{self, Merged, Part, Shard};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat, Verdict};
 use serde_json::{json, Map, Value};
@@ -127,6 +128,26 @@ impl CellAt<'_> {
 const TOO_FEW: &str = "too few agents";
 const TIMEOUT: &str = "timeout";
 
+/// A cell's result as [`decide_cell`] writes it, which `mavis merge` checks.
+const CELL: Shape = Shape::OneOf(&[
+    Shape::Words(&[TOO_FEW, TIMEOUT]),
+    Shape::Object(&[
+        ("spec", Shape::Text),
+        ("k", Shape::Count),
+        ("agents", Shape::OneOf(&[Shape::Null, Shape::Count])),
+        ("holds", Shape::Bool),
+        ("engine", Shape::Text),
+        (
+            "time_s",
+            Shape::Number {
+                lo: 0.0,
+                hi: f64::INFINITY,
+            },
+        ),
+        ("stats", Shape::Object(&[])),
+    ]),
+]);
+
 /// What every cell is decided with.
 pub struct Decide<'a> {
     pub model: &'a Model,
@@ -151,26 +172,40 @@ pub fn table(
     let mine = shard::cells_of(&grid.costs(), shard);
     let mut progress = ctx.progress(mine.len() as u64, "nis table");
     let mut outcomes: Vec<Option<Value>> = vec![None; cells.len()];
+    // The report (and part) of the cells decided so far.
+    let report = |outcomes: &[Option<Value>]| -> Result<Report, RunError> {
+        let total = start.elapsed().as_secs_f64();
+        let mut r = render(model_ref(path, d.model), grid, outcomes, look, total)?;
+        if let Some(s) = shard {
+            let part = Part {
+                shard: s,
+                cells_total: cells.len(),
+                query: grid.query(d.engine, d.milp, &d.set),
+                cells: mine
+                    .iter()
+                    .filter_map(|&i| Some((cells[i].key(), outcomes[i].clone()?)))
+                    .collect(),
+            };
+            r.part = Some(part.into_keys());
+        }
+        Ok(r)
+    };
     for &i in &mine {
         progress.inc(1);
         outcomes[i] = Some(decide_cell(d, &cells[i], ctx)?);
+        // Kept for the run to report if a later cell outlasts the deadline
+        // (the cells decided stay, docs/cluster.md).
+        // The cells not decided yet are drawn as `timeout` there.
+        if ctx.timeout().is_some() {
+            let mut partial = outcomes.clone();
+            for &j in &mine {
+                partial[j].get_or_insert_with(|| TIMEOUT.into());
+            }
+            ctx.publish(report(&partial)?);
+        }
     }
     progress.finish_and_clear();
-    let total = start.elapsed().as_secs_f64();
-    let mut r = render(model_ref(path, d.model), grid, &outcomes, look, total)?;
-    if let Some(s) = shard {
-        let part = Part {
-            shard: s,
-            cells_total: cells.len(),
-            query: grid.query(d.engine, d.milp, &d.set),
-            cells: mine
-                .iter()
-                .map(|&i| (cells[i].key(), outcomes[i].clone().expect("decided")))
-                .collect(),
-        };
-        r.part = Some(part.into_keys());
-    }
-    Ok(r)
+    report(&outcomes)
 }
 
 /// One cell's outcome (see [`TOO_FEW`]).
@@ -208,7 +243,7 @@ pub fn merge(parts: Merged, look: TableLook) -> Result<Report, RunError> {
     let grid = TableGrid::from_query(&parts.query)?;
     let model = serde_json::from_value::<ModelRef>(parts.model.clone()).ok();
     let total = parts.sum_stat("time_s");
-    let (_, cells) = parts.take(&grid.keys())?;
+    let (_, cells) = parts.take(&grid.keys(), &CELL)?;
     let outcomes: Vec<Option<Value>> = cells.into_iter().map(Some).collect();
     render(model, &grid, &outcomes, look, total)
 }

@@ -26,6 +26,10 @@ pub struct RunContext {
     spinner: Arc<Mutex<Option<ProgressBar>>>,
     /// `--timeout`, counted from the start of the run.
     deadline: Deadline,
+    /// What a verb has found so far (a report, `RunContext::publish` in
+    /// the parent module), for the run to report if the verb does not stop
+    /// by itself at the deadline.
+    pub(super) partial: Arc<Mutex<Option<Box<dyn std::any::Any + Send>>>>,
 }
 
 impl Default for RunContext {
@@ -55,6 +59,7 @@ impl RunContext {
             started: Instant::now(),
             spinner: Arc::new(Mutex::new(None)),
             deadline: Deadline::starting_at(start, timeout),
+            partial: Arc::new(Mutex::new(None)),
         }
     }
 

@@ -5,6 +5,8 @@
 mod context;
 mod deadline;
 mod font;
+pub mod output;
+pub mod part_schema;
 pub mod shard;
 mod stream;
 mod table;
@@ -333,9 +335,10 @@ impl Report {
     }
 }
 
-/// Writes to stdout. A closed pipe (`mavis ... | head`) is not an error: the
-/// reader has what it wanted, so the rest is dropped instead of panicking as
-/// `print!` would.
+/// Writes to stdout, never panicking as `print!` would. A closed pipe
+/// (`mavis ... | head`) is not an error: the reader has what it wanted, so
+/// the rest is dropped; any other failure (`> /dev/full`) loses the output,
+/// which the exit status says ([`stdout_failure`]).
 fn out(text: &str) {
     use std::io::Write;
     let captured = FILE_OUT.with(|f| f.borrow_mut().as_mut().map(|b| b.push_str(text)));
@@ -343,9 +346,71 @@ fn out(text: &str) {
         return;
     }
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout
+    let written = stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush());
+    if let Err(e) = written {
+        STDOUT_LOST.with(|l| {
+            l.borrow_mut().get_or_insert(e);
+        });
+    }
+}
+
+impl RunContext {
+    /// Keeps `report` as what the verb has found so far (each finished cell
+    /// or query): if the verb is still busy when the run is stopped from
+    /// outside after the deadline, this report is printed (verdict unknown)
+    /// instead of nothing.
+    pub fn publish(&self, report: Report) {
+        let mut slot = self.partial.lock().unwrap_or_else(|p| p.into_inner());
+        *slot = Some(Box::new(report));
+    }
+
+    /// The report last published, taken.
+    pub fn take_published(&self) -> Option<Report> {
+        let mut slot = self.partial.lock().unwrap_or_else(|p| p.into_inner());
+        let published = slot.take()?;
+        published.downcast::<Report>().ok().map(|r| *r)
+    }
+}
+
+impl From<output::WriteError> for RunError {
+    fn from(e: output::WriteError) -> Self {
+        RunError::input(e.0)
+    }
+}
+
+/// Writes text to standard output now (a verb that streams its output);
+/// a failure is kept for [`stdout_failed`] and the exit status.
+pub fn print_out(text: &str) {
+    out(text);
+}
+
+thread_local! {
+    /// The first failed write to stdout (full, closed): the output is lost,
+    /// which the exit status must say ([`stdout_failure`]).
+    static STDOUT_LOST: std::cell::RefCell<Option<std::io::Error>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Exit 2 and a message on stderr when a write to stdout failed since the
+/// last call (`> /dev/full`): the output is lost, so the run must not exit
+/// 0. `None` when every write went through or the reader had gone (a
+/// closed pipe).
+pub fn stdout_failure() -> Option<u8> {
+    let lost = STDOUT_LOST.with(|l| l.borrow_mut().take())?;
+    if lost.kind() == std::io::ErrorKind::BrokenPipe {
+        return None;
+    }
+    err_line(&format!(
+        "error: the output could not be written to standard output: {lost}"
+    ));
+    Some(exit::BAD_INPUT)
+}
+
+/// Whether standard output has failed (a closed pipe, a full disk): `batch`
+/// stops instead of running lines nobody reads.
+pub fn stdout_failed() -> bool {
+    STDOUT_LOST.with(|l| l.borrow().is_some())
 }
 
 /// Prints a report on stdout in the chosen format; returns the exit status.
@@ -357,17 +422,16 @@ fn out(text: &str) {
 /// warnings always do.
 pub fn emit(report: &Report, ctx: &RunContext) -> u8 {
     let Some(path) = &report.write_to else {
-        return emit_here(report, ctx);
+        let code = emit_here(report, ctx);
+        return stdout_failure().unwrap_or(code);
     };
     FILE_OUT.with(|f| *f.borrow_mut() = Some(String::new()));
     let code = emit_here(report, ctx);
     let text = FILE_OUT.with(|f| f.borrow_mut().take()).unwrap_or_default();
-    match std::fs::write(path, text) {
+    // Whole or not at all: a full disk leaves no partial file (exit 2).
+    match output::write_file(path, text.as_bytes()) {
         Ok(()) => code,
-        Err(e) => {
-            err_line(&format!("error: cannot write {}: {e}", path.display()));
-            exit::BAD_INPUT
-        }
+        Err(e) => emit_error(&RunError::from(e), ctx),
     }
 }
 
@@ -431,7 +495,7 @@ pub fn emit_error(err: &RunError, ctx: &RunContext) -> u8 {
     if ctx.format == Format::Json {
         out(&format!("{}\n", error_json(err)));
     }
-    err.exit_code()
+    stdout_failure().map_or(err.exit_code(), |lost| lost.max(err.exit_code()))
 }
 
 /// The JSON object of a failure: `tool`, `version`, `error` (`kind`, `message`).

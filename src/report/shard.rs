@@ -5,10 +5,11 @@
 //! exactly once). The engines name their cells, estimate their costs and
 //! render a report from the cell results; this file knows none of them.
 
+use super::part_schema::{self, Shape};
 use super::RunError;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The most shards `--shard I/N` accepts.
 pub const MAX_SHARDS: usize = 100_000;
@@ -84,14 +85,17 @@ impl Part {
         (self.shard_json(), self.cells_json())
     }
 
-    /// The `shard` key of the report's JSON.
+    /// The `shard` key of the report's JSON, with the checksum of the
+    /// rest of it and of the cells ([`checksum`]).
     fn shard_json(&self) -> Value {
-        json!({
+        let mut shard = json!({
             "index": self.shard.index,
             "count": self.shard.count,
             "cells_total": self.cells_total,
             "query": self.query,
-        })
+        });
+        shard["checksum"] = checksum(&shard, &self.cells_json()).into();
+        shard
     }
 
     /// The `cells` key: each cell's key and result.
@@ -103,6 +107,46 @@ impl Part {
                 .collect(),
         )
     }
+}
+
+/// The sha256 of a part's `shard` key (without its `checksum`) and its
+/// `cells`, as JSON text: `mavis merge` recomputes it, so that a part
+/// edited or cut short after it was written is refused.
+fn checksum(shard: &Value, cells: &Value) -> String {
+    let mut shard = shard.clone();
+    if let Some(m) = shard.as_object_mut() {
+        m.remove("checksum");
+    }
+    super::sha256_hex_of(&[
+        shard.to_string().as_bytes(),
+        b"\n",
+        cells.to_string().as_bytes(),
+    ])
+}
+
+/// Sets the checksum of a part's JSON to that of its content, as the verb
+/// writes it (for tools that build parts; `mavis merge` refuses a part
+/// whose checksum does not match).
+pub fn seal(part: &mut Value) {
+    let sum = checksum(&part["shard"], &part["cells"]);
+    if let Some(shard) = part.get_mut("shard").and_then(Value::as_object_mut) {
+        shard.insert("checksum".into(), sum.into());
+    }
+}
+
+/// Each part's checksum against its content.
+fn check_checksums(parts: &[PartFile]) -> Result<(), RunError> {
+    for p in parts {
+        let written = p.json["shard"]["checksum"].as_str();
+        let computed = checksum(&p.json["shard"], &p.json["cells"]);
+        if written != Some(computed.as_str()) {
+            return Err(RunError::input(format!(
+                "{}: its shard and cells do not match the checksum its run wrote: the part was changed after it was written",
+                p.path.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The parts of one run, checked: what they share and every cell's result.
@@ -117,6 +161,8 @@ pub struct Merged {
     pub cells: HashMap<String, Value>,
     /// Each part's `stats`.
     pub stats: Vec<Value>,
+    /// The file each cell came from, for messages.
+    pub origin: HashMap<String, PathBuf>,
 }
 
 impl Merged {
@@ -126,9 +172,24 @@ impl Merged {
         self.stats.iter().filter_map(|s| s[key].as_f64()).sum()
     }
 
-    /// The results of `keys` in that order: an error names the cells no part
-    /// has and the cells the parts have beyond `keys`.
-    pub fn take(mut self, keys: &[String]) -> Result<(Self, Vec<Value>), RunError> {
+    /// The results of `keys` in that order, each of the verb's `shape`: an
+    /// error names the cells no part has, the cells the parts have beyond
+    /// `keys`, or the file and the cell whose result is not of the shape.
+    pub fn take(self, keys: &[String], shape: &Shape) -> Result<(Self, Vec<Value>), RunError> {
+        for key in keys {
+            if let (Some(result), Some(file)) = (self.cells.get(key), self.origin.get(key)) {
+                part_schema::check(shape, result).map_err(|why| {
+                    RunError::input(format!(
+                        "{}: cell `{key}`: the result {why}",
+                        file.display()
+                    ))
+                })?;
+            }
+        }
+        self.take_unchecked(keys)
+    }
+
+    fn take_unchecked(mut self, keys: &[String]) -> Result<(Self, Vec<Value>), RunError> {
         let missing: Vec<&str> = keys
             .iter()
             .filter(|k| !self.cells.contains_key(*k))
@@ -251,7 +312,9 @@ pub fn merge_parts(parts: &[PartFile]) -> Result<Merged, RunError> {
         }
     }
     check_shards(parts)?;
-    gather(parts)
+    let merged = gather(parts)?;
+    check_checksums(parts)?;
+    Ok(merged)
 }
 
 /// Every shard index 1..=N exactly once.
@@ -291,11 +354,11 @@ fn check_shards(parts: &[PartFile]) -> Result<(), RunError> {
 /// The parts' cells by key, refusing a key two parts both have.
 fn gather(parts: &[PartFile]) -> Result<Merged, RunError> {
     let mut cells = HashMap::new();
-    let mut from: HashMap<String, &Path> = HashMap::new();
+    let mut from: HashMap<String, PathBuf> = HashMap::new();
     for p in parts {
         for cell in p.json["cells"].as_array().into_iter().flatten() {
             let key = cell["key"].as_str().unwrap_or_default().to_string();
-            if let Some(other) = from.insert(key.clone(), p.path) {
+            if let Some(other) = from.insert(key.clone(), p.path.to_path_buf()) {
                 return Err(RunError::input(format!(
                     "cell `{key}` is in two parts: {} and {}",
                     other.display(),
@@ -313,6 +376,7 @@ fn gather(parts: &[PartFile]) -> Result<Merged, RunError> {
         query: j["shard"]["query"].clone(),
         cells,
         stats: parts.iter().map(|p| p.json["stats"].clone()).collect(),
+        origin: from,
     })
 }
 

@@ -26,6 +26,15 @@ impl Table {
         self.rows.push(cells.into_iter().map(Into::into).collect());
     }
 
+    pub fn header(&self) -> &[String] {
+        &self.header
+    }
+
+    /// The rows, for a caller that redraws the table with more of them.
+    pub fn into_rows(self) -> Vec<Vec<String>> {
+        self.rows
+    }
+
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }

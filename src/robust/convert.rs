@@ -20,8 +20,7 @@ pub fn convert_report(
     r.stat("parse_s", t0.elapsed().as_secs_f64());
     let bytes = super::binary::write(&a)
         .map_err(|e| RunError::input(format!("{}: {e}", model.display())))?;
-    std::fs::write(output, &bytes)
-        .map_err(|e| RunError::input(format!("cannot write {}: {e}", output.display())))?;
+    crate::report::output::write_file(output, &bytes)?;
     r.line(format!(
         "wrote {}: {} states, {} moves, {} bytes (binary form, version {})",
         output.display(),

@@ -6,6 +6,7 @@ use super::faults::{self, FaultRow};
 use super::plot;
 use super::run::{load_model, num};
 use crate::lang::Value;
+use crate::report::part_schema::Shape;
 use crate::report::shard::{self, Merged, Part, Shard};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat};
 use serde_json::json;
@@ -123,18 +124,38 @@ fn render(
         .iter()
         .filter_map(|x| x.bound)
         .fold(f64::INFINITY, f64::min);
-    let bound_at = |x: Option<&FaultRow>| x.and_then(|x| x.bound).map(num);
+    // A period this run did not compute (another shard's) is `.`, never
+    // a neighbour's bound.
+    let bound_at = |t: usize| match rows.iter().find(|x| x.period == t) {
+        Some(x) => x.bound.map(num).unwrap_or_else(|| "none".into()),
+        None => ".".into(),
+    };
+    let all = rows.len() == hi + 1 - lo;
+    let (what, least) = if all {
+        (String::new(), "the least")
+    } else {
+        let n = rows.len();
+        (
+            format!(" (this shard: {n} of the periods; the others' are `.`)"),
+            "the least of these",
+        )
+    };
     r.line(format!(
-        "trade-off computed for T = {lo}..{hi}: bound {} at T = {lo}, {} at T = {hi} (the least is {})",
-        bound_at(rows.first()).unwrap_or_else(|| "none".into()),
-        bound_at(rows.last()).unwrap_or_else(|| "none".into()),
+        "trade-off computed for T = {lo}..{hi}{what}: bound {} at T = {lo}, {} at T = {hi} ({least} is {})",
+        bound_at(lo),
+        bound_at(hi),
         num(best)
     ));
     r.line("");
-    r.text.push_str(&table(rows).render(TableFormat::Text));
+    let shown = if all {
+        table(rows)
+    } else {
+        table_with_dots(rows, (lo, hi))
+    };
+    r.text.push_str(&shown.render(TableFormat::Text));
     if let Some(out) = &look.plot {
         let svg = plot::tradeoff_svg(rows, title).map_err(RunError::Internal)?;
-        std::fs::write(out, svg).map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
+        crate::report::output::write_file(out, svg.as_bytes())?;
         r.line(format!("plot written to {}", out.display()));
     }
     r.results = json!({ "rows": rows });
@@ -145,6 +166,19 @@ fn table(rows: &[FaultRow]) -> Table {
     let mut table = Table::new(["T", "bound", "sigma", "product states"]);
     for row in rows {
         table.row(row_cells(row));
+    }
+    table
+}
+
+/// The table of every period `lo..=hi`, those without a row (computed by
+/// other shards) drawn as `.` (docs/cluster.md).
+fn table_with_dots(rows: &[FaultRow], (lo, hi): (usize, usize)) -> Table {
+    let mut table = Table::new(["T", "bound", "sigma", "product states"]);
+    for t in lo..=hi {
+        match rows.iter().find(|x| x.period == t) {
+            Some(row) => table.row(row_cells(row)),
+            None => table.row([t.to_string(), ".".into(), ".".into(), ".".into()]),
+        }
     }
     table
 }
@@ -167,6 +201,20 @@ fn row_json(row: &FaultRow) -> serde_json::Value {
         "states": row.states,
     })
 }
+
+/// A cell's result as [`row_json`] writes it, which `mavis merge` checks
+/// (the bound and sigma are absent, `null`, when unachievable).
+const CELL: Shape = Shape::Object(&[
+    ("period", Shape::Count),
+    ("bound", Shape::OneOf(&[Shape::Null, FINITE])),
+    ("sigma", Shape::OneOf(&[Shape::Null, FINITE])),
+    ("states", Shape::Count),
+]);
+
+const FINITE: Shape = Shape::NumberText {
+    lo: f64::MIN,
+    hi: f64::MAX,
+};
 
 /// A part's row back (None: malformed).
 fn read_row(v: &serde_json::Value) -> Option<FaultRow> {
@@ -201,7 +249,7 @@ pub fn merge(parts: Merged, look: &FaultsLook) -> Result<Report, RunError> {
     r.warnings = warnings;
     let solve_s = parts.sum_stat("solve_s");
     let keys: Vec<String> = (lo..=hi).map(key).collect();
-    let (_, cells) = parts.take(&keys)?;
+    let (_, cells) = parts.take(&keys, &CELL)?;
     let rows = cells
         .iter()
         .zip(&keys)

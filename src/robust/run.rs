@@ -152,8 +152,8 @@ pub fn solve_report(
             };
             reach_results(&a, f, &sol, max_sigma, &mut o)?;
             if let Some(out) = strategy_out {
-                std::fs::write(out, strategy::write(&a, &sol.strategy))
-                    .map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
+                let text = strategy::write(&a, &sol.strategy);
+                crate::report::output::write_file(out, text.as_bytes())?;
             }
         }
         _ => {

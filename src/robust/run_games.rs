@@ -37,6 +37,9 @@ pub fn parity_report(
             Solver::ProgressMeasures => "progress measures",
         }
     ));
+    if solver == Solver::ProgressMeasures {
+        spm::check_memory(&g).map_err(RunError::Limit)?;
+    }
     let t1 = Instant::now();
     let solved = match solver {
         Solver::Zielonka => zielonka::solve_until(&g, ctx.deadline()),
@@ -66,8 +69,8 @@ pub fn parity_report(
     ));
     node_table(&g, &sol, ctx.verbose(), &mut r);
     if let Some(out) = solution_out {
-        std::fs::write(out, pgsolver::write_solution(&g, &sol))
-            .map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
+        let text = pgsolver::write_solution(&g, &sol);
+        crate::report::output::write_file(out, text.as_bytes())?;
         r.line(format!("solution written to {}", out.display()));
     }
     r.results = json!({

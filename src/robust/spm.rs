@@ -21,6 +21,28 @@ const LIFTS_PER_CHECK: u64 = 1024;
 /// Nodes between deadline checks in the stability check.
 const NODES_PER_CHECK: usize = 1024;
 
+/// The most memory the two measure tables may take (as the swarm
+/// explorer's budget): past it the solver is refused before it allocates.
+pub const MEMORY_BUDGET: u128 = 8 << 30;
+
+/// The bytes of the two measure tables (n nodes times k components of 4
+/// bytes each, for the game and its dual): an error past [`MEMORY_BUDGET`],
+/// said before anything is allocated (a game of 10^6 nodes and 10^5
+/// priorities would ask for 200 GB and abort).
+pub fn check_memory(g: &Game) -> Result<(), String> {
+    let k = Shape::new(g).k as u128;
+    let bytes = 2 * g.len() as u128 * k * 4;
+    if bytes > MEMORY_BUDGET {
+        return Err(format!(
+            "progress measures on {} nodes with {k} odd priority levels need about {} GiB for their tables, beyond the {} GiB budget; use --solver zielonka",
+            g.len(),
+            bytes >> 30,
+            MEMORY_BUDGET >> 30
+        ));
+    }
+    Ok(())
+}
+
 /// Solves the game with progress measures for both players.
 pub fn solve(g: &Game) -> Solution {
     solve_until(g, Deadline::NONE).expect("no deadline")

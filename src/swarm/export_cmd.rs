@@ -169,7 +169,9 @@ pub const EXPORT_MAX_STATES: usize = 5_000_000;
 /// standard output), counting the bytes. Every write checks the run's deadline, so that writing a large model
 /// stops with the rest of the run.
 struct Sink {
-    file: Option<(std::io::BufWriter<std::fs::File>, std::path::PathBuf)>,
+    /// Written to a temporary file, renamed onto the name when complete
+    /// ([`crate::report::output`]): a killed export leaves no truncated file.
+    file: Option<(crate::report::output::AtomicFile, std::path::PathBuf)>,
     memory: Vec<u8>,
     bytes: usize,
     deadline: crate::report::Deadline,
@@ -182,10 +184,9 @@ impl Sink {
     ) -> Result<Self, crate::report::RunError> {
         let file = match output {
             Some(path) => {
-                let f = std::fs::File::create(path).map_err(|e| {
-                    crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
-                })?;
-                Some((std::io::BufWriter::new(f), path.to_path_buf()))
+                let f = crate::report::output::AtomicFile::create(path)
+                    .map_err(|e| crate::report::output::cannot_write(path, e))?;
+                Some((f, path.to_path_buf()))
             }
             None => None,
         };
@@ -201,14 +202,14 @@ impl Sink {
     /// stopped export leaves no file behind.
     fn error(mut self, e: std::io::Error) -> crate::report::RunError {
         use crate::report::RunError;
+        // Dropped uncommitted, the temporary file is removed.
         let path = self.file.take().map(|(f, path)| {
             drop(f);
-            let _ = std::fs::remove_file(&path);
             path
         });
         if e.kind() == std::io::ErrorKind::TimedOut {
             let removed = path.map_or(String::new(), |p| {
-                format!("; the partial file {} was removed", p.display())
+                format!("; nothing was written to {}", p.display())
             });
             return RunError::TimedOut(format!(
                 "the time-out was reached while writing the export, after {} bytes{removed}",
@@ -223,11 +224,9 @@ impl Sink {
 
     /// Flushes the file; returns what was kept in memory.
     fn finish(mut self) -> Result<Vec<u8>, crate::report::RunError> {
-        use std::io::Write as _;
-        if let Some((mut f, path)) = self.file.take() {
-            f.flush().map_err(|e| {
-                crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
-            })?;
+        if let Some((f, path)) = self.file.take() {
+            f.commit()
+                .map_err(|e| crate::report::output::cannot_write(&path, e))?;
         }
         Ok(std::mem::take(&mut self.memory))
     }
@@ -283,13 +282,16 @@ mod tests {
         match late.error(e) {
             RunError::TimedOut(m) => {
                 assert!(
-                    m.contains("after 0 bytes") && m.contains("was removed"),
+                    m.contains("after 0 bytes") && m.contains("nothing was written"),
                     "{m}"
                 )
             }
             other => panic!("{other:?}"),
         }
-        assert!(!path.exists());
+        // The complete file of the first export stays as it was, and the
+        // stopped one left no file of its own.
+        assert_eq!(std::fs::read(&path).unwrap().len(), 19);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         // To standard output: nothing to remove, still a time-out.
         let mut memory = Sink::open(None, Deadline::after(Duration::ZERO)).unwrap();
         let e = memory.write_all(b"x").unwrap_err();

@@ -8,6 +8,7 @@ use super::props::Opt;
 use super::sweep::{sweep_rows, Row, RowKind, SweepOptions, SweepTable};
 use super::Inputs;
 use crate::lang::{num, Rat};
+use crate::report::part_schema::{self, PROBABILITY};
 use crate::report::shard::{self, Merged, Part, Shard};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat};
 use serde_json::{json, Value};
@@ -34,6 +35,9 @@ struct Shape {
     threshold: u32,
     /// The model file's path.
     model_path: String,
+    /// A shard's run: every swept value in order, those of other shards
+    /// drawn as `.` (empty otherwise: the rows alone are drawn).
+    all_values: Vec<Rat>,
 }
 
 /// A swept value's cell key: `NAME=VALUE`, exactly.
@@ -90,6 +94,10 @@ pub fn sweep(
         agents: o.agents.clone(),
         threshold: o.threshold,
         model_path: inputs.model.display().to_string(),
+        all_values: match shard {
+            Some(_) => values.clone(),
+            None => Vec::new(),
+        },
     };
     let part = shard.map(|s| Part {
         shard: s,
@@ -148,6 +156,27 @@ fn cell_json(done: &SweepTable, index: usize, v: &Rat) -> Value {
     })
 }
 
+/// A cell's result as [`cell_json`] writes it, which `mavis merge` checks:
+/// rows `[k, p, kind, bound]` with p and the bound probabilities.
+const CELL: part_schema::Shape = part_schema::Shape::Object(&[
+    ("value", part_schema::Shape::Text),
+    (
+        "rows",
+        part_schema::Shape::Array(&part_schema::Shape::Tuple(&[
+            part_schema::Shape::Count,
+            PROBABILITY,
+            part_schema::Shape::Words(&["at size", "exact over n", "bound"]),
+            part_schema::Shape::OneOf(&[part_schema::Shape::Null, PROBABILITY]),
+        ])),
+    ),
+    (
+        "notes",
+        part_schema::Shape::Array(&part_schema::Shape::Text),
+    ),
+    ("property", part_schema::Shape::Text),
+    ("opt", part_schema::Shape::Words(&["Pmax", "Pmin"])),
+]);
+
 /// `mavis merge` of `swarm sweep` parts: the report of the unsharded run from
 /// the parts' rows (the time is the sum of the parts' times).
 pub fn merge(parts: Merged, look: &SweepLook) -> Result<Report, RunError> {
@@ -170,11 +199,12 @@ pub fn merge(parts: Merged, look: &SweepLook) -> Result<Report, RunError> {
         threshold: serde_json::from_value(shard::field(&q, "threshold")?.clone())
             .map_err(|_| bad("threshold"))?,
         model_path: parts.model["path"].as_str().unwrap_or_default().to_string(),
+        all_values: Vec::new(),
     };
     let model = serde_json::from_value::<ModelRef>(parts.model.clone()).ok();
     let total = parts.sum_stat("time_s");
     let keys: Vec<String> = values.iter().map(|v| format!("{name}={v}")).collect();
-    let (_, cells) = parts.take(&keys)?;
+    let (_, cells) = parts.take(&keys, &CELL)?;
     let mut table = SweepTable::default();
     for (index, cell) in cells.iter().enumerate() {
         read_cell(cell, index, &mut table).ok_or_else(|| {
@@ -237,7 +267,10 @@ fn render(
     } = done;
     let name = &shape.name;
     let (mode, measure) = headings(shape, opt, &rows);
-    let (table, csv) = tables(&rows, name, &measure);
+    let (mut table, csv) = tables(&rows, name, &measure);
+    if !shape.all_values.is_empty() {
+        table = with_dots(table, &rows, shape);
+    }
     let mut r = Report::new("swarm", "sweep");
     r.model = model;
     r.text = format!(
@@ -340,6 +373,28 @@ fn tables(rows: &[Row], name: &str, measure: &str) -> (Table, Table) {
     (table, csv)
 }
 
+/// A shard's text table with the rows of the other shards' values drawn
+/// as `.` (docs/cluster.md), one per k, in the order of the swept values.
+fn with_dots(table: Table, rows: &[Row], shape: &Shape) -> Table {
+    let head = table.header().to_vec();
+    let mut shown = table.into_rows().into_iter();
+    let mut out = Table::new(head.clone());
+    for v in &shape.all_values {
+        let mine = rows.iter().filter(|r| &r.value == v).count();
+        for _ in 0..mine {
+            out.row(shown.next().unwrap_or_default());
+        }
+        if mine == 0 {
+            for k in shape.ks.0..=shape.ks.1 {
+                let mut dots = vec![num::to_f64(v).to_string(), k.to_string()];
+                dots.resize(head.len(), ".".to_string());
+                out.row(dots);
+            }
+        }
+    }
+    out
+}
+
 fn kind_word(kind: RowKind) -> &'static str {
     match kind {
         RowKind::AtSize => "at size",
@@ -362,16 +417,14 @@ fn write_files(
     quiet: bool,
 ) -> Result<(), RunError> {
     let csv_path = prefix.with_extension("csv");
-    std::fs::write(&csv_path, csv.render(TableFormat::Csv))
-        .map_err(|e| RunError::input(format!("cannot write {}: {e}", csv_path.display())))?;
+    let csv_text = csv.render(TableFormat::Csv);
+    crate::report::output::write_file(&csv_path, csv_text.as_bytes())?;
     let svg = prefix.with_extension("svg");
     let png = prefix.with_extension("png");
-    figure
-        .plot(&svg, true)
-        .map_err(|e| RunError::Internal(format!("plot {}: {e}", svg.display())))?;
-    figure
-        .plot(&png, false)
-        .map_err(|e| RunError::Internal(format!("plot {}: {e}", png.display())))?;
+    // Each plot whole or not at all; a failure to write (a full disk) is
+    // exit 2 naming the file, as for every output.
+    crate::report::output::write_via(&svg, |tmp| figure.plot(tmp, true))?;
+    crate::report::output::write_via(&png, |tmp| figure.plot(tmp, false))?;
     if !quiet {
         r.text.push_str(&format!(
             "\nwrote {}, {} and {}\n",

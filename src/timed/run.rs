@@ -235,6 +235,11 @@ pub fn check(
             result.seconds, result.stats.expanded
         ));
         results.push(result);
+        // Every query decided so far, for the run to report if a later
+        // query outlasts the deadline (issue 33: all were lost).
+        if ctx.timeout().is_some() {
+            ctx.publish(render(model, mref.clone(), &results, opts));
+        }
     }
     Ok(render(model, mref, &results, opts))
 }
@@ -447,8 +452,11 @@ pub fn export(
     r.warnings = out.warnings;
     // A note, not a line of the report: on stdout it would follow `</nta>`
     // and the file would no longer be XML. The file says it in a comment.
-    r.notes
-        .push(format!("V scaled to integers by the factor {}", out.scale));
+    // Nothing is said when nothing was scaled (the factor 1).
+    if out.scale != num_bigint::BigInt::from(1) {
+        r.notes
+            .push(format!("V scaled to integers by the factor {}", out.scale));
+    }
     Ok((out.text, r))
 }
 
