@@ -1,10 +1,12 @@
 //! Output shared by every engine: the run report (text and JSON), verdicts,
-//! exit statuses, tables and progress bars. Engines fill a [`Report`]; the CLI
-//! prints it with [`emit`].
+//! exit statuses, tables and progress bars, and the typed outcomes deciders
+//! return ([`Outcome`], [`Statistics`]; see the `outcome` module for how an
+//! engine uses them). Engines fill a [`Report`]; the CLI prints it with [`emit`].
 
 mod context;
 mod deadline;
 mod font;
+mod outcome;
 pub mod shard;
 mod stream;
 mod table;
@@ -12,6 +14,7 @@ mod table;
 pub use context::{Format, Progress, RunContext};
 pub use deadline::{parse_timeout, Deadline, Expired, MAX_TIMEOUT_S};
 pub use font::register_plot_font;
+pub use outcome::{stat_lines, stats_json, Outcome, StatValue, Statistics};
 pub use stream::err_line;
 
 pub use table::{Table, TableFormat};
@@ -33,6 +36,9 @@ pub mod exit {
     pub const UNKNOWN: u8 = 3;
 }
 
+/// The answer of a check or a run, the same for every engine: `holds`,
+/// `violated`, or `unknown` (no answer within the limits). A decider's
+/// [`Outcome`] carries one; the report's exit status follows from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
