@@ -8,7 +8,7 @@ mod cli;
 use cli::run;
 use mavis::lang::{Constants, Source};
 use mavis::report::RunError;
-use mavis::robust::{binary, binary_read, load_source};
+use mavis::robust::{export::binary, load_source, read::binary as binary_read};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 
