@@ -6,7 +6,7 @@
 //! never a panic; no count read from the file is allocated for before the
 //! bytes it announces are known to be there.
 
-use super::build::unreachable_warning;
+use super::build::{gamma_violation, unreachable_warning};
 use super::build_metric::first_repeated_point;
 use super::repeats::{first_repeated, hash_bytes};
 use crate::report::RunError;
@@ -89,7 +89,9 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<(Automaton, Vec<String>), RunErr
     };
     a.gamma = match gamma {
         Some(g) => {
-            check_declared_gamma(&a, &g).map_err(|msg| c.err(gamma_at + 1, msg))?;
+            if let Some((_, _, message)) = gamma_violation(&a, &g) {
+                return Err(c.err(gamma_at + 1, message));
+            }
             g
         }
         None => a.least_gamma(),
@@ -342,26 +344,6 @@ fn read_set(c: &mut Cursor, n: usize) -> Result<Vec<u32>, RunError> {
         ));
     }
     Ok(set)
-}
-
-/// Declared gamma against every disturbed move (Def. 2.1), as the build checks it.
-fn check_declared_gamma(a: &Automaton, gamma: &[f64]) -> Result<(), String> {
-    for (q, ms) in a.moves.iter().enumerate() {
-        for m in ms {
-            for &(x, t) in a.moves.disturbed(m) {
-                let d = a.dist(m.nominal as usize, t as usize);
-                let g = gamma[m.nominal as usize];
-                if d > g * (1.0 + 1e-12) + 1e-12 {
-                    return Err(format!(
-                        "declared gamma violated: delta({}, {}, {}) = {} is at distance {} from the nominal successor {}, but gamma({}) = {}",
-                        &a.states[q], a.inputs[m.input as usize], a.disturbances[x as usize], &a.states[t as usize], d,
-                        &a.states[m.nominal as usize], &a.states[m.nominal as usize], g
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Little-endian `u32`s read in place.

@@ -228,33 +228,44 @@ fn check_gamma(
         .zip(&least)
         .map(|(s, &l)| s.gamma.unwrap_or(l))
         .collect();
+    let Some((q, input, message)) = gamma_violation(a, &a.gamma) else {
+        return Ok(());
+    };
+    // The transition's location, found only on this error path.
+    let written = |t: &&RawTrans| {
+        r.state_of[t.from.0 as usize] == q as u32 && input_of[t.input.0 as usize] == input
+    };
+    let whole = whole();
+    let loc = raw
+        .transitions
+        .iter()
+        .find(written)
+        .map_or(&whole, |t| &t.loc);
+    Err(r.at.err(loc, message))
+}
+
+/// The first disturbed move farther from its nominal successor than `gamma`
+/// allows (Def. 2.1: d(q^{a,eps}, q^{a,x}) <= gamma(q^{a,eps})), as its state,
+/// its input and the message; the relative and absolute 1e-12 forgive the
+/// rounding of computed distances. Every reader checks declared gamma here.
+pub fn gamma_violation(a: &Automaton, gamma: &[f64]) -> Option<(usize, u32, String)> {
     for (q, ms) in a.moves.iter().enumerate() {
         for m in ms {
             for &(x, t) in a.moves.disturbed(m) {
                 let d = a.dist(m.nominal as usize, t as usize);
-                let g = a.gamma[m.nominal as usize];
+                let g = gamma[m.nominal as usize];
                 if d > g * (1.0 + 1e-12) + 1e-12 {
-                    // The transition's location, found only on this error path.
-                    let written = |t: &&RawTrans| {
-                        r.state_of[t.from.0 as usize] == q as u32
-                            && input_of[t.input.0 as usize] == m.input
-                    };
-                    let whole = whole();
-                    let loc = raw
-                        .transitions
-                        .iter()
-                        .find(written)
-                        .map_or(&whole, |t| &t.loc);
-                    return Err(r.at.err(loc, format!(
+                    let message = format!(
                         "declared gamma violated: delta({}, {}, {}) = {} is at distance {} from the nominal successor {}, but gamma({}) = {}",
                         &a.states[q], a.inputs[m.input as usize], a.disturbances[x as usize], &a.states[t as usize], d,
                         &a.states[m.nominal as usize], &a.states[m.nominal as usize], g
-                    )));
+                    );
+                    return Some((q, m.input, message));
                 }
             }
         }
     }
-    Ok(())
+    None
 }
 
 /// The warning naming the states not reachable from the initial state, if any.
