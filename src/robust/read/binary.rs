@@ -88,12 +88,10 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<(Automaton, Vec<String>), RunErr
         objective,
     };
     a.gamma = match gamma {
-        Some(g) => {
-            if let Some((_, _, message)) = gamma_violation(&a, &g) {
-                return Err(c.err(gamma_at + 1, message));
-            }
-            g
-        }
+        Some(g) => match gamma_violation(&a, &g) {
+            Some((_, _, message)) => return Err(c.err(gamma_at + 1, message)),
+            None => g,
+        },
         None => a.least_gamma(),
     };
     let warnings = unreachable_warning(&a).into_iter().collect();
