@@ -11,7 +11,7 @@
 //!    `(&'static str, StatValue)` pairs. The keys are written once, in that
 //!    method, so a misspelt key cannot be read back elsewhere: code that
 //!    needs a statistic reads the field, never a rendered key.
-//! 3. The verb layer renders: [`Report::put_stats`] (JSON `stats` and, with
+//! 3. The verb layer renders: [`super::Report::put_stats`] (JSON `stats` and, with
 //!    [`stat_lines`], the `key: value` text lines) from the attributes, and
 //!    the engine's own renderer per output form for the witness. Nothing
 //!    below the verb layer imports `serde_json` for its results.
@@ -20,7 +20,7 @@
 //! out as they are; `Serialize` is derived for that, but the JSON layout of a
 //! report is decided by the renderer, not by these derives.
 
-use super::{Report, Verdict};
+use super::verdict::Verdict;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -180,18 +180,10 @@ pub fn stat_lines(stats: &dyn Statistics) -> Vec<String> {
         .collect()
 }
 
-impl Report {
-    /// Adds the attributes to the report's `stats`.
-    pub fn put_stats(&mut self, stats: &dyn Statistics) {
-        for (k, v) in stats.attributes() {
-            self.stat(k, v.to_json());
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::Report;
 
     /// Statistics as a decider would keep them.
     struct Search {

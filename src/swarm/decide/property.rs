@@ -1,0 +1,379 @@
+//! Running a property on a semantics: explore, evaluate the state formulas,
+//! iterate, extract the witness and replay it through the semantics.
+
+use super::bounded::{self, Bounded, Step};
+use super::mdp::{explore, Mdp, Semantics, Stop, Successors};
+use crate::lang::{eval_f64, Rat, TExpr};
+use crate::report::{Deadline, Expired};
+use crate::swarm::front::model::{GlobalVar, Model};
+use crate::swarm::front::props::{ObsEnv, Opt, Path, Property};
+use crate::swarm::semantics::concrete::Concrete;
+use crate::swarm::semantics::counting::Counting;
+use num_traits::{One, Zero};
+
+/// The semantics a check runs on.
+pub enum Sem<'a> {
+    Concrete(Concrete<'a>),
+    Counting(Counting<'a>),
+}
+
+impl Sem<'_> {
+    pub fn semantics(&self) -> &dyn Semantics {
+        match self {
+            Sem::Concrete(c) => c,
+            Sem::Counting(c) => c,
+        }
+    }
+
+    pub fn observe(&self, state: &[u64], refs: &[GlobalVar], out: &mut Vec<f64>) {
+        match self {
+            Sem::Concrete(c) => c.observe(state, refs, out),
+            Sem::Counting(c) => c.observe(state, refs, out),
+        }
+    }
+
+    pub fn describe_label(&self, l: u32) -> String {
+        match self {
+            Sem::Concrete(c) => c.describe_label(l),
+            Sem::Counting(c) => c.describe_label(l),
+        }
+    }
+
+    pub fn describe_state(&self, s: &[u64]) -> Vec<String> {
+        match self {
+            Sem::Concrete(c) => c.describe_state(s),
+            Sem::Counting(c) => c.describe_state(s),
+        }
+    }
+
+    pub fn columns(&self) -> Vec<String> {
+        match self {
+            Sem::Concrete(c) => c.columns(),
+            Sem::Counting(c) => c.columns(),
+        }
+    }
+}
+
+/// Truth of every state formula at every state, computed once per model.
+pub struct Formulas {
+    pub truth: Vec<Vec<bool>>,
+}
+
+/// Evaluates the formulas (slots index `refs`; labels from the model).
+pub fn evaluate_formulas(
+    sem: &Sem,
+    mdp: &Mdp,
+    model: &Model,
+    refs: &[GlobalVar],
+    formulas: &[&TExpr],
+) -> Formulas {
+    let mut truth = vec![Vec::with_capacity(mdp.num_states()); formulas.len()];
+    let mut vars = Vec::new();
+    let mut labels = vec![0.0; model.labels.len()];
+    for s in 0..mdp.num_states() {
+        sem.observe(mdp.states.get(s as u32), refs, &mut vars);
+        for (i, (_, l)) in model.labels.iter().enumerate() {
+            labels[i] = eval_f64(
+                l,
+                &ObsEnv {
+                    vars: &vars,
+                    labels: &[],
+                },
+            );
+        }
+        let env = ObsEnv {
+            vars: &vars,
+            labels: &labels,
+        };
+        for (f, t) in formulas.iter().zip(truth.iter_mut()) {
+            t.push(eval_f64(f, &env) != 0.0);
+        }
+    }
+    Formulas { truth }
+}
+
+/// The state formulas a path formula needs, in the order `target_sets` reads them.
+pub fn path_formulas(path: &Path) -> Vec<&TExpr> {
+    match path {
+        Path::Until {
+            phi: Some(phi),
+            psi,
+            ..
+        } => vec![psi, phi],
+        Path::Until { psi, .. } => vec![psi],
+        Path::Globally { phi, .. } | Path::Next { phi } => vec![phi],
+    }
+}
+
+/// Values of one property: per initial state, f64 and (under `--exact`) exact.
+#[derive(Clone, Debug)]
+pub struct Values {
+    pub f64s: Vec<f64>,
+    pub exact: Option<Vec<Rat>>,
+    pub witness: Option<Vec<Step>>,
+}
+
+/// Definition 15's phase markers: (starting, before starting) per state.
+pub struct Phases {
+    pub starting: Vec<bool>,
+    pub before: Vec<bool>,
+}
+
+fn negate(v: Vec<bool>) -> Vec<bool> {
+    v.into_iter().map(|b| !b).collect()
+}
+
+/// What a property's path asks: the best probability `opt` of reaching
+/// `target` through `allowed` states, or, with `complement`, one minus it
+/// (G by the dual F).
+struct Goal {
+    target: Vec<bool>,
+    allowed: Vec<bool>,
+    opt: Opt,
+    complement: bool,
+}
+
+/// The [`Goal`] of `prop` over `n` states, from the truth of its state formulas.
+fn goal(prop: &Property, truth: &[Vec<bool>], n: usize) -> Goal {
+    let all = vec![true; n];
+    let (target, allowed, opt, complement) = match &prop.path {
+        Path::Until { phi, .. } => (
+            truth[0].clone(),
+            if phi.is_some() {
+                truth[1].clone()
+            } else {
+                all.clone()
+            },
+            prop.opt,
+            false,
+        ),
+        Path::Globally { .. } => (negate(truth[0].clone()), all.clone(), prop.opt.flip(), true),
+        Path::Next { .. } => (truth[0].clone(), all.clone(), prop.opt, false),
+    };
+    Goal {
+        target,
+        allowed,
+        opt,
+        complement,
+    }
+}
+
+/// The exact values of goal `g` of `prop` at every state (before phases).
+fn exact_values(
+    mdp: &Mdp,
+    prop: &Property,
+    g: &Goal,
+    deadline: Deadline,
+    threads: usize,
+) -> Result<Vec<Rat>, Expired> {
+    let steps = prop.path.steps();
+    let mut v: Vec<Rat> = if matches!(prop.path, Path::Next { .. }) {
+        bounded::next(mdp, &g.target, g.opt)
+    } else {
+        match super::exact::bounded_until_exact(mdp, &g.target, &g.allowed, steps, g.opt, deadline)?
+        {
+            Some(v) => v,
+            None => {
+                bounded::bounded_until::<Rat>(
+                    mdp, &g.target, &g.allowed, steps, g.opt, false, deadline, threads,
+                )?
+                .values
+            }
+        }
+    };
+    if g.complement {
+        v.iter_mut().for_each(|x| *x = Rat::one() - x.clone());
+    }
+    Ok(v)
+}
+
+/// Computes a property's values at the initial states.
+#[allow(clippy::too_many_arguments)]
+pub fn compute(
+    mdp: &Mdp,
+    prop: &Property,
+    truth: &[Vec<bool>],
+    exact: bool,
+    witness: bool,
+    phases: Option<&Phases>,
+    rounds: usize,
+    deadline: Deadline,
+    threads: usize,
+) -> Result<Values, Expired> {
+    let steps = prop.path.steps();
+    let record = witness && phases.is_none() && matches!(prop.path, Path::Until { .. });
+    let g = goal(prop, truth, mdp.num_states());
+    let is_next = matches!(prop.path, Path::Next { .. });
+    let run_f64: Bounded<f64> = if is_next {
+        Bounded {
+            values: bounded::next(mdp, &g.target, g.opt),
+            decisions: vec![],
+            history: vec![],
+        }
+    } else {
+        bounded::bounded_until(
+            mdp, &g.target, &g.allowed, steps, g.opt, record, deadline, threads,
+        )?
+    };
+    let mut f = run_f64.values.clone();
+    if g.complement {
+        f.iter_mut().for_each(|x| *x = 1.0 - *x);
+    }
+    let mut ex: Option<Vec<Rat>> = if exact {
+        Some(exact_values(mdp, prop, &g, deadline, threads)?)
+    } else {
+        None
+    };
+    if let Some(ph) = phases {
+        // Definition 16: P[G((starting) -> X psi)].
+        let x = bounded::one_step(mdp, &f, prop.opt);
+        f = bounded::until_starting(mdp, &ph.starting, &ph.before, &x, prop.opt, deadline)?;
+        if let Some(e) = ex {
+            let x = bounded::one_step(mdp, &e, prop.opt);
+            ex = Some(bounded::until_starting_exact(
+                mdp,
+                &ph.starting,
+                &ph.before,
+                &x,
+                prop.opt,
+                rounds,
+                deadline,
+            )?);
+        }
+    }
+    let witness = if record {
+        mdp.initial
+            .first()
+            .and_then(|&i| bounded::witness_path(mdp, &run_f64, &g.target, i, steps))
+    } else {
+        None
+    };
+    Ok(Values {
+        f64s: mdp.initial.iter().map(|&i| f[i as usize]).collect(),
+        exact: ex.map(|e| mdp.initial.iter().map(|&i| e[i as usize].clone()).collect()),
+        witness,
+    })
+}
+
+/// Explores with the run's limits.
+pub fn build(
+    sem: &Sem,
+    exact: bool,
+    max_states: usize,
+    deadline: Option<std::time::Instant>,
+) -> Result<Mdp, Stop> {
+    explore(sem.semantics(), exact, max_states, deadline)
+}
+
+/// Explores only as deep as a property of `depth` steps can look.
+pub fn build_to_depth(
+    sem: &Sem,
+    exact: bool,
+    max_states: usize,
+    deadline: Option<std::time::Instant>,
+    depth: usize,
+) -> Result<Mdp, Stop> {
+    super::mdp::explore_to_depth(sem.semantics(), exact, max_states, deadline, Some(depth))
+}
+
+/// Replays a witness through the semantics (not the stored MDP): every step
+/// must be a choice the semantics offers, with the same label and the same
+/// probability of the next state; the last state must satisfy the target,
+/// the others the path condition. Returns the path probability.
+pub fn replay(
+    sem: &Sem,
+    mdp: &Mdp,
+    path: &[Step],
+    target: &[bool],
+    allowed: &[bool],
+    steps: usize,
+) -> Result<f64, String> {
+    if path.len() > steps {
+        return Err(format!(
+            "the witness has {} steps, more than the bound {steps}",
+            path.len()
+        ));
+    }
+    let s0 = *mdp.initial.first().ok_or("no initial state")?;
+    let semantics = sem.semantics();
+    if semantics
+        .initial_states()
+        .iter()
+        .all(|i| i.as_slice() != mdp.states.get(s0))
+    {
+        return Err("the witness does not start in an initial state".into());
+    }
+    let mut cur = mdp.states.get(s0).to_vec();
+    let mut cur_index = s0 as usize;
+    let mut prob = 1.0;
+    let mut succ = Successors::new(semantics.words());
+    for (i, step) in path.iter().enumerate() {
+        if target[cur_index] || !allowed[cur_index] {
+            return Err(format!(
+                "step {i} leaves a state that is a target or violates the path condition"
+            ));
+        }
+        succ.clear();
+        semantics.successors(&cur, false, &mut succ);
+        let label = mdp.choice_label[step.choice];
+        let next = mdp.states.get(step.state).to_vec();
+        let found = (0..succ.choices())
+            .filter(|&c| succ.labels[c] == label)
+            .any(|c| {
+                let p: f64 = succ
+                    .choice(c)
+                    .filter(|(t, _, _)| *t == next.as_slice())
+                    .map(|(_, p, _)| p)
+                    .sum();
+                (p - step.prob).abs() <= 1e-12 && p > 0.0
+            });
+        if !found {
+            return Err(format!(
+                "step {} ({}) is not a move of the semantics with probability {}",
+                i + 1,
+                sem.describe_label(label),
+                step.prob
+            ));
+        }
+        prob *= step.prob;
+        cur = next;
+        cur_index = step.state as usize;
+    }
+    if !target[cur_index] {
+        return Err("the witness does not end in a target state".into());
+    }
+    Ok(prob)
+}
+
+/// Whether a value meets the bound (exactly when available).
+pub fn meets(prop: &Property, f: f64, exact: Option<&Rat>) -> Option<bool> {
+    let (cmp, b) = prop.bound.as_ref()?;
+    Some(match exact {
+        Some(e) => cmp.holds(e, b),
+        None => {
+            let v = crate::lang::num::from_f64(f).unwrap_or_else(Rat::zero);
+            cmp.holds(&v, b)
+        }
+    })
+}
+
+/// The optimum over initial states (the abstraction's several initial counts).
+pub fn over_initials(v: &Values, opt: Opt) -> (f64, Option<Rat>, usize) {
+    let mut best = 0usize;
+    for i in 1..v.f64s.len() {
+        let better = match (&v.exact, opt) {
+            (Some(e), Opt::Max) => e[i] > e[best],
+            (Some(e), Opt::Min) => e[i] < e[best],
+            (None, Opt::Max) => v.f64s[i] > v.f64s[best],
+            (None, Opt::Min) => v.f64s[i] < v.f64s[best],
+        };
+        if better {
+            best = i;
+        }
+    }
+    (
+        v.f64s[best],
+        v.exact.as_ref().map(|e| e[best].clone()),
+        best,
+    )
+}

@@ -1,0 +1,296 @@
+//! `mavis swarm export`: which form a model gets, and where its text goes.
+//! S(n) and, where it has no global-synchronous action, the abstraction are
+//! networks of modules, written without exploring
+//! ([`crate::swarm::export::lower`]); otherwise the abstraction is explored
+//! and written state by state. Each form has one printer per format.
+
+use crate::swarm::export::{jani, lower, prism, Network};
+
+/// The target language of `mavis swarm export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The PRISM language, module per agent (concrete) or one module (abstract).
+    Prism,
+    /// JANI (JSON): an automaton per agent (concrete), automata over counts
+    /// (abstract), or one flat automaton over the explored states (abstract,
+    /// with global-synchronous actions).
+    Jani,
+}
+
+/// `mavis swarm export`: writes the model text to `output` (or returns it in
+/// the report); `quiet` (`-q`) leaves out the "wrote ..." line, never the file.
+pub fn export(
+    inputs: &crate::swarm::Inputs,
+    agents: Option<&[usize]>,
+    threshold: u32,
+    format: Format,
+    output: Option<&std::path::Path>,
+    deadline: crate::report::Deadline,
+    quiet: bool,
+) -> Result<crate::report::Report, crate::report::RunError> {
+    let l = crate::swarm::load(inputs)?;
+    let counts = match agents {
+        Some(a) => Some(super::check::counts_for(&l, a)?),
+        None => None,
+    };
+    let what = system_name(counts.as_deref(), threshold);
+    // Explore first: a refused or stopped export leaves no file behind.
+    let plan = match counts {
+        Some(c) => {
+            if format == Format::Jani {
+                jani_fits(&c)?;
+            }
+            Plan::Network(lower::concrete(&l, &c))
+        }
+        None if super::check::cutoff_applies(&l) => {
+            super::check::check_threshold(threshold, l.model.templates.len(), EXPORT_MAX_STATES)?;
+            let named = super::check::named_agents(&l, &l.model.label_refs);
+            let n = lower::abstraction(&l, &named, threshold).ok_or_else(|| {
+                crate::report::RunError::Internal(
+                    "a global-synchronous action in a model the cutoff applies to".into(),
+                )
+            })?;
+            Plan::Network(n)
+        }
+        None => {
+            let explored = super::check::explore_model(
+                &l,
+                None,
+                threshold,
+                true,
+                EXPORT_MAX_STATES,
+                deadline,
+            )?;
+            Plan::Explored(Box::new(explored))
+        }
+    };
+    let mut sink = Sink::open(output, deadline)?;
+    if let Err(e) = write(&l, &plan, format, &what, &mut sink) {
+        return Err(sink.error(e));
+    }
+    finish(inputs, &what, sink, output, quiet)
+}
+
+/// How an export is written: S(n), and the abstraction where the model
+/// has no global-synchronous action, as a network of modules; otherwise
+/// the explored abstraction state by state.
+enum Plan {
+    Network(Network),
+    /// The explored abstraction and its labels' truth.
+    Explored(
+        Box<(
+            crate::swarm::decide::mdp::Mdp,
+            Vec<super::check::LabelTruth>,
+        )>,
+    ),
+}
+
+/// Writes the model text of `plan` in `format` to `sink`.
+fn write(
+    l: &crate::swarm::Loaded,
+    plan: &Plan,
+    format: Format,
+    what: &str,
+    sink: &mut Sink,
+) -> std::io::Result<()> {
+    match (plan, format) {
+        (Plan::Network(n), Format::Prism) => prism::write_network(n, sink),
+        (Plan::Network(n), Format::Jani) => jani::write_network(n, sink),
+        (Plan::Explored(explored), Format::Prism) => {
+            let (mdp, labels) = &**explored;
+            let what = format!("{what}, {} states", mdp.num_states());
+            prism::write_explicit(&lower::explicit(mdp, labels, what), sink)
+        }
+        (Plan::Explored(explored), Format::Jani) => {
+            let (mdp, labels) = &**explored;
+            let what = format!("{what} of {}, {} states", l.source.name(), mdp.num_states());
+            jani::write_explicit(&lower::explicit(mdp, labels, what), sink)
+        }
+    }
+}
+
+/// The report of an export whose text is in `sink`: the file closed (or
+/// the text in the report), what was written and its size.
+fn finish(
+    inputs: &crate::swarm::Inputs,
+    what: &str,
+    sink: Sink,
+    output: Option<&std::path::Path>,
+    quiet: bool,
+) -> Result<crate::report::Report, crate::report::RunError> {
+    let mut r = crate::report::Report::new("swarm", "export");
+    r.model = crate::report::ModelRef::from_path(&inputs.model).ok();
+    r.results = serde_json::json!({ "exported": what, "bytes": sink.bytes });
+    match output {
+        Some(path) => {
+            sink.finish()?;
+            if !quiet {
+                r.text = format!("wrote {what} to {}\n", path.display());
+            }
+        }
+        None => r.output = Some(String::from_utf8_lossy(&sink.finish()?).into_owned()),
+    }
+    Ok(r)
+}
+
+/// The exported system in words: S(n1, ...) or the abstract model.
+fn system_name(counts: Option<&[usize]>, threshold: u32) -> String {
+    match counts {
+        Some(c) => format!(
+            "S({})",
+            c.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => format!("the abstract model (threshold {threshold})"),
+    }
+}
+
+/// S(n) with these agent counts is within JANI's limit.
+fn jani_fits(counts: &[usize]) -> Result<(), crate::report::RunError> {
+    let total: usize = counts.iter().sum();
+    let most = jani::JANI_MAX_AGENTS;
+    if total > most {
+        return Err(crate::report::RunError::input(format!(
+            "--to jani with {total} agents: the limit is {most} (JANI's synchronisation vectors name every automaton, so they grow with the square of the agents); use --to prism"
+        )));
+    }
+    Ok(())
+}
+
+/// The most states `export` explores (the text is streamed; the explored
+/// model with its exact probabilities stays in memory).
+pub const EXPORT_MAX_STATES: usize = 5_000_000;
+
+/// Where an export goes: a file written as it is produced, or memory (for
+/// standard output), counting the bytes. Every write checks the run's deadline, so that writing a large model
+/// stops with the rest of the run.
+struct Sink {
+    file: Option<(std::io::BufWriter<std::fs::File>, std::path::PathBuf)>,
+    memory: Vec<u8>,
+    bytes: usize,
+    deadline: crate::report::Deadline,
+}
+
+impl Sink {
+    fn open(
+        output: Option<&std::path::Path>,
+        deadline: crate::report::Deadline,
+    ) -> Result<Self, crate::report::RunError> {
+        let file = match output {
+            Some(path) => {
+                let f = std::fs::File::create(path).map_err(|e| {
+                    crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
+                })?;
+                Some((std::io::BufWriter::new(f), path.to_path_buf()))
+            }
+            None => None,
+        };
+        Ok(Sink {
+            file,
+            memory: Vec::new(),
+            bytes: 0,
+            deadline,
+        })
+    }
+
+    /// The error of a failed write; a partial file is removed, so that a
+    /// stopped export leaves no file behind.
+    fn error(mut self, e: std::io::Error) -> crate::report::RunError {
+        use crate::report::RunError;
+        let path = self.file.take().map(|(f, path)| {
+            drop(f);
+            let _ = std::fs::remove_file(&path);
+            path
+        });
+        if e.kind() == std::io::ErrorKind::TimedOut {
+            let removed = path.map_or(String::new(), |p| {
+                format!("; the partial file {} was removed", p.display())
+            });
+            return RunError::TimedOut(format!(
+                "the time-out was reached while writing the export, after {} bytes{removed}",
+                self.bytes
+            ));
+        }
+        match path {
+            Some(path) => RunError::input(format!("cannot write {}: {e}", path.display())),
+            None => RunError::Internal(format!("export: {e}")),
+        }
+    }
+
+    /// Flushes the file; returns what was kept in memory.
+    fn finish(mut self) -> Result<Vec<u8>, crate::report::RunError> {
+        use std::io::Write as _;
+        if let Some((mut f, path)) = self.file.take() {
+            f.flush().map_err(|e| {
+                crate::report::RunError::input(format!("cannot write {}: {e}", path.display()))
+            })?;
+        }
+        Ok(std::mem::take(&mut self.memory))
+    }
+}
+
+impl std::io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.deadline.expired() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the time-out was reached",
+            ));
+        }
+        let n = match &mut self.file {
+            Some((f, _)) => f.write(buf)?,
+            None => self.memory.write(buf)?,
+        };
+        self.bytes += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.file {
+            Some((f, _)) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Sink;
+    use crate::report::{Deadline, RunError};
+    use std::io::Write;
+    use std::time::Duration;
+
+    /// Writing the 88 MB JANI text of the foraging abstraction took 12 s
+    /// past `--timeout 5`; now each write looks at the deadline, and the
+    /// partial file is removed.
+    #[test]
+    fn a_write_past_the_deadline_stops_and_removes_the_partial_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.jani");
+        let mut open = Sink::open(Some(&path), Deadline::NONE).unwrap();
+        open.write_all(b"{\"jani-version\": 1}").unwrap();
+        assert_eq!(open.bytes, 19);
+        open.finish().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap().len(), 19);
+
+        let mut late = Sink::open(Some(&path), Deadline::after(Duration::ZERO)).unwrap();
+        let e = late.write_all(b"{").unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut);
+        match late.error(e) {
+            RunError::TimedOut(m) => {
+                assert!(
+                    m.contains("after 0 bytes") && m.contains("was removed"),
+                    "{m}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!path.exists());
+        // To standard output: nothing to remove, still a time-out.
+        let mut memory = Sink::open(None, Deadline::after(Duration::ZERO)).unwrap();
+        let e = memory.write_all(b"x").unwrap_err();
+        assert!(matches!(memory.error(e), RunError::TimedOut(_)));
+    }
+}

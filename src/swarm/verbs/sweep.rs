@@ -1,0 +1,384 @@
+//! `mavis swarm sweep`'s report: the table, the CSV and the plots, drawn
+//! from the rows of the swept values, whole or as shard I of N (one cell per
+//! swept value), so that `mavis merge` draws the parts' rows with the same
+//! function. The rows are computed by [`super::sweep`].
+
+use super::plot::Figure;
+use crate::lang::{num, Rat};
+use crate::report::shard::{self, Merged, Part, Shard};
+use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat};
+use crate::swarm::decide::sweep::{sweep_rows, Row, RowKind, SweepOptions, SweepTable};
+use crate::swarm::front::props::Opt;
+use crate::swarm::Inputs;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// How the sweep is drawn; not part of what a shard computes.
+#[derive(Clone, Debug, Default)]
+pub struct SweepLook {
+    /// Write PREFIX.csv, PREFIX.svg and PREFIX.png.
+    pub out: Option<PathBuf>,
+    /// Leave `time_s` out of the stats.
+    pub no_times: bool,
+    /// `-q`: no "wrote ..." line (the answer itself is never cut).
+    pub quiet: bool,
+}
+
+/// What the report says about the sweep besides its rows.
+struct Shape {
+    name: String,
+    values: usize,
+    ks: (usize, usize),
+    agents: Option<Vec<usize>>,
+    threshold: u32,
+    /// The model file's path.
+    model_path: String,
+}
+
+/// A swept value's cell key: `NAME=VALUE`, exactly.
+fn key(name: &str, v: &Rat) -> String {
+    format!("{name}={}", num::display(v))
+}
+
+/// The query of a part: every option that changes a row.
+fn query(inputs: &Inputs, o: &SweepOptions) -> Value {
+    let faults = inputs
+        .faults
+        .as_deref()
+        .and_then(|f| ModelRef::from_path(f).ok())
+        .map(|f| f.sha256);
+    json!({
+        "faults_sha256": faults,
+        "set": inputs.sets.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>(),
+        "faulty_fraction": inputs.faulty_fraction.as_ref().map(num::display),
+        "fault_flags": inputs.keep_fault_flags,
+        "prop": inputs.prop_texts,
+        "constant": o.swept.0,
+        "values": o.swept.1.iter().map(num::display).collect::<Vec<_>>(),
+        "k": [o.ks.0, o.ks.1],
+        "agents": o.agents,
+        "threshold": o.threshold,
+        "max_states": o.max_states,
+    })
+}
+
+/// Runs `sweep` (the swept values of `shard`, or all): the table, CSV and plots.
+pub fn sweep(
+    inputs: &Inputs,
+    o: &SweepOptions,
+    look: &SweepLook,
+    shard: Option<Shard>,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let t0 = Instant::now();
+    let values = &o.swept.1;
+    // Every value costs one model build and one value iteration of the largest k.
+    let costs = vec![o.ks.1 as u64; values.len()];
+    let mine = shard::cells_of(&costs, shard);
+    let mut done = SweepTable::default();
+    let (stopped, limited) = match sweep_rows(inputs, o, ctx.deadline(), &mut done, &mine) {
+        Ok(()) => (None, None),
+        Err(RunError::TimedOut(why)) => (Some(why), None),
+        Err(RunError::Limit(why)) => (None, Some(why)),
+        Err(e) => return Err(e),
+    };
+    let shape = Shape {
+        name: o.swept.0.clone(),
+        values: values.len(),
+        ks: o.ks,
+        agents: o.agents.clone(),
+        threshold: o.threshold,
+        model_path: inputs.model.display().to_string(),
+    };
+    let part = shard.map(|s| Part {
+        shard: s,
+        cells_total: values.len(),
+        query: query(inputs, o),
+        cells: mine
+            .iter()
+            .map(|&i| (key(&o.swept.0, &values[i]), cell_json(&done, i, &values[i])))
+            .collect(),
+    });
+    let model = ModelRef::from_path(&inputs.model).ok();
+    let mut r = render(model, &shape, done, look, t0.elapsed().as_secs_f64())?;
+    let rows = r.results["rows"].as_array().map_or(0, Vec::len);
+    // The reason a run stopped comes before the notes, as in the warnings of any report.
+    let notes = std::mem::take(&mut r.warnings);
+    if let Some(why) = stopped {
+        r.stopped_at_deadline(&format!(
+            "{why}; the table has the {rows} rows computed so far"
+        ));
+    }
+    if let Some(why) = limited {
+        r.stopped_at_limit(&format!(
+            "{why}; the table has the {rows} rows computed so far"
+        ));
+    }
+    r.warnings.extend(notes);
+    r.part = part.map(Part::into_keys);
+    Ok(r)
+}
+
+/// A swept value's cell in a part: the value exactly, its rows (k and the
+/// value's f64 in full), its notes, and the property as read.
+fn cell_json(done: &SweepTable, index: usize, v: &Rat) -> Value {
+    let rows: Vec<Value> = done
+        .rows
+        .iter()
+        .filter(|r| &r.value == v)
+        .map(|r| {
+            json!([
+                r.k,
+                format!("{:?}", r.p),
+                kind_word(r.kind),
+                r.bound.map(|b| format!("{b:?}"))
+            ])
+        })
+        .collect();
+    let notes: Vec<&String> = done
+        .notes
+        .iter()
+        .filter(|(i, _)| *i == index)
+        .map(|(_, n)| n)
+        .collect();
+    json!({
+        "value": num::display(v), "rows": rows, "notes": notes,
+        "property": done.prop, "opt": done.opt.word(),
+    })
+}
+
+/// `mavis merge` of `swarm sweep` parts: the report of the unsharded run from
+/// the parts' rows (the time is the sum of the parts' times).
+pub fn merge(parts: Merged, look: &SweepLook) -> Result<Report, RunError> {
+    let bad = |what: &str| RunError::input(format!("the parts' query has a bad `{what}`"));
+    let q = parts.query.as_object().ok_or_else(|| bad("query"))?.clone();
+    let name = shard::field(&q, "constant")?
+        .as_str()
+        .ok_or_else(|| bad("constant"))?
+        .to_string();
+    let values: Vec<String> =
+        serde_json::from_value(shard::field(&q, "values")?.clone()).map_err(|_| bad("values"))?;
+    let ks: (usize, usize) =
+        serde_json::from_value(shard::field(&q, "k")?.clone()).map_err(|_| bad("k"))?;
+    let shape = Shape {
+        name: name.clone(),
+        values: values.len(),
+        ks,
+        agents: serde_json::from_value(shard::field(&q, "agents")?.clone())
+            .map_err(|_| bad("agents"))?,
+        threshold: serde_json::from_value(shard::field(&q, "threshold")?.clone())
+            .map_err(|_| bad("threshold"))?,
+        model_path: parts.model["path"].as_str().unwrap_or_default().to_string(),
+    };
+    let model = serde_json::from_value::<ModelRef>(parts.model.clone()).ok();
+    let total = parts.sum_stat("time_s");
+    let keys: Vec<String> = values.iter().map(|v| format!("{name}={v}")).collect();
+    let (_, cells) = parts.take(&keys)?;
+    let mut table = SweepTable::default();
+    for (index, cell) in cells.iter().enumerate() {
+        read_cell(cell, index, &mut table).ok_or_else(|| {
+            RunError::input(format!("the parts' cell `{}` is malformed", keys[index]))
+        })?;
+    }
+    render(model, &shape, table, look, total)
+}
+
+/// A part's cell back into `table` (None: malformed).
+fn read_cell(cell: &Value, index: usize, table: &mut SweepTable) -> Option<()> {
+    let v: Rat = cell["value"].as_str()?.parse().ok()?;
+    for row in cell["rows"].as_array()? {
+        let k = row[0].as_u64()? as usize;
+        let p: f64 = row[1].as_str()?.parse().ok()?;
+        let kind = match row[2].as_str()? {
+            "at size" => RowKind::AtSize,
+            "exact over n" => RowKind::ExactOverN,
+            "bound" => RowKind::Bound,
+            _ => return None,
+        };
+        let bound = match &row[3] {
+            Value::Null => None,
+            b => Some(b.as_str()?.parse().ok()?),
+        };
+        table.rows.push(Row {
+            value: v.clone(),
+            k,
+            p,
+            kind,
+            bound,
+        });
+    }
+    for n in cell["notes"].as_array()? {
+        table.notes.push((index, n.as_str()?.to_string()));
+    }
+    table.prop = cell["property"].as_str()?.to_string();
+    table.opt = if cell["opt"] == "Pmin" {
+        Opt::Min
+    } else {
+        Opt::Max
+    };
+    Some(())
+}
+
+/// The report from the rows: text table, JSON rows, and with `look.out`
+/// the CSV, SVG and PNG files.
+fn render(
+    model: Option<ModelRef>,
+    shape: &Shape,
+    done: SweepTable,
+    look: &SweepLook,
+    time_s: f64,
+) -> Result<Report, RunError> {
+    let SweepTable {
+        rows,
+        opt,
+        prop,
+        notes,
+    } = done;
+    let name = &shape.name;
+    let (mode, measure) = headings(shape, opt, &rows);
+    let (table, csv) = tables(&rows, name, &measure);
+    let mut r = Report::new("swarm", "sweep");
+    r.model = model;
+    r.text = format!(
+        "{prop} for {name} in {} values and k = {}..{}, {mode}\n\n",
+        shape.values, shape.ks.0, shape.ks.1
+    );
+    r.text.push_str(&table.render(TableFormat::Text));
+    if let Some(prefix) = &look.out {
+        let title = format!("{}: {prop}, {mode}", file_name(&shape.model_path));
+        let figure = Figure {
+            rows: &rows,
+            name,
+            title,
+            measure: &measure,
+        };
+        write_files(prefix, &csv, &figure, &mut r, look.quiet)?;
+    }
+    if !look.no_times {
+        r.stat("time_s", time_s);
+    }
+    r.warnings.extend(notes.into_iter().map(|(_, n)| n));
+    r.results = json!({"property": prop, "constant": name, "rows": rows.iter().map(row_json).collect::<Vec<_>>()});
+    Ok(r)
+}
+
+fn file_name(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The title's "n = ..." or "all n (...)" and the y axis's measure: over all
+/// n, the exact optimum where the cutoff gave every row, else a bound.
+fn headings(shape: &Shape, opt: Opt, rows: &[Row]) -> (String, String) {
+    let (sup, rel) = if opt == Opt::Max {
+        ("sup", "<=")
+    } else {
+        ("inf", ">=")
+    };
+    if let Some(a) = &shape.agents {
+        let sizes: Vec<String> = a.iter().map(|x| x.to_string()).collect();
+        return (format!("n = {}", sizes.join(",")), opt.word().to_string());
+    }
+    let exact = rows
+        .iter()
+        .filter(|r| r.kind == RowKind::ExactOverN)
+        .count();
+    if exact > 0 && exact == rows.len() {
+        (
+            "all n (exact, by the cutoff)".into(),
+            format!("{} over all n ({sup}, exact)", opt.word()),
+        )
+    } else if exact > 0 {
+        (
+            "all n (exact by the cutoff, or a bound)".into(),
+            format!("{} {sup} over n: exact, or a bound", opt.word()),
+        )
+    } else {
+        (
+            format!("all n (abstraction bound, threshold {})", shape.threshold),
+            format!("{} bound ({sup} over n {rel} this)", opt.word()),
+        )
+    }
+}
+
+/// The text table and the CSV (every digit); over all n both also have the
+/// abstraction's bound and what each row's value is.
+fn tables(rows: &[Row], name: &str, measure: &str) -> (Table, Table) {
+    let all_n = rows.iter().any(|r| r.bound.is_some());
+    let mut head = vec![name, "k", measure];
+    if all_n {
+        head.extend(["abstraction bound", "row is"]);
+    }
+    let (mut table, mut csv) = (Table::new(head.clone()), Table::new(head));
+    for r in rows {
+        let mut shown = vec![
+            num::to_f64(&r.value).to_string(),
+            r.k.to_string(),
+            format!("{:.6}", r.p),
+        ];
+        // The CSV keeps every digit (shortest text that reads back to the same f64).
+        let mut full = vec![
+            num::display(&r.value),
+            r.k.to_string(),
+            format!("{:?}", r.p),
+        ];
+        if let Some(b) = r.bound {
+            let is = if r.kind == RowKind::ExactOverN {
+                "exact"
+            } else {
+                "bound"
+            };
+            shown.extend([format!("{b:.6}"), is.to_string()]);
+            full.extend([format!("{b:?}"), is.to_string()]);
+        }
+        table.row(shown);
+        csv.row(full);
+    }
+    (table, csv)
+}
+
+fn kind_word(kind: RowKind) -> &'static str {
+    match kind {
+        RowKind::AtSize => "at size",
+        RowKind::ExactOverN => "exact over n",
+        RowKind::Bound => "bound",
+    }
+}
+
+/// A row in the JSON report.
+fn row_json(r: &Row) -> Value {
+    json!({"value": num::to_f64(&r.value), "k": r.k, "p": r.p, "is": kind_word(r.kind), "abstraction_bound": r.bound})
+}
+
+/// PREFIX.csv, PREFIX.svg and PREFIX.png, and a line saying so.
+fn write_files(
+    prefix: &Path,
+    csv: &Table,
+    figure: &Figure,
+    r: &mut Report,
+    quiet: bool,
+) -> Result<(), RunError> {
+    let csv_path = prefix.with_extension("csv");
+    std::fs::write(&csv_path, csv.render(TableFormat::Csv))
+        .map_err(|e| RunError::input(format!("cannot write {}: {e}", csv_path.display())))?;
+    let svg = prefix.with_extension("svg");
+    let png = prefix.with_extension("png");
+    figure
+        .plot(&svg, true)
+        .map_err(|e| RunError::Internal(format!("plot {}: {e}", svg.display())))?;
+    figure
+        .plot(&png, false)
+        .map_err(|e| RunError::Internal(format!("plot {}: {e}", png.display())))?;
+    if !quiet {
+        r.text.push_str(&format!(
+            "\nwrote {}, {} and {}\n",
+            csv_path.display(),
+            svg.display(),
+            png.display()
+        ));
+    }
+    Ok(())
+}
