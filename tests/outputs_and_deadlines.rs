@@ -1,0 +1,138 @@
+//! Nothing lost (issue 33): an output folder is checked before the run
+//! (item 7), a full stdout is exit 2 and `batch` stops when its reader has
+//! gone (item 9), and a table stopped from outside at the deadline keeps the
+//! cells it had decided, in its `-o` file (item 6).
+
+#[path = "support/cli.rs"]
+mod cli;
+
+use cli::repo;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+const SPEC: &str = "forall v1, v2: EX^{k} (alive, v1) & (alive, v2)";
+
+/// A grid whose last cell (M(20), k = 10, explicit) runs far past any
+/// deadline here while its first ones take milliseconds.
+fn slow_table(model: &str) -> Vec<String> {
+    [
+        "nis", "table", model, "--spec", SPEC, "--k", "1,10", "--agents", "2,20",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+#[test]
+fn an_output_folder_that_does_not_exist_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no_such_folder/table.txt");
+    let model = repo("examples/guarding/guarding.nis");
+    // Without the check this run would take its whole minute.
+    let mut args = vec!["--timeout".to_string(), "60".into()];
+    args.extend(slow_table(&model));
+    args.extend(["-o".into(), missing.display().to_string()]);
+    let r = cli::run(&args.iter().map(String::as_str).collect::<Vec<_>>()).expect_code(2);
+    assert!(r.stderr.contains("does not exist"), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    let prefix = dir.path().join("no_such_folder/sweep");
+    let r = cli::run(&[
+        "swarm",
+        "sweep",
+        &repo("examples/foraging/foraging_small.swarm"),
+        "--prop",
+        "Pmax=? [ F<k \"deposited2\" ]",
+        "--sweep",
+        "pf=0:0.5:1",
+        "--k",
+        "8",
+        "--agents",
+        "2",
+        "--out",
+        prefix.to_str().unwrap(),
+    ])
+    .expect_code(2);
+    assert!(r.stderr.contains("does not exist"), "{}", r.stderr);
+}
+
+#[test]
+fn a_full_stdout_is_exit_2() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Command::new(assert_cmd::cargo::cargo_bin("mavis"))
+        .args(["lang", "eval", "1"])
+        .stdout(Stdio::from(full))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("standard output"), "{stderr}");
+}
+
+#[test]
+fn batch_stops_when_its_reader_has_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = repo("examples/guarding/guarding_thresholds.nis");
+    let line = format!("nis check {model} --agents 3 --spec 'forall v1: EX^3 (alive, v1)'\n");
+    let lines = 60;
+    let file = dir.path().join("queries.txt");
+    std::fs::write(&file, line.repeat(lines)).unwrap();
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("mavis"))
+        .args(["batch", file.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader takes one report and goes.
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("\"line\":1"), "{first}");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let ran: usize = stderr
+        .lines()
+        .find_map(|l| l.split(" queries:").next()?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no summary line: {stderr}"));
+    assert!(
+        ran < lines,
+        "all {ran} lines ran for a reader that had gone: {stderr}"
+    );
+}
+
+#[test]
+fn a_table_stopped_from_outside_keeps_its_decided_cells_in_its_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("single.json");
+    let model = repo("examples/guarding/guarding.nis");
+    let mut args = vec![
+        "--timeout".to_string(),
+        "4".into(),
+        "--format".into(),
+        "json".into(),
+    ];
+    args.extend(slow_table(&model));
+    args.extend([
+        "--shard".into(),
+        "1/1".into(),
+        "-o".into(),
+        out.display().to_string(),
+    ]);
+    let r = cli::run(&args.iter().map(String::as_str).collect::<Vec<_>>()).expect_code(3);
+    let text = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{e}: {}", r.stderr));
+    let part: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(part["verdict"], "unknown", "{part}");
+    // The cells of M(2), decided in milliseconds, are in the part.
+    let cells = part["cells"].as_array().expect("the part's cells");
+    let decided: Vec<&str> = cells
+        .iter()
+        .filter(|c| c["result"].is_object())
+        .map(|c| c["key"].as_str().unwrap())
+        .collect();
+    assert!(decided.contains(&"spec 1, n=2, k=1"), "{decided:?}");
+    assert!(decided.contains(&"spec 1, n=2, k=10"), "{decided:?}");
+    assert!(part["shard"]["index"] == 1, "{part}");
+}
