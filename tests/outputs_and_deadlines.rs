@@ -45,7 +45,7 @@ fn an_output_folder_that_does_not_exist_is_refused_before_the_run() {
         "--sweep",
         "pf=0:0.5:1",
         "--k",
-        "8",
+        "8..9",
         "--agents",
         "2",
         "--out",
