@@ -18,7 +18,7 @@
 //! not replay leaves the box open (it is split further), never reported.
 
 mod spec;
-mod split;
+mod gradient;
 
 use super::model::MilpError;
 use super::solve::SolveOptions;
@@ -30,7 +30,7 @@ use crate::nn::{
 };
 pub use spec::MilpCounts;
 use spec::{milp_box, BoxAnswer, Spec};
-pub use split::SplitRule;
+pub use gradient::SplitRule;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -263,7 +263,7 @@ fn branch_and_bound(
                 return Ok(Some(Answer::Violated(from_hit(net, case, ci, hit))));
             }
         }
-        let splittable = split::can_split(&region);
+        let splittable = gradient::can_split(&region);
         if bounds.unstable_count() <= opts.milp_unstable || !splittable {
             let job = BoxJob {
                 net,
@@ -291,7 +291,7 @@ fn branch_and_bound(
             };
             return Ok(Some(Answer::Unknown(why)));
         }
-        let (a, b) = split::halves(&spec, &region, &open, opts.split);
+        let (a, b) = gradient::halves(&spec, &region, &open, opts.split);
         stats.splits += 1;
         let bounds = Rc::new(bounds);
         stack.push((b, open.clone(), Some(bounds.clone())));
