@@ -35,6 +35,8 @@ pub struct VerifyRequest {
     pub milp_unstable: usize,
     pub lp_tighten: bool,
     pub split: SplitRule,
+    /// See [`VerifyOptions::branch_after`].
+    pub relu_split_after: usize,
 }
 
 /// VNN-COMP's result file for an answer.
@@ -113,6 +115,7 @@ pub fn verify_report(req: &VerifyRequest, ctx: &RunContext) -> Result<Report, Ru
         milp_unstable: req.milp_unstable,
         lp_tighten: req.lp_tighten,
         split: req.split,
+        branch_after: req.relu_split_after,
         ..VerifyOptions::default()
     };
     let v = verify(net, &prop, &opts).map_err(|e| RunError::Internal(e.to_string()))?;

@@ -17,4 +17,6 @@ pub use bounds::{
 pub use load_error::{LoadError, LoadProblem, SUPPORTED_OPS, SUPPORTED_OPSETS};
 pub use network::{Activation, Layer, Network, NetworkError};
 pub use onnx::{load, load_bytes, load_model, LoadedModel};
-pub use symbolic::{symbolic_bounds, symbolic_bounds_within, symbolic_layer};
+pub use symbolic::{
+    output_linear_bounds, symbolic_bounds, symbolic_bounds_within, symbolic_layer, LinearBounds,
+};

@@ -348,7 +348,11 @@ fn split_part<P: Problem>(
     if !splittable {
         return Step::Undecided("a box too small to split stays undecided".into());
     }
-    let i = pick(region, &problem.influence(&node.part), opts.split);
+    let i = pick(
+        region,
+        &problem.influence(&node.part, opts.split),
+        opts.split,
+    );
     let (lo, hi) = halves(region, i);
     stats.input_splits += 1;
     let child = |r| Node {

@@ -1,6 +1,7 @@
 //! What the driver searches: a problem over a box of real inputs, cut into
 //! parts, each decided by bounds, by a leaf decision, or split further.
 
+use super::split::SplitRule;
 use crate::nn::InputBox;
 use std::time::Duration;
 
@@ -95,9 +96,10 @@ pub trait Problem: Sync {
         stats: &mut Self::Stats,
     ) -> Leaf;
 
-    /// How much each input moves the open conditions over the part (the
-    /// split picks the largest score times width); empty: no preference.
-    fn influence(&self, _part: &Self::Part) -> Vec<f64> {
+    /// How much each input moves the open conditions over the part, as
+    /// `rule` measures it (the split picks the largest score times width);
+    /// empty: no preference.
+    fn influence(&self, _part: &Self::Part, _rule: SplitRule) -> Vec<f64> {
         Vec::new()
     }
 

@@ -13,6 +13,10 @@ pub enum SplitRule {
     /// ([`super::Problem::influence`]); the widest when every score is 0.
     #[default]
     Influence,
+    /// The input with the largest width times sensitivity of the bounds
+    /// (for a network: the open atoms' linear lower bounds' coefficients),
+    /// through [`super::Problem::influence`] too.
+    Sensitivity,
     /// The widest input.
     Widest,
 }
@@ -22,8 +26,8 @@ pub fn can_split(b: &InputBox) -> bool {
 }
 
 /// The input to halve: by `influence` (one score per input, or empty for
-/// none) under [`SplitRule::Influence`], else (or when no score is
-/// positive) the widest.
+/// none) times width, unless the rule is [`SplitRule::Widest`] or no
+/// score is positive: then the widest.
 pub fn pick(b: &InputBox, influence: &[f64], rule: SplitRule) -> usize {
     let width: Vec<f64> = b.lo.iter().zip(&b.hi).map(|(l, h)| h - l).collect();
     let widest = argmax(&width);

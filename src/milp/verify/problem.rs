@@ -11,8 +11,8 @@ use super::spec::{milp_box, BoxAnswer, MilpCounts, Spec};
 use crate::milp::model::MilpError;
 use crate::milp::tolerance;
 use crate::nn::vnnlib::Property;
-use crate::nn::{interval_bounds, InputBox, Network, NetworkBounds};
-use crate::search::{Bounded, Leaf, Problem, Source};
+use crate::nn::{interval_bounds, output_linear_bounds, InputBox, Network, NetworkBounds};
+use crate::search::{Bounded, Leaf, Problem, Source, SplitRule};
 use ndarray::Array2;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -172,14 +172,17 @@ impl Problem for NetProblem<'_> {
         }
     }
 
-    fn influence(&self, part: &NetPart) -> Vec<f64> {
+    fn influence(&self, part: &NetPart, rule: SplitRule) -> Vec<f64> {
         let spec = &self.specs[part.case];
         let rows: Vec<usize> = part
             .open
             .iter()
             .flat_map(|&d| spec.rows[d].iter().copied())
             .collect();
-        gradient_mass(&spec.net, &part.region, &rows)
+        match (rule, &part.bounds) {
+            (SplitRule::Sensitivity, Some(b)) => sensitivity(spec, b, &rows),
+            _ => gradient_mass(&spec.net, &part.region, &rows),
+        }
     }
 
     fn restrict(&self, part: &NetPart, region: InputBox) -> NetPart {
@@ -223,6 +226,22 @@ impl Problem for NetProblem<'_> {
         }
         into.root_lp |= from.root_lp;
     }
+}
+
+/// `sum_r |c_ri|` per input `i`, where `c_r . x + d_r` is the linear lower
+/// bound (by back-substitution through the part's relaxations) of atom
+/// `r`'s left-hand side: the input's width times this is how much the
+/// input's range lowers the atoms' bounds (bound sensitivity).
+fn sensitivity(spec: &Spec, b: &NetworkBounds, rows: &[usize]) -> Vec<f64> {
+    let l = output_linear_bounds(&spec.net, b, rows);
+    (0..b.input.len())
+        .map(|i| {
+            rows.iter()
+                .enumerate()
+                .map(|(k, &r)| (l.low[[k, i]] + spec.atom(r).inputs[i]).abs())
+                .sum()
+        })
+        .collect()
 }
 
 impl NetProblem<'_> {

@@ -55,7 +55,7 @@ impl<'a> Spec<'a> {
         }
     }
 
-    fn atom(&self, row: usize) -> &Atom {
+    pub fn atom(&self, row: usize) -> &Atom {
         self.case
             .disjuncts
             .iter()
