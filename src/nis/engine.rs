@@ -3,15 +3,15 @@
 //! finite templates, the zero-one abstraction M_ab(m).
 
 use super::encode::MilpOptions;
-use super::explicit::abstraction::{AMove, AState, Abstract};
 use super::explicit::checker::{check_system, Graph, Outcome};
-use super::explicit::concrete::{CMove, CState, Concrete};
-use super::explicit::replay::{replay_abstract, replay_concrete, ConcreteTrace};
-use super::explicit::semantics::Semantics;
-use super::explicit::system::System;
 use super::front::core::{lower, Core};
 use super::front::formula::Sentence;
 use super::front::model::Model;
+use super::semantics::abstraction::{AMove, AState, Abstract};
+use super::semantics::concrete::{CMove, CState, Concrete};
+use super::semantics::system::System;
+use super::semantics::Semantics;
+use super::witness::replay::{replay_abstract, replay_concrete, ConcreteTrace};
 use super::witness::trace;
 use super::witness::{internal, shown};
 use crate::report::{Deadline, RunError};

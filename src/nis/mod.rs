@@ -5,11 +5,12 @@
 //! that paper's).
 //!
 //! Text flows one way: `.nis` file -> checked [`Model`] and bICTL
-//! [`Sentence`] ([`front`]) -> deciders behind one interface ([`engine`]):
-//! the explicit ones over the finite semantics ([`explicit`]) and the MILP
-//! ones over unrollings ([`encode`]) -> witnesses replayed and shown
-//! ([`witness`]) -> the parameterised procedures of Corollaries 1 and 2
-//! ([`procedures`]) -> reports ([`reports`]).
+//! [`Sentence`] ([`front`]) -> the semantics, exact and f64 ([`semantics`])
+//! -> witnesses replayed through it and shown ([`witness`]) -> deciders
+//! behind one interface ([`engine`]): the explicit ones ([`explicit`]) and
+//! the MILP ones over unrollings ([`encode`]) -> the parameterised
+//! procedures of Corollaries 1 and 2 ([`procedures`]) -> reports
+//! ([`reports`]). The layer order is checked (scripts/engine_layers.txt).
 
 pub mod atl;
 pub mod encode;
@@ -18,6 +19,7 @@ pub mod explicit;
 pub mod front;
 pub mod procedures;
 pub mod reports;
+pub mod semantics;
 pub mod table;
 pub mod witness;
 

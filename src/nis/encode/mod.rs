@@ -54,11 +54,11 @@ mod tabulated_tests;
 #[cfg(test)]
 mod tests;
 
-use super::explicit::replay::{replay_abstract, replay_concrete};
-use super::explicit::semantics::{EnvId, Semantics};
 use super::front::core::{lower, Core};
 use super::front::formula::{Kind, Sentence};
 use super::front::model::{InitPercept, Model};
+use super::semantics::{EnvId, Semantics};
+use super::witness::replay::{replay_abstract, replay_concrete};
 use super::witness::trace::{abstract_trace, concrete_trace};
 use super::witness::{internal, shown};
 use crate::report::RunError;

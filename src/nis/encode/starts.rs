@@ -6,7 +6,7 @@
 //! (the update hulls of [`super::round`]), so each network copy gets finite
 //! input bounds.
 //! Solutions of such models are decoded to f64 states and replayed through
-//! [`crate::nis::explicit::replay_real`], never through the finite semantics.
+//! [`crate::nis::witness::replay_real`], never through the finite semantics.
 //!
 //! For a universal sentence one MILP over all initial states finds a
 //! counterexample from any of them; over an interval of initial states that
@@ -22,9 +22,9 @@ use super::options::MilpOptions;
 use super::split;
 use super::stats::Sizes;
 use crate::lang::{num, DeclType, Value};
-use crate::nis::explicit::replay_real::{self, RealTree};
 use crate::nis::front::core::Core;
 use crate::nis::front::model::{InitSpec, Model};
+use crate::nis::witness::replay_real::{self, RealTree};
 use crate::nis::witness::{internal, shown};
 use crate::report::RunError;
 use serde_json::{json, Value as Json};
@@ -142,7 +142,7 @@ pub fn replay_f64(
             Err(why) => return Err(internal("MILP trace (f64 replay)", why)),
         }
     }
-    Ok(shown(crate::nis::witness::trace_real::real_trace(
+    Ok(shown(crate::nis::witness::trace::real_trace(
         model,
         &traces,
         counterexample,

@@ -4,8 +4,13 @@
 //! witness that does not replay; [`trace`] and [`trace_real`] turn replayed
 //! traces into step tables and JSON.
 
+pub mod render;
+pub mod replay;
+pub mod replay_real;
+pub mod replay_strategic;
+pub mod replay_strategy_f64;
 pub mod trace;
-pub mod trace_real;
+mod views;
 
 use crate::report::{RunError, Table, TableFormat};
 use serde_json::{json, Value};
