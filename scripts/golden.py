@@ -18,13 +18,28 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TIME_KEY = re.compile(r'"([a-z_]*(time|secs|seconds|elapsed|_s|_ms|rate|per_second)[a-z_]*)":\s*-?[0-9.eE+-]+')
+TIME_KEY = re.compile(r'("?)([a-z_.]*(time|secs|seconds|elapsed|_s|_ms|rate|per_second)[a-z_]*)("?):\s*-?[0-9.eE+-]+')
+TRAILING_NUMBER = re.compile(r'-?\d+(\.\d+)?\s*$')
 TIME_TEXT = re.compile(r'-?\d[\d,]*(\.\d+)?(e[+-]?\d+)?\s?(s|ms|µs|us|ns|min|/s)\b')
 
 
+def mask_time_columns(text):
+    """Mask the last column of tables whose header ends with a time column."""
+    out, in_timed_table = [], False
+    for line in text.split("\n"):
+        if re.search(r"\btime( \(s\))?\s*$", line):
+            in_timed_table = True
+        elif not line.strip():
+            in_timed_table = False
+        elif in_timed_table:
+            line = TRAILING_NUMBER.sub("T", line)
+        out.append(line)
+    return "\n".join(out)
+
+
 def mask(text):
-    text = TIME_KEY.sub(lambda m: f'"{m.group(1)}": T', text)
-    return TIME_TEXT.sub('T', text)
+    text = TIME_KEY.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(4)}: T", text)
+    return mask_time_columns(TIME_TEXT.sub("T", text))
 
 
 def commands():

@@ -1,0 +1,425 @@
+//! The JANI (JSON) printer of the intermediate form, the exchange format
+//! Storm and the Modest toolset read. A [`Network`] is an automaton per
+//! module, each with one location, over global variables; labels are
+//! transient Booleans set at the last automaton's (the environment's)
+//! location. An [`Explicit`] model is one automaton: with one initial state
+//! its locations are the states (a JANI builder then looks only at the
+//! current location's edges, linear in the transitions); JANI allows one
+//! initial location only, so several initial states use one location and
+//! the state index `s` with `restrict-initial`.
+//!
+//! The text is streamed an automaton (or an edge) at a time: memory stays
+//! that of the model, whatever the file's size.
+
+use super::{
+    Atom, CmpOp, Command, Explicit, Expr, Init, Module, Network, Prob, Runs, Val, VarType,
+};
+use crate::lang::types::Builtin;
+use crate::lang::{num, BinOp, Rat, UnOp, Value};
+use serde_json::{json, Value as Json};
+use std::io::Write;
+
+/// The most agents a JANI export of S(n) takes: each agent-environment
+/// action of each agent is a synchronisation vector with an entry per
+/// automaton, so the file grows with the square of the agents (1,000
+/// agents: a million entries per such action).
+pub const JANI_MAX_AGENTS: usize = 1_000;
+
+/// The one location of every automaton of a network.
+const LOC: &str = "l";
+
+/// An exact number as a JANI number or quotient (a decimal when the
+/// fraction does not fit 64-bit integers).
+pub fn exact_number(p: &Rat) -> Json {
+    use num_traits::ToPrimitive;
+    match (p.numer().to_i64(), p.denom().to_i64()) {
+        (Some(n), Some(1)) => json!(n),
+        (Some(n), Some(d)) => json!({"op": "/", "left": n, "right": d}),
+        _ => json!(num::to_f64(p)),
+    }
+}
+
+fn binary(op: &str, a: Json, b: Json) -> Json {
+    json!({"op": op, "left": a, "right": b})
+}
+
+/// The model's head with `variables`, the automata `elements` and, for a
+/// network, its synchronisations.
+fn head(
+    what: &str,
+    variables: Vec<Json>,
+    elements: Vec<Json>,
+    syncs: Option<(Vec<Json>, Vec<Json>)>,
+) -> Json {
+    let mut system = json!({"elements": elements});
+    let mut actions = vec![];
+    if let Some((a, s)) = syncs {
+        actions = a;
+        system["syncs"] = json!(s);
+    }
+    json!({"jani-version": 1, "name": "mavis", "type": "mdp", "features": [],
+        "metadata": {"author": format!("mavis {}", env!("CARGO_PKG_VERSION")), "description": what},
+        "actions": actions, "constants": [], "variables": variables, "properties": [],
+        "system": system})
+}
+
+/// Writes the head without its closing brace and opens the automata, which
+/// are then streamed one by one (closed by `]}`).
+fn write_open(w: &mut dyn Write, head: &Json) -> std::io::Result<()> {
+    let head = serde_json::to_string(head)?;
+    w.write_all(&head.as_bytes()[..head.len() - 1])?;
+    w.write_all(b",\"automata\":[")
+}
+
+/// Writes `items` as the elements of a JSON array (without the brackets).
+fn write_items(w: &mut dyn Write, items: impl Iterator<Item = Json>) -> std::io::Result<()> {
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *w, &item)?;
+    }
+    Ok(())
+}
+
+fn label_variable(name: &str) -> Json {
+    json!({"name": name, "type": "bool", "transient": true, "initial-value": false})
+}
+
+/// Writes a network of modules to `w`, one automaton at a time.
+pub fn write_network(n: &Network, w: &mut dyn Write) -> std::io::Result<()> {
+    let vars = || n.modules.iter().flat_map(|m| &m.vars);
+    let mut variables: Vec<Json> = vars()
+        .map(|v| {
+            let ty = match v.ty {
+                VarType::Bool => json!("bool"),
+                VarType::Int(lo, hi) => {
+                    json!({"kind": "bounded", "base": "int", "lower-bound": lo, "upper-bound": hi})
+                }
+            };
+            let mut var = json!({"name": v.name, "type": ty});
+            if let Init::Value(x) = v.init {
+                var["initial-value"] = if v.ty == VarType::Bool {
+                    json!(x != 0)
+                } else {
+                    json!(x)
+                };
+            }
+            var
+        })
+        .collect();
+    variables.extend(n.labels.iter().map(|(name, _)| label_variable(name)));
+    let elements = n
+        .modules
+        .iter()
+        .map(|m| json!({"automaton": m.name}))
+        .collect();
+    let actions = n.syncs.iter().map(|s| json!({"name": s.action})).collect();
+    let syncs = n
+        .syncs
+        .iter()
+        .map(|s| {
+            let mut v = vec![Json::Null; n.modules.len()];
+            for &k in &s.modules {
+                v[k] = json!(s.action);
+            }
+            json!({"synchronise": v, "result": s.action})
+        })
+        .collect();
+    let mut head = head(&n.what, variables, elements, Some((actions, syncs)));
+    if vars().any(|v| !matches!(v.init, Init::Value(_))) {
+        let restrict = vars()
+            .filter_map(|v| match &v.init {
+                Init::Where(a) => Some(atom(a)),
+                _ => None,
+            })
+            .reduce(|a, b| binary("∧", a, b))
+            .unwrap_or(json!(true));
+        head["restrict-initial"] = json!({"exp": restrict});
+    }
+    write_open(w, &head)?;
+    let last = n.modules.len().saturating_sub(1);
+    write_items(
+        w,
+        n.modules
+            .iter()
+            .enumerate()
+            .map(|(k, m)| automaton(m, k == last, &n.labels)),
+    )?;
+    w.write_all(b"]}\n")
+}
+
+/// A network's JANI text as JSON (tests).
+pub fn network_json(n: &Network) -> Json {
+    let mut out = Vec::new();
+    write_network(n, &mut out).expect("writing to memory");
+    serde_json::from_slice(&out).expect("the printer writes JSON")
+}
+
+/// A module's automaton; the labels are set at the last one's location.
+fn automaton(m: &Module, last: bool, labels: &[(String, Expr)]) -> Json {
+    let transient: Vec<Json> = match last {
+        true => labels
+            .iter()
+            .map(|(name, e)| json!({"ref": name, "value": expr(e)}))
+            .collect(),
+        false => vec![],
+    };
+    let edges: Vec<Json> = m.commands.iter().map(edge).collect();
+    json!({"name": m.name, "locations": [{"name": LOC, "transient-values": transient}],
+           "initial-locations": [LOC], "edges": edges})
+}
+
+fn atom(a: &Atom) -> Json {
+    match a {
+        Atom::Bool(v, true) => json!(v),
+        Atom::Bool(v, false) => json!({"op": "¬", "exp": v}),
+        Atom::Cmp(v, op, x) => {
+            let sym = match op {
+                CmpOp::Eq => "=",
+                CmpOp::Ge => "≥",
+                CmpOp::Le => "≤",
+            };
+            binary(sym, json!(v), json!(x))
+        }
+    }
+}
+
+fn probability(p: &Prob) -> Json {
+    match p {
+        Prob::Exact(r) => exact_number(r),
+        Prob::Float(f) => json!(f),
+    }
+}
+
+fn edge(c: &Command) -> Json {
+    let guard = c
+        .guard
+        .iter()
+        .map(atom)
+        .reduce(|a, b| binary("∧", a, b))
+        .unwrap_or(json!(true));
+    let dests: Vec<Json> = c
+        .dests
+        .iter()
+        .map(|d| {
+            let assigns: Vec<Json> = d
+                .assigns
+                .iter()
+                .map(|(v, val)| {
+                    let value = match val {
+                        Val::Int(x) => json!(x),
+                        Val::Bool(b) => json!(b),
+                        Val::Decrement => binary("-", json!(v), json!(1)),
+                        Val::IncrementUpTo(t) => binary("min", binary("+", json!(v), json!(1)), json!(t)),
+                    };
+                    json!({"ref": v, "value": value})
+                })
+                .collect();
+            json!({"location": LOC, "probability": {"exp": probability(&d.prob)}, "assignments": assigns})
+        })
+        .collect();
+    let mut e = json!({"location": LOC, "guard": {"exp": guard}, "destinations": dests});
+    if !c.action.is_empty() {
+        e["action"] = json!(c.action);
+    }
+    e
+}
+
+/// A label's expression (labels it reads are inlined).
+fn expr(e: &Expr) -> Json {
+    match e {
+        Expr::Lit(Value::Num(r)) => exact_number(r),
+        Expr::Lit(Value::Bool(b)) => json!(b),
+        Expr::Lit(Value::Enum(_, i)) => json!(i),
+        Expr::Var(v) => json!(v),
+        Expr::Atom(a) => atom(a),
+        Expr::Label(_, e) => expr(e),
+        Expr::Unary(UnOp::Neg, a) => binary("-", json!(0), expr(a)),
+        Expr::Unary(UnOp::Not, a) => json!({"op": "¬", "exp": expr(a)}),
+        Expr::Binary(op, a, b) => binary(binary_symbol(*op), expr(a), expr(b)),
+        Expr::If(c, a, b) => json!({"op": "ite", "if": expr(c), "then": expr(a), "else": expr(b)}),
+        Expr::Builtin(b, args) => builtin(*b, args.iter().map(expr).collect()),
+    }
+}
+
+fn binary_symbol(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Eq | BinOp::Iff => "=",
+        BinOp::Ne => "≠",
+        BinOp::Lt => "<",
+        BinOp::Le => "≤",
+        BinOp::Gt => ">",
+        BinOp::Ge => "≥",
+        BinOp::And => "∧",
+        BinOp::Or => "∨",
+        BinOp::Implies => "⇒",
+    }
+}
+
+fn builtin(b: Builtin, a: Vec<Json>) -> Json {
+    let fold = |op: &str| {
+        a.iter()
+            .cloned()
+            .reduce(|x, y| binary(op, x, y))
+            .unwrap_or(json!(0))
+    };
+    match b {
+        Builtin::Min => fold("min"),
+        Builtin::Max => fold("max"),
+        Builtin::Clamp => binary(
+            "min",
+            binary("max", a[0].clone(), a[1].clone()),
+            a[2].clone(),
+        ),
+        Builtin::Abs => json!({"op": "abs", "exp": a[0]}),
+        Builtin::Floor => json!({"op": "floor", "exp": a[0]}),
+        Builtin::Ceil => json!({"op": "ceil", "exp": a[0]}),
+        Builtin::Mod => binary("%", a[0].clone(), a[1].clone()),
+    }
+}
+
+/// `lo <= s <= hi`.
+fn interval(lo: usize, hi: usize) -> Json {
+    if lo == hi {
+        binary("=", json!("s"), json!(lo))
+    } else {
+        binary(
+            "∧",
+            binary("≥", json!("s"), json!(lo)),
+            binary("≤", json!("s"), json!(hi)),
+        )
+    }
+}
+
+/// A balanced disjunction (depth log n) of index intervals over `s`.
+fn disjunction(parts: &[(usize, usize)]) -> Json {
+    match parts {
+        [] => json!(false),
+        [(lo, hi)] => interval(*lo, *hi),
+        _ => binary(
+            "∨",
+            disjunction(&parts[..parts.len() / 2]),
+            disjunction(&parts[parts.len() / 2..]),
+        ),
+    }
+}
+
+/// Writes an explored model as one automaton to `w`, piece by piece.
+pub fn write_explicit(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
+    let mdp = x.mdp;
+    let by_location = mdp.initial.len() == 1;
+    let mut variables: Vec<Json> = x
+        .labels
+        .iter()
+        .map(|(name, _)| label_variable(name))
+        .collect();
+    if !by_location {
+        let hi = mdp.num_states().saturating_sub(1);
+        let ty = json!({"kind": "bounded", "base": "int", "lower-bound": 0, "upper-bound": hi});
+        variables.insert(0, json!({"name": "s", "type": ty}));
+    }
+    let mut head = head(&x.what, variables, vec![json!({"automaton": "M"})], None);
+    if !by_location {
+        let mut init: Vec<usize> = mdp.initial.iter().map(|&i| i as usize).collect();
+        init.sort_unstable();
+        init.dedup();
+        head["restrict-initial"] = json!({"exp": disjunction(&super::lower::runs(&init))});
+    }
+    write_open(w, &head)?;
+    if by_location {
+        write_by_location(x, w)?;
+    } else {
+        write_by_variable(x, w)?;
+    }
+    w.write_all(b"]}\n")
+}
+
+/// An explored model's JANI text as JSON (tests).
+pub fn explicit_json(x: &Explicit) -> Json {
+    let mut out = Vec::new();
+    write_explicit(x, &mut out).expect("writing to memory");
+    serde_json::from_slice(&out).expect("the printer writes JSON")
+}
+
+/// Every choice of the MDP as (source state, choice index).
+fn all_choices(mdp: &crate::swarm::decide::mdp::Mdp) -> impl Iterator<Item = (usize, usize)> + '_ {
+    (0..mdp.num_states()).flat_map(move |s| mdp.choices(s).map(move |c| (s, c)))
+}
+
+fn location_name(s: usize) -> String {
+    format!("s{s}")
+}
+
+/// Whether state `s` lies in `runs`, for states asked in increasing
+/// order: `cursor` is the first run not yet passed.
+fn holds_at(runs: &Runs, cursor: &mut usize, s: usize) -> bool {
+    while *cursor < runs.len() && runs[*cursor].1 < s {
+        *cursor += 1;
+    }
+    *cursor < runs.len() && runs[*cursor].0 <= s
+}
+
+fn write_by_location(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
+    let mdp = x.mdp;
+    let initial = json!([location_name(mdp.initial[0] as usize)]);
+    write!(
+        w,
+        "{{\"name\":\"M\",\"initial-locations\":{initial},\"locations\":["
+    )?;
+    let mut cursors = vec![0usize; x.labels.len()];
+    write_items(
+        w,
+        (0..mdp.num_states()).map(|s| {
+            let values: Vec<Json> = x
+                .labels
+                .iter()
+                .zip(cursors.iter_mut())
+                .filter_map(|((name, runs), cursor)| {
+                    holds_at(runs, cursor, s).then(|| json!({"ref": name, "value": true}))
+                })
+                .collect();
+            json!({"name": location_name(s), "transient-values": values})
+        }),
+    )?;
+    w.write_all(b"],\"edges\":[")?;
+    write_items(
+        w,
+        all_choices(mdp).map(|(s, c)| {
+            let dests: Vec<Json> = super::lower::explicit_command(mdp, s, c)
+                .dests
+                .iter()
+                .zip(mdp.entries(c))
+                .map(|(d, e)| {
+                    json!({"location": location_name(mdp.targets[e] as usize),
+                           "probability": {"exp": probability(&d.prob)}})
+                })
+                .collect();
+            json!({"location": location_name(s), "destinations": dests})
+        }),
+    )?;
+    w.write_all(b"]}")
+}
+
+fn write_by_variable(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
+    let transient: Vec<Json> = x
+        .labels
+        .iter()
+        .map(|(name, runs)| json!({"ref": name, "value": disjunction(runs)}))
+        .collect();
+    let locations = json!([{"name": LOC, "transient-values": transient}]);
+    write!(
+        w,
+        "{{\"name\":\"M\",\"initial-locations\":[\"l\"],\"locations\":{locations},\"edges\":["
+    )?;
+    let mdp = x.mdp;
+    write_items(
+        w,
+        all_choices(mdp).map(|(s, c)| edge(&super::lower::explicit_command(mdp, s, c))),
+    )?;
+    w.write_all(b"]}")
+}
