@@ -6,8 +6,9 @@ use super::render::{step_json, step_table};
 use super::replay::ConcreteTrace;
 use super::replay_real::RealStep;
 use super::replay_strategy_f64::Shape;
+use super::shown::Witness;
 use super::views::{env_moves, exact_views, real_views};
-use super::{kind_word, refutation_text, shown, Trace, WitnessTree};
+use super::{kind_word, Trace, WitnessTree};
 use crate::nis::front::model::Model;
 use crate::nis::semantics::abstraction::{AMove, AState};
 use crate::nis::semantics::{bits, Semantics};
@@ -141,13 +142,9 @@ pub fn strategic_shown(
     traces: &[ConcreteTrace],
     universal: bool,
     shape: Shape,
-) -> (Option<Value>, Option<String>) {
+) -> Option<Witness> {
     let refuted = shape == Shape::Refutation;
-    let (json, text) = shown(concrete_trace(sem, traces, universal || refuted));
-    (
-        json,
-        text.map(|t| if refuted { refutation_text(&t) } else { t }),
-    )
+    concrete_trace(sem, traces, universal || refuted).map(|t| Witness::strategic(t, refuted))
 }
 
 /// Replayed M_ab(m) witnesses as shown: the first tree's branches.
