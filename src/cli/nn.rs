@@ -79,6 +79,10 @@ mavis nn verify net.onnx prop.vnnlib --vnncomp-output result.txt --format json"
         /// Which input to halve when a box is split.
         #[arg(long, value_enum, default_value_t = SplitArg::Influence)]
         split: SplitArg,
+        /// Split a part on an unstable ReLU once this many input splits in a row
+        /// have not lowered its unstable ReLUs (0: only when its box is too small to split).
+        #[arg(long, value_name = "N", default_value_t = crate::milp::verify::BRANCH_AFTER)]
+        relu_split_after: usize,
     },
 }
 
@@ -87,6 +91,8 @@ mavis nn verify net.onnx prop.vnnlib --vnncomp-output result.txt --format json"
 pub enum SplitArg {
     /// Largest width times |gradient| of the open atoms at the box's centre.
     Influence,
+    /// Largest width times |coefficient| of the input in the open atoms' linear lower bounds.
+    Sensitivity,
     /// The widest input.
     Widest,
 }
@@ -124,6 +130,7 @@ pub fn run(cmd: NnCmd, ctx: &RunContext) -> Result<Report, RunError> {
             milp_unstable,
             no_lp_tighten,
             split,
+            relu_split_after,
         } => nn_verify::verify_report(
             &nn_verify::VerifyRequest {
                 net,
@@ -131,8 +138,10 @@ pub fn run(cmd: NnCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 vnncomp_output,
                 milp_unstable,
                 lp_tighten: !no_lp_tighten,
+                relu_split_after,
                 split: match split {
                     SplitArg::Influence => crate::milp::verify::SplitRule::Influence,
+                    SplitArg::Sensitivity => crate::milp::verify::SplitRule::Sensitivity,
                     SplitArg::Widest => crate::milp::verify::SplitRule::Widest,
                 },
             },
