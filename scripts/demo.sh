@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The main job: builds mavis and verifies the guarding game on the bundled
-# network for every number of agents (Corollaries 1 and 2 of the NIS paper).
+# The main job on a fresh machine: installs what is missing (scripts/prereqs.sh:
+# build packages with apt-get, a Rust toolchain with rustup), builds mavis in
+# release mode and verifies the guarding game on the bundled network for every
+# number of agents (Corollaries 1 and 2 of the NIS paper).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/prereqs.sh

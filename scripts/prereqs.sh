@@ -1,5 +1,6 @@
 # Sourced by demo.sh and test.sh: checks the build prerequisites and installs
-# what is missing when it can (apt-get as root); otherwise prints the exact
+# what is missing when it can (apt-get as root or through sudo without a
+# password; a Rust toolchain through rustup); otherwise prints the exact
 # command and stops.
 #
 # HiGHS (through good_lp/highs-sys) is compiled from source with cmake, and its
@@ -26,11 +27,23 @@ if [ "${MAVIS_NEEDS_PYTHON:-0}" = 1 ] && ! python3 -c 'import venv, ensurepip' >
   need_apt+=(python3-venv)
 fi
 
+# Without cargo, rustup installs a toolchain; it is fetched with curl.
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+  command -v curl >/dev/null 2>&1 || need_apt+=(curl ca-certificates)
+fi
+
 if [ ${#need_apt[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  as_root=()
+  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    as_root=(sudo -n)
+  fi
+  if { [ "$(id -u)" = 0 ] || [ ${#as_root[@]} -gt 0 ]; } && command -v apt-get >/dev/null 2>&1; then
     echo "mavis: installing build prerequisites: ${need_apt[*]}" >&2
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >&2
+    "${as_root[@]}" apt-get update -qq >&2
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >&2
   else
     echo "mavis: missing build prerequisites: ${need_apt[*]}" >&2
     echo "install them with:  sudo apt-get install -y ${need_apt[*]}" >&2
@@ -38,7 +51,25 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   fi
 fi
 
+# mavis needs Rust 1.85 or newer (Cargo.toml's rust-version), with rustfmt and
+# clippy for the test suite.
 if ! command -v cargo >/dev/null 2>&1; then
-  echo "mavis: cargo not found; install a Rust toolchain (https://rustup.rs)" >&2
-  exit 2
+  echo "mavis: no Rust toolchain; installing one with rustup (https://rustup.rs) into ~/.cargo" >&2
+  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs \
+    | sh -s -- -y --profile minimal --component rustfmt,clippy >&2
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+rust_minor=$(cargo --version | sed -n 's/^cargo 1\.\([0-9]*\).*/\1/p')
+if [ -n "$rust_minor" ] && [ "$rust_minor" -lt 85 ]; then
+  if command -v rustup >/dev/null 2>&1; then
+    echo "mavis: Rust 1.$rust_minor is older than 1.85; updating the stable toolchain with rustup" >&2
+    rustup update stable >&2
+  else
+    echo "mavis: Rust 1.$rust_minor is older than 1.85, which mavis needs; install a newer toolchain (https://rustup.rs)" >&2
+    exit 2
+  fi
+fi
+if [ "${MAVIS_NEEDS_PYTHON:-0}" = 1 ] && command -v rustup >/dev/null 2>&1 \
+    && ! { cargo fmt --version && cargo clippy --version; } >/dev/null 2>&1; then
+  rustup component add rustfmt clippy >&2
 fi

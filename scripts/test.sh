@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, lints, Rust tests (release), Python tests.
+# What scripts/demo.sh does (prerequisites, release build, the main job), then
+# the whole test suite: formatting, lints, Rust tests (release), Python tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAVIS_NEEDS_PYTHON=1 source scripts/prereqs.sh
+
+echo "== the main job (scripts/demo.sh)"
+scripts/demo.sh
 
 echo "== import cycles between files of src/"
 python3 scripts/check_cycles.py

@@ -293,7 +293,7 @@ fn read_text(ctx: &Context, format: Format, source: &Source) -> Result<(), Refus
 fn read_swarm(ctx: &Context, format: Format, source: &Source) -> Result<(), Refusal> {
     let lang = |e: Box<SourceError>| Refusal::located(&e);
     let mut consts = Constants::default();
-    let opts = crate::swarm::build::BuildOptions {
+    let opts = crate::swarm::front::build::BuildOptions {
         faulty_fraction: None,
         keep_fault_flags: false,
     };
@@ -302,23 +302,25 @@ fn read_swarm(ctx: &Context, format: Format, source: &Source) -> Result<(), Refu
     } else {
         &ctx.foraging
     };
-    let syntax = crate::swarm::syntax::parse_swarm(swarm, &mut consts).map_err(lang)?;
+    let syntax = crate::swarm::front::syntax::parse_swarm(swarm, &mut consts).map_err(lang)?;
     match format {
         Format::SwarmFaults => {
-            let blocks = crate::swarm::syntax::parse_faults(source, &mut consts).map_err(lang)?;
+            let blocks =
+                crate::swarm::front::syntax::parse_faults(source, &mut consts).map_err(lang)?;
             let faults = Some((source, blocks.as_slice()));
-            crate::swarm::build::build_model(swarm, &syntax, faults, consts, &opts)
+            crate::swarm::front::build::build_model(swarm, &syntax, faults, consts, &opts)
                 .map(drop)
                 .map_err(lang)
         }
         Format::SwarmProperties => {
-            let model = crate::swarm::build::build_model(swarm, &syntax, None, consts, &opts)
-                .map_err(lang)?;
-            crate::swarm::props::parse_properties(source, &model)
+            let model =
+                crate::swarm::front::build::build_model(swarm, &syntax, None, consts, &opts)
+                    .map_err(lang)?;
+            crate::swarm::front::props::parse_properties(source, &model)
                 .map(drop)
                 .map_err(lang)
         }
-        _ => crate::swarm::build::build_model(swarm, &syntax, None, consts, &opts)
+        _ => crate::swarm::front::build::build_model(swarm, &syntax, None, consts, &opts)
             .map(drop)
             .map_err(lang),
     }

@@ -8,7 +8,7 @@ use crate::report::shard::{self, PartFile, Shard};
 use crate::report::TableFormat;
 use crate::report::{Report, RunContext, RunError};
 use crate::robust::faults_report::{self, FaultsLook};
-use crate::swarm::sweep_report::{self, SweepLook};
+use crate::swarm::verbs::sweep::{self, SweepLook};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -107,7 +107,7 @@ pub fn merge(args: MergeArgs, ctx: &RunContext) -> Result<Report, RunError> {
                 no_times: args.no_times,
                 quiet: ctx.quiet(),
             };
-            sweep_report::merge(merged, &look)?
+            sweep::merge(merged, &look)?
         }
         ("robust", "faults") => {
             let look = FaultsLook {

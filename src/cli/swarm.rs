@@ -2,8 +2,8 @@
 
 use crate::lang::{self, Rat, Value};
 use crate::report::{Report, RunContext, RunError};
-use crate::swarm::sweep_report::SweepLook;
-use crate::swarm::{self, run::CheckOptions, sweep::SweepOptions, Inputs};
+use crate::swarm::verbs::sweep::SweepLook;
+use crate::swarm::{self, decide::sweep::SweepOptions, verbs::check::CheckOptions, Inputs};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -104,7 +104,7 @@ pub enum SwarmCmd {
         #[arg(long, value_name = "NAME=START:STEP:END", allow_hyphen_values = true)]
         sweep: String,
         /// The step bounds: LO..HI.
-        #[arg(long, value_name = "LO..HI", value_parser = swarm::sweep::parse_k)]
+        #[arg(long, value_name = "LO..HI", value_parser = swarm::decide::sweep::parse_k)]
         k: (usize, usize),
         /// Agents per template (default: every size, by the abstraction).
         #[arg(long, value_name = "N[,N...]")]
@@ -177,7 +177,7 @@ fn sweep_options(
     ctx: &RunContext,
 ) -> Result<SweepOptions, RunError> {
     let agents = agents_of(agents)?;
-    let swept = swarm::sweep::parse_range(sweep)
+    let swept = swarm::decide::sweep::parse_range(sweep)
         .map_err(|e| RunError::input(format!("--sweep `{sweep}`: {e}")))?;
     Ok(SweepOptions {
         swept,
@@ -215,7 +215,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 witness,
                 max_states,
             };
-            swarm::run::check(&inputs(model, props, prop, ctx)?, &opts, ctx)
+            swarm::verbs::check::check(&inputs(model, props, prop, ctx)?, &opts, ctx)
         }
         SwarmCmd::Sweep {
             model,
@@ -235,7 +235,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 quiet: ctx.quiet(),
             };
             let inputs = inputs(model, None, vec![prop], ctx)?;
-            let r = swarm::sweep_report::sweep(&inputs, &o, &look, grid.shard, ctx)?;
+            let r = swarm::verbs::sweep::sweep(&inputs, &o, &look, grid.shard, ctx)?;
             Ok(grid.written(r))
         }
         SwarmCmd::Export {
@@ -248,10 +248,10 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
         } => {
             let agents = agents_of(agents)?;
             let format = match to {
-                ExportFormat::Prism => swarm::export_cmd::Format::Prism,
-                ExportFormat::Jani => swarm::export_cmd::Format::Jani,
+                ExportFormat::Prism => swarm::verbs::export::Format::Prism,
+                ExportFormat::Jani => swarm::verbs::export::Format::Jani,
             };
-            swarm::export_cmd::export(
+            swarm::verbs::export::export(
                 &inputs(model, None, vec![], ctx)?,
                 agents.as_deref(),
                 threshold,

@@ -1,18 +1,23 @@
 //! Output shared by every engine: the run report (text and JSON), verdicts,
-//! exit statuses, tables and progress bars. Engines fill a [`Report`]; the CLI
-//! prints it with [`emit`].
+//! exit statuses, tables and progress bars, and the typed outcomes deciders
+//! return ([`Outcome`], [`Statistics`]; see the `outcome` module for how an
+//! engine uses them). Engines fill a [`Report`]; the CLI prints it with [`emit`].
 
 mod context;
 mod deadline;
 mod font;
+mod outcome;
 pub mod shard;
 mod stream;
 mod table;
+mod verdict;
 
 pub use context::{Format, Progress, RunContext};
 pub use deadline::{parse_timeout, Deadline, Expired, MAX_TIMEOUT_S};
 pub use font::register_plot_font;
+pub use outcome::{stat_lines, stats_json, Outcome, StatValue, Statistics};
 pub use stream::err_line;
+pub use verdict::{exit, Verdict};
 
 pub use table::{Table, TableFormat};
 
@@ -20,52 +25,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::path::Path;
-
-/// Exit statuses, the same for every engine.
-pub mod exit {
-    /// The property holds, or a query without a verdict completed.
-    pub const HOLDS: u8 = 0;
-    /// The property is violated.
-    pub const VIOLATED: u8 = 1;
-    /// Bad input or usage: model, network, formula, option.
-    pub const BAD_INPUT: u8 = 2;
-    /// Unknown: time-out, solver limit, incomplete procedure, internal error.
-    pub const UNKNOWN: u8 = 3;
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Holds,
-    Violated,
-    Unknown,
-}
-
-impl Verdict {
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Verdict::Holds => exit::HOLDS,
-            Verdict::Violated => exit::VIOLATED,
-            Verdict::Unknown => exit::UNKNOWN,
-        }
-    }
-
-    pub fn from_bool(holds: bool) -> Self {
-        if holds {
-            Verdict::Holds
-        } else {
-            Verdict::Violated
-        }
-    }
-
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Holds => "HOLDS",
-            Verdict::Violated => "VIOLATED",
-            Verdict::Unknown => "UNKNOWN",
-        }
-    }
-}
 
 /// The file a run read, identified by content.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -330,6 +289,15 @@ impl Report {
         self.text = format!("UNKNOWN: {reason}\n{}", self.text);
         self.stat("timed_out", true);
         self.warnings.push(reason.to_string());
+    }
+}
+
+impl Report {
+    /// Adds a decider's statistics ([`Statistics::attributes`]) to `stats`.
+    pub fn put_stats(&mut self, stats: &dyn Statistics) {
+        for (k, v) in stats.attributes() {
+            self.stat(k, v.to_json());
+        }
     }
 }
 

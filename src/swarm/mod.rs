@@ -3,34 +3,16 @@
 //! explicit MDP model checker and for all sizes by a counting abstraction
 //! (the set abstraction at threshold 1) or, where it applies, a cutoff.
 //!
-//! Data flow: text ([`syntax`]) -> typed model ([`model`]) -> local tables
-//! ([`local`]) -> semantics ([`concrete`], [`counting`]) -> MDP ([`mdp`]) ->
-//! bounded value iteration ([`check`]) -> report ([`run`]).
+//! Data flow: text ([`front::syntax`]) -> typed model ([`front::model`]) ->
+//! local tables ([`semantics::local`]) -> semantics ([`semantics::concrete`],
+//! [`semantics::counting`]) -> MDP ([`decide::mdp`]) -> bounded value
+//! iteration ([`decide::bounded`]) -> report ([`verbs`]).
 
-pub mod build;
-mod build_module;
-pub mod check;
-pub mod concrete;
-pub mod counting;
-pub mod engine;
-pub mod exact;
+pub mod decide;
 pub mod export;
-pub mod export_cmd;
-pub mod jani;
-pub mod jani_abstract;
-pub mod jani_modular;
-pub mod local;
-pub mod mdp;
-pub mod model;
-pub mod plot;
-pub mod prism_abstract;
-pub mod props;
-pub mod run;
-mod run_abstract;
-mod run_common;
-pub mod sweep;
-pub mod sweep_report;
-pub mod syntax;
+pub mod front;
+pub mod semantics;
+pub mod verbs;
 
 #[cfg(test)]
 mod tests;
@@ -61,8 +43,8 @@ pub struct Inputs {
 /// A model with its local tables.
 #[derive(Debug)]
 pub struct Loaded {
-    pub model: model::Model,
-    pub sys: local::LocalSystem,
+    pub model: front::model::Model,
+    pub sys: semantics::local::LocalSystem,
     pub source: Source,
     pub faults_source: Option<Source>,
 }
@@ -81,9 +63,9 @@ pub fn load_sources(
 ) -> Result<Loaded, RunError> {
     let overrides: HashMap<String, Value> = sets.iter().cloned().collect();
     let mut consts = Constants::with_overrides(overrides);
-    let syntax = syntax::parse_swarm(source, &mut consts)?;
+    let syntax = front::syntax::parse_swarm(source, &mut consts)?;
     let blocks = match faults {
-        Some(f) => Some(syntax::parse_faults(f, &mut consts)?),
+        Some(f) => Some(front::syntax::parse_faults(f, &mut consts)?),
         None => None,
     };
     let unused = consts.unused_overrides();
@@ -93,18 +75,18 @@ pub fn load_sources(
             unused.join(", ")
         )));
     }
-    let opts = build::BuildOptions {
+    let opts = front::build::BuildOptions {
         faulty_fraction,
         keep_fault_flags,
     };
-    let model = build::build_model(
+    let model = front::build::build_model(
         source,
         &syntax,
         faults.zip(blocks.as_deref()),
         consts,
         &opts,
     )?;
-    let sys = local::build_system(&model, faults)?;
+    let sys = semantics::local::build_system(&model, faults)?;
     Ok(Loaded {
         model,
         sys,
@@ -130,7 +112,7 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, RunError> {
 /// `--prop` its own source (`<--prop>`, line 1) so that errors point into it.
 /// When a property reads Definition 13's flags and the model projected them
 /// away, the local tables are rebuilt with the flags tracked.
-pub fn load_props(inputs: &Inputs, l: &mut Loaded) -> Result<props::Properties, RunError> {
+pub fn load_props(inputs: &Inputs, l: &mut Loaded) -> Result<front::props::Properties, RunError> {
     let mut sources = Vec::new();
     if let Some(p) = &inputs.props {
         sources.push(read(p)?);
@@ -138,10 +120,10 @@ pub fn load_props(inputs: &Inputs, l: &mut Loaded) -> Result<props::Properties, 
     for t in &inputs.prop_texts {
         sources.push(Source::new("<--prop>", t.clone()));
     }
-    let props = props::parse_property_sources(&sources, &l.model)?;
+    let props = front::props::parse_property_sources(&sources, &l.model)?;
     if l.model.faulty && !l.model.track_flags && l.model.reads_fault_flags(&props.refs) {
         l.model.set_flag_tracking(true);
-        l.sys = local::build_system(&l.model, l.faults_source.as_ref())?;
+        l.sys = semantics::local::build_system(&l.model, l.faults_source.as_ref())?;
     }
     Ok(props)
 }

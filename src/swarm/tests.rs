@@ -3,11 +3,11 @@
 //! against concrete sizes, the cutoff quotient against S(n), witnesses, and
 //! located errors.
 
-use super::concrete::Concrete;
-use super::counting::Counting;
-use super::engine::{self, Sem};
-use super::mdp::{Semantics, Successors};
-use super::props::{parse_properties, Opt, Path};
+use super::decide::mdp::{Semantics, Successors};
+use super::decide::property::{self, Sem};
+use super::front::props::{parse_properties, Opt, Path};
+use super::semantics::concrete::Concrete;
+use super::semantics::counting::Counting;
 use super::{load_sources, Loaded};
 use crate::lang::{num, Rat, Source, Value};
 use crate::report::Deadline;
@@ -50,17 +50,17 @@ fn foraging(pf: &str) -> Loaded {
 fn value(l: &Loaded, sem: &Sem, prop: &str, exact: bool) -> (f64, Option<Rat>) {
     let props = parse_properties(&Source::new("p", prop), &l.model).expect("property parses");
     let p = &props.props[0];
-    let mdp = engine::build(sem, exact, 10_000_000, None).expect("small");
-    let truth = engine::evaluate_formulas(
+    let mdp = property::build(sem, exact, 10_000_000, None).expect("small");
+    let truth = property::evaluate_formulas(
         sem,
         &mdp,
         &l.model,
         &props.refs,
-        &engine::path_formulas(&p.path),
+        &property::path_formulas(&p.path),
     )
     .truth;
-    let v = engine::compute(&mdp, p, &truth, exact, false, None, 0, Deadline::NONE, 1).unwrap();
-    let (f, e, _) = engine::over_initials(&v, p.opt);
+    let v = property::compute(&mdp, p, &truth, exact, false, None, 0, Deadline::NONE, 1).unwrap();
+    let (f, e, _) = property::over_initials(&v, p.opt);
     (f, e)
 }
 
@@ -235,7 +235,7 @@ fn exact_counts_are_the_symmetry_quotient_of_the_concrete_system() {
 
 #[test]
 fn states_are_keyed_by_value() {
-    use super::mdp::StateTable;
+    use super::decide::mdp::StateTable;
     let mut t = StateTable::new(2);
     let keys: Vec<[u64; 2]> = (0..5000u64)
         .map(|i| [i.wrapping_mul(0x9e37_79b9_7f4a_7c15), i % 7])
@@ -260,25 +260,25 @@ fn a_witness_replays_and_is_at_most_the_value() {
     )
     .unwrap();
     let p = &props.props[0];
-    let mdp = engine::build(&sem, false, 1_000_000, None).unwrap();
-    let truth = engine::evaluate_formulas(
+    let mdp = property::build(&sem, false, 1_000_000, None).unwrap();
+    let truth = property::evaluate_formulas(
         &sem,
         &mdp,
         &l.model,
         &props.refs,
-        &engine::path_formulas(&p.path),
+        &property::path_formulas(&p.path),
     )
     .truth;
-    let v = engine::compute(&mdp, p, &truth, false, true, None, 0, Deadline::NONE, 1).unwrap();
+    let v = property::compute(&mdp, p, &truth, false, true, None, 0, Deadline::NONE, 1).unwrap();
     let path = v.witness.clone().expect("reachable");
     let all = vec![true; mdp.num_states()];
-    let prob = engine::replay(&sem, &mdp, &path, &truth[0], &all, 9).expect("replays");
+    let prob = property::replay(&sem, &mdp, &path, &truth[0], &all, 9).expect("replays");
     assert!(path.len() >= 8 && path.len() <= 9);
     assert!(prob > 0.0 && prob <= v.f64s[0]);
     // A tampered witness does not replay.
     let mut bad = path.clone();
     bad[0].prob /= 2.0;
-    assert!(engine::replay(&sem, &mdp, &bad, &truth[0], &all, 9).is_err());
+    assert!(property::replay(&sem, &mdp, &bad, &truth[0], &all, 9).is_err());
     let Path::Until { steps, .. } = p.path else {
         unreachable!()
     };
@@ -378,7 +378,7 @@ label \"done\" = c_E = 2 & x_1_1 = 2;";
         "[tick] x<2 -> 0.5:(x'=x+1) + 0.5:true;",
     );
     let l = load(&nondet, None, &[]).unwrap();
-    assert!(super::counting::check_deterministic(&l.model, &l.sys).is_err());
+    assert!(super::semantics::counting::check_deterministic(&l.model, &l.sys).is_err());
 }
 
 mod no_panic {
@@ -435,19 +435,19 @@ fn the_cutoff_sizes_agree_and_depth_bounded_exploration_is_exact() {
         ));
         let props = parse_properties(&Source::new("p", prop), &l.model).unwrap();
         let p = &props.props[0];
-        let full = engine::build(&q, true, 1_000_000, None).unwrap();
-        let cut = engine::build_to_depth(&q, true, 1_000_000, None, h as usize).unwrap();
+        let full = property::build(&q, true, 1_000_000, None).unwrap();
+        let cut = property::build_to_depth(&q, true, 1_000_000, None, h as usize).unwrap();
         assert!(cut.num_states() <= full.num_states());
-        let vals = |m: &super::mdp::Mdp| {
-            let t = engine::evaluate_formulas(
+        let vals = |m: &super::decide::mdp::Mdp| {
+            let t = property::evaluate_formulas(
                 &q,
                 m,
                 &l.model,
                 &props.refs,
-                &engine::path_formulas(&p.path),
+                &property::path_formulas(&p.path),
             )
             .truth;
-            engine::compute(m, p, &t, true, false, None, 0, Deadline::NONE, 1)
+            property::compute(m, p, &t, true, false, None, 0, Deadline::NONE, 1)
                 .unwrap()
                 .exact
                 .unwrap()
@@ -467,12 +467,12 @@ fn faulty_fraction_value(f: Rat, pf: &str, agents: usize, prop: &str) -> Rat {
         faulty_fraction: Some(f),
         ..Default::default()
     };
-    let opts = super::run::CheckOptions {
+    let opts = super::verbs::check::CheckOptions {
         agents: Some(vec![agents]),
         exact: true,
         ..Default::default()
     };
-    let report = super::run::check(&inputs, &opts, &crate::report::RunContext::default())
+    let report = super::verbs::check::check(&inputs, &opts, &crate::report::RunContext::default())
         .expect("the check runs");
     let exact = report.results["properties"][0]["exact"]
         .as_str()

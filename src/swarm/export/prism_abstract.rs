@@ -15,10 +15,10 @@
 //! commands. Global-synchronous actions (which map every count at once) are
 //! not written here: such models keep the explicit export.
 
-use super::export::{action_label, agent_module, env_module, labels_text};
-use super::local::{Dist, LocalSpace};
-use super::syntax::ActionType;
-use super::Loaded;
+use super::prism::{action_label, agent_module, env_module, labels_text};
+use crate::swarm::front::syntax::ActionType;
+use crate::swarm::semantics::local::{Dist, LocalSpace};
+use crate::swarm::Loaded;
 use std::fmt::Write;
 
 /// The count variable of template `i`'s local state `s`.
@@ -135,7 +135,7 @@ pub fn prism_abstract(l: &Loaded, named: &[usize], t: u32) -> Option<String> {
 }
 
 /// `v = init` for every (not projected) variable of a module.
-fn initial_values(t: &super::model::Template, suffix: &str) -> Vec<String> {
+fn initial_values(t: &crate::swarm::front::model::Template, suffix: &str) -> Vec<String> {
     (0..t.vars.len())
         .filter(|&v| !t.is_projected(v))
         .map(|v| {

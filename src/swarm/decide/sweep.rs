@@ -3,17 +3,17 @@
 //! value iteration per constant value giving every k at once. The report,
 //! CSV and plots are drawn by `sweep_report`.
 
-use super::check::bounded_until;
-use super::concrete::Concrete;
-use super::counting::{check_deterministic, Counting};
-use super::engine::{self, Sem};
+use super::bounded::bounded_until;
 use super::mdp::Mdp;
 use super::mdp::Stop;
-use super::model::Model;
-use super::props::{parse_property_sources, Opt, Path, Properties};
-use super::{load, load_props, Inputs};
+use super::property::{self, Sem};
 use crate::lang::{num, Rat, Source, Span, Value};
 use crate::report::{Deadline, RunError};
+use crate::swarm::front::model::Model;
+use crate::swarm::front::props::{parse_property_sources, Opt, Path, Properties};
+use crate::swarm::semantics::concrete::Concrete;
+use crate::swarm::semantics::counting::{check_deterministic, Counting};
+use crate::swarm::{load, load_props, Inputs};
 
 /// The most values one `--sweep` range may have (each is one model build and check).
 pub const MAX_SWEEP_VALUES: u32 = 10_000;
@@ -79,7 +79,7 @@ pub struct SweepOptions {
     pub threads: usize,
 }
 
-pub use super::plot::{Row, RowKind};
+pub use crate::swarm::verbs::plot::{Row, RowKind};
 
 /// The sweep table as far as it was computed.
 pub struct SweepTable {
@@ -138,8 +138,8 @@ fn cells(
         let Path::Until { phi, steps, .. } = &p.path else {
             return Err(RunError::input("sweep needs an F or U property"));
         };
-        let f = engine::path_formulas(&p.path);
-        let mut sets = engine::evaluate_formulas(sem, mdp, &m, &props.refs, &f).truth;
+        let f = property::path_formulas(&p.path);
+        let mut sets = property::evaluate_formulas(sem, mdp, &m, &props.refs, &f).truth;
         if phi.is_none() {
             sets.push(vec![true; mdp.num_states()]);
         }
@@ -154,7 +154,7 @@ fn cells(
 
 /// The semantics a sweep explores: S(agents), or the abstraction.
 fn semantics<'a>(
-    l: &'a super::Loaded,
+    l: &'a crate::swarm::Loaded,
     props: &Properties,
     o: &SweepOptions,
 ) -> Result<Sem<'a>, RunError> {
@@ -162,7 +162,7 @@ fn semantics<'a>(
         Some(a) => Sem::Concrete(Concrete::new(
             &l.model,
             &l.sys,
-            &super::run::counts_for(l, a)?,
+            &crate::swarm::verbs::check::counts_for(l, a)?,
         )),
         None => {
             check_deterministic(&l.model, &l.sys).map_err(RunError::input)?;
@@ -170,13 +170,17 @@ fn semantics<'a>(
             if props
                 .refs
                 .iter()
-                .any(|r| matches!(r, super::model::GlobalVar::Agent { .. }))
+                .any(|r| matches!(r, crate::swarm::front::model::GlobalVar::Agent { .. }))
             {
                 return Err(RunError::input(
                     "sweep over all sizes needs a property over the environment only",
                 ));
             }
-            super::run::check_threshold(o.threshold, l.model.templates.len(), o.max_states)?;
+            crate::swarm::verbs::check::check_threshold(
+                o.threshold,
+                l.model.templates.len(),
+                o.max_states,
+            )?;
             let counts = named.iter().map(|_| (1..=o.threshold).collect()).collect();
             Sem::Counting(Counting::new(&l.model, &l.sys, &named, o.threshold, counts))
         }
@@ -210,10 +214,14 @@ pub fn sweep_rows(
             ));
         }
         let sem = semantics(&l, &props, o)?;
-        let mdp = match engine::build(&sem, false, o.max_states, deadline.at()) {
+        let mdp = match property::build(&sem, false, o.max_states, deadline.at()) {
             Ok(mdp) => mdp,
             Err(Stop::TimedOut(_)) => return Err(deadline.check().unwrap_err().into()),
-            Err(stop) => return Err(RunError::Limit(super::run::stop_message(&stop))),
+            Err(stop) => {
+                return Err(RunError::Limit(crate::swarm::verbs::check::stop_message(
+                    &stop,
+                )))
+            }
         };
         let cells = cells(&base, &text, &sem, &mdp, o.ks, deadline)?;
         if cells
@@ -239,7 +247,7 @@ pub fn sweep_rows(
                 format!(
                     "{name}={}: the cutoff {}; the rows are the abstraction's bounds",
                     num::to_f64(v),
-                    if super::run::cutoff_applies(&l) {
+                    if crate::swarm::verbs::check::cutoff_applies(&l) {
                         "did not fit in a quarter of --max-states"
                     } else {
                         "does not apply (global-synchronous actions)"
@@ -260,7 +268,7 @@ fn load_at(
     inputs: &Inputs,
     o: &SweepOptions,
     v: &Rat,
-) -> Result<(super::Loaded, Model, Properties), RunError> {
+) -> Result<(crate::swarm::Loaded, Model, Properties), RunError> {
     let name = &o.swept.0;
     let mut inp = inputs.clone();
     inp.sets.retain(|(n, _)| n != name);
@@ -325,7 +333,7 @@ fn cell_values(
         let (target, allowed) = (&cells[i].sets[0], &cells[i].sets[1]);
         let run = bounded_until::<f64>(mdp, target, allowed, most, opt, true, deadline, threads)?;
         for j in group {
-            let vals = engine::Values {
+            let vals = property::Values {
                 f64s: mdp
                     .initial
                     .iter()
@@ -334,7 +342,7 @@ fn cell_values(
                 exact: None,
                 witness: None,
             };
-            values[j] = engine::over_initials(&vals, opt).0;
+            values[j] = property::over_initials(&vals, opt).0;
             done[j] = true;
         }
     }
@@ -348,7 +356,7 @@ fn cell_values(
 /// most h steps takes over all n. `None` when the cutoff does not apply or
 /// does not fit in a quarter of `--max-states` (as in `check`).
 fn cutoff_values(
-    l: &super::Loaded,
+    l: &crate::swarm::Loaded,
     base: &Model,
     text: &str,
     cells: &[Cell],
@@ -356,7 +364,7 @@ fn cutoff_values(
     o: &SweepOptions,
     deadline: Deadline,
 ) -> Result<Option<Vec<f64>>, RunError> {
-    if !super::run::cutoff_applies(l) || l.model.faulty_fraction.is_some() {
+    if !crate::swarm::verbs::check::cutoff_applies(l) || l.model.faulty_fraction.is_some() {
         return Ok(None);
     }
     let h = cells.iter().map(|c| c.steps).max().unwrap_or(0).max(1);
@@ -364,13 +372,15 @@ fn cutoff_values(
         return Ok(None);
     };
     let budget = o.max_states / 4;
-    if super::run::initial_abstract_states(h32, l.model.templates.len()) > budget as u128 {
+    if crate::swarm::verbs::check::initial_abstract_states(h32, l.model.templates.len())
+        > budget as u128
+    {
         return Ok(None);
     }
     let named = vec![0; l.model.templates.len()];
-    let counts = super::run::init_counts(&named, h32);
+    let counts = crate::swarm::verbs::check::init_counts(&named, h32);
     let sem = Sem::Counting(Counting::new(&l.model, &l.sys, &named, h32 + 1, counts));
-    let mdp = match engine::build_to_depth(&sem, false, budget, deadline.at(), h) {
+    let mdp = match property::build_to_depth(&sem, false, budget, deadline.at(), h) {
         Ok(mdp) => mdp,
         Err(Stop::TimedOut(_)) => return Err(deadline.check().unwrap_err().into()),
         Err(_) => return Ok(None),

@@ -8,11 +8,11 @@
 //! This is the same iteration as `check::bounded_until::<Rat>`, so the
 //! values are equal, only faster.
 
-use super::check::{better, maybe_states};
+use super::bounded::{better, maybe_states};
 use super::mdp::Mdp;
-use super::props::Opt;
 use crate::lang::Rat;
 use crate::report::{Deadline, Expired};
+use crate::swarm::front::props::Opt;
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use num_traits::{One, ToPrimitive, Zero};
@@ -150,9 +150,9 @@ fn iterate<T: Num>(
 
 #[cfg(test)]
 mod tests {
+    use crate::swarm::decide::bounded::bounded_until;
+    use crate::swarm::decide::mdp::StateTable;
     use super::*;
-    use crate::swarm::check::bounded_until;
-    use crate::swarm::mdp::StateTable;
     use proptest::prelude::*;
 
     /// A random MDP: per state 1-3 choices, each a distribution over 1-3

@@ -3,23 +3,23 @@
 //! cutoff are [`super::run_abstract`]'s; what both share is
 //! [`super::run_common`]'s.
 
-use super::concrete::Concrete;
-use super::counting::{check_deterministic, Counting};
-use super::engine::{self, Sem};
-use super::mdp::{Mdp, Stop};
-use super::model::GlobalVar;
-use super::props::Properties;
-use super::run_abstract::check_abstract;
-pub use super::run_common::{
+use super::check_abstract::check_abstract;
+pub use super::check_common::{
     check_threshold, counts_for, cutoff_applies, init_counts, initial_abstract_states,
     named_agents, stop_message, CheckOptions,
 };
-use super::run_common::{
+use super::check_common::{
     explore_and_label, show, sizes, stopped_exploring, unknown_from, verdict_of, witness, Outcome,
 };
-use super::{load, load_props, Inputs, Loaded};
 use crate::lang::num;
 use crate::report::{Report, RunContext, RunError, Table, TableFormat, Verdict};
+use crate::swarm::decide::mdp::{Mdp, Stop};
+use crate::swarm::decide::property::{self, Sem};
+use crate::swarm::front::model::GlobalVar;
+use crate::swarm::front::props::Properties;
+use crate::swarm::semantics::concrete::Concrete;
+use crate::swarm::semantics::counting::{check_deterministic, Counting};
+use crate::swarm::{load, load_props, Inputs, Loaded};
 use serde_json::json;
 use std::time::Instant;
 
@@ -180,14 +180,14 @@ pub fn explore_model(
             ))
         }
     };
-    let mdp = match engine::build(&sem, exact, max_states, deadline.at()) {
+    let mdp = match property::build(&sem, exact, max_states, deadline.at()) {
         Ok(mdp) => mdp,
         Err(stop @ Stop::TimedOut(_)) => return Err(RunError::TimedOut(stop_message(&stop))),
         Err(stop) => return Err(RunError::Limit(stop_message(&stop))),
     };
     let formulas: Vec<&crate::lang::TExpr> = l.model.labels.iter().map(|(_, t)| t).collect();
     let truth =
-        engine::evaluate_formulas(&sem, &mdp, &l.model, &l.model.label_refs, &formulas).truth;
+        property::evaluate_formulas(&sem, &mdp, &l.model, &l.model.label_refs, &formulas).truth;
     Ok((
         mdp,
         l.model

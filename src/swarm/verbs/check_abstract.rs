@@ -2,19 +2,19 @@
 //! the cutoff where it applies, and the concrete values of S(1..3) when
 //! neither proves a property.
 
-use super::concrete::Concrete;
-use super::counting::{check_deterministic, Counting};
-use super::engine::{self, Sem, Values};
-use super::mdp::Stop;
-use super::props::{Opt, Properties, Property};
-use super::run_common::{
+use super::check_common::{
     check_threshold, cutoff_applies, explore_and_label, explore_and_label_to, init_counts,
     initial_abstract_states, named_agents, show, sizes, stop_message, stopped_exploring,
     unknown_from, verdict_of, witness, CheckOptions, Outcome,
 };
-use super::Loaded;
 use crate::lang::{num, Rat};
 use crate::report::{Report, RunContext, RunError, Verdict};
+use crate::swarm::decide::mdp::Stop;
+use crate::swarm::decide::property::{self, Sem, Values};
+use crate::swarm::front::props::{Opt, Properties, Property};
+use crate::swarm::semantics::concrete::Concrete;
+use crate::swarm::semantics::counting::{check_deterministic, Counting};
+use crate::swarm::Loaded;
 use serde_json::{json, Value as Json};
 use std::time::Instant;
 
@@ -95,14 +95,14 @@ impl AbstractAnswers<'_> {
             t,
             ..
         } = *self;
-        let (f, e, _) = engine::over_initials(v, p.opt);
+        let (f, e, _) = property::over_initials(v, p.opt);
         let side = if p.opt == Opt::Max {
             "sup over n <="
         } else {
             "inf over n >="
         };
         let mut j = json!({"property": p.text, "mode": "abstract", "threshold": t, "abstract_bound": f, "abstract_bound_exact": e.as_ref().map(num::display)});
-        let proven = engine::meets(p, f, e.as_ref());
+        let proven = property::meets(p, f, e.as_ref());
         let (verdict, result) = match proven {
             None => (
                 None,
@@ -223,7 +223,7 @@ fn cutoff(
         Some(h as usize),
     )
     .ok()?;
-    let v = engine::compute(
+    let v = property::compute(
         &ex.mdp,
         p,
         &ex.truth[0],
@@ -235,7 +235,7 @@ fn cutoff(
         ctx.threads,
     )
     .ok()?;
-    let (f, e, _) = engine::over_initials(&v, p.opt);
+    let (f, e, _) = property::over_initials(&v, p.opt);
     let per_n: Vec<Json> = v.f64s.iter().map(|x| json!(x)).collect();
     Some((f, e, per_n))
 }
@@ -263,7 +263,7 @@ fn concrete_values(
         let Ok(ex) = explore_and_label(l, &sem, &one, false, opts.max_states / 10, ctx) else {
             break;
         };
-        let Ok(v) = engine::compute(
+        let Ok(v) = property::compute(
             &ex.mdp,
             p,
             &ex.truth[0],

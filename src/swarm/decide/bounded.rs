@@ -4,9 +4,9 @@
 //! and the most likely witness path under it.
 
 use super::mdp::Mdp;
-use super::props::Opt;
 use crate::lang::Rat;
 use crate::report::{Deadline, Expired};
+use crate::swarm::front::props::Opt;
 use num_traits::{One, Zero};
 
 /// States of one value-iteration step between two looks at the clock.

@@ -9,13 +9,13 @@
 //! without an enabled action get Storm's and PRISM's default self-loop.
 //! Abstract (or any explicit) models: one module with a state index.
 
-use super::local::{Dist, LocalSpace};
-use super::mdp::Mdp;
-use super::model::{GlobalVar, Model, Template, LABEL_BASE};
-use super::syntax::ActionType;
-use super::Loaded;
 use crate::lang::types::Builtin;
 use crate::lang::{num, BinOp, Rat, TExpr, TKind, UnOp, Value};
+use crate::swarm::decide::mdp::Mdp;
+use crate::swarm::front::model::{GlobalVar, Model, Template, LABEL_BASE};
+use crate::swarm::front::syntax::ActionType;
+use crate::swarm::semantics::local::{Dist, LocalSpace};
+use crate::swarm::Loaded;
 use std::fmt::Write;
 
 fn var_name(t: &Template, var: usize, suffix: &str) -> String {
@@ -292,7 +292,7 @@ fn prism_disjunction(parts: &[(usize, usize)], out: &mut String) {
 pub fn prism_states_expression(truth: &[bool]) -> String {
     let states: Vec<usize> = (0..truth.len()).filter(|&s| truth[s]).collect();
     let mut out = String::new();
-    prism_disjunction(&super::jani::runs(&states), &mut out);
+    prism_disjunction(&super::jani_explicit::runs(&states), &mut out);
     out
 }
 

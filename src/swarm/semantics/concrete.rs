@@ -2,10 +2,10 @@
 //! agent and one for the environment, packed into words.
 
 use super::local::{Dist, LocalSpace, LocalSystem};
-use super::mdp::{Semantics, Successors};
-use super::model::{GlobalVar, Model};
-use super::syntax::ActionType;
 use crate::lang::Rat;
+use crate::swarm::decide::mdp::{Semantics, Successors};
+use crate::swarm::front::model::{GlobalVar, Model};
+use crate::swarm::front::syntax::ActionType;
 use num_traits::One;
 
 /// Bit fields of a packed state.

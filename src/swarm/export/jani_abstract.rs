@@ -13,15 +13,15 @@
 //! (688,128 for the seed's set abstraction), which a JANI builder reads
 //! edge by edge. Models with global-synchronous actions keep the flat form.
 
-use super::export::action_label;
-use super::jani::exact_probability;
-use super::jani_modular::{
+use super::jani::{
     agent_automaton, agent_elements, agent_labels, automaton, concrete_agents, declare,
     environment, head, write_open, LOC,
 };
-use super::local::Dist;
-use super::syntax::ActionType;
-use super::Loaded;
+use super::jani_explicit::exact_probability;
+use super::prism::action_label;
+use crate::swarm::front::syntax::ActionType;
+use crate::swarm::semantics::local::Dist;
+use crate::swarm::Loaded;
 use serde_json::{json, Value as Json};
 use std::io::Write;
 
@@ -130,7 +130,7 @@ pub fn write_jani_abstract(
     w: &mut dyn Write,
 ) -> std::io::Result<bool> {
     let m = &l.model;
-    if !super::run::cutoff_applies(l) {
+    if !crate::swarm::verbs::check::cutoff_applies(l) {
         return Ok(false);
     }
     let agents = concrete_agents(named);
@@ -175,7 +175,7 @@ pub fn jani_abstract(l: &Loaded, named: &[usize], t: u32) -> Option<Json> {
 mod tests {
     use super::*;
 
-    use crate::swarm::jani_modular::tests::MODEL;
+    use crate::swarm::export::jani::tests::MODEL;
 
     fn names(j: &Json, key: &str) -> Vec<String> {
         j[key]
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn the_set_abstraction_is_automata_over_counts() {
-        let l = super::super::tests::load(MODEL, None, &[]).unwrap();
+        let l = crate::swarm::tests::load(MODEL, None, &[]).unwrap();
         let j = jani_abstract(&l, &[0], 1).unwrap();
         assert_eq!(names(&j, "automata"), ["counts", "e"]);
         assert_eq!(
@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn named_agents_are_automata_and_free_their_initial_count() {
-        let l = super::super::tests::load(MODEL, None, &[]).unwrap();
+        let l = crate::swarm::tests::load(MODEL, None, &[]).unwrap();
         let j = jani_abstract(&l, &[1], 2).unwrap();
         assert_eq!(names(&j, "automata"), ["r_1_1", "counts", "e"]);
         assert_eq!(j["restrict-initial"]["exp"], json!(true));
@@ -257,7 +257,7 @@ mod tests {
         let text = MODEL
             .replace("globalSynchronous = {}", "globalSynchronous = {g}")
             .replace("endmodule", "  [g] true -> true;\nendmodule");
-        let l = super::super::tests::load(&text, None, &[]).unwrap();
+        let l = crate::swarm::tests::load(&text, None, &[]).unwrap();
         let mut out = Vec::new();
         assert!(!write_jani_abstract(&l, &[0], 1, &mut out).unwrap());
         assert!(out.is_empty());

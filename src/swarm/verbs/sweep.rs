@@ -4,12 +4,12 @@
 //! function. The rows are computed by [`super::sweep`].
 
 use super::plot::Figure;
-use super::props::Opt;
-use super::sweep::{sweep_rows, Row, RowKind, SweepOptions, SweepTable};
-use super::Inputs;
 use crate::lang::{num, Rat};
 use crate::report::shard::{self, Merged, Part, Shard};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat};
+use crate::swarm::decide::sweep::{sweep_rows, Row, RowKind, SweepOptions, SweepTable};
+use crate::swarm::front::props::Opt;
+use crate::swarm::Inputs;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;

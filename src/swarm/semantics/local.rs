@@ -3,9 +3,9 @@
 //! profile multiplied in (Definition 13) and Definition 15's initialisation
 //! phase. The global semantics only combine these tables.
 
-use super::model::{Branch, Command, Model, Template, UpdateKind};
-use super::syntax::ActionType;
 use crate::lang::{error_at, eval, num, LangResult, Rat, Source, Value};
+use crate::swarm::front::model::{Branch, Command, Model, Template, UpdateKind};
+use crate::swarm::front::syntax::ActionType;
 use num_traits::{One, Zero};
 use std::collections::HashMap;
 

@@ -9,8 +9,8 @@
 //! balanced disjunction of index intervals, shallow even for millions of
 //! states, and the initial states as a `restrict-initial` expression.
 
-use super::mdp::Mdp;
 use crate::lang::{num, Rat};
+use crate::swarm::decide::mdp::Mdp;
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -298,7 +298,7 @@ mod tests {
     /// Two states that swap, with probability 1 each: `a` holds in state 1.
     fn swap(initial: Vec<u32>) -> Mdp {
         Mdp {
-            states: crate::swarm::mdp::StateTable::new(1),
+            states: crate::swarm::decide::mdp::StateTable::new(1),
             initial,
             row_start: vec![0, 1, 2],
             choice_label: vec![0, 0],

@@ -9,10 +9,10 @@
 
 use super::concrete::{Packer, DEADLOCK};
 use super::local::{Dist, LocalSystem};
-use super::mdp::{Semantics, Successors};
-use super::model::{GlobalVar, Model};
-use super::syntax::ActionType;
 use crate::lang::Rat;
+use crate::swarm::decide::mdp::{Semantics, Successors};
+use crate::swarm::front::model::{GlobalVar, Model};
+use crate::swarm::front::syntax::ActionType;
 use num_traits::One;
 
 /// Choice labels of abstract moves have this bit set.

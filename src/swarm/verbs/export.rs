@@ -1,12 +1,12 @@
 //! `mavis swarm export`: which writer a model gets, and where its text goes.
-//! S(n) is written as modules (PRISM, [`super::export::prism_concrete`]) or
+//! S(n) is written as modules (PRISM, [`crate::swarm::export::prism::prism_concrete`]) or
 //! automata (JANI, [`super::jani_modular`]) per agent without exploring; the
 //! abstraction as modules (automata) of counts ([`super::prism_abstract`],
 //! [`super::jani_abstract`]) where it has no global-synchronous action, else
-//! explored and written state by state ([`super::export::write_prism_explicit`],
+//! explored and written state by state ([`crate::swarm::export::prism::write_prism_explicit`],
 //! [`super::jani`]).
 
-use super::export::{prism_concrete, write_prism_explicit};
+use crate::swarm::export::prism::{prism_concrete, write_prism_explicit};
 
 /// The target language of `mavis swarm export`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,7 +22,7 @@ pub enum Format {
 /// `mavis swarm export`: writes the model text to `output` (or returns it in
 /// the report); `quiet` (`-q`) leaves out the "wrote ..." line, never the file.
 pub fn export(
-    inputs: &super::Inputs,
+    inputs: &crate::swarm::Inputs,
     agents: Option<&[usize]>,
     threshold: u32,
     format: Format,
@@ -30,9 +30,9 @@ pub fn export(
     deadline: crate::report::Deadline,
     quiet: bool,
 ) -> Result<crate::report::Report, crate::report::RunError> {
-    let l = super::load(inputs)?;
+    let l = crate::swarm::load(inputs)?;
     let counts = match agents {
-        Some(a) => Some(super::run::counts_for(&l, a)?),
+        Some(a) => Some(super::check::counts_for(&l, a)?),
         None => None,
     };
     let what = system_name(counts.as_deref(), threshold);
@@ -44,13 +44,19 @@ pub fn export(
             }
             Plan::Concrete(c)
         }
-        None if super::run::cutoff_applies(&l) => {
-            super::run::check_threshold(threshold, l.model.templates.len(), EXPORT_MAX_STATES)?;
-            Plan::Modules(super::run::named_agents(&l, &l.model.label_refs))
+        None if super::check::cutoff_applies(&l) => {
+            super::check::check_threshold(threshold, l.model.templates.len(), EXPORT_MAX_STATES)?;
+            Plan::Modules(super::check::named_agents(&l, &l.model.label_refs))
         }
         None => {
-            let explored =
-                super::run::explore_model(&l, None, threshold, true, EXPORT_MAX_STATES, deadline)?;
+            let explored = super::check::explore_model(
+                &l,
+                None,
+                threshold,
+                true,
+                EXPORT_MAX_STATES,
+                deadline,
+            )?;
             Plan::Explored(Box::new(explored))
         }
     };
@@ -71,12 +77,17 @@ enum Plan {
     /// The abstraction as modules, with these agents per template concrete.
     Modules(Vec<usize>),
     /// The explored abstraction and its labels' truth.
-    Explored(Box<(super::mdp::Mdp, Vec<super::run::LabelTruth>)>),
+    Explored(
+        Box<(
+            crate::swarm::decide::mdp::Mdp,
+            Vec<super::check::LabelTruth>,
+        )>,
+    ),
 }
 
 /// Writes the model text of `plan` in `format` to `sink`.
 fn write(
-    l: &super::Loaded,
+    l: &crate::swarm::Loaded,
     plan: &Plan,
     format: Format,
     threshold: u32,
@@ -86,14 +97,18 @@ fn write(
     use std::io::Write as _;
     let unexpected = || std::io::Error::other("the model has a global-synchronous action");
     match (plan, format) {
-        (Plan::Concrete(c), Format::Jani) => super::jani_modular::write_jani_concrete(l, c, sink),
+        (Plan::Concrete(c), Format::Jani) => {
+            crate::swarm::export::jani::write_jani_concrete(l, c, sink)
+        }
         (Plan::Concrete(c), Format::Prism) => sink.write_all(prism_concrete(l, c).as_bytes()),
         (Plan::Modules(named), Format::Prism) => {
-            let text = super::prism_abstract::prism_abstract(l, named, threshold);
+            let text = crate::swarm::export::prism_abstract::prism_abstract(l, named, threshold);
             sink.write_all(text.ok_or_else(unexpected)?.as_bytes())
         }
         (Plan::Modules(named), Format::Jani) => {
-            match super::jani_abstract::write_jani_abstract(l, named, threshold, sink)? {
+            match crate::swarm::export::jani_abstract::write_jani_abstract(
+                l, named, threshold, sink,
+            )? {
                 true => Ok(()),
                 false => Err(unexpected()),
             }
@@ -106,7 +121,7 @@ fn write(
         (Plan::Explored(explored), Format::Jani) => {
             let (mdp, labels) = &**explored;
             let what = format!("{what} of {}, {} states", l.source.name(), mdp.num_states());
-            super::jani::write_jani(mdp, labels, &what, sink)
+            crate::swarm::export::jani_explicit::write_jani(mdp, labels, &what, sink)
         }
     }
 }
@@ -114,7 +129,7 @@ fn write(
 /// The report of an export whose text is in `sink`: the file closed (or
 /// the text in the report), what was written and its size.
 fn finish(
-    inputs: &super::Inputs,
+    inputs: &crate::swarm::Inputs,
     what: &str,
     sink: Sink,
     output: Option<&std::path::Path>,
@@ -152,7 +167,7 @@ fn system_name(counts: Option<&[usize]>, threshold: u32) -> String {
 /// S(n) with these agent counts is within JANI's limit.
 fn jani_fits(counts: &[usize]) -> Result<(), crate::report::RunError> {
     let total: usize = counts.iter().sum();
-    let most = super::jani_modular::JANI_MAX_AGENTS;
+    let most = crate::swarm::export::jani::JANI_MAX_AGENTS;
     if total > most {
         return Err(crate::report::RunError::input(format!(
             "--to jani with {total} agents: the limit is {most} (JANI's synchronisation vectors name every automaton, so they grow with the square of the agents); use --to prism"

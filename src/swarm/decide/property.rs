@@ -1,14 +1,14 @@
 //! Running a property on a semantics: explore, evaluate the state formulas,
 //! iterate, extract the witness and replay it through the semantics.
 
-use super::check::{self, Bounded, Step};
-use super::concrete::Concrete;
-use super::counting::Counting;
+use super::bounded::{self, Bounded, Step};
 use super::mdp::{explore, Mdp, Semantics, Stop, Successors};
-use super::model::{GlobalVar, Model};
-use super::props::{ObsEnv, Opt, Path, Property};
 use crate::lang::{eval_f64, Rat, TExpr};
 use crate::report::{Deadline, Expired};
+use crate::swarm::front::model::{GlobalVar, Model};
+use crate::swarm::front::props::{ObsEnv, Opt, Path, Property};
+use crate::swarm::semantics::concrete::Concrete;
+use crate::swarm::semantics::counting::Counting;
 use num_traits::{One, Zero};
 
 /// The semantics a check runs on.
@@ -168,13 +168,13 @@ fn exact_values(
 ) -> Result<Vec<Rat>, Expired> {
     let steps = prop.path.steps();
     let mut v: Vec<Rat> = if matches!(prop.path, Path::Next { .. }) {
-        check::next(mdp, &g.target, g.opt)
+        bounded::next(mdp, &g.target, g.opt)
     } else {
         match super::exact::bounded_until_exact(mdp, &g.target, &g.allowed, steps, g.opt, deadline)?
         {
             Some(v) => v,
             None => {
-                check::bounded_until::<Rat>(
+                bounded::bounded_until::<Rat>(
                     mdp, &g.target, &g.allowed, steps, g.opt, false, deadline, threads,
                 )?
                 .values
@@ -206,12 +206,12 @@ pub fn compute(
     let is_next = matches!(prop.path, Path::Next { .. });
     let run_f64: Bounded<f64> = if is_next {
         Bounded {
-            values: check::next(mdp, &g.target, g.opt),
+            values: bounded::next(mdp, &g.target, g.opt),
             decisions: vec![],
             history: vec![],
         }
     } else {
-        check::bounded_until(
+        bounded::bounded_until(
             mdp, &g.target, &g.allowed, steps, g.opt, record, deadline, threads,
         )?
     };
@@ -226,11 +226,11 @@ pub fn compute(
     };
     if let Some(ph) = phases {
         // Definition 16: P[G((starting) -> X psi)].
-        let x = check::one_step(mdp, &f, prop.opt);
-        f = check::until_starting(mdp, &ph.starting, &ph.before, &x, prop.opt, deadline)?;
+        let x = bounded::one_step(mdp, &f, prop.opt);
+        f = bounded::until_starting(mdp, &ph.starting, &ph.before, &x, prop.opt, deadline)?;
         if let Some(e) = ex {
-            let x = check::one_step(mdp, &e, prop.opt);
-            ex = Some(check::until_starting_exact(
+            let x = bounded::one_step(mdp, &e, prop.opt);
+            ex = Some(bounded::until_starting_exact(
                 mdp,
                 &ph.starting,
                 &ph.before,
@@ -244,7 +244,7 @@ pub fn compute(
     let witness = if record {
         mdp.initial
             .first()
-            .and_then(|&i| check::witness_path(mdp, &run_f64, &g.target, i, steps))
+            .and_then(|&i| bounded::witness_path(mdp, &run_f64, &g.target, i, steps))
     } else {
         None
     };

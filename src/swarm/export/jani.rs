@@ -1,5 +1,5 @@
 //! Export of the concrete system S(n) to JANI as a network of automata, the
-//! JANI twin of [`super::export::prism_concrete`]: one automaton per agent
+//! JANI twin of [`super::prism::prism_concrete`]: one automaton per agent
 //! and one for the environment, each with one location; the variables are
 //! global (`v_i_j`, `v_E`); an edge per local state and enabled command with
 //! its guard (the local state) and its distribution (faults multiplied in).
@@ -14,13 +14,13 @@
 //! spends most of its time per edge: about 20 s for the 8,232 states of
 //! S(3) flat, on the 2-core VM shared with other builds, 2026-12-03).
 
-use super::export::action_label;
-use super::local::{Dist, LocalSpace};
-use super::model::{GlobalVar, Model, Template, LABEL_BASE};
-use super::syntax::ActionType;
-use super::Loaded;
+use super::prism::action_label;
 use crate::lang::types::Builtin;
 use crate::lang::{BinOp, TExpr, TKind, UnOp, Value};
+use crate::swarm::front::model::{GlobalVar, Model, Template, LABEL_BASE};
+use crate::swarm::front::syntax::ActionType;
+use crate::swarm::semantics::local::{Dist, LocalSpace};
+use crate::swarm::Loaded;
 use serde_json::{json, Value as Json};
 use std::io::Write;
 
@@ -93,7 +93,7 @@ fn destinations(t: &Template, sp: &LocalSpace, s: &[i64], d: &Dist, suffix: &str
                 .filter(|&v| n[v] != s[v] && !t.is_projected(v))
                 .map(|v| json!({"ref": var_name(t, v, suffix), "value": value_json(t, v, n[v])}))
                 .collect();
-            let p = super::jani::exact_probability(&d.exact[i]);
+            let p = super::jani_explicit::exact_probability(&d.exact[i]);
             json!({"location": LOC, "probability": {"exp": p}, "assignments": assigns})
         })
         .collect();
@@ -338,7 +338,7 @@ fn binary(op: &str, a: Json, b: Json) -> Json {
 fn expr(m: &Model, e: &TExpr) -> Json {
     let t = |x: &TExpr| expr(m, x);
     match &e.kind {
-        TKind::Const(Value::Num(r)) => super::jani::exact_probability(r),
+        TKind::Const(Value::Num(r)) => super::jani_explicit::exact_probability(r),
         TKind::Const(Value::Bool(b)) => json!(b),
         TKind::Const(Value::Enum(_, i)) => json!(i),
         TKind::Var(s) if *s >= LABEL_BASE => t(&m.labels[s - LABEL_BASE].1),
@@ -418,7 +418,7 @@ label \"two\" = c_E >= 2;";
 
     #[test]
     fn agents_are_automata_synchronised_with_the_environment() {
-        let l = super::super::tests::load(MODEL, None, &[]).unwrap();
+        let l = crate::swarm::tests::load(MODEL, None, &[]).unwrap();
         let j = jani_concrete(&l, &[2]);
         let names: Vec<&str> = j["automata"]
             .as_array()

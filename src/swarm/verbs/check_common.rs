@@ -2,14 +2,14 @@
 //! the options and size limits, exploring a model with the truth of its
 //! formulas, the per-property outcomes and the witnesses.
 
-use super::engine::{self, Phases, Sem, Values};
-use super::mdp::{Mdp, Stop};
-use super::model::GlobalVar;
-use super::props::{Path, Properties, Property};
-use super::syntax::ActionType;
-use super::Loaded;
 use crate::lang::{num, Rat};
 use crate::report::{Expired, Report, RunContext, RunError, Table, TableFormat, Verdict};
+use crate::swarm::decide::mdp::{Mdp, Stop};
+use crate::swarm::decide::property::{self, Phases, Sem, Values};
+use crate::swarm::front::model::GlobalVar;
+use crate::swarm::front::props::{Path, Properties, Property};
+use crate::swarm::front::syntax::ActionType;
+use crate::swarm::Loaded;
 use serde_json::{json, Value as Json};
 use std::time::Instant;
 
@@ -137,7 +137,7 @@ pub(super) struct Explored {
 impl Explored {
     /// The values of property `i` of `props` on this model, with the
     /// options of the check; `rounds` bounds the exact initialisation phase
-    /// (Definition 16, with a faulty fraction; `engine::compute`).
+    /// (Definition 16, with a faulty fraction; `property::compute`).
     pub(super) fn compute(
         &self,
         props: &Properties,
@@ -146,7 +146,7 @@ impl Explored {
         ctx: &RunContext,
         rounds: usize,
     ) -> Result<Values, Expired> {
-        engine::compute(
+        property::compute(
             &self.mdp,
             &props.props[i],
             &self.truth[i],
@@ -190,8 +190,8 @@ pub(super) fn explore_and_label_to(
         Some(d) => format!("swarm: exploring the states up to depth {d}"),
     });
     let mdp = match depth {
-        None => engine::build(sem, exact, max_states, deadline(ctx))?,
-        Some(d) => engine::build_to_depth(sem, exact, max_states, deadline(ctx), d)?,
+        None => property::build(sem, exact, max_states, deadline(ctx))?,
+        Some(d) => property::build_to_depth(sem, exact, max_states, deadline(ctx), d)?,
     };
     let build_s = t0.elapsed().as_secs_f64();
     ctx.stage(format!(
@@ -202,8 +202,14 @@ pub(super) fn explore_and_label_to(
     let mut truth = Vec::new();
     for p in &props.props {
         truth.push(
-            engine::evaluate_formulas(sem, &mdp, &l.model, &refs, &engine::path_formulas(&p.path))
-                .truth,
+            property::evaluate_formulas(
+                sem,
+                &mdp,
+                &l.model,
+                &refs,
+                &property::path_formulas(&p.path),
+            )
+            .truth,
         );
     }
     let phases = l.model.faulty_fraction.as_ref().map(|_| {
@@ -231,7 +237,7 @@ pub(super) fn explore_and_label_to(
             span: Default::default(),
         };
         let mut t =
-            engine::evaluate_formulas(sem, &mdp, &l.model, &refs, &[&starting_f, &mode0]).truth;
+            property::evaluate_formulas(sem, &mdp, &l.model, &refs, &[&starting_f, &mode0]).truth;
         let before = t.pop().expect("two formulas");
         let starting = t.pop().expect("two formulas");
         Phases { starting, before }
@@ -294,7 +300,7 @@ pub(super) struct Outcome {
 }
 
 pub(super) fn verdict_of(prop: &Property, f: f64, e: Option<&Rat>) -> Option<Verdict> {
-    engine::meets(prop, f, e).map(Verdict::from_bool)
+    property::meets(prop, f, e).map(Verdict::from_bool)
 }
 
 /// Every property undecided because exploring `what` stopped; the states
@@ -364,7 +370,7 @@ pub(super) fn witness(
     };
     let all = vec![true; mdp.num_states()];
     let allowed = if phi.is_some() { &truth[1] } else { &all };
-    let prob = engine::replay(sem, mdp, path, &truth[0], allowed, *steps)
+    let prob = property::replay(sem, mdp, path, &truth[0], allowed, *steps)
         .map_err(|e| RunError::Internal(format!("the witness does not replay: {e}")))?;
     let mut cols = vec!["step".to_string(), "action".into(), "p".into()];
     cols.extend(sem.columns());
