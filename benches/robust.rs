@@ -2,9 +2,9 @@
 //! parity solving on random games. `cargo bench --bench robust`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use mavis::robust::game::{verify, Game};
 use mavis::robust::model::{Automaton, Metric, MetricKind, NewMove, Objective, Points};
-use mavis::robust::{reach, spm, zielonka};
+use mavis::robust::parity::game::{verify, Game};
+use mavis::robust::{parity::spm, parity::zielonka, synth::reach};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -159,9 +159,9 @@ fn goals(c: &mut Criterion) {
     };
     group.bench_function("ma_solve_1e6_states", |b| b.iter(|| reach::solve(&a, &f)));
     // The same automaton in the binary form of `mavis robust convert`.
-    let bytes = mavis::robust::binary::write(&a).expect("coordinates");
+    let bytes = mavis::robust::export::binary::write(&a).expect("coordinates");
     group.bench_function("mab_parse_1e6_states", |b| {
-        b.iter(|| mavis::robust::binary_read::read("grid.mab", &bytes).expect("valid"))
+        b.iter(|| mavis::robust::read::binary::read("grid.mab", &bytes).expect("valid"))
     });
     let g = random_game(1_000_000, 1000, 3);
     group.bench_function("zielonka_verified_1e6_nodes_1e3_prio", |b| {

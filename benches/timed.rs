@@ -13,11 +13,11 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use mavis::timed::check::{run_query, RunOptions};
 use mavis::timed::explore::{Heuristic, Memory, Options, Search};
 use mavis::timed::semantics::SemanticsKind;
-use mavis::timed::{ast::Loc, load_str};
+use mavis::timed::{front::ast::Loc, load_str};
 use std::collections::HashMap;
 use std::time::Duration;
 
-fn platoon(n: usize) -> mavis::timed::model::Model {
+fn platoon(n: usize) -> mavis::timed::front::model::Model {
     let path = format!("examples/cav/platoon{n}.mapt");
     let text = std::fs::read_to_string(&path).expect("run from the crate root");
     load_str(&path, &text, HashMap::new()).expect("valid model")
@@ -40,7 +40,7 @@ fn options(kind: SemanticsKind, search: Search, horizon: u64, heuristic: Heurist
 }
 
 fn query(
-    m: &mavis::timed::model::Model,
+    m: &mavis::timed::front::model::Model,
     q: &str,
     o: &RunOptions,
 ) -> mavis::timed::check::QueryResult {
@@ -93,7 +93,7 @@ fn bench(c: &mut Criterion) {
     let gap = mavis::lang::check(
         &mavis::lang::Source::new("<h>", "min(x1 - x2, x2 - x3)"),
         &gap,
-        &mavis::timed::model::StateScope { model: &m },
+        &mavis::timed::front::model::StateScope { model: &m },
     )
     .unwrap();
     for (h, hname) in [
@@ -212,9 +212,9 @@ pub fn random_mapt(seed: u64, agents: usize, len: usize, period: std::ops::Range
 /// / distinct states and the peak held against bfs's, checks that every
 /// search finds the distinct states bfs finds, and times bfs and the sweep.
 fn layered_random(c: &mut Criterion) {
+    use mavis::timed::explore::progress::Measure;
+    use mavis::timed::explore::search::explore;
     use mavis::timed::explore::{Control, Stats};
-    use mavis::timed::progress::Measure;
-    use mavis::timed::search::explore;
     use mavis::timed::semantics::Semantics;
     let mut g = c.benchmark_group("timed_layered_random");
     g.sample_size(10)
@@ -230,12 +230,17 @@ fn layered_random(c: &mut Criterion) {
         deadline: None,
     };
     let kind = SemanticsKind::Accelerated;
-    let run = |m: &mavis::timed::model::Model, search, memory, cap| -> Stats {
+    let run = |m: &mavis::timed::front::model::Model, search, memory, cap| -> Stats {
         let sem = Semantics::new(m, kind, None);
-        let o = options(search, memory, mavis::timed::run::default_pacemaker(m), cap);
+        let o = options(
+            search,
+            memory,
+            mavis::timed::verbs::check::default_pacemaker(m),
+            cap,
+        );
         explore(&sem, &o, &mut |_, _| Ok(Control::Continue)).expect("explores")
     };
-    let run_sweep = |m: &mavis::timed::model::Model, measure, pacemaker| -> Stats {
+    let run_sweep = |m: &mavis::timed::front::model::Model, measure, pacemaker| -> Stats {
         let sem = Semantics::new(m, kind, None);
         let o = options(
             Search::Layered,
@@ -263,8 +268,8 @@ fn layered_random(c: &mut Criterion) {
             );
             continue;
         }
-        let shortest = mavis::timed::run::default_pacemaker(&m);
-        let longest = mavis::timed::run::default_sweep_pacemaker(&m);
+        let shortest = mavis::timed::verbs::check::default_pacemaker(&m);
+        let longest = mavis::timed::verbs::check::default_sweep_pacemaker(&m);
         let variants = [
             (
                 "border-10000",

@@ -181,7 +181,7 @@ fn words_location(message: &str) -> Option<(usize, usize)> {
 pub struct Context {
     root: std::path::PathBuf,
     foraging: Source,
-    platoon: crate::timed::model::Model,
+    platoon: crate::timed::front::model::Model,
     grid: crate::robust::model::Automaton,
     game_nodes: usize,
 }
@@ -193,13 +193,13 @@ impl Context {
         let foraging = read("examples/foraging/foraging.swarm")?;
         let platoon_src = read("examples/cav/platoon2.mapt")?;
         let platoon = crate::timed::parse_source(&platoon_src, false)
-            .and_then(|ast| crate::timed::build::build_model(&ast, Default::default()))
+            .and_then(|ast| crate::timed::front::build::build_model(&ast, Default::default()))
             .map_err(|e| e.to_string())?;
         let grid_src = read("examples/robust/grid_reach.ma")?;
         let grid = crate::robust::load_source(&grid_src, &mut Constants::default())
             .map_err(|e| format!("{e:?}"))?
             .0;
-        let game = crate::robust::pgsolver::read_game(&read("examples/robust/game.pg")?)
+        let game = crate::robust::read::pgsolver::read_game(&read("examples/robust/game.pg")?)
             .map_err(|e| e.to_string())?;
         Ok(Context {
             root: root.to_path_buf(),
@@ -249,14 +249,16 @@ fn read_text(ctx: &Context, format: Format, source: &Source) -> Result<(), Refus
         Format::Mapt | Format::MaptJson => {
             let ast =
                 crate::timed::parse_source(source, format == Format::MaptJson).map_err(lang)?;
-            crate::timed::build::build_model(&ast, Default::default())
+            crate::timed::front::build::build_model(&ast, Default::default())
                 .map(drop)
                 .map_err(lang)
         }
         Format::TimedQuery => {
-            let loc =
-                crate::timed::ast::Loc::new(source, crate::lang::Span::new(0, source.text().len()));
-            crate::timed::query::parse_query(&ctx.platoon, &loc)
+            let loc = crate::timed::front::ast::Loc::new(
+                source,
+                crate::lang::Span::new(0, source.text().len()),
+            );
+            crate::timed::front::query::parse_query(&ctx.platoon, &loc)
                 .map(drop)
                 .map_err(lang)
         }
@@ -265,13 +267,13 @@ fn read_text(ctx: &Context, format: Format, source: &Source) -> Result<(), Refus
                 .map(drop)
                 .map_err(Refusal::of_run_error)
         }
-        Format::Strategy => crate::robust::strategy::parse(source, &ctx.grid)
+        Format::Strategy => crate::robust::read::strategy::parse(source, &ctx.grid)
             .map(drop)
             .map_err(lang),
-        Format::PgGame => crate::robust::pgsolver::read_game(source)
+        Format::PgGame => crate::robust::read::pgsolver::read_game(source)
             .map(drop)
             .map_err(lang),
-        Format::PgSolution => crate::robust::pgsolver::read_solution(source, ctx.game_nodes)
+        Format::PgSolution => crate::robust::read::pgsolver::read_solution(source, ctx.game_nodes)
             .map(drop)
             .map_err(lang),
         Format::Vnnlib => crate::nn::vnnlib::parse(source.name(), source.text())

@@ -177,7 +177,7 @@ fn seeds() -> HashMap<Format, Vec<Vec<u8>>> {
         .map(|t| {
             let src = mavis::lang::Source::new("m.mapt", String::from_utf8(t.clone()).unwrap());
             let ast = mavis::timed::parse_source(&src, false).unwrap();
-            serde_json::to_vec_pretty(&mavis::timed::json::to_json(&ast)).unwrap()
+            serde_json::to_vec_pretty(&mavis::timed::front::json::to_json(&ast)).unwrap()
         })
         .collect();
     s.insert(Format::Mapt, mapt);
@@ -198,7 +198,7 @@ fn seeds() -> HashMap<Format, Vec<Vec<u8>>> {
             let src = mavis::lang::Source::new("m.ma", String::from_utf8(t.clone()).unwrap());
             let (a, _) =
                 mavis::robust::load_source(&src, &mut mavis::lang::Constants::default()).unwrap();
-            serde_json::to_vec_pretty(&mavis::robust::json::write(&a)).unwrap()
+            serde_json::to_vec_pretty(&mavis::robust::read::json::write(&a)).unwrap()
         })
         .collect();
     s.insert(Format::Ma, ma);
@@ -209,9 +209,9 @@ fn seeds() -> HashMap<Format, Vec<Vec<u8>>> {
         .iter()
         .map(|t| {
             let src = mavis::lang::Source::new("g.pg", String::from_utf8(t.clone()).unwrap());
-            let g = mavis::robust::pgsolver::read_game(&src).unwrap();
-            let sol = mavis::robust::zielonka::solve(&g);
-            mavis::robust::pgsolver::write_solution(&g, &sol).into_bytes()
+            let g = mavis::robust::read::pgsolver::read_game(&src).unwrap();
+            let sol = mavis::robust::parity::zielonka::solve(&g);
+            mavis::robust::read::pgsolver::write_solution(&g, &sol).into_bytes()
         })
         .collect();
     s.insert(Format::PgGame, games);

@@ -8,7 +8,7 @@ mod cli;
 use cli::run;
 use mavis::lang::{Constants, Source};
 use mavis::report::RunError;
-use mavis::robust::{binary, binary_read, load_source};
+use mavis::robust::{export::binary, load_source, read::binary as binary_read};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 
@@ -223,6 +223,26 @@ fn repeated_names_and_points_are_found() {
         )),
         "{msg}"
     );
+}
+
+/// A declared gamma that a disturbed move exceeds: the binary reader reports
+/// the build's error (one check, one message), at the gamma field.
+#[test]
+fn declared_gamma_violation_reads_as_the_text_reports_it() {
+    let text = |g: &str| {
+        format!("metric manhattan;\ninputs a;\ndisturbances x;\nstate p at (0, 0); state q at (1, 0) gamma {g}; state r at (2, 0);\ninit p;\ntrans p a -> q | x -> r;\nreach r;\n")
+    };
+    let load = |t: &str| load_source(&Source::new("m.ma", t), &mut Constants::default());
+    let want = "declared gamma violated: delta(p, a, x) = r is at distance 1 from the nominal successor q, but gamma(q) = 0.5";
+    let from_text = message(load(&text("0.5")).unwrap_err());
+    assert!(from_text.ends_with(want), "{from_text}");
+    // gamma 7 is valid; the binary form with 0.5 in its place is not.
+    let (mut a, _) = load(&text("7")).unwrap();
+    a.gamma[1] = 0.5;
+    let bytes = binary::write(&a).unwrap();
+    let msg = message(binary_read::read("m.mab", &bytes).unwrap_err());
+    assert!(msg.starts_with("m.mab: byte "), "{msg}");
+    assert!(msg.ends_with(want), "{msg}");
 }
 
 /// `gen_grid.py --binary` writes the bytes `convert` writes from its text.

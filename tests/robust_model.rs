@@ -5,7 +5,7 @@
 mod cli;
 use cli::{json, run};
 use mavis::lang::{Constants, Source};
-use mavis::robust::{json, load_source};
+use mavis::robust::{load_source, read::json};
 use proptest::prelude::*;
 
 const BASE: &str = r#"
@@ -145,7 +145,7 @@ proptest! {
     #[test]
     fn parser_never_panics_on_random_text(text in "[a-z0-9 ;,(){}|>=.\\-\n]{0,200}") {
         let _ = load(&text);
-        let _ = mavis::robust::pgsolver::read_game(&Source::new("g.pg", text.as_str()));
+        let _ = mavis::robust::read::pgsolver::read_game(&Source::new("g.pg", text.as_str()));
     }
 
     #[test]
@@ -153,7 +153,7 @@ proptest! {
         let text = mutate(BASE, &cuts);
         let _ = load(&text);
         let game = mutate("parity 2;\n0 0 0 1,2 \"a\";\n1 3 1 1;\n2 4 1 2;\n", &cuts);
-        let _ = mavis::robust::pgsolver::read_game(&Source::new("g.pg", game.as_str()));
+        let _ = mavis::robust::read::pgsolver::read_game(&Source::new("g.pg", game.as_str()));
     }
 }
 
@@ -205,13 +205,13 @@ fn cli_parity_writes_a_checkable_solution() {
             sol.to_str().unwrap(),
         ])
         .success();
-        let g = mavis::robust::pgsolver::read_game(
+        let g = mavis::robust::read::pgsolver::read_game(
             &Source::read(std::path::Path::new("examples/robust/game.pg")).unwrap(),
         )
         .unwrap();
-        let s =
-            mavis::robust::pgsolver::read_solution(&Source::read(&sol).unwrap(), g.len()).unwrap();
-        mavis::robust::game::verify(&g, &s).unwrap();
+        let s = mavis::robust::read::pgsolver::read_solution(&Source::read(&sol).unwrap(), g.len())
+            .unwrap();
+        mavis::robust::parity::game::verify(&g, &s).unwrap();
     }
 }
 
@@ -310,11 +310,11 @@ proptest! {
     #[test]
     fn dense_reader_equals_the_general_parser(seed in any::<u64>(), cuts in proptest::collection::vec((0usize..600, 0usize..4, "[a-z0-9;|>(){}, .-]{0,3}"), 0..3)) {
         let clean = dense_text(seed);
-        let fast = mavis::robust::dense::parse(&clean);
+        let fast = mavis::robust::read::dense::parse(&clean);
         prop_assert!(fast.is_some(), "the fast reader declined:\n{}", clean);
         let text = mutate(&clean, &cuts);
-        if let Some(fast) = mavis::robust::dense::parse(&text) {
-            let slow = mavis::robust::text::parse(&Source::new("m.ma", text.as_str()), &mut Constants::default());
+        if let Some(fast) = mavis::robust::read::dense::parse(&text) {
+            let slow = mavis::robust::read::text::parse(&Source::new("m.ma", text.as_str()), &mut Constants::default());
             let slow = slow.map_err(|e| e.message.clone());
             prop_assert!(slow.is_ok(), "general parser refuses what the fast one read:\n{}\n{:?}", text, slow);
             prop_assert_eq!(format!("{:?}", fast), format!("{:?}", slow.unwrap()), "{}", text);

@@ -4,9 +4,9 @@
 mod robust_common;
 
 use mavis::lang::Source;
-use mavis::robust::game::{verify, Game, Solution};
 use mavis::robust::model::Objective;
-use mavis::robust::{omega, pgsolver, spm, zielonka};
+use mavis::robust::parity::game::{verify, Game, Solution};
+use mavis::robust::{parity::spm, parity::zielonka, read::pgsolver, synth::omega};
 use proptest::prelude::*;
 use rand::Rng;
 use robust_common::*;

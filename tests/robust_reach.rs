@@ -4,7 +4,7 @@
 mod robust_common;
 
 use mavis::robust::model::{MoveTable, Objective};
-use mavis::robust::{clf, minmax, reach};
+use mavis::robust::{synth::clf, synth::minmax, synth::reach};
 use robust_common::*;
 
 fn target(a: &mavis::robust::model::Automaton) -> Vec<u32> {

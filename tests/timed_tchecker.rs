@@ -5,7 +5,7 @@
 //! mavis's plain semantics.
 
 use mavis::lang::Value;
-use mavis::timed::graph::Graph;
+use mavis::timed::check::graph::Graph;
 use mavis::timed::semantics::{Semantics, SemanticsKind};
 use mavis::timed::{export, load_str};
 use std::collections::{BTreeSet, HashMap};

@@ -7,7 +7,7 @@ use crate::nis::table::TableLook;
 use crate::report::shard::{self, PartFile, Shard};
 use crate::report::TableFormat;
 use crate::report::{Report, RunContext, RunError};
-use crate::robust::faults_report::{self, FaultsLook};
+use crate::robust::verbs::faults::{self as faults_report, FaultsLook};
 use crate::swarm::verbs::sweep::{self, SweepLook};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;

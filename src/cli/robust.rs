@@ -2,10 +2,10 @@
 
 use crate::lang;
 use crate::report::{Report, RunContext, RunError};
-use crate::robust::convert::convert_report;
-use crate::robust::faults_report::{faults_report, FaultsLook};
-use crate::robust::run::{check_report, solve_report};
-use crate::robust::run_games::{parity_report, Solver};
+use crate::robust::verbs::convert::convert_report;
+use crate::robust::verbs::faults::{faults_report, FaultsLook};
+use crate::robust::verbs::parity::{parity_report, Solver};
+use crate::robust::verbs::solve::{check_report, solve_report};
 use clap::{Subcommand, ValueEnum};
 use std::path::PathBuf;
 

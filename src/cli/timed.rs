@@ -3,12 +3,12 @@
 use crate::lang;
 use crate::report::{Report, RunContext, RunError};
 use crate::timed::check::RunOptions;
+use crate::timed::explore::progress::Measure;
 use crate::timed::explore::{Heuristic, Memory, Options, Search};
 use crate::timed::export::Target;
-use crate::timed::progress::Measure;
-use crate::timed::query::parse_heuristic;
-use crate::timed::run::{self, Horizon, QuerySelection};
+use crate::timed::front::query::parse_heuristic;
 use crate::timed::semantics::SemanticsKind;
+use crate::timed::verbs::check::{self as run, Horizon, QuerySelection};
 use clap::{Args, Subcommand, ValueEnum};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -163,7 +163,7 @@ fn write_out(output: Option<PathBuf>, text: &str, mut r: Report) -> Result<Repor
 
 /// The search options of `mavis timed check`, checked against the model.
 fn run_options(
-    m: &crate::timed::model::Model,
+    m: &crate::timed::front::model::Model,
     opts: &ExploreArgs,
     ctx: &RunContext,
 ) -> Result<RunOptions, RunError> {

@@ -3,45 +3,17 @@
 //! reachability (the opt* fixed point), Buchi, generalised Buchi and parity
 //! objectives by inflation (notes/robust.md), parity games, transient faults.
 
-pub mod binary;
-pub mod binary_read;
-pub mod build;
-pub mod build_metric;
-pub mod clf;
-pub mod convert;
-pub mod cycles;
-pub mod dense;
-pub mod dense_guess;
-pub mod faults;
-pub mod faults_report;
-pub mod game;
-pub mod json;
-pub mod minmax;
+pub mod export;
 pub mod model;
-pub mod moves;
-pub mod omega;
-pub mod omega_common;
-pub mod omega_parity;
-pub mod pgsolver;
-pub mod plan;
-pub mod plot;
-pub mod points;
-pub mod raw;
-pub mod reach;
-pub mod repeats;
-pub mod resolve;
-pub mod run;
-pub mod run_games;
-pub mod scc;
-pub mod spm;
-pub mod state_names;
-pub mod strategy;
-pub mod text;
-pub mod zielonka;
+pub mod parity;
+pub mod read;
+pub mod synth;
+pub mod verbs;
 
 use crate::lang::{Constants, Source};
 use crate::report::RunError;
 use model::Automaton;
+use read::{binary, build, dense, json, text};
 
 /// Reads a model: JSON if the text starts with `{`, `.ma` otherwise (the dense
 /// form by the fast reader, anything else by the general parser).
@@ -67,8 +39,8 @@ pub fn load(
 ) -> Result<(Automaton, Vec<String>), RunError> {
     let bytes = crate::lang::source::read_capped(path).map_err(|e| RunError::reading(path, e))?;
     let name = path.display().to_string();
-    if bytes.starts_with(binary::MAGIC) {
-        return binary_read::read(&name, &bytes);
+    if bytes.starts_with(export::binary::MAGIC) {
+        return binary::read(&name, &bytes);
     }
     let source = Source::from_bytes(name, bytes).map_err(|e| RunError::reading(path, e))?;
     load_source(&source, consts)

@@ -9,10 +9,10 @@
 //! TChecker has no conditional expression: an edge with `max`/`min`/`abs`/
 //! `clamp`/`if` is printed once per case, each guarded by its conditions.
 
-use super::model::Model;
 use crate::lang::types::Builtin;
 use crate::lang::{num, BinOp, TExpr, TKind, UnOp, Value};
 use crate::report::RunError;
+use crate::timed::front::model::Model;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::One;
@@ -327,7 +327,10 @@ fn init_text(p: &Printer, v: &Value) -> String {
 
 /// The assignments of a transition. Updates are simultaneous, so with more
 /// than one the new values go through temporaries first.
-fn assignments(p: &mut Printer, t: &super::model::Transition) -> Result<Vec<String>, RunError> {
+fn assignments(
+    p: &mut Printer,
+    t: &crate::timed::front::model::Transition,
+) -> Result<Vec<String>, RunError> {
     let mut direct = Vec::new();
     for (slot, e) in &t.updates {
         let is_bool = p.model.vars[*slot].ty == crate::lang::Ty::Bool;
@@ -411,7 +414,10 @@ fn uppaal_declaration(p: &Printer) -> String {
 /// The template of one agent: its clock, one location per locality, a
 /// committed start location when the clock does not start at 0, and the
 /// edges of its transitions and of its reset.
-fn uppaal_template(p: &mut Printer, a: &super::model::Agent) -> Result<String, RunError> {
+fn uppaal_template(
+    p: &mut Printer,
+    a: &crate::timed::front::model::Agent,
+) -> Result<String, RunError> {
     let mut out = format!(
         "  <template>\n    <name>P_{}</name>\n    <declaration>clock c;</declaration>\n",
         a.name
@@ -484,8 +490,8 @@ fn uppaal_edge(src: String, dst: String, guard: String, assign: String) -> Strin
 /// One TChecker edge of `t` in the case chosen by `p.cases`.
 fn tchecker_edge(
     p: &mut Printer,
-    a: &super::model::Agent,
-    t: &super::model::Transition,
+    a: &crate::timed::front::model::Agent,
+    t: &crate::timed::front::model::Transition,
 ) -> Result<String, RunError> {
     let pn = &a.name;
     let mut guard = format!("c_{pn}>={} && c_{pn}<={}", t.lower, t.upper);

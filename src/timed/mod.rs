@@ -1,38 +1,20 @@
 //! The timed engine: multi-agent systems with timed periodic tasks (MAPT,
 //! seed 003). Text or JSON -> [`ast::ModelAst`] -> validated [`model::Model`]
 //! -> [`semantics`] (plain or accelerated) -> [`explore`] (bfs, dfs, layered,
-//! best-first; [`sweep`]-line) -> [`check`] (EF, AG, nested, max/min) -> report.
+//! best-first; [`explore::sweep`]-line) -> [`check`] (EF, AG, nested, max/min) -> report.
 
-pub mod ast;
-pub mod build;
 pub mod check;
 pub mod explore;
 pub mod export;
-pub mod graph;
-pub mod json;
-pub mod layered;
-pub mod model;
-pub mod parse;
-pub mod progress;
-pub mod query;
-pub mod run;
-pub mod search;
+pub mod front;
 pub mod semantics;
-pub mod sweep;
-pub mod trace;
+pub mod verbs;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_accel;
-#[cfg(test)]
-mod tests_layered;
-#[cfg(test)]
-mod tests_queries;
-#[cfg(test)]
-mod tests_sweep;
 
 use crate::lang::{LangResult, Source, Value};
+use front::{ast, build, json, model, parse};
 use std::collections::HashMap;
 
 /// Whether a file name denotes the JSON form (`*.json`).

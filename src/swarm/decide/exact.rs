@@ -150,9 +150,9 @@ fn iterate<T: Num>(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::swarm::decide::bounded::bounded_until;
     use crate::swarm::decide::mdp::StateTable;
-    use super::*;
     use proptest::prelude::*;
 
     /// A random MDP: per state 1-3 choices, each a distribution over 1-3

@@ -1,12 +1,10 @@
-//! `mavis swarm export`: which writer a model gets, and where its text goes.
-//! S(n) is written as modules (PRISM, [`crate::swarm::export::prism::prism_concrete`]) or
-//! automata (JANI, [`super::jani_modular`]) per agent without exploring; the
-//! abstraction as modules (automata) of counts ([`super::prism_abstract`],
-//! [`super::jani_abstract`]) where it has no global-synchronous action, else
-//! explored and written state by state ([`crate::swarm::export::prism::write_prism_explicit`],
-//! [`super::jani`]).
+//! `mavis swarm export`: which form a model gets, and where its text goes.
+//! S(n) and, where it has no global-synchronous action, the abstraction are
+//! networks of modules, written without exploring
+//! ([`crate::swarm::export::lower`]); otherwise the abstraction is explored
+//! and written state by state. Each form has one printer per format.
 
-use crate::swarm::export::prism::{prism_concrete, write_prism_explicit};
+use crate::swarm::export::{jani, lower, prism, Network};
 
 /// The target language of `mavis swarm export`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,11 +40,17 @@ pub fn export(
             if format == Format::Jani {
                 jani_fits(&c)?;
             }
-            Plan::Concrete(c)
+            Plan::Network(lower::concrete(&l, &c))
         }
         None if super::check::cutoff_applies(&l) => {
             super::check::check_threshold(threshold, l.model.templates.len(), EXPORT_MAX_STATES)?;
-            Plan::Modules(super::check::named_agents(&l, &l.model.label_refs))
+            let named = super::check::named_agents(&l, &l.model.label_refs);
+            let n = lower::abstraction(&l, &named, threshold).ok_or_else(|| {
+                crate::report::RunError::Internal(
+                    "a global-synchronous action in a model the cutoff applies to".into(),
+                )
+            })?;
+            Plan::Network(n)
         }
         None => {
             let explored = super::check::explore_model(
@@ -61,21 +65,17 @@ pub fn export(
         }
     };
     let mut sink = Sink::open(output, deadline)?;
-    if let Err(e) = write(&l, &plan, format, threshold, &what, &mut sink) {
+    if let Err(e) = write(&l, &plan, format, &what, &mut sink) {
         return Err(sink.error(e));
     }
     finish(inputs, &what, sink, output, quiet)
 }
 
-/// How an export is written: S(n) as modules (automata) per agent and the
-/// abstraction as modules of counts, without exploring, where the model
-/// has no global-synchronous action; otherwise the explored abstraction
-/// state by state.
+/// How an export is written: S(n), and the abstraction where the model
+/// has no global-synchronous action, as a network of modules; otherwise
+/// the explored abstraction state by state.
 enum Plan {
-    /// S(n) with these agents per template.
-    Concrete(Vec<usize>),
-    /// The abstraction as modules, with these agents per template concrete.
-    Modules(Vec<usize>),
+    Network(Network),
     /// The explored abstraction and its labels' truth.
     Explored(
         Box<(
@@ -90,38 +90,21 @@ fn write(
     l: &crate::swarm::Loaded,
     plan: &Plan,
     format: Format,
-    threshold: u32,
     what: &str,
     sink: &mut Sink,
 ) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let unexpected = || std::io::Error::other("the model has a global-synchronous action");
     match (plan, format) {
-        (Plan::Concrete(c), Format::Jani) => {
-            crate::swarm::export::jani::write_jani_concrete(l, c, sink)
-        }
-        (Plan::Concrete(c), Format::Prism) => sink.write_all(prism_concrete(l, c).as_bytes()),
-        (Plan::Modules(named), Format::Prism) => {
-            let text = crate::swarm::export::prism_abstract::prism_abstract(l, named, threshold);
-            sink.write_all(text.ok_or_else(unexpected)?.as_bytes())
-        }
-        (Plan::Modules(named), Format::Jani) => {
-            match crate::swarm::export::jani_abstract::write_jani_abstract(
-                l, named, threshold, sink,
-            )? {
-                true => Ok(()),
-                false => Err(unexpected()),
-            }
-        }
+        (Plan::Network(n), Format::Prism) => prism::write_network(n, sink),
+        (Plan::Network(n), Format::Jani) => jani::write_network(n, sink),
         (Plan::Explored(explored), Format::Prism) => {
             let (mdp, labels) = &**explored;
             let what = format!("{what}, {} states", mdp.num_states());
-            write_prism_explicit(mdp, labels, &what, sink)
+            prism::write_explicit(&lower::explicit(mdp, labels, what), sink)
         }
         (Plan::Explored(explored), Format::Jani) => {
             let (mdp, labels) = &**explored;
             let what = format!("{what} of {}, {} states", l.source.name(), mdp.num_states());
-            crate::swarm::export::jani_explicit::write_jani(mdp, labels, &what, sink)
+            jani::write_explicit(&lower::explicit(mdp, labels, what), sink)
         }
     }
 }
@@ -167,7 +150,7 @@ fn system_name(counts: Option<&[usize]>, threshold: u32) -> String {
 /// S(n) with these agent counts is within JANI's limit.
 fn jani_fits(counts: &[usize]) -> Result<(), crate::report::RunError> {
     let total: usize = counts.iter().sum();
-    let most = crate::swarm::export::jani::JANI_MAX_AGENTS;
+    let most = jani::JANI_MAX_AGENTS;
     if total > most {
         return Err(crate::report::RunError::input(format!(
             "--to jani with {total} agents: the limit is {most} (JANI's synchronisation vectors name every automaton, so they grow with the square of the agents); use --to prism"

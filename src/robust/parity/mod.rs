@@ -1,0 +1,8 @@
+//! Parity games: the arena, the solvers (Zielonka, small progress measures)
+//! and the solution verifier.
+
+pub mod cycles;
+pub mod game;
+pub mod scc;
+pub mod spm;
+pub mod zielonka;

@@ -1,0 +1,104 @@
+//! The report of `mavis robust parity` (`robust faults`: `faults_report`).
+
+use crate::lang::Source;
+use crate::report::TableFormat;
+use crate::report::{ModelRef, Report, RunContext, RunError, Table};
+use crate::robust::parity::game::{verify, Game, Solution};
+use crate::robust::{parity::spm, parity::zielonka, read::pgsolver};
+use serde_json::json;
+use std::path::Path;
+use std::time::Instant;
+
+/// Which parity solver to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solver {
+    Zielonka,
+    ProgressMeasures,
+}
+
+/// `mavis robust parity`: solves a PGSolver game, verifies the solution, writes it.
+pub fn parity_report(
+    path: &Path,
+    solver: Solver,
+    solution_out: Option<&Path>,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let mut r = Report::new("robust", "parity");
+    let src = Source::read(path).map_err(|e| RunError::reading(path, e))?;
+    r.model = ModelRef::from_path(path).ok();
+    let t0 = Instant::now();
+    let g = pgsolver::read_game(&src)?;
+    r.stat("parse_s", t0.elapsed().as_secs_f64());
+    ctx.stage(format!(
+        "robust parity: solving a game of {} nodes ({})",
+        g.len(),
+        match solver {
+            Solver::Zielonka => "Zielonka",
+            Solver::ProgressMeasures => "progress measures",
+        }
+    ));
+    let t1 = Instant::now();
+    let solved = match solver {
+        Solver::Zielonka => zielonka::solve_until(&g, ctx.deadline()),
+        Solver::ProgressMeasures => spm::solve_until(&g, ctx.deadline()),
+    };
+    r.stat("solve_s", t1.elapsed().as_secs_f64());
+    r.stat("nodes", g.len() as u64);
+    r.stat("edges", g.succ.len() as u64);
+    let sol: Solution = match solved {
+        Ok(sol) => sol,
+        Err(e) => {
+            r.stopped_at_deadline(&format!("{e} while solving the game"));
+            return Ok(r);
+        }
+    };
+    let t2 = Instant::now();
+    verify(&g, &sol)
+        .map_err(|e| RunError::Internal(format!("the computed solution does not verify: {e}")))?;
+    r.stat("verify_s", t2.elapsed().as_secs_f64());
+    let won0 = sol.winner.iter().filter(|&&w| w == 0).count();
+    r.line(format!(
+        "solved ({}): player 0 (even) wins {} of {} nodes, player 1 (odd) wins {}; both strategies verified",
+        if solver == Solver::Zielonka { "zielonka" } else { "progress measures" },
+        won0,
+        g.len(),
+        g.len() - won0
+    ));
+    node_table(&g, &sol, ctx.verbose(), &mut r);
+    if let Some(out) = solution_out {
+        std::fs::write(out, pgsolver::write_solution(&g, &sol))
+            .map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
+        r.line(format!("solution written to {}", out.display()));
+    }
+    r.results = json!({
+        "winner": sol.winner,
+        "strategy": sol.strategy,
+        "won_by_even": won0,
+        "won_by_odd": g.len() - won0,
+    });
+    Ok(r)
+}
+
+/// The table of the solved game's nodes (their winner and strategy), the
+/// first 40 only unless `verbose` (a game can be large).
+fn node_table(g: &Game, sol: &Solution, verbose: bool, r: &mut Report) {
+    let mut t = Table::new(["node", "name", "priority", "owner", "winner", "strategy"]);
+    let shown = if verbose { g.len() } else { g.len().min(40) };
+    for v in 0..shown {
+        t.row([
+            v.to_string(),
+            g.names[v].clone().unwrap_or_default(),
+            g.priority[v].to_string(),
+            g.owner[v].to_string(),
+            sol.winner[v].to_string(),
+            sol.strategy[v]
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    r.line("");
+    r.text.push_str(&t.render(TableFormat::Text));
+    if shown < g.len() {
+        r.line(format!("({} more nodes; -v shows all)", g.len() - shown));
+    }
+}

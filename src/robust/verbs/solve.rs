@@ -1,0 +1,501 @@
+//! Reports of `mavis robust solve` and `mavis robust check` (the CLI only maps
+//! arguments to these functions).
+
+use crate::lang::source::read_capped;
+use crate::lang::{Constants, Source, Value, BYTE_ORDER_MARK};
+use crate::report::TableFormat;
+use crate::report::{sha256_hex_of, ModelRef, Report, RunContext, RunError, Table, Verdict};
+use crate::robust::model::{Automaton, Objective};
+use crate::robust::{read::strategy, synth::clf, synth::omega, synth::reach};
+use serde_json::{json, Map};
+use std::path::Path;
+use std::time::Instant;
+
+/// Rows shown in text tables unless -v.
+const SHOWN: usize = 60;
+
+/// A number for humans: integers plainly, others with up to 4 decimals.
+pub fn num(x: f64) -> String {
+    if x.is_infinite() {
+        return "inf".into();
+    }
+    if (x - x.round()).abs() < 1e-9 {
+        return format!("{}", x.round() as i64);
+    }
+    let s = format!("{x:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn jnum(x: f64) -> serde_json::Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        json!("inf")
+    }
+}
+
+/// Loads a model with `--set` overrides; warnings go into the report.
+pub fn load_model(
+    path: &Path,
+    set: Vec<(String, Value)>,
+    report: &mut Report,
+) -> Result<Automaton, RunError> {
+    let mut consts = Constants::with_overrides(set.into_iter().collect());
+    // The file is read once, and its sha256 (for the report) computed on a
+    // second thread while the model is parsed: on a 166 MB model a second
+    // read and the hash each cost about a tenth of a second.
+    let bytes = read_capped(path).map_err(|e| RunError::reading(path, e))?;
+    // The text loses a byte-order mark; the file's hash includes it.
+    let mark = if bytes.starts_with(BYTE_ORDER_MARK) {
+        BYTE_ORDER_MARK
+    } else {
+        b""
+    };
+    let (loaded, sha256) = if bytes.starts_with(crate::robust::export::binary::MAGIC) {
+        let name = path.display().to_string();
+        hashed_while(&[&bytes], || {
+            crate::robust::read::binary::read(&name, &bytes)
+        })
+    } else {
+        let source = Source::from_bytes(path.display().to_string(), bytes)
+            .map_err(|e| RunError::reading(path, e))?;
+        hashed_while(&[mark, source.text().as_bytes()], || {
+            crate::robust::load_source(&source, &mut consts)
+        })
+    };
+    let (a, warnings) = loaded?;
+    for w in consts.unused_overrides() {
+        report
+            .warnings
+            .push(format!("--set {w}: the model declares no such constant"));
+    }
+    report.warnings.extend(warnings);
+    report.model = Some(ModelRef {
+        path: path.display().to_string(),
+        sha256,
+        networks: Vec::new(),
+    });
+    Ok(a)
+}
+
+/// `load()`'s result, with the sha256 of `parts` computed on a second thread meanwhile.
+fn hashed_while<T: Send>(parts: &[&[u8]], load: impl FnOnce() -> T) -> (T, String) {
+    std::thread::scope(|scope| {
+        let hash = scope.spawn(|| sha256_hex_of(parts));
+        let loaded = load();
+        let sha256 = hash.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (loaded, sha256)
+    })
+}
+
+/// The states in the order of their names. A JSON object keeps its keys
+/// sorted, and one built from keys already in order takes linear time, where
+/// 10^6 inserts in state order would cost a search (and string comparisons)
+/// each.
+fn name_order(a: &Automaton) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..a.len()).collect();
+    order.sort_unstable_by(|&p, &q| a.states[p].cmp(&a.states[q]));
+    order
+}
+
+fn objective_word(a: &Automaton) -> &'static str {
+    match a.objective {
+        Objective::Reach(_) => "reach",
+        Objective::Buchi(_) => "buchi",
+        Objective::GenBuchi(_) => "gen-buchi",
+        Objective::Parity(_) => "parity",
+    }
+}
+
+fn push_table(r: &mut Report, title: &str, t: &Table, total: usize, ctx: &RunContext) {
+    r.line(format!("\n{title}:"));
+    r.text.push_str(&t.render(TableFormat::Text));
+    if total > SHOWN && !ctx.verbose() {
+        r.line(format!(
+            "({} more rows; -v shows all, --format json has everything)",
+            total - SHOWN
+        ));
+    }
+}
+
+/// `mavis robust solve`: sigma, the strategy, opt*(q) per state (reachability), or the
+/// inflation radius with the two-mode strategy (Buchi, generalised Buchi, parity).
+pub fn solve_report(
+    path: &Path,
+    set: Vec<(String, Value)>,
+    max_sigma: Option<f64>,
+    strategy_out: Option<&Path>,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let mut r = Report::new("robust", "solve");
+    let t0 = Instant::now();
+    let a = load_model(path, set, &mut r)?;
+    r.stat("parse_s", t0.elapsed().as_secs_f64());
+    r.stat("states", a.len() as u64);
+    r.stat("transitions", a.moves.total() as u64);
+    ctx.stage(format!(
+        "robust solve: {} states, {} objective",
+        a.len(),
+        objective_word(&a)
+    ));
+    let t1 = Instant::now();
+    let mut results = Map::new();
+    results.insert("objective".into(), objective_word(&a).into());
+    let limit = if ctx.verbose() { usize::MAX } else { SHOWN };
+    match &a.objective {
+        Objective::Reach(f) => {
+            let sol = reach::solve(&a, f);
+            r.stat("solve_s", t1.elapsed().as_secs_f64());
+            let mut o = Out {
+                r: &mut r,
+                results: &mut results,
+                limit,
+                ctx,
+            };
+            reach_results(&a, f, &sol, max_sigma, &mut o)?;
+            if let Some(out) = strategy_out {
+                std::fs::write(out, strategy::write(&a, &sol.strategy))
+                    .map_err(|e| RunError::input(format!("{}: {e}", out.display())))?;
+            }
+        }
+        _ => {
+            let sol = match omega::solve_until(&a, ctx.deadline()) {
+                Err(RunError::TimedOut(why)) => {
+                    r.stat("solve_s", t1.elapsed().as_secs_f64());
+                    r.stopped_at_deadline(&format!("{why} while solving the inflated games"));
+                    return Ok(r);
+                }
+                other => other?,
+            };
+            r.stat("solve_s", t1.elapsed().as_secs_f64());
+            let Some(sol) = sol else {
+                r.verdict = Some(Verdict::Violated);
+                r.line("violated: the objective cannot be won nominally at any inflation radius");
+                results.insert("sigma".into(), serde_json::Value::Null);
+                r.results = results.into();
+                return Ok(r);
+            };
+            let mut o = Out {
+                r: &mut r,
+                results: &mut results,
+                limit,
+                ctx,
+            };
+            omega_results(&a, &sol, max_sigma, &mut o);
+        }
+    }
+    r.results = results.into();
+    r.line(format!(
+        "\n{} states, {} inputs, {} disturbances",
+        a.len(),
+        a.inputs.len(),
+        a.disturbances.len() - 1
+    ));
+    Ok(r)
+}
+
+/// Where the parts of a `solve` report go.
+struct Out<'a> {
+    r: &'a mut Report,
+    results: &'a mut Map<String, serde_json::Value>,
+    /// Rows shown per table.
+    limit: usize,
+    ctx: &'a RunContext,
+}
+
+/// Reachability: the strategy checked (its bound, a worst-case outcome
+/// replayed), the verdict, the tables, the Lyapunov check.
+fn reach_results(
+    a: &Automaton,
+    f: &[u32],
+    sol: &reach::ReachSolution,
+    max_sigma: Option<f64>,
+    o: &mut Out,
+) -> Result<(), RunError> {
+    let values = reach::strategy_values(a, f, &sol.strategy);
+    let bound = sol.opt[a.init as usize];
+    let achieved = values[a.init as usize];
+    if (achieved - bound).abs() > 1e-9 * (1.0 + bound.abs()) {
+        return Err(RunError::Internal(format!(
+            "recovered strategy achieves {achieved}, not opt*(q0) = {bound}"
+        )));
+    }
+    let trace = reach::worst_trace(a, &sol.strategy, &values);
+    let closest = reach::replay_trace(a, f, &sol.strategy, &trace).map_err(RunError::Internal)?;
+    if closest + 1e-9 < bound {
+        return Err(RunError::Internal(
+            "worst-case trace gets closer than the bound".into(),
+        ));
+    }
+    let nominal = reach::nominally_winning(a, f, &sol.strategy);
+    let ok = nominal && max_sigma.is_none_or(|m| sol.sigma <= m);
+    o.r.verdict = Some(Verdict::from_bool(ok));
+    o.r.line(format!(
+        "{}: sigma = {} (opt*(q0) = {}, gamma-bar = {}); the strategy is {}nominally winning",
+        if ok { "holds" } else { "violated" },
+        num(sol.sigma),
+        num(bound),
+        num(sol.gamma_bar),
+        if nominal { "" } else { "NOT " }
+    ));
+    if !nominal {
+        o.r.warnings.push("the optimally robust strategy does not reach F nominally (robustness and nominal winning conflict here)".into());
+    }
+    o.results.insert("sigma".into(), jnum(sol.sigma));
+    o.results.insert("bound".into(), jnum(bound));
+    o.results.insert("gamma_bar".into(), jnum(sol.gamma_bar));
+    o.results.insert("nominally_winning".into(), nominal.into());
+    strategy_table(a, sol, o);
+    worst_case(a, sol, &trace, closest, o);
+    lyapunov(a, f, o);
+    Ok(())
+}
+
+/// The strategy and bounds table, and their JSON (in name order).
+fn strategy_table(a: &Automaton, sol: &reach::ReachSolution, o: &mut Out) {
+    let mut t = Table::new(["state", "input", "opt*", "d(q,F)"]);
+    let inputs_of = |q: usize| -> Vec<&str> {
+        sol.strategy[q]
+            .iter()
+            .map(|&i| a.input_name(&a.moves[q][i]))
+            .collect()
+    };
+    let order = name_order(a);
+    let strat: Map<_, _> = order
+        .iter()
+        .map(|&q| (a.states[q].to_string(), json!(inputs_of(q))))
+        .collect();
+    let opt: Map<_, _> = order
+        .iter()
+        .map(|&q| (a.states[q].to_string(), jnum(sol.opt[q])))
+        .collect();
+    for q in 0..a.len().min(o.limit) {
+        let inputs = inputs_of(q);
+        t.row([
+            a.states[q].to_string(),
+            if inputs.is_empty() {
+                "-".into()
+            } else {
+                inputs.join(",")
+            },
+            num(sol.opt[q]),
+            num(sol.dist[q]),
+        ]);
+    }
+    push_table(o.r, "strategy and bounds", &t, a.len(), o.ctx);
+    o.results.insert("strategy".into(), strat.into());
+    o.results.insert("opt".into(), opt.into());
+}
+
+/// A worst-case outcome's steps (state, distance `dist` to the target,
+/// input, disturbance) as a table and as the witness's JSON steps.
+fn outcome_table(
+    a: &Automaton,
+    dist: &[f64],
+    trace: &[(u32, Option<(usize, u32)>)],
+) -> (Table, Vec<serde_json::Value>) {
+    let mut w = Table::new(["step", "state", "d(q,F)", "input", "disturbance"]);
+    let mut wj = Vec::new();
+    for (i, (q, step)) in trace.iter().enumerate() {
+        let (inp, dis) = match step {
+            Some((m, x)) => (
+                a.input_name(&a.moves[*q as usize][*m]).to_string(),
+                a.disturbances[*x as usize].clone(),
+            ),
+            None => ("-".into(), "-".into()),
+        };
+        w.row([
+            i.to_string(),
+            a.states[*q as usize].to_string(),
+            num(dist[*q as usize]),
+            inp.clone(),
+            dis.clone(),
+        ]);
+        wj.push(json!({"state": a.states[*q as usize], "distance": dist[*q as usize], "input": inp, "disturbance": dis}));
+    }
+    (w, wj)
+}
+
+/// The worst-case outcome as a table and as the report's witness.
+fn worst_case(
+    a: &Automaton,
+    sol: &reach::ReachSolution,
+    trace: &[(u32, Option<(usize, u32)>)],
+    closest: f64,
+    o: &mut Out,
+) {
+    o.r.line(format!(
+        "\nworst-case outcome of the strategy (closest approach {}):",
+        num(closest)
+    ));
+    let (w, wj) = outcome_table(a, &sol.dist, trace);
+    o.r.text.push_str(&w.render(TableFormat::Text));
+    o.r.witness = Some(json!({"kind": "worst-case outcome", "closest": closest, "steps": wj}));
+}
+
+/// The control-Lyapunov check of the nominal cost-to-go.
+fn lyapunov(a: &Automaton, f: &[u32], o: &mut Out) {
+    let rank = clf::cost_to_go(a, f);
+    let chk = clf::check(a, f, &rank);
+    o.r.line(format!(
+        "\ncontrol Lyapunov function (nominal cost-to-go): c = {}, K = {}{}, sigma = K/c = {}{}",
+        num(chk.c),
+        num(chk.lipschitz),
+        if chk.lipschitz_all_pairs {
+            ""
+        } else {
+            " (over disturbance pairs)"
+        },
+        num(chk.sigma),
+        chk.failure
+            .as_ref()
+            .map(|f| format!(" -- not a CLF: {f}"))
+            .unwrap_or_default()
+    ));
+    o.results.insert("lyapunov".into(), json!({"c": jnum(chk.c), "K": jnum(chk.lipschitz), "sigma": jnum(chk.sigma), "all_pairs": chk.lipschitz_all_pairs, "failure": chk.failure}));
+}
+
+/// Omega-regular objectives: the verdict, the nominal plan and the recovery strategy.
+fn omega_results(a: &Automaton, sol: &omega::OmegaSolution, max_sigma: Option<f64>, o: &mut Out) {
+    o.r.stat("candidate_radii", sol.candidates as u64);
+    o.r.stat("radii_solved", sol.solved as u64);
+    let ok = max_sigma.is_none_or(|m| sol.sigma <= m);
+    o.r.verdict = Some(Verdict::from_bool(ok));
+    o.r.line(format!(
+        "{}: sigma = {} (inflation radius r = {}, gamma-bar = {})",
+        if ok { "holds" } else { "violated" },
+        num(sol.sigma),
+        num(sol.radius),
+        num(sol.gamma_bar)
+    ));
+    let mut t = Table::new(["step", "state", "input", "part"]);
+    let mut plan = Vec::new();
+    for (i, &(q, j)) in sol.plan.iter().enumerate() {
+        let part = if i < sol.cycle_start {
+            "prefix"
+        } else {
+            "cycle"
+        };
+        let input = a.input_name(&a.moves[q as usize][j]);
+        t.row([
+            i.to_string(),
+            a.states[q as usize].to_string(),
+            input.to_string(),
+            part.to_string(),
+        ]);
+        plan.push(json!({"state": a.states[q as usize], "input": input, "part": part}));
+    }
+    o.r.line("\nnominal mode (followed until a disturbance is observed):");
+    o.r.text.push_str(&t.render(TableFormat::Text));
+    let mut rec = Table::new(if sol.counters > 1 {
+        vec!["state", "waiting for", "input"]
+    } else {
+        vec!["state", "input"]
+    });
+    let mut recj = Vec::new();
+    let mut rows = 0;
+    for (v, choice) in sol.recovery.iter().enumerate() {
+        let Some(j) = choice else { continue };
+        let (q, c) = (v / sol.counters, v % sol.counters);
+        let input = a.input_name(&a.moves[q][*j]).to_string();
+        if rows < o.limit {
+            if sol.counters > 1 {
+                rec.row([
+                    a.states[q].to_string(),
+                    format!("F{}", c + 1),
+                    input.clone(),
+                ]);
+            } else {
+                rec.row([a.states[q].to_string(), input.clone()]);
+            }
+        }
+        rows += 1;
+        recj.push(json!({"state": a.states[q], "counter": c, "input": input}));
+    }
+    push_table(
+        o.r,
+        "recovery mode (after a disturbance; wins the inflated objective)",
+        &rec,
+        rows,
+        o.ctx,
+    );
+    o.results.insert("sigma".into(), jnum(sol.sigma));
+    o.results.insert("radius".into(), jnum(sol.radius));
+    o.results.insert("gamma_bar".into(), jnum(sol.gamma_bar));
+    o.results.insert("plan".into(), plan.into());
+    o.results
+        .insert("cycle_start".into(), sol.cycle_start.into());
+    o.results.insert("recovery".into(), recj.into());
+    o.results.insert(
+        "region_size".into(),
+        sol.region.iter().filter(|&&b| b).count().into(),
+    );
+}
+
+/// `mavis robust check`: the robustness bound of a given memoryless strategy on A|_S.
+pub fn check_report(
+    path: &Path,
+    set: Vec<(String, Value)>,
+    strategy_file: &Path,
+    max_sigma: Option<f64>,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let mut r = Report::new("robust", "check");
+    let a = load_model(path, set, &mut r)?;
+    let Objective::Reach(f) = &a.objective else {
+        return Err(RunError::input(
+            "`check` computes reachability bounds; the model's objective is not `reach`",
+        ));
+    };
+    let src = Source::read(strategy_file).map_err(|e| RunError::reading(strategy_file, e))?;
+    let s = strategy::parse(&src, &a)?;
+    ctx.stage(format!(
+        "robust check: the strategy's bounds on {} states",
+        a.len()
+    ));
+    let t = Instant::now();
+    let in_f = reach::membership(a.len(), f);
+    // Every state S can reach must have an input unless it is in F or a dead end.
+    let reach_s = reach::reachable_under(&a, &s);
+    if let Some(q) =
+        (0..a.len()).find(|&q| reach_s[q] && s[q].is_empty() && !in_f[q] && !a.moves[q].is_empty())
+    {
+        r.warnings.push(format!(
+            "the strategy allows no input at reachable state `{}`: outcomes stop there",
+            &a.states[q]
+        ));
+    }
+    let values = reach::strategy_values(&a, f, &s);
+    let bound = values[a.init as usize];
+    let sigma = reach::sigma_of(bound, a.gamma_bar());
+    let nominal = reach::nominally_winning(&a, f, &s);
+    let trace = reach::worst_trace(&a, &s, &values);
+    let closest = reach::replay_trace(&a, f, &s, &trace).map_err(RunError::Internal)?;
+    if closest + 1e-9 < bound {
+        return Err(RunError::Internal(
+            "worst-case trace gets closer than the bound".into(),
+        ));
+    }
+    r.stat("check_s", t.elapsed().as_secs_f64());
+    let opt = reach::solve(&a, f).opt[a.init as usize];
+    let ok = nominal && max_sigma.is_none_or(|m| sigma <= m);
+    r.verdict = Some(Verdict::from_bool(ok));
+    r.line(format!(
+        "{}: the strategy's sigma = {} (bound {}, gamma-bar = {}); {}nominally winning; the optimum is {}",
+        if ok { "holds" } else { "violated" },
+        num(sigma),
+        num(bound),
+        num(a.gamma_bar()),
+        if nominal { "" } else { "NOT " },
+        num(opt)
+    ));
+    let (w, wj) = outcome_table(&a, &a.dist_to_set(f), &trace);
+    r.line(format!(
+        "\nworst-case outcome (closest approach {}):",
+        num(closest)
+    ));
+    r.text.push_str(&w.render(TableFormat::Text));
+    r.witness = Some(json!({"kind": "worst-case outcome", "closest": closest, "steps": wj}));
+    r.results = json!({"sigma": jnum(sigma), "bound": jnum(bound), "optimal_bound": jnum(opt), "gamma_bar": jnum(a.gamma_bar()), "nominally_winning": nominal});
+    Ok(r)
+}

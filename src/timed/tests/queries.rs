@@ -1,0 +1,141 @@
+//! Tests of the graph evaluation of nested queries: the memoised evaluator
+//! with predecessor lists built once ([`Graph::sat`]) against a reference
+//! written independently here, the evaluator as it was before (predecessor
+//! lists rebuilt and sub-formulas re-evaluated for every `EF`).
+
+use crate::lang::{Source, Span};
+use crate::report::Verdict;
+use crate::timed::check::graph::{holds, Graph};
+use crate::timed::check::{run_query, RunOptions};
+use crate::timed::explore::{Heuristic, Memory, Options, Search};
+use crate::timed::front::query::{parse_query, Formula, Query};
+use crate::timed::semantics::{Semantics, SemanticsKind};
+use crate::timed::tests::{model, random_model};
+use proptest::prelude::*;
+
+/// The reference: recursive, no sharing, predecessors rebuilt per `EF`.
+fn reference_sat(g: &Graph, sem: &Semantics, f: &Formula) -> Vec<bool> {
+    let both = |a: &Formula, b: &Formula, op: fn(bool, bool) -> bool| {
+        let (x, y) = (reference_sat(g, sem, a), reference_sat(g, sem, b));
+        x.into_iter().zip(y).map(|(x, y)| op(x, y)).collect()
+    };
+    match f {
+        Formula::Atom(e) => g.states.iter().map(|s| holds(sem, e, s).unwrap()).collect(),
+        Formula::Not(a) => reference_sat(g, sem, a).into_iter().map(|x| !x).collect(),
+        Formula::And(a, b) => both(a, b, |x, y| x && y),
+        Formula::Or(a, b) => both(a, b, |x, y| x || y),
+        Formula::Implies(a, b) => both(a, b, |x, y| !x || y),
+        Formula::EF(a) => reference_reach(g, reference_sat(g, sem, a)),
+        Formula::AG(a) => {
+            let bad = reference_sat(g, sem, a).into_iter().map(|x| !x).collect();
+            reference_reach(g, bad).into_iter().map(|x| !x).collect()
+        }
+    }
+}
+
+/// Least fixpoint by rounds over the successor lists: a state reaches the
+/// set when one of its successors does (no predecessor lists at all).
+fn reference_reach(g: &Graph, mut set: Vec<bool>) -> Vec<bool> {
+    loop {
+        let mut changed = false;
+        for (s, ts) in g.succ.iter().enumerate() {
+            if !set[s] && ts.iter().any(|&t| set[t]) {
+                set[s] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return set;
+        }
+    }
+}
+
+/// A random query text over the random models' V (`x`, `y`) and localities.
+fn random_query() -> impl Strategy<Value = String> {
+    let atom = prop::sample::select(vec![
+        "x = 0",
+        "y >= 1",
+        "x + y = 2",
+        "g0@l1",
+        "g0@l0 & x = 1",
+        "g0.clock >= 2",
+    ])
+    .prop_map(|s| format!("({s})"));
+    atom.prop_recursive(4, 24, 2, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|f| format!("EF({f})")),
+            inner.clone().prop_map(|f| format!("AG({f})")),
+            inner.clone().prop_map(|f| format!("!({f})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}) & ({b})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}) | ({b})")),
+            (inner.clone(), inner).prop_map(|(a, b)| format!("({a}) => ({b})")),
+        ]
+    })
+}
+
+fn formula(m: &crate::timed::front::model::Model, text: &str) -> Formula {
+    let src = Source::new("<q>", text);
+    match parse_query(
+        m,
+        &crate::timed::front::ast::Loc::new(&src, Span::new(0, text.len())),
+    ) {
+        Ok(Query::Check(f)) => f,
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+fn graph_options() -> RunOptions {
+    RunOptions {
+        semantics: SemanticsKind::Accelerated,
+        horizon: None,
+        explore: Options {
+            search: Search::Bfs,
+            memory: Memory::Full,
+            heuristic: Heuristic::None,
+            pacemaker: 0,
+            recent_states: 100_000,
+            max_states: 1_000_000,
+            deadline: None,
+        },
+    }
+}
+
+/// `EF(p & EF q)` for 1 and 40 pairs: the memoised evaluator gives, at the
+/// initial state, what the pairs give one by one.
+#[test]
+fn a_many_pair_query_is_the_disjunction_of_its_pairs() {
+    let m = model(crate::timed::tests::REEXPANDING_MODEL);
+    let sem = Semantics::new(&m, SemanticsKind::Accelerated, None);
+    let g = Graph::build(&sem, 1_000_000, None).unwrap();
+    let pairs: Vec<String> = (0..40)
+        .map(|i| format!("EF(x = {} & EF y = {})", i % 3, (i / 3) % 4))
+        .collect();
+    let joined = pairs.join(" | ");
+    let any = pairs
+        .iter()
+        .any(|p| reference_sat(&g, &sem, &formula(&m, p))[0]);
+    assert_eq!(g.sat(&sem, &formula(&m, &joined)).unwrap()[0], any);
+    // y stays in 0..2, so `y = 3` is never reached, and x = 0 & y = 0 is.
+    assert!(!g.sat(&sem, &formula(&m, "EF(x = 0 & EF y = 3)")).unwrap()[0]);
+    assert!(g.sat(&sem, &formula(&m, "EF(x = 0 & EF y = 0)")).unwrap()[0]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_memoised_evaluator_equals_the_reference(text in random_model(), q in random_query()) {
+        let m = model(&text);
+        let f = formula(&m, &q);
+        let sem = Semantics::new(&m, SemanticsKind::Accelerated, None);
+        let g = Graph::build(&sem, 1_000_000, None).unwrap();
+        prop_assert!(g.complete);
+        let expected = reference_sat(&g, &sem, &f);
+        prop_assert_eq!(&g.sat(&sem, &f).unwrap(), &expected, "{}\n{}", q, text);
+        // The query as a whole, through the checker, agrees at the initial state.
+        let src = Source::new("<q>", q.clone());
+        let loc = crate::timed::front::ast::Loc::new(&src, Span::new(0, q.len()));
+        let r = run_query(&m, "q", &loc, &graph_options()).unwrap();
+        prop_assert_eq!(r.verdict, Some(Verdict::from_bool(expected[0])), "{}", q);
+    }
+}

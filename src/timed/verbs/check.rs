@@ -1,0 +1,458 @@
+//! The verbs of `mavis timed`, each returning a [`Report`]: `validate`,
+//! `check`, `convert`, `export`.
+
+use crate::lang::{Source, Span, Value};
+use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat, Verdict};
+use crate::timed::check::graph::GraphCache;
+use crate::timed::check::{run_query_cached, QueryResult, RunOptions};
+use crate::timed::explore::Memory;
+use crate::timed::front::ast::{Loc, ModelAst};
+use crate::timed::front::model::Model;
+use crate::timed::semantics::trace::Trace;
+use crate::timed::semantics::SemanticsKind;
+use crate::timed::{export, front::build, front::json, is_json_path, parse_source};
+use serde_json::json;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Reads and validates a model file (text or JSON by extension).
+pub fn load(
+    path: &Path,
+    overrides: HashMap<String, Value>,
+) -> Result<(ModelAst, Model, ModelRef), RunError> {
+    let source = Source::read(path).map_err(|e| RunError::reading(path, e))?;
+    let ast = parse_source(&source, is_json_path(path))?;
+    let model = build::build_model(&ast, overrides)?;
+    let mref = ModelRef::from_path(path)
+        .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
+    Ok((ast, model, mref))
+}
+
+/// How long to explore: a number of time units, or of pacemaker periods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Horizon {
+    Units(u64),
+    Periods(u64),
+}
+
+impl Horizon {
+    /// `100` (time units) or `5p` (periods of the pacemaker).
+    pub fn parse(s: &str) -> Result<Horizon, String> {
+        let bad = || format!("`{s}` is not a horizon: write time units (`100`) or periods (`5p`)");
+        match s.strip_suffix('p') {
+            Some(n) => n.trim().parse().map(Horizon::Periods).map_err(|_| bad()),
+            None => s.trim().parse().map(Horizon::Units).map_err(|_| bad()),
+        }
+    }
+
+    pub fn units(self, model: &Model, pacemaker: usize) -> u64 {
+        match self {
+            Horizon::Units(u) => u,
+            Horizon::Periods(p) => p.saturating_mul(model.agents[pacemaker].period),
+        }
+    }
+}
+
+/// The default pacemaker: the agent with the shortest period (first on ties).
+pub fn default_pacemaker(model: &Model) -> usize {
+    (0..model.agents.len())
+        .min_by_key(|&i| model.agents[i].period)
+        .unwrap_or(0)
+}
+
+/// The default pacemaker of the sweep-line search (`--memory sweep`): the
+/// agent with the longest period, whose clock's phase regresses least often
+/// (measured against the shortest: fewer expansions and states held on the
+/// held-out random models, docs/timed.md).
+pub fn default_sweep_pacemaker(model: &Model) -> usize {
+    (0..model.agents.len())
+        .max_by_key(|&i| model.agents[i].period)
+        .unwrap_or(0)
+}
+
+/// The default pacemaker of a search with `memory`: the sweep-line's
+/// ([`default_sweep_pacemaker`]) for `--memory sweep`, else
+/// [`default_pacemaker`].
+pub fn default_pacemaker_for(model: &Model, memory: Memory) -> usize {
+    match memory {
+        Memory::Sweep(_) => default_sweep_pacemaker(model),
+        _ => default_pacemaker(model),
+    }
+}
+
+/// Measured cost of one stored state: 3.3 KiB (platoon6, 6 periods, bfs:
+/// 560 MiB above the base for 177201 states, docs/timed.md).
+pub const BYTES_PER_STATE: u64 = 3380;
+
+/// The default `--max-states`: half the memory available now (MemAvailable
+/// of /proc/meminfo) divided by [`BYTES_PER_STATE`], at least 10^5; 5*10^6
+/// where /proc/meminfo cannot be read.
+pub fn default_max_states() -> usize {
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        let line = t.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    });
+    match available {
+        Some(bytes) => ((bytes / 2 / BYTES_PER_STATE) as usize).max(100_000),
+        None => 5_000_000,
+    }
+}
+
+/// Resolves an agent name given on the command line.
+pub fn agent_named(model: &Model, name: &str) -> Result<usize, RunError> {
+    model.agent_index(name).ok_or_else(|| {
+        let names: Vec<&str> = model.agents.iter().map(|a| a.name.as_str()).collect();
+        RunError::input(format!("no agent `{name}` (agents: {})", names.join(", ")))
+    })
+}
+
+/// The warning of a model whose deadlines decrease (the accelerated
+/// semantics then also stops at downstream deadlines), naming the first
+/// offending pair of transitions; `None` for a model the seed's
+/// acceleration covers as it is.
+pub fn acceleration_warning(model: &Model) -> Option<String> {
+    let (i, tin, tout) = model.acceleration_obstacle()?;
+    let a = &model.agents[i];
+    let t = &a.transitions[tout];
+    let loc = crate::lang::error_at(&t.loc.source, t.loc.span, "").location;
+    Some(format!(
+        "deadlines decrease in agent `{}` ({loc}: `{}` ends at {} but `{}` entering `{}` ends at {}): \
+         the accelerated semantics also stops at the deadlines of later localities (docs/timed.md)",
+        a.name,
+        a.transition_label(tout),
+        t.upper,
+        a.transition_label(tin),
+        a.localities[t.from],
+        a.transitions[tin].upper
+    ))
+}
+
+/// `mavis timed validate`: the model is a MAPT; its sizes.
+pub fn validate(path: &Path, overrides: HashMap<String, Value>) -> Result<Report, RunError> {
+    let (_, model, mref) = load(path, overrides)?;
+    let mut r = Report::new("timed", "validate");
+    r.model = Some(mref);
+    r.line(format!(
+        "valid MAPT: {} agents, {} components of V, {} queries",
+        model.agents.len(),
+        model.vars.len(),
+        model.queries.len()
+    ));
+    let mut t = Table::new([
+        "agent",
+        "period",
+        "clock",
+        "localities",
+        "transitions",
+        "initial",
+        "final",
+    ]);
+    for a in &model.agents {
+        t.row([
+            a.name.clone(),
+            a.period.to_string(),
+            a.init_clock.to_string(),
+            a.localities.len().to_string(),
+            a.transitions.len().to_string(),
+            a.localities[a.initial].clone(),
+            a.localities[a.final_loc].clone(),
+        ]);
+    }
+    r.line(t.render(TableFormat::Text).trim_end());
+    let exact = model.acceleration_obstacle().is_none();
+    r.warnings.extend(acceleration_warning(&model));
+    r.results = json!({
+        "agents": model.agents.iter().map(|a| json!({"name": a.name, "period": a.period, "clock": a.init_clock,
+            "localities": a.localities, "transitions": a.transitions.len()})).collect::<Vec<_>>(),
+        "variables": model.vars.iter().map(|v| json!({"name": v.name, "type": v.ty.name(), "init": v.init.to_string()})).collect::<Vec<_>>(),
+        "queries": model.queries.iter().map(|q| q.name.clone()).collect::<Vec<_>>(),
+        "accelerated_exact": exact,
+    });
+    Ok(r)
+}
+
+/// Which queries `check` answers.
+pub enum QuerySelection {
+    /// Every query of the file.
+    All,
+    /// The file's queries with these names.
+    Named(Vec<String>),
+    /// A formula given on the command line.
+    Text(String),
+}
+
+/// `mavis timed check`: answers queries; the verdict is the worst of theirs.
+pub fn check(
+    model: &Model,
+    mref: Option<ModelRef>,
+    selection: QuerySelection,
+    opts: &RunOptions,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let mut targets: Vec<(String, Loc)> = Vec::new();
+    match selection {
+        QuerySelection::All => targets.extend(
+            model
+                .queries
+                .iter()
+                .map(|q| (q.name.clone(), q.formula.clone())),
+        ),
+        QuerySelection::Named(names) => {
+            for n in names {
+                let q = model.queries.iter().find(|q| q.name == n).ok_or_else(|| {
+                    let known: Vec<&str> = model.queries.iter().map(|q| q.name.as_str()).collect();
+                    RunError::input(format!(
+                        "no query `{n}` in the model (queries: {})",
+                        known.join(", ")
+                    ))
+                })?;
+                targets.push((q.name.clone(), q.formula.clone()));
+            }
+        }
+        QuerySelection::Text(text) => {
+            let src = Source::new("<query>", text.clone());
+            targets.push(("query".into(), Loc::new(&src, Span::new(0, text.len()))));
+        }
+    }
+    if targets.is_empty() {
+        return Err(RunError::input(
+            "no query: give --query FORMULA or declare `query NAME: ...;` in the model",
+        ));
+    }
+    let mut results = Vec::new();
+    // Queries answered on the state graph share one graph.
+    let mut graphs = GraphCache::default();
+    for (i, (name, loc)) in targets.iter().enumerate() {
+        ctx.stage(format!(
+            "timed check: query `{name}` ({} of {})",
+            i + 1,
+            targets.len()
+        ));
+        let result = run_query_cached(model, name, loc, opts, &mut graphs)?;
+        ctx.note(format!(
+            "timed check: `{name}` answered in {:.3} s ({} states expanded)",
+            result.seconds, result.stats.expanded
+        ));
+        results.push(result);
+    }
+    Ok(render(model, mref, &results, opts))
+}
+
+fn verdict_word(r: &QueryResult) -> String {
+    match (r.verdict, &r.value) {
+        (Some(Verdict::Unknown), Some(v)) => format!("unknown (incomplete; best so far {v})"),
+        (Some(v), _) => v.word().to_string(),
+        (None, Some(v)) => format!("{v}"),
+        (None, None) => "no reachable state".into(),
+    }
+}
+
+fn render(
+    model: &Model,
+    mref: Option<ModelRef>,
+    results: &[QueryResult],
+    opts: &RunOptions,
+) -> Report {
+    let mut r = Report::new("timed", "check");
+    r.model = mref;
+    r.verdict = results
+        .iter()
+        .filter_map(|q| q.verdict)
+        .max_by_key(|v| match v {
+            Verdict::Holds => 0,
+            Verdict::Unknown => 1,
+            Verdict::Violated => 2,
+        });
+    if opts.semantics == SemanticsKind::Accelerated {
+        r.warnings.extend(acceleration_warning(model));
+    }
+    for q in results {
+        r.line(format!("{}: {}  ({})", q.name, verdict_word(q), q.text));
+    }
+    let (json_results, witnesses) = render_queries(&mut r, model, results);
+    r.line("");
+    render_stats_table(&mut r, results);
+    r.line(format!(
+        "semantics {}, search {}, memory {}, horizon {}",
+        format!("{:?}", opts.semantics).to_lowercase(),
+        format!("{:?}", opts.explore.search).to_lowercase(),
+        opts.explore.memory.name(),
+        opts.horizon.map_or("none".to_string(), |h| h.to_string())
+    ));
+    warn_incomplete(&mut r, results, opts);
+    r.results = json!({"queries": json_results});
+    if !witnesses.is_empty() {
+        r.witness = Some(serde_json::Value::Object(witnesses));
+    }
+    render_totals(&mut r, results);
+    r
+}
+
+/// Each query's witness (text and JSON) and its JSON result.
+fn render_queries(
+    r: &mut Report,
+    model: &Model,
+    results: &[QueryResult],
+) -> (
+    Vec<serde_json::Value>,
+    serde_json::Map<String, serde_json::Value>,
+) {
+    let mut json_results = Vec::new();
+    let mut witnesses = serde_json::Map::new();
+    for q in results {
+        if let Some(t) = &q.witness {
+            r.line(format!("\n{} of {}:", q.witness_kind, q.name));
+            r.line(t.table(model).render(TableFormat::Text).trim_end());
+            witnesses.insert(
+                q.name.clone(),
+                json!({"kind": q.witness_kind, "trace": t.to_json(model)}),
+            );
+        }
+        json_results.push(json!({
+            "name": q.name, "formula": q.text,
+            // The serialised form (lower case), as the top-level verdict and the README.
+            "verdict": q.verdict,
+            "value": q.value.as_ref().map(|v| v.to_string()),
+            "mode": q.mode,
+            "states": q.stats.expanded, "distinct": q.stats.distinct_states(),
+            "transitions": q.stats.transitions,
+            "peak_stored": q.stats.peak_stored, "layers": q.stats.layers,
+            "sweeps": q.stats.sweeps, "peak_links": q.stats.peak_links,
+            "deadlocks": q.stats.deadlocks, "complete": q.stats.complete,
+            "time_s": q.seconds,
+        }));
+    }
+    (json_results, witnesses)
+}
+
+/// The table of the queries' search statistics (expansions beside the
+/// distinct states they reached, which differ when a layered or sweep-line
+/// search expands a state again), and a warning per query that met deadlocks.
+fn render_stats_table(r: &mut Report, results: &[QueryResult]) {
+    let mut t = Table::new([
+        "query",
+        "mode",
+        "states",
+        "distinct",
+        "transitions",
+        "peak stored",
+        "layers",
+        "sweeps",
+        "deadlocks",
+        "time (s)",
+    ]);
+    for q in results {
+        t.row([
+            q.name.clone(),
+            q.mode.to_string(),
+            q.stats.expanded.to_string(),
+            q.stats.distinct_states().to_string(),
+            q.stats.transitions.to_string(),
+            q.stats.peak_stored.to_string(),
+            q.stats.layers.to_string(),
+            q.stats.sweeps.to_string(),
+            q.stats.deadlocks.to_string(),
+            format!("{:.3}", q.seconds),
+        ]);
+        if q.stats.deadlocks > 0 {
+            r.warnings.push(format!(
+                "{}: {} reachable states where time cannot pass and no transition is enabled (guards false at a deadline)",
+                q.name, q.stats.deadlocks
+            ));
+        }
+    }
+    r.line(t.render(TableFormat::Text).trim_end());
+}
+
+/// Why incomplete queries are unknown: the time-out or the state cap.
+fn warn_incomplete(r: &mut Report, results: &[QueryResult], opts: &RunOptions) {
+    let incomplete = results.iter().any(|q| !q.stats.complete);
+    if opts
+        .explore
+        .deadline
+        .is_some_and(|d| std::time::Instant::now() >= d)
+        && incomplete
+    {
+        r.stat("timed_out", true);
+        r.warnings.push(
+            "the time-out was reached: incomplete queries are unknown, with the states explored so far"
+                .into(),
+        );
+    } else if incomplete {
+        // Without this an unknown at the state cap came with no reason.
+        r.warnings.push(format!(
+            "the state cap of {} expansions (--max-states) was reached: incomplete queries are unknown, with the states explored so far",
+            opts.explore.max_states
+        ));
+    }
+}
+
+/// The run's statistics summed over the queries.
+fn render_totals(r: &mut Report, results: &[QueryResult]) {
+    r.stat(
+        "states",
+        results.iter().map(|q| q.stats.expanded).sum::<usize>(),
+    );
+    // Expansions against distinct states: above 1 when a layered search expanded a state twice.
+    r.stat(
+        "distinct_states",
+        results
+            .iter()
+            .map(|q| q.stats.distinct_states())
+            .sum::<usize>(),
+    );
+    r.stat(
+        "peak_stored",
+        results
+            .iter()
+            .map(|q| q.stats.peak_stored)
+            .max()
+            .unwrap_or(0),
+    );
+    r.stat("time_s", results.iter().map(|q| q.seconds).sum::<f64>());
+}
+
+/// `mavis timed convert`: text to JSON or JSON to text, by the input's extension.
+pub fn convert(path: &Path) -> Result<(String, Report), RunError> {
+    let source = Source::read(path).map_err(|e| RunError::reading(path, e))?;
+    let from_json = is_json_path(path);
+    let ast = parse_source(&source, from_json)?;
+    // Validate before converting, so that a conversion never yields an invalid model.
+    build::build_model(&ast, HashMap::new())?;
+    let out = if from_json {
+        json::to_text(&ast)
+    } else {
+        let mut s = serde_json::to_string_pretty(&json::to_json(&ast))
+            .map_err(|e| RunError::Internal(e.to_string()))?;
+        s.push('\n');
+        s
+    };
+    let mut r = Report::new("timed", "convert");
+    r.model = ModelRef::from_path(path).ok();
+    r.results = json!({"to": if from_json { "mapt" } else { "json" }});
+    Ok((out, r))
+}
+
+/// `mavis timed export`: an Uppaal or TChecker model.
+pub fn export(
+    model: &Model,
+    mref: Option<ModelRef>,
+    to: export::Target,
+) -> Result<(String, Report), RunError> {
+    let out = export::export(model, to)?;
+    let mut r = Report::new("timed", "export");
+    r.model = mref;
+    r.results = json!({"to": to.name(), "scale": out.scale.to_string()});
+    r.warnings = out.warnings;
+    // A note, not a line of the report: on stdout it would follow `</nta>`
+    // and the file would no longer be XML. The file says it in a comment.
+    r.notes
+        .push(format!("V scaled to integers by the factor {}", out.scale));
+    Ok((out.text, r))
+}
+
+/// A witness as JSON, for tests and tools.
+pub fn trace_json(model: &Model, t: &Trace) -> serde_json::Value {
+    t.to_json(model)
+}

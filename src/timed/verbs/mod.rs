@@ -1,0 +1,3 @@
+//! The verbs of `mavis timed`, one file each, each returning a report.
+
+pub mod check;
