@@ -5,7 +5,7 @@
 //! `benches/swarm_storm.py` times Storm on the same exported models.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use mavis::swarm::verbs::check::{check, CheckOptions};
+use mavis::swarm::{check, CheckOptions};
 use mavis::swarm::Inputs;
 use std::path::PathBuf;
 

@@ -298,3 +298,42 @@ fn verbose_verify_prints_each_check() {
     assert_eq!(q.stderr, "");
     assert_eq!(q.stdout.lines().count(), 1, "{}", q.stdout);
 }
+
+#[test]
+fn an_undeclared_network_name_is_refused_before_any_network_is_read() {
+    // The model's own network file does not exist, and neither does the
+    // given one: the refusal of the name comes first, so neither is opened.
+    let text = std::fs::read_to_string(GUARDING)
+        .unwrap()
+        .replace("guarding.onnx", "no-such-network.onnx");
+    assert!(
+        text.contains("no-such-network.onnx"),
+        "the example names its network file"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("guarding.nis");
+    std::fs::write(&model, text).unwrap();
+    let r = run(&[
+        "nis",
+        "check",
+        model.to_str().unwrap(),
+        "--agents",
+        "2",
+        "--spec",
+        EX3,
+        "--network",
+        "polcy=also/missing.onnx",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    // Located on the command line at the name: `--network ` is 10 characters.
+    assert!(r.stderr.contains("<command line>:1:11"), "{}", r.stderr);
+    // (The diagnostic may wrap its line: the pieces are checked apart.)
+    assert!(
+        r.stderr.contains("the model declares no network `polcy`"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("`policy`)"), "{}", r.stderr);
+    assert!(!r.stderr.contains("cannot load"), "{}", r.stderr);
+    assert!(!r.stderr.contains("no-such-network"), "{}", r.stderr);
+}

@@ -28,8 +28,12 @@ fn check(model: &Model, spec: &str, target: Target) -> CheckRecord {
     .unwrap_or_else(|e| panic!("{spec} on {target:?}: {e:?}"))
 }
 
-fn agents(r: &CheckRecord, key: &str) -> usize {
-    r.stats[key].as_u64().unwrap_or_else(|| panic!("no {key}")) as usize
+/// The agents of the M(n) in which the abstract trees were replayed, and
+/// whether they are counterexamples.
+fn replayed_in(r: &CheckRecord) -> (usize, bool) {
+    let milp = r.milp_stats().expect("the MILP decider ran");
+    milp.replayed_in
+        .expect("the trees were replayed in some M(n)")
 }
 
 #[test]
@@ -40,12 +44,12 @@ fn universal_counterexamples_are_concrete() {
         let r = check(&model, &spec, Target::Abstract);
         assert_eq!(r.engine, "milp");
         assert!(!r.holds, "{spec}: nobody guards, both die");
-        let n0 = agents(&r, "counterexample_agents");
-        assert!(n0 >= 2);
-        assert_eq!(
-            r.witness.as_ref().unwrap()["concretized_in"],
-            format!("M({n0})")
-        );
+        let (n0, counterexample) = replayed_in(&r);
+        assert!(counterexample && n0 >= 2);
+        let json = mavis::nis::render::witness_json(&r).unwrap();
+        assert_eq!(json["concretized_in"], format!("M({n0})"));
+        let key = mavis::nis::render::check_stats(&r)["counterexample_agents"].clone();
+        assert_eq!(key, n0);
         let c = check(&model, &spec, Target::Concrete { agents: n0 });
         assert!(!c.holds, "{spec}: M({n0}) must fail as well");
     }
@@ -60,7 +64,8 @@ fn a_universal_sentence_that_holds_on_the_abstraction() {
     assert!(r.holds);
     assert!(r.witness.is_none());
     assert_eq!(
-        r.stats["zero_one_slots"], 21,
+        r.milp_stats().unwrap().sizes.slots,
+        21,
         "1 + 4 + 16 slots (B = 2 actions x 2 tied percepts)"
     );
     for n in 1..=3 {
@@ -75,14 +80,15 @@ fn existential_witnesses_and_failures_agree_with_the_concrete_systems() {
     let spec1 = "forall v1, v2: EX (alive, v1) & (alive, v2)";
     let r = check(&model, spec1, Target::Abstract);
     assert!(r.holds);
-    let w = agents(&r, "witness_agents");
+    let (w, counterexample) = replayed_in(&r);
+    assert!(!counterexample);
     assert!(check(&model, spec1, Target::Concrete { agents: w }).holds);
     // k = 2: M(2) fails from b = -1 (the README), a third agent makes it hold:
     // the abstraction holds, and its witnesses need a third agent.
     let spec2 = "forall v1, v2: EX^2 (alive, v1) & (alive, v2)";
     let r = check(&model, spec2, Target::Abstract);
     assert!(r.holds);
-    let w = agents(&r, "witness_agents");
+    let (w, _) = replayed_in(&r);
     assert!(w >= 3, "M(2) fails, so no witness lives in M(2)");
     assert!(check(&model, spec2, Target::Concrete { agents: w }).holds);
     assert!(!check(&model, spec2, Target::Concrete { agents: 2 }).holds);
@@ -90,7 +96,8 @@ fn existential_witnesses_and_failures_agree_with_the_concrete_systems() {
     let spec3 = "forall v1, v2: EX^3 (alive, v1) & (alive, v2)";
     let r = check(&model, spec3, Target::Abstract);
     assert!(!r.holds);
-    assert_eq!(r.stats["initial_env_without_witness"]["b"], -1.0);
+    let uncovered = r.milp_stats().unwrap().real.uncovered.clone();
+    assert_eq!(uncovered, Some(vec![("b".to_string(), -1.0)]));
     for n in 2..=4 {
         assert!(!check(&model, spec3, Target::Concrete { agents: n }).holds);
     }

@@ -88,12 +88,10 @@ const OFF: SplitOptions = SplitOptions {
     max_depth: 0,
 };
 
-fn counts(r: &CheckRecord) -> [u64; 4] {
-    ["split_boxes", "splits", "split_depth", "splits_refused"].map(|k| {
-        r.stats[k]
-            .as_u64()
-            .unwrap_or_else(|| panic!("{k}: {:?}", r.stats))
-    })
+fn counts(r: &CheckRecord) -> [usize; 4] {
+    let milp = r.milp_stats().expect("the MILP decider ran");
+    let s = milp.real.split.as_ref().expect("the box was split");
+    [s.boxes, s.splits, s.depth, s.refused]
 }
 
 // By hand, c in [0, 4], f >= 1.4 never (max f = 1 at c = 2): the bounds of
@@ -106,11 +104,8 @@ fn a_box_whose_halves_are_decided_by_their_bounds() {
     let m = model(1.4, 0.0, 4.0);
     let whole = check(&m, OFF);
     assert!(whole.holds);
-    assert!(
-        whole.stats.get("split_boxes").is_none(),
-        "{:?}",
-        whole.stats
-    );
+    let milp = whole.milp_stats().expect("the MILP decider ran");
+    assert!(milp.real.split.is_none(), "{:?}", whole.stats);
     let r = check(&m, FORCED);
     assert!(r.holds);
     assert_eq!(counts(&r), [3, 1, 1, 0]);
@@ -131,7 +126,7 @@ fn a_counterexample_in_a_sub_box_is_replayed_and_reported() {
     let r = check(&m, FORCED);
     assert!(!r.holds);
     assert_eq!(counts(&r), [4, 2, 2, 1]);
-    let w = r.witness.expect("a replayed counterexample");
+    let w = mavis::nis::render::witness_json(&r).expect("a replayed counterexample");
     let c = w["branches"][0][0]["env"]["c"].as_f64().unwrap();
     assert!((1.8 - 1e-6..=2.0).contains(&c), "c = {c}");
     assert!(tent_f64(c) >= 0.8 - 1e-6);

@@ -8,7 +8,7 @@ use crate::report::shard::{self, PartFile, Shard};
 use crate::report::TableFormat;
 use crate::report::{Report, RunContext, RunError};
 use crate::robust::verbs::faults::{self as faults_report, FaultsLook};
-use crate::swarm::verbs::sweep::{self, SweepLook};
+use crate::swarm::{merge_sweep, SweepLook};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -107,7 +107,7 @@ pub fn merge(args: MergeArgs, ctx: &RunContext) -> Result<Report, RunError> {
                 no_times: args.no_times,
                 quiet: ctx.quiet(),
             };
-            sweep::merge(merged, &look)?
+            merge_sweep(merged, &look)?
         }
         ("robust", "faults") => {
             let look = FaultsLook {

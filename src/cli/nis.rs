@@ -183,6 +183,28 @@ pub struct TableArgs {
     pub grid: super::grid::GridArgs,
 }
 
+// The arguments of `mavis nis simulates` (its help is the variant's).
+#[derive(Args, Debug)]
+pub struct SimulatesArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// m, the number of indexed agents.
+    #[arg(long, value_name = "M")]
+    pub indexed: usize,
+    /// b, the depth of the simulation.
+    #[arg(long, value_name = "B")]
+    pub depth: u32,
+    /// N; without it, the least N >= m with M_ab(m) <=_b M(N).
+    #[arg(long, value_name = "N")]
+    pub agents: Option<usize>,
+    /// Decide M(N) <=_b M_ab(m) instead (Theorem 2).
+    #[arg(long)]
+    pub reverse: bool,
+    /// Largest N tried (default m + |L_t| * |Act_t|).
+    #[arg(long)]
+    pub cap: Option<usize>,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum NisCmd {
     /// Decide phi[m] on the concrete system M(N) (or on the abstract M_ab(m)).
@@ -213,25 +235,7 @@ pub enum NisCmd {
     Table(TableArgs),
     /// Bounded simulation (Definition 14) between M_ab(m) and M(N); without N, the least N.
     #[command(after_help = SIM_HELP)]
-    Simulates {
-        #[command(flatten)]
-        model: ModelArgs,
-        /// m, the number of indexed agents.
-        #[arg(long, value_name = "M")]
-        indexed: usize,
-        /// b, the depth of the simulation.
-        #[arg(long, value_name = "B")]
-        depth: u32,
-        /// N; without it, the least N >= m with M_ab(m) <=_b M(N).
-        #[arg(long, value_name = "N")]
-        agents: Option<usize>,
-        /// Decide M(N) <=_b M_ab(m) instead (Theorem 2).
-        #[arg(long)]
-        reverse: bool,
-        /// Largest N tried (default m + |L_t| * |Act_t|).
-        #[arg(long)]
-        cap: Option<usize>,
-    },
+    Simulates(SimulatesArgs),
     /// Verify a sentence for every number of agents (Corollaries 1 and 2).
     #[command(after_help = VERIFY_HELP)]
     Verify {
@@ -387,6 +391,26 @@ fn table_verb(args: TableArgs, given: &Given, ctx: &RunContext) -> Result<Report
     Ok(grid.written(r))
 }
 
+/// `mavis nis simulates`.
+fn simulates_verb(
+    args: &SimulatesArgs,
+    given: &Given,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let m = load(&args.model, given, ctx)?;
+    simulates_limits(args.indexed, args.agents, args.cap)?;
+    let request = reports::SimulatesRequest {
+        path: &args.model.model,
+        model: &m,
+        indexed: args.indexed,
+        depth: args.depth,
+        agents: args.agents,
+        reverse: args.reverse,
+        cap: args.cap,
+    };
+    reports::simulates(&request, ctx)
+}
+
 /// `mavis nis verify` (or `emergence`, with `threshold_only`).
 fn verify_verb(
     model: &ModelArgs,
@@ -425,30 +449,19 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
         } => {
             let m = load(&model, given, ctx)?;
             let s = nis::spec(&spec)?;
-            reports::check(
-                &model.model,
-                &m,
-                &s,
+            reports::check(&reports::CheckRequest {
+                path: &model.model,
+                model: &m,
+                sentence: &s,
                 agents,
                 abstract_system,
-                engine(e),
-                &milp.options(ctx),
+                engine: engine(e),
+                milp: &milp.options(ctx),
                 counts,
-            )
+            })
         }
         NisCmd::Table(args) => table_verb(args, given, ctx),
-        NisCmd::Simulates {
-            model,
-            indexed,
-            depth,
-            agents,
-            reverse,
-            cap,
-        } => {
-            let m = load(&model, given, ctx)?;
-            simulates_limits(indexed, agents, cap)?;
-            reports::simulates(&model.model, &m, indexed, depth, agents, reverse, cap, ctx)
-        }
+        NisCmd::Simulates(args) => simulates_verb(&args, given, ctx),
         NisCmd::Verify {
             model,
             spec,

@@ -2,10 +2,11 @@
 
 use crate::lang;
 use crate::report::{Report, RunContext, RunError};
+use crate::robust::verbs::check::check_report;
 use crate::robust::verbs::convert::convert_report;
 use crate::robust::verbs::faults::{faults_report, FaultsLook};
 use crate::robust::verbs::parity::{parity_report, Solver};
-use crate::robust::verbs::solve::{check_report, solve_report};
+use crate::robust::verbs::solve::solve_report;
 use clap::{Subcommand, ValueEnum};
 use std::path::PathBuf;
 

@@ -2,8 +2,7 @@
 
 use crate::lang::{self, Rat, Value};
 use crate::report::{Report, RunContext, RunError};
-use crate::swarm::verbs::sweep::SweepLook;
-use crate::swarm::{self, decide::sweep::SweepOptions, verbs::check::CheckOptions, Inputs};
+use crate::swarm::{self, CheckOptions, Inputs, SweepLook, SweepOptions};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -104,7 +103,7 @@ pub enum SwarmCmd {
         #[arg(long, value_name = "NAME=START:STEP:END", allow_hyphen_values = true)]
         sweep: String,
         /// The step bounds: LO..HI.
-        #[arg(long, value_name = "LO..HI", value_parser = swarm::decide::sweep::parse_k)]
+        #[arg(long, value_name = "LO..HI", value_parser = swarm::parse_k)]
         k: (usize, usize),
         /// Agents per template (default: every size, by the abstraction).
         #[arg(long, value_name = "N[,N...]")]
@@ -177,7 +176,7 @@ fn sweep_options(
     ctx: &RunContext,
 ) -> Result<SweepOptions, RunError> {
     let agents = agents_of(agents)?;
-    let swept = swarm::decide::sweep::parse_range(sweep)
+    let swept = swarm::parse_range(sweep)
         .map_err(|e| RunError::input(format!("--sweep `{sweep}`: {e}")))?;
     Ok(SweepOptions {
         swept,
@@ -215,7 +214,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 witness,
                 max_states,
             };
-            swarm::verbs::check::check(&inputs(model, props, prop, ctx)?, &opts, ctx)
+            swarm::check(&inputs(model, props, prop, ctx)?, &opts, ctx)
         }
         SwarmCmd::Sweep {
             model,
@@ -235,7 +234,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 quiet: ctx.quiet(),
             };
             let inputs = inputs(model, None, vec![prop], ctx)?;
-            let r = swarm::verbs::sweep::sweep(&inputs, &o, &look, grid.shard, ctx)?;
+            let r = swarm::sweep(&inputs, &o, &look, grid.shard, ctx)?;
             Ok(grid.written(r))
         }
         SwarmCmd::Export {
@@ -248,10 +247,10 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
         } => {
             let agents = agents_of(agents)?;
             let format = match to {
-                ExportFormat::Prism => swarm::verbs::export::Format::Prism,
-                ExportFormat::Jani => swarm::verbs::export::Format::Jani,
+                ExportFormat::Prism => swarm::ExportFormat::Prism,
+                ExportFormat::Jani => swarm::ExportFormat::Jani,
             };
-            swarm::verbs::export::export(
+            swarm::export(
                 &inputs(model, None, vec![], ctx)?,
                 agents.as_deref(),
                 threshold,

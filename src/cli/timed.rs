@@ -8,7 +8,8 @@ use crate::timed::explore::{Heuristic, Memory, Options, Search};
 use crate::timed::export::Target;
 use crate::timed::front::query::parse_heuristic;
 use crate::timed::semantics::SemanticsKind;
-use crate::timed::verbs::check::{self as run, Horizon, QuerySelection};
+use crate::timed::verbs::check::{self, Horizon, QuerySelection};
+use crate::timed::verbs::{self, convert, export, validate};
 use clap::{Args, Subcommand, ValueEnum};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -181,8 +182,8 @@ fn run_options(
         MemoryArg::SweepHyperperiod => Memory::Sweep(Measure::Hyperperiod),
     };
     let pacemaker = match &opts.pacemaker {
-        Some(n) => run::agent_named(m, n)?,
-        None => run::default_pacemaker_for(m, memory),
+        Some(n) => verbs::agent_named(m, n)?,
+        None => check::default_pacemaker_for(m, memory),
     };
     let heuristic = match (&opts.minimize, &opts.maximize, opts.random) {
         (Some(e), _, _) => Heuristic::Minimize(parse_heuristic(m, e)?),
@@ -212,7 +213,7 @@ fn run_options(
             memory,
             heuristic,
             pacemaker,
-            max_states: opts.max_states.unwrap_or_else(run::default_max_states),
+            max_states: opts.max_states.unwrap_or_else(check::default_max_states),
             recent_states: opts.recent_states,
             deadline: ctx.deadline().at(),
         },
@@ -221,24 +222,24 @@ fn run_options(
 
 pub fn run(cmd: TimedCmd, ctx: &RunContext) -> Result<Report, RunError> {
     match cmd {
-        TimedCmd::Validate { model, set } => run::validate(&model, overrides(&set, ctx)?),
+        TimedCmd::Validate { model, set } => validate::validate(&model, overrides(&set, ctx)?),
         TimedCmd::Check {
             model,
             opts,
             query,
             name,
         } => {
-            let (_, m, mref) = run::load(&model, overrides(&opts.set, ctx)?)?;
+            let (_, m, mref) = verbs::load(&model, overrides(&opts.set, ctx)?)?;
             let run_opts = run_options(&m, &opts, ctx)?;
             let selection = match (query, name.is_empty()) {
                 (Some(q), _) => QuerySelection::Text(q),
                 (None, false) => QuerySelection::Named(name),
                 (None, true) => QuerySelection::All,
             };
-            run::check(&m, Some(mref), selection, &run_opts, ctx)
+            check::check(&m, Some(mref), selection, &run_opts, ctx)
         }
         TimedCmd::Convert { model, output } => {
-            let (text, r) = run::convert(&model)?;
+            let (text, r) = convert::convert(&model)?;
             write_out(output, &text, r)
         }
         TimedCmd::Export {
@@ -247,12 +248,12 @@ pub fn run(cmd: TimedCmd, ctx: &RunContext) -> Result<Report, RunError> {
             output,
             set,
         } => {
-            let (_, m, mref) = run::load(&model, overrides(&set, ctx)?)?;
+            let (_, m, mref) = verbs::load(&model, overrides(&set, ctx)?)?;
             let target = match to {
                 TargetArg::Uppaal => Target::Uppaal,
                 TargetArg::Tchecker => Target::Tchecker,
             };
-            let (text, r) = run::export(&m, Some(mref), target)?;
+            let (text, r) = export::export(&m, Some(mref), target)?;
             write_out(output, &text, r)
         }
     }

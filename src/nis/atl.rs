@@ -16,24 +16,19 @@ use super::explicit::replay_strategic::replay_strategic_trees;
 use super::explicit::replay_strategy_f64::Shape;
 use super::explicit::semantics::Semantics;
 use super::explicit::strategic::{Strategic, MAX_SHOWN_STRATEGY};
-use super::front::core::strategic_goal;
-use super::front::formula::Sentence;
+use super::front::core::{strategic_goal, Lowered};
 use super::front::model::Model;
+use super::outcome::{ExplicitOutcome, ExplicitStats, Explored};
 use super::witness::trace::strategic_shown;
-use crate::report::{Deadline, RunError};
-use serde_json::Value;
+use crate::report::{Deadline, Outcome, RunError};
 
-/// A verdict with its shown witness (JSON and text).
-pub type Shown = (bool, Option<Value>, Option<String>);
-
-/// Decides a strategic sentence on M(0) explicitly; `stats` gets the
+/// Decides a strategic sentence on M(0) explicitly; the statistics are the
 /// states expanded and the network evaluations.
 pub fn check_explicit(
     model: &Model,
-    sentence: &Sentence,
+    sentence: &Lowered,
     deadline: Deadline,
-    stats: &mut serde_json::Map<String, Value>,
-) -> Result<Shown, RunError> {
+) -> Result<ExplicitOutcome, RunError> {
     let atl = strategic_goal(sentence, model)?;
     let sem = Semantics::new(model).map_err(|why| {
         RunError::input(format!(
@@ -49,7 +44,7 @@ pub fn check_explicit(
             g.states.len()
         )));
     }
-    stats.insert("states".into(), g.states.len().into());
+    let states = g.states.len();
     let sem = &mut g.sys.sem;
     let envs = sem.initial_envs()?;
     let mut search = Strategic::new(sem, atl.coalition.clone(), &atl.goal);
@@ -82,14 +77,14 @@ pub fn check_explicit(
     }
     let sem = &mut g.sys.sem;
     let mut traces = replay_strategic_trees(sem, &trees, (&atl, shape), "strategy")?;
-    stats.insert("network_evaluations".into(), sem.cache_sizes().into());
+    let stats = ExplicitStats {
+        explored: Explored::States(states),
+        network_evaluations: sem.cache_sizes(),
+        strategy_not_shown_over: too_large.then_some(MAX_SHOWN_STRATEGY),
+    };
     if too_large {
         traces.clear();
-        stats.insert(
-            "strategy_not_shown_nodes_over".into(),
-            MAX_SHOWN_STRATEGY.into(),
-        );
     }
-    let (w, t) = strategic_shown(sem, &traces, atl.universal, shape);
-    Ok((holds, w, t))
+    let witness = strategic_shown(sem, &traces, atl.universal, shape);
+    Ok(Outcome::decided(holds, witness, stats))
 }

@@ -4,18 +4,19 @@
 
 use super::encode::MilpOptions;
 use super::explicit::abstraction::{AMove, AState, Abstract};
-use super::explicit::checker::{check_system, Graph, Outcome};
+use super::explicit::checker::{check_system, Graph, Outcome as Checked};
 use super::explicit::concrete::{CMove, CState, Concrete};
 use super::explicit::replay::{replay_abstract, replay_concrete, ConcreteTrace};
 use super::explicit::semantics::Semantics;
 use super::explicit::system::System;
-use super::front::core::{lower, Core};
+use super::front::core::Lowered;
 use super::front::formula::Sentence;
 use super::front::model::Model;
+use super::outcome::{Decided, DeciderStats, ExplicitOutcome, ExplicitStats, Explored};
+use super::witness::internal;
+use super::witness::shown::Witness;
 use super::witness::trace;
-use super::witness::{internal, shown};
-use crate::report::{Deadline, RunError};
-use serde_json::{json, Value};
+use crate::report::{Deadline, Outcome, RunError};
 use std::time::Instant;
 
 /// Which system a check runs on.
@@ -46,78 +47,77 @@ pub enum EngineChoice {
     Both,
 }
 
-/// One decided check: which system, which engine, the verdict, the replayed witness.
+/// One decided check: which system, which engine, the verdict, the
+/// replayed witness, the decider's statistics.
 #[derive(Clone, Debug)]
 pub struct CheckRecord {
+    /// The system, as `M(n)` or `M_ab(m)`.
     pub model: String,
+    /// The decider's name; `explicit+milp` when both ran and agreed.
     pub engine: &'static str,
     pub holds: bool,
-    /// Replayed witness (existential, holds) or counterexample (universal, violated), as JSON.
-    pub witness: Option<Value>,
-    /// The same as step tables for the text output.
-    pub witness_text: Option<String>,
+    /// Replayed witness (existential, holds) or counterexample (universal, violated).
+    pub witness: Option<Witness>,
+    /// Seconds; with both deciders, their sum.
     pub time_s: f64,
-    /// Sizes: states explored, network evaluations, ...
-    pub stats: serde_json::Map<String, Value>,
+    /// Sizes: states explored, network evaluations, MILP sizes, ...
+    pub stats: DeciderStats,
+    /// `--engine both`: the second decider, which agreed with the first.
+    pub both: Option<Both>,
 }
 
-/// A verdict with its shown witness (JSON and text), as the deciders give it.
-pub type Shown = (bool, Option<Value>, Option<String>);
+/// What `--engine both` adds to the first decider's record.
+#[derive(Clone, Debug)]
+pub struct Both {
+    /// The first decider's own name and seconds.
+    pub first: (&'static str, f64),
+    /// The second decider's name and seconds.
+    pub second: (&'static str, f64),
+    pub second_stats: DeciderStats,
+}
 
 impl CheckRecord {
-    /// The record of a verdict on `target` (naming `m` indexed agents) by
-    /// `engine`, timed from `start`.
+    /// The record of a decided outcome on `target` (naming `m` indexed
+    /// agents) by `engine`, timed from `start`.
     fn decided(
         (target, m): (Target, usize),
         engine: &'static str,
-        (holds, witness, witness_text): Shown,
-        stats: serde_json::Map<String, Value>,
+        outcome: Decided,
         start: Instant,
     ) -> Self {
         CheckRecord {
             model: target.describe(m),
             engine,
-            holds,
-            witness,
-            witness_text,
+            holds: outcome.holds(),
+            witness: outcome.witness,
             time_s: start.elapsed().as_secs_f64(),
-            stats,
+            stats: outcome.stats,
+            both: None,
         }
     }
 
-    pub fn to_json(&self) -> Value {
-        json!({
-            "model": self.model,
-            "engine": self.engine,
-            "verdict": if self.holds { "holds" } else { "violated" },
-            "witness": self.witness.clone().unwrap_or(Value::Null),
-            "time_s": self.time_s,
-            "stats": Value::Object(self.stats.clone()),
-        })
+    /// The statistics of the MILP decider, when it ran (first or second).
+    pub fn milp_stats(&self) -> Option<&super::encode::MilpStats> {
+        let second = self.both.as_ref().map(|b| &b.second_stats);
+        self.stats
+            .milp()
+            .or_else(|| second.and_then(DeciderStats::milp))
     }
 }
-
-/// A verdict with its shown witness, and the decider's statistics.
-pub type Decided = (Shown, serde_json::Map<String, Value>);
 
 /// A decider of phi[m] on M(n) or M_ab(m).
 pub trait Decider {
     fn name(&self) -> &'static str;
 
-    /// phi\[m\] (`phi` names m agents) decided on `on`.
-    fn decide(&self, model: &Model, phi: &Sentence, on: Target) -> Result<Decided, RunError>;
+    /// phi\[m\] (`phi` names m agents, lowered once by the caller) decided on `on`.
+    fn decide(&self, model: &Model, phi: &Lowered, on: Target) -> Result<Decided, RunError>;
 
     /// [`Decider::decide`], timed and recorded.
-    fn check(
-        &self,
-        model: &Model,
-        sentence: &Sentence,
-        target: Target,
-    ) -> Result<CheckRecord, RunError> {
+    fn check(&self, model: &Model, phi: &Lowered, target: Target) -> Result<CheckRecord, RunError> {
         let start = Instant::now();
-        let (shown, stats) = self.decide(model, sentence, target)?;
-        let on = (target, sentence.agents());
-        Ok(CheckRecord::decided(on, self.name(), shown, stats, start))
+        let outcome = self.decide(model, phi, target)?;
+        let on = (target, phi.agents());
+        Ok(CheckRecord::decided(on, self.name(), outcome, start))
     }
 }
 
@@ -157,10 +157,18 @@ impl Decider for MilpDecider {
         "milp"
     }
 
-    fn decide(&self, model: &Model, phi: &Sentence, on: Target) -> Result<Decided, RunError> {
+    fn decide(&self, model: &Model, phi: &Lowered, on: Target) -> Result<Decided, RunError> {
+        let milp = |o: super::encode::MilpOutcome| Outcome {
+            verdict: o.verdict,
+            witness: o.witness,
+            stats: DeciderStats::Milp(Box::new(o.stats)),
+        };
         if phi.strategy.is_some() {
-            let out = super::encode::check_strategic(model, phi, &self.options)?;
-            return Ok(((out.holds, out.witness, out.witness_text), out.stats));
+            return Ok(milp(super::encode::check_strategic(
+                model,
+                phi,
+                &self.options,
+            )?));
         }
         let agents = match on {
             Target::Concrete { agents } => agents,
@@ -180,7 +188,7 @@ impl Decider for MilpDecider {
             }
             Target::Abstract => super::encode::check_abstract(model, phi, &self.options)?,
         };
-        Ok(((out.holds, out.witness, out.witness_text), out.stats))
+        Ok(milp(out))
     }
 }
 
@@ -197,26 +205,32 @@ impl Decider for ExplicitDecider {
         "explicit"
     }
 
-    fn decide(&self, model: &Model, phi: &Sentence, on: Target) -> Result<Decided, RunError> {
-        let mut stats = serde_json::Map::new();
+    fn decide(&self, model: &Model, phi: &Lowered, on: Target) -> Result<Decided, RunError> {
+        let explicit = |o: ExplicitOutcome| Outcome {
+            verdict: o.verdict,
+            witness: o.witness,
+            stats: DeciderStats::Explicit(o.stats),
+        };
         if phi.strategy.is_some() {
-            let shown = super::atl::check_explicit(model, phi, self.deadline, &mut stats)?;
-            return Ok((shown, stats));
+            return Ok(explicit(super::atl::check_explicit(
+                model,
+                phi,
+                self.deadline,
+            )?));
         }
-        let core = lower(phi, model)?;
         let m = phi.agents();
-        let shown = match on {
+        let outcome = match on {
             Target::Concrete { agents } => {
                 if agents < m {
                     return Err(RunError::input(format!(
                         "the formula names {m} agents but the system has {agents}"
                     )));
                 }
-                self.on_concrete(model, phi, &core, agents, &mut stats)?
+                self.on_concrete(model, phi, agents)?
             }
-            Target::Abstract => self.on_abstract(model, m, &core, &mut stats)?,
+            Target::Abstract => self.on_abstract(model, phi)?,
         };
-        Ok((shown, stats))
+        Ok(explicit(outcome))
     }
 }
 
@@ -225,49 +239,56 @@ impl ExplicitDecider {
     fn on_concrete(
         &self,
         model: &Model,
-        sentence: &Sentence,
-        core: &Core,
+        sentence: &Lowered,
         agents: usize,
-        stats: &mut serde_json::Map<String, Value>,
-    ) -> Result<Shown, RunError> {
+    ) -> Result<ExplicitOutcome, RunError> {
         let m = sentence.agents();
         let mut g =
             Graph::new(Concrete::new(semantics(model)?, agents, m))?.with_deadline(self.deadline);
         explore_horizon(&mut g, sentence)?;
-        let outcome = check_system(&mut g, core)?;
+        let outcome = check_system(&mut g, &sentence.core)?;
         if g.expired() {
             let target = Target::Concrete { agents };
             return Err(stopped(self.deadline, &target.describe(m), g.states.len()));
         }
-        stats.insert("states".into(), outcome.states_explored.into());
         let traces = replay_concrete_all(&mut g, &outcome)?;
-        stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
+        let stats = ExplicitStats {
+            explored: Explored::States(outcome.states_explored),
+            network_evaluations: g.sys.sem.cache_sizes(),
+            strategy_not_shown_over: None,
+        };
         let counterexample = sentence.kind() == super::front::formula::Kind::Universal;
-        let (w, t) = shown(trace::concrete_trace(&g.sys.sem, &traces, counterexample));
-        Ok((outcome.holds, w, t))
+        let witness = trace::concrete_trace(&g.sys.sem, &traces, counterexample);
+        Ok(Outcome::decided(
+            outcome.holds,
+            witness.map(Witness::Trace),
+            stats,
+        ))
     }
 
     /// phi[m] on M_ab(m), explored lazily: not `explore_horizon`, since the
     /// abstract states within the horizon are sets of local states, far too
     /// many to expand.
-    fn on_abstract(
-        &self,
-        model: &Model,
-        m: usize,
-        core: &Core,
-        stats: &mut serde_json::Map<String, Value>,
-    ) -> Result<Shown, RunError> {
+    fn on_abstract(&self, model: &Model, phi: &Lowered) -> Result<ExplicitOutcome, RunError> {
+        let m = phi.agents();
         let mut g = Graph::new(Abstract::new(semantics(model)?, m))?.with_deadline(self.deadline);
-        let outcome = check_system(&mut g, core)?;
+        let outcome = check_system(&mut g, &phi.core)?;
         if g.expired() {
             let what = Target::Abstract.describe(m);
             return Err(stopped(self.deadline, &what, g.states.len()));
         }
-        stats.insert("abstract_states".into(), outcome.states_explored.into());
         replay_abstract_all(&mut g, &outcome)?;
-        stats.insert("network_evaluations".into(), g.sys.sem.cache_sizes().into());
-        let (w, t) = shown(trace::abstract_trace(&g.sys.sem, &outcome.witnesses));
-        Ok((outcome.holds, w, t))
+        let stats = ExplicitStats {
+            explored: Explored::AbstractStates(outcome.states_explored),
+            network_evaluations: g.sys.sem.cache_sizes(),
+            strategy_not_shown_over: None,
+        };
+        let witness = trace::abstract_trace(&g.sys.sem, &outcome.witnesses);
+        Ok(Outcome::decided(
+            outcome.holds,
+            witness.map(Witness::Trace),
+            stats,
+        ))
     }
 }
 
@@ -287,7 +308,7 @@ fn explore_horizon<'m, S: System<'m>>(
 
 fn replay_concrete_all<'m>(
     g: &mut Graph<'m, Concrete<'m>>,
-    o: &Outcome<CState, CMove>,
+    o: &Checked<CState, CMove>,
 ) -> Result<Vec<ConcreteTrace>, RunError> {
     let mut out = Vec::new();
     for w in &o.witnesses {
@@ -301,7 +322,7 @@ fn replay_concrete_all<'m>(
 
 fn replay_abstract_all<'m>(
     g: &mut Graph<'m, Abstract<'m>>,
-    o: &Outcome<AState, AMove>,
+    o: &Checked<AState, AMove>,
 ) -> Result<(), RunError> {
     for w in &o.witnesses {
         if let Err(why) = replay_abstract(&mut g.sys.sem, w)? {
@@ -346,10 +367,8 @@ pub fn decide(
     decide_with(choice, &MilpOptions::default(), model, sentence, target)
 }
 
-/// Decides one check with the chosen engine(s); with `both`, a disagreement
-/// is an internal error. The MILP decider's statistics are kept under
-/// `milp.` keys next to the first decider's, each decider's time under
-/// `explicit.time_s` and `milp.time_s`, and `time_s` is their sum.
+/// [`decide_lowered`] of a sentence not yet lowered (tests, benches, single
+/// checks): the check's limits first, then the lowering, then the deciders.
 pub fn decide_with(
     choice: EngineChoice,
     milp: &MilpOptions,
@@ -357,6 +376,34 @@ pub fn decide_with(
     sentence: &Sentence,
     target: Target,
 ) -> Result<CheckRecord, RunError> {
+    admissible(choice, model, sentence, target)?;
+    let phi = Lowered::new(sentence, model)?;
+    run_deciders(choice, milp, model, &phi, target)
+}
+
+/// Decides one check of a sentence lowered once by the caller, with the
+/// chosen engine(s); with `both`, a disagreement is an internal error. The
+/// record of `both` keeps the MILP decider's statistics and each decider's
+/// time ([`Both`]), and its time is their sum.
+pub fn decide_lowered(
+    choice: EngineChoice,
+    milp: &MilpOptions,
+    model: &Model,
+    phi: &Lowered,
+    target: Target,
+) -> Result<CheckRecord, RunError> {
+    admissible(choice, model, phi, target)?;
+    run_deciders(choice, milp, model, phi, target)
+}
+
+/// The limits of one check: the number of agents, and what models with
+/// named agents allow.
+pub fn admissible(
+    choice: EngineChoice,
+    model: &Model,
+    sentence: &Sentence,
+    target: Target,
+) -> Result<(), RunError> {
     if let Target::Concrete { agents } = target {
         if agents > MAX_AGENTS {
             return Err(RunError::input(format!(
@@ -364,35 +411,46 @@ pub fn decide_with(
             )));
         }
     }
-    roles_allow(choice, model, sentence, target)?;
+    roles_allow(choice, model, sentence, target)
+}
+
+fn run_deciders(
+    choice: EngineChoice,
+    milp: &MilpOptions,
+    model: &Model,
+    phi: &Lowered,
+    target: Target,
+) -> Result<CheckRecord, RunError> {
     let mut first: Option<CheckRecord> = None;
     for d in deciders(choice, model, milp) {
-        let r = d.check(model, sentence, target)?;
-        if let Some(f) = &mut first {
-            if f.holds != r.holds {
-                return Err(RunError::Internal(format!(
-                    "the deciders disagree on {}: {} says {}, {} says {}",
-                    r.model, f.engine, f.holds, r.engine, r.holds
-                )));
-            }
-            for (k, v) in r.stats {
-                f.stats.insert(format!("{}.{k}", r.engine), v);
-            }
-            // Each decider's own time, and the record's time is both together.
-            f.stats
-                .insert(format!("{}.time_s", f.engine), f.time_s.into());
-            f.stats
-                .insert(format!("{}.time_s", r.engine), r.time_s.into());
-            f.time_s += r.time_s;
-            // Both deciders answered and agree: the record says so.
-            if (f.engine, r.engine) == ("explicit", "milp") {
-                f.engine = "explicit+milp";
-            }
-        } else {
-            first = Some(r);
+        let r = d.check(model, phi, target)?;
+        match &mut first {
+            Some(f) => confirm(f, r)?,
+            None => first = Some(r),
         }
     }
     first.ok_or_else(|| RunError::Internal("no decider ran".into()))
+}
+
+/// The second decider's record `r` joins the first's, `f`: they must agree.
+fn confirm(f: &mut CheckRecord, r: CheckRecord) -> Result<(), RunError> {
+    if f.holds != r.holds {
+        return Err(RunError::Internal(format!(
+            "the deciders disagree on {}: {} says {}, {} says {}",
+            r.model, f.engine, f.holds, r.engine, r.holds
+        )));
+    }
+    f.both = Some(Both {
+        first: (f.engine, f.time_s),
+        second: (r.engine, r.time_s),
+        second_stats: r.stats,
+    });
+    f.time_s += r.time_s;
+    // Both deciders answered and agree: the record says so.
+    if (f.engine, r.engine) == ("explicit", "milp") {
+        f.engine = "explicit+milp";
+    }
+    Ok(())
 }
 
 /// What models with named agents allow: without a parameterised template

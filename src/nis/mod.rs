@@ -5,18 +5,22 @@
 //! that paper's).
 //!
 //! Text flows one way: `.nis` file -> checked [`Model`] and bICTL
-//! [`Sentence`] ([`front`]) -> deciders behind one interface ([`engine`]):
-//! the explicit ones over the finite semantics ([`explicit`]) and the MILP
-//! ones over unrollings ([`encode`]) -> witnesses replayed and shown
-//! ([`witness`]) -> the parameterised procedures of Corollaries 1 and 2
-//! ([`procedures`]) -> reports ([`reports`]).
+//! [`Sentence`] ([`front`]), lowered once per run ([`front::core::Lowered`])
+//! -> deciders behind one interface ([`engine`]): the explicit ones over the
+//! finite semantics ([`explicit`]) and the MILP ones over unrollings
+//! ([`encode`]) -> typed outcomes ([`outcome`]: verdict, replayed
+//! [`witness`], statistics) -> the parameterised procedures of Corollaries 1
+//! and 2 ([`procedures`]) -> reports ([`reports`], [`table`]), the only
+//! layer that renders text and JSON ([`render`]).
 
 pub mod atl;
 pub mod encode;
 pub mod engine;
 pub mod explicit;
 pub mod front;
+pub mod outcome;
 pub mod procedures;
+pub mod render;
 pub mod reports;
 pub mod table;
 pub mod witness;
@@ -77,16 +81,6 @@ pub fn load_model(path: &Path, opts: &LoadOptions) -> Result<Model, RunError> {
         return Err(RunError::input(format!(
             "--set names no constant of the model: {}",
             unused.join(", ")
-        )));
-    }
-    let unknown: Vec<&String> = opts
-        .networks
-        .keys()
-        .filter(|k| !model.networks.iter().any(|n| &n.name == *k))
-        .collect();
-    if let Some(k) = unknown.first() {
-        return Err(RunError::input(format!(
-            "--network {k}=...: the model declares no network `{k}`"
         )));
     }
     Ok(mark_in_memory(model, &opts.in_memory))

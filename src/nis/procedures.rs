@@ -42,8 +42,8 @@
 //! n iff that i is m. Universal phi\[m\]: Corollary 1 (M_ab(m) and M(m)); a
 //! counterexample of M_ab(m) is one of M(n') (Theorem 1), so phi fails for
 //! every n >= n' by the lemma, and for every n >= n0 when the abstract
-//! decider replayed its counterexample in a concrete M(n0) (its statistic
-//! `counterexample_agents`).
+//! decider replayed its counterexample in a concrete M(n0)
+//! ([`MilpStats::counterexample_agents`]).
 //!
 //! **Named agents (agents with roles).** A model may add a fixed list of
 //! named agents, each with its own template. They are part of the
@@ -68,10 +68,11 @@
 //! the parameterised template of a model with named agents. A model without
 //! a parameterised template is M(0) alone and has no abstraction.
 
-use super::encode::MilpOptions;
-use super::engine::{decide_with, CheckRecord, EngineChoice, Target};
+use super::encode::{MilpOptions, MilpStats};
+use super::engine::{admissible, decide_lowered, CheckRecord, EngineChoice, Target};
 use super::explicit::branching::{simulating_bound, zero_one_branching};
 use super::explicit::simulation::{default_cap, minimal_simulating_n, MinimalN};
+use super::front::core::Lowered;
 use super::front::formula::{Kind, Sentence};
 use super::front::model::Model;
 use crate::report::{RunContext, RunError};
@@ -235,9 +236,19 @@ pub fn verify_using(
     ctx: &RunContext,
 ) -> Result<VerifyOutcome, RunError> {
     let m = sentence.agents();
+    // Lowered once, at the first sub-check (where a check's own refusals
+    // come first), then handed to every sub-check.
+    let mut lowered: Option<Lowered> = None;
     let mut check = |target: Target| {
         ctx.stage(format!("nis verify: checking {}", target.describe(m)));
-        decide_with(opts.engine, &opts.milp, model, sentence, target)
+        admissible(opts.engine, model, sentence, target)?;
+        let phi = match lowered.take() {
+            Some(phi) => phi,
+            None => Lowered::new(sentence, model)?,
+        };
+        let record = decide_lowered(opts.engine, &opts.milp, model, &phi, target);
+        lowered = Some(phi);
+        record
     };
     run(model, sentence, opts.cap, procedure, ctx, &mut check)
 }
@@ -550,9 +561,8 @@ fn bound_universal(check: &mut Check, out: &mut VerifyOutcome) -> Result<(), Run
     let bound = out.bound.expect("the bound procedure records n'");
     let replayed = out.checks[0]
         .stats
-        .get("counterexample_agents")
-        .and_then(|v| v.as_u64())
-        .and_then(|n| usize::try_from(n).ok());
+        .milp()
+        .and_then(MilpStats::counterexample_agents);
     if let (None, Some(n0)) = (out.fails_from, replayed) {
         if n0 <= m {
             return Err(RunError::Internal(format!(

@@ -105,15 +105,28 @@ fn search_is_refused_on_a_model_that_is_not_finite() {
 }
 
 fn record(target: Target, m: usize, holds: bool) -> CheckRecord {
+    use crate::nis::outcome::{DeciderStats, ExplicitStats, Explored};
     CheckRecord {
         model: target.describe(m),
         engine: "fake",
         holds,
         witness: None,
-        witness_text: None,
         time_s: 0.0,
-        stats: serde_json::Map::new(),
+        stats: DeciderStats::Explicit(ExplicitStats {
+            explored: Explored::States(0),
+            network_evaluations: 0,
+            strategy_not_shown_over: None,
+        }),
+        both: None,
     }
+}
+
+/// The statistics of a MILP decider that replayed M_ab(m)'s counterexample in M(n0).
+fn replayed_in(n0: usize) -> crate::nis::outcome::DeciderStats {
+    use crate::nis::encode::{MilpForm, Sizes};
+    let mut s = MilpStats::new(MilpForm::Unrolling, Sizes::default(), Instant::now());
+    s.replayed_in = Some((n0, true));
+    crate::nis::outcome::DeciderStats::Milp(Box::new(s))
 }
 
 /// The bound procedure on the guarding model (B = 4) with the sub-checks
@@ -122,7 +135,7 @@ fn fake(
     spec: &str,
     cap: Option<usize>,
     ctx: &RunContext,
-    abstract_stats: &[(&str, u64)],
+    counterexample_agents: Option<usize>,
     verdict: impl Fn(Option<usize>) -> bool,
 ) -> Result<VerifyOutcome, RunError> {
     let model = guarding();
@@ -133,10 +146,8 @@ fn fake(
             Target::Abstract => record(t, m, verdict(None)),
             Target::Concrete { agents } => record(t, m, verdict(Some(agents))),
         };
-        if t == Target::Abstract {
-            for (k, v) in abstract_stats {
-                r.stats.insert(k.to_string(), (*v).into());
-            }
+        if let (Target::Abstract, Some(n0)) = (t, counterexample_agents) {
+            r.stats = replayed_in(n0);
         }
         Ok(r)
     };
@@ -149,7 +160,7 @@ const AX1: &str = "forall v1, v2: AX (alive, v1) & (alive, v2)";
 #[test]
 fn the_first_concrete_system_that_holds_is_the_threshold() {
     let ctx = RunContext::default();
-    let o = fake(EX1, None, &ctx, &[], |n| n.is_none_or(|n| n >= 4)).unwrap();
+    let o = fake(EX1, None, &ctx, None, |n| n.is_none_or(|n| n >= 4)).unwrap();
     assert_eq!(
         (o.holds_for_all_n, o.emergence_threshold),
         (Some(false), Some(4))
@@ -157,10 +168,10 @@ fn the_first_concrete_system_that_holds_is_the_threshold() {
     assert_eq!(models(&o), ["M_ab(2)", "M(2)", "M(3)", "M(4)"]);
     assert_eq!(o.undetermined_reason, None);
     // Found at n' = 2 + 4 = 6 exactly.
-    let o = fake(EX1, None, &ctx, &[], |n| n.is_none_or(|n| n >= 6)).unwrap();
+    let o = fake(EX1, None, &ctx, None, |n| n.is_none_or(|n| n >= 6)).unwrap();
     assert_eq!(o.emergence_threshold, Some(6));
     // M_ab(2) fails: every n fails, M(2) checked.
-    let o = fake(EX1, None, &ctx, &[], |_| false).unwrap();
+    let o = fake(EX1, None, &ctx, None, |_| false).unwrap();
     assert_eq!(
         (o.holds_for_all_n, o.emergence_threshold, o.fails_from),
         (Some(false), None, Some(2))
@@ -173,7 +184,7 @@ fn a_universal_counterexample_fails_from_where_it_was_replayed() {
     let ctx = RunContext::default();
     // M_ab(2) has a counterexample that the decider replayed in M(5).
     let held_at_2 = |n: Option<usize>| n == Some(2);
-    let o = fake(AX1, None, &ctx, &[("counterexample_agents", 5)], held_at_2).unwrap();
+    let o = fake(AX1, None, &ctx, Some(5), held_at_2).unwrap();
     assert_eq!(
         (o.holds_for_all_n, o.emergence_threshold, o.fails_from),
         (Some(false), None, Some(5))
@@ -185,18 +196,12 @@ fn a_universal_counterexample_fails_from_where_it_was_replayed() {
     );
     assert_eq!(models(&o), ["M_ab(2)", "M(2)"]);
     // One beyond n' = 2 + 4^1 = 6 gives way to n'; one at M(2) is a bug.
-    let o = fake(AX1, None, &ctx, &[("counterexample_agents", 9)], held_at_2).unwrap();
+    let o = fake(AX1, None, &ctx, Some(9), held_at_2).unwrap();
     assert_eq!(o.fails_from, Some(6));
-    let why = internal(fake(
-        AX1,
-        None,
-        &ctx,
-        &[("counterexample_agents", 2)],
-        held_at_2,
-    ));
+    let why = internal(fake(AX1, None, &ctx, Some(2), held_at_2));
     assert!(why.contains("replay in M(2)"), "{why}");
     // Without it: from n' = 2 + 4^1 = 6 on.
-    let o = fake(AX1, None, &ctx, &[], held_at_2).unwrap();
+    let o = fake(AX1, None, &ctx, None, held_at_2).unwrap();
     assert_eq!(o.fails_from, Some(6));
     assert!(
         o.conclusion.contains("for every n >= 6"),
@@ -204,7 +209,7 @@ fn a_universal_counterexample_fails_from_where_it_was_replayed() {
         o.conclusion
     );
     // M_ab(2) holds: so does every n >= 2.
-    let o = fake(AX1, None, &ctx, &[], |_| true).unwrap();
+    let o = fake(AX1, None, &ctx, None, |_| true).unwrap();
     assert_eq!(
         (o.holds_for_all_n, o.emergence_threshold, o.fails_from),
         (Some(true), Some(2), None)
@@ -222,20 +227,20 @@ fn internal(r: Result<VerifyOutcome, RunError>) -> String {
 fn violations_of_the_lemma_or_of_theorem_1_are_internal_errors() {
     let ctx = RunContext::default();
     // Existential: M(2) holds although M_ab(2) does not.
-    let why = internal(fake(EX1, None, &ctx, &[], |n| n.is_some()));
+    let why = internal(fake(EX1, None, &ctx, None, |n| n.is_some()));
     assert!(why.contains("monotonicity lemma"), "{why}");
     // Universal: M_ab(2) holds, M(2) does not.
-    let why = internal(fake(AX1, None, &ctx, &[], |n| n.is_none()));
+    let why = internal(fake(AX1, None, &ctx, None, |n| n.is_none()));
     assert!(why.contains("monotonicity lemma"), "{why}");
     // Existential: M_ab(2) holds but no M(i) up to n' = 6.
-    let why = internal(fake(EX1, None, &ctx, &[], |n| n.is_none()));
+    let why = internal(fake(EX1, None, &ctx, None, |n| n.is_none()));
     assert!(why.contains("Theorem 1"), "{why}");
 }
 
 #[test]
 fn the_cap_and_the_time_out_leave_it_undetermined() {
     let ctx = RunContext::default();
-    let o = fake(EX1, Some(3), &ctx, &[], |n| n.is_none_or(|n| n >= 5)).unwrap();
+    let o = fake(EX1, Some(3), &ctx, None, |n| n.is_none_or(|n| n >= 5)).unwrap();
     // M(2) fails, so "for every n" is refuted; the threshold stays unknown.
     assert_eq!(
         (
@@ -252,11 +257,11 @@ fn the_cap_and_the_time_out_leave_it_undetermined() {
         .contains("--cap 3"));
     assert_eq!(models(&o), ["M_ab(2)", "M(2)", "M(3)"]);
     // A cap at or beyond n' changes nothing.
-    let o = fake(EX1, Some(100), &ctx, &[], |n| n.is_none_or(|n| n >= 5)).unwrap();
+    let o = fake(EX1, Some(100), &ctx, None, |n| n.is_none_or(|n| n >= 5)).unwrap();
     assert_eq!(o.emergence_threshold, Some(5));
     let late = RunContext::new(Format::Text, 1, Some(Duration::from_nanos(1)), 0);
     std::thread::sleep(Duration::from_millis(2));
-    let o = fake(EX1, None, &late, &[], |_| true).unwrap();
+    let o = fake(EX1, None, &late, None, |_| true).unwrap();
     assert_eq!(o.holds_for_all_n, None);
     assert!(o
         .undetermined_reason

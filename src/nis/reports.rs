@@ -3,15 +3,18 @@
 
 use super::encode::MilpOptions;
 use super::engine::{
-    abstract_state_counts, decide_with, state_counts, CheckRecord, EngineChoice, Target,
+    abstract_state_counts, admissible, decide_lowered, state_counts, CheckRecord, EngineChoice,
+    Target,
 };
 use super::explicit::simulation::{default_cap, minimal_simulating_n, Simulation};
 use super::explicit::{
     abstraction::Abstract, checker::Graph, concrete::Concrete, semantics::Semantics,
 };
+use super::front::core::Lowered;
 use super::front::formula::{Kind, Sentence};
 use super::front::model::Model;
 use super::procedures::{verify_using, Procedure, SimulatingBound, VerifyOptions, VerifyOutcome};
+use super::render::{check_json, check_stats, witness_json};
 use crate::report::{
     ModelRef, NetworkRef, Report, RunContext, RunError, Table, TableFormat, Verdict,
 };
@@ -61,23 +64,32 @@ fn sentence_results(sentence: &Sentence) -> serde_json::Map<String, Value> {
     results
 }
 
+/// What `mavis nis check` is asked.
+pub struct CheckRequest<'a> {
+    /// The model file (the report names it, with its networks' files).
+    pub path: &'a Path,
+    pub model: &'a Model,
+    pub sentence: &'a Sentence,
+    /// N of M(N) (`None`: M(0) for a model of named agents only).
+    pub agents: Option<usize>,
+    /// M_ab(m) instead of M(N).
+    pub abstract_system: bool,
+    pub engine: EngineChoice,
+    pub milp: &'a MilpOptions,
+    /// Also count the states reachable at each depth up to the sentence's.
+    pub counts: bool,
+}
+
 /// `mavis nis check`: phi[m] on M(N) (or on M_ab(m) with `abstract_system`).
-#[allow(clippy::too_many_arguments)]
-pub fn check(
-    path: &Path,
-    model: &Model,
-    sentence: &Sentence,
-    agents: Option<usize>,
-    abstract_system: bool,
-    engine: EngineChoice,
-    milp: &MilpOptions,
-    counts: bool,
-) -> Result<Report, RunError> {
+pub fn check(req: &CheckRequest) -> Result<Report, RunError> {
+    let (model, sentence) = (req.model, req.sentence);
     let m = sentence.agents();
-    let target = check_target(model, agents, abstract_system)?;
+    let target = check_target(model, req.agents, req.abstract_system)?;
     let mut r = Report::new("nis", "check");
-    r.model = model_ref(path, model);
-    let rec = match decide_with(engine, milp, model, sentence, target) {
+    r.model = model_ref(req.path, model);
+    admissible(req.engine, model, sentence, target)?;
+    let phi = Lowered::new(sentence, model)?;
+    let rec = match decide_lowered(req.engine, req.milp, model, &phi, target) {
         Ok(rec) => rec,
         Err(RunError::TimedOut(why)) => {
             r.results = json!({ "spec": sentence.to_string(), "system": target.describe(m), "reason": why });
@@ -89,18 +101,18 @@ pub fn check(
     r.verdict = Some(Verdict::from_bool(rec.holds));
     check_lines(&mut r, sentence, &rec);
     let mut results = check_results(sentence, target, &rec);
-    if counts {
+    if req.counts {
         let k = sentence.depth();
         let table = counts_table(model, target, m, k, &mut results)?;
         r.line("");
         r.text.push_str(&table.render(TableFormat::Text));
     }
     r.results = Value::Object(results);
-    r.witness = rec.witness.clone();
+    r.witness = witness_json(&rec);
     r.line("");
-    for (k, v) in &rec.stats {
+    for (k, v) in check_stats(&rec) {
         r.line(format!("{k}: {v}"));
-        r.stat(k, v.clone());
+        r.stat(&k, v);
     }
     r.line(format!("time: {:.3} s", rec.time_s));
     r.stat("time_s", rec.time_s);
@@ -148,9 +160,9 @@ fn check_lines(r: &mut Report, sentence: &Sentence, rec: &CheckRecord) {
         m,
         rec.engine
     ));
-    if let Some(t) = &rec.witness_text {
+    if let Some(w) = &rec.witness {
         r.line("");
-        r.text.push_str(t);
+        r.text.push_str(&w.text());
     }
 }
 
@@ -336,19 +348,35 @@ fn no_template(why: &str) -> RunError {
     ))
 }
 
+/// What `mavis nis simulates` is asked.
+pub struct SimulatesRequest<'a> {
+    /// The model file (the report names it).
+    pub path: &'a Path,
+    pub model: &'a Model,
+    /// m, the indexed agents of M_ab(m).
+    pub indexed: usize,
+    /// b, the depth of the simulation.
+    pub depth: u32,
+    /// N of M(N); `None`: the least N that b-simulates M_ab(m).
+    pub agents: Option<usize>,
+    /// Decide M(N) <=_b M_ab(m) instead (Theorem 2).
+    pub reverse: bool,
+    /// The largest N tried by the search for the least N.
+    pub cap: Option<usize>,
+}
+
 /// `mavis nis simulates`: does M(N) b-simulate M_ab(m) (or, reversed, M_ab(m) simulate M(N));
 /// without N, the least such N.
-#[allow(clippy::too_many_arguments)]
-pub fn simulates(
-    path: &Path,
-    model: &Model,
-    m: usize,
-    b: u32,
-    agents: Option<usize>,
-    reverse: bool,
-    cap: Option<usize>,
-    ctx: &RunContext,
-) -> Result<Report, RunError> {
+pub fn simulates(req: &SimulatesRequest, ctx: &RunContext) -> Result<Report, RunError> {
+    let SimulatesRequest {
+        path,
+        model,
+        indexed: m,
+        depth: b,
+        agents,
+        reverse,
+        cap,
+    } = *req;
     if !model.parameterised {
         return Err(no_template("has no zero-one abstraction to simulate"));
     }
@@ -398,7 +426,7 @@ fn verify_results(o: &VerifyOutcome) -> Value {
         "fails_from": o.fails_from,
         "conclusion": o.conclusion,
         "undetermined_reason": o.undetermined_reason,
-        "checks": o.checks.iter().map(CheckRecord::to_json).collect::<Vec<_>>(),
+        "checks": o.checks.iter().map(check_json).collect::<Vec<_>>(),
     })
 }
 
@@ -481,10 +509,7 @@ fn verdict_lines(r: &mut Report, o: &VerifyOutcome, threshold_only: bool) {
 /// universal: a counterexample); when it does not show the run's verdict
 /// (the abstraction's witness of a violated existential sentence), it says so.
 fn witness_section(r: &mut Report, o: &VerifyOutcome, results: &mut Value) {
-    let witnessed = o
-        .checks
-        .iter()
-        .find(|c| c.witness.is_some() || c.witness_text.is_some());
+    let witnessed = o.checks.iter().find(|c| c.witness.is_some());
     let Some(c) = witnessed else {
         return;
     };
@@ -500,12 +525,12 @@ fn witness_section(r: &mut Report, o: &VerifyOutcome, results: &mut Value) {
             o.m
         )
     };
-    if let Some(t) = &c.witness_text {
+    if let Some(w) = &c.witness {
         r.line("");
         r.line(format!("{} ({kind} of phi[{}]{about}):", c.model, o.m));
-        r.text.push_str(t);
+        r.text.push_str(&w.text());
     }
-    r.witness = c.witness.clone();
+    r.witness = witness_json(c);
     results["witness_system"] = c.model.clone().into();
     results["witness_kind"] = kind.into();
     results["witness_shows_verdict"] = shows_verdict.into();
@@ -557,20 +582,21 @@ pub fn verify_report(
 }
 
 /// HiGHS's work (`milp_nodes`, `milp_lp_iterations`) summed over the
-/// sub-checks a MILP decider ran (its keys are under `milp.` with `--engine
-/// both`), as stats and text lines; absent when no MILP decider ran.
+/// sub-checks a MILP decider ran (first or second with `--engine both`), as
+/// stats and text lines; absent when no MILP decider ran.
 fn effort_stats(r: &mut Report, checks: &[CheckRecord]) {
-    for key in ["milp_nodes", "milp_lp_iterations"] {
-        let both = format!("milp.{key}");
-        let counts: Vec<u64> = checks
-            .iter()
-            .filter_map(|c| c.stats.get(key).or_else(|| c.stats.get(&both)))
-            .filter_map(Value::as_u64)
-            .collect();
-        if !counts.is_empty() {
-            let sum: u64 = counts.iter().sum();
-            r.line(format!("{key}: {sum}"));
-            r.stat(key, sum);
-        }
+    let efforts: Vec<_> = checks
+        .iter()
+        .filter_map(CheckRecord::milp_stats)
+        .map(|s| s.sizes.solving.effort)
+        .collect();
+    if efforts.is_empty() {
+        return;
+    }
+    let nodes: u64 = efforts.iter().map(|e| e.nodes).sum();
+    let iterations: u64 = efforts.iter().map(|e| e.lp_iterations).sum();
+    for (key, sum) in [("milp_nodes", nodes), ("milp_lp_iterations", iterations)] {
+        r.line(format!("{key}: {sum}"));
+        r.stat(key, sum);
     }
 }

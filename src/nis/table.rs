@@ -6,6 +6,7 @@
 use super::encode::MilpOptions;
 use super::engine::{decide_with, EngineChoice, Target};
 use super::front::model::Model;
+use super::render::check_stats;
 use super::reports::{instantiate, model_ref};
 use crate::report::shard::{self, Merged, Part, Shard};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat, Verdict};
@@ -198,7 +199,7 @@ fn decide_cell(d: &Decide, c: &CellAt, ctx: &RunContext) -> Result<Value, RunErr
         "spec": s.to_string(), "k": c.k, "system": rec.model,
         "agents": c.row,
         "holds": rec.holds, "engine": rec.engine, "time_s": rec.time_s,
-        "stats": Value::Object(rec.stats.clone()),
+        "stats": Value::Object(check_stats(&rec)),
     }))
 }
 

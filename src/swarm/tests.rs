@@ -467,19 +467,21 @@ fn faulty_fraction_value(f: Rat, pf: &str, agents: usize, prop: &str) -> Rat {
         faulty_fraction: Some(f),
         ..Default::default()
     };
-    let opts = super::verbs::check::CheckOptions {
+    let opts = super::CheckOptions {
         agents: Some(vec![agents]),
         exact: true,
         ..Default::default()
     };
-    let report = super::verbs::check::check(&inputs, &opts, &crate::report::RunContext::default())
-        .expect("the check runs");
-    let exact = report.results["properties"][0]["exact"]
-        .as_str()
-        .expect("an exact value")
-        .to_string();
-    let (n, d) = exact.split_once('/').unwrap_or((&exact, "1"));
-    num::rat(n.parse().unwrap(), d.parse().unwrap())
+    let mut l = super::load(&inputs).expect("the model loads");
+    let props = super::load_props(&inputs, &mut l).expect("the property parses");
+    let ctx = crate::report::RunContext::default();
+    let outcome = super::decide::check::check(&l, &props, &opts, &ctx).expect("the check runs");
+    match &outcome.properties[0].answer {
+        super::decide::outcome::Answer::AtSize { value, .. } => {
+            value.exact.clone().expect("an exact value")
+        }
+        other => panic!("not a value at a size: {other:?}"),
+    }
 }
 
 /// Definition 15: each robot is faulty-prone with probability f, and the

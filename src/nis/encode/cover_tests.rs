@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::nis::encode::existential_goal;
+use crate::nis::front::core::Lowered;
 use crate::nis::{load_model, parse_sentence, LoadOptions};
 use std::path::Path;
 
@@ -30,7 +31,8 @@ impl Case {
     fn new(spec: &str, n: usize) -> Case {
         let model = guarding_real();
         let sentence = parse_sentence(spec).unwrap();
-        let (goal, universal) = existential_goal(&model, &sentence).unwrap();
+        let (goal, universal) =
+            existential_goal(&Lowered::new(&sentence, &model).unwrap()).unwrap();
         assert!(!universal);
         Case {
             model,

@@ -56,19 +56,19 @@ mod tests;
 
 use super::explicit::replay::{replay_abstract, replay_concrete};
 use super::explicit::semantics::{EnvId, Semantics};
-use super::front::core::{lower, Core};
-use super::front::formula::{Kind, Sentence};
+use super::front::core::{Core, Lowered};
+use super::front::formula::Kind;
 use super::front::model::{InitPercept, Model};
+use super::witness::internal;
+use super::witness::shown::Witness;
 use super::witness::trace::{abstract_trace, concrete_trace};
-use super::witness::{internal, shown};
-use crate::report::RunError;
+use crate::report::{Outcome, RunError};
 use concrete::{Concrete, Exact};
 use decide::{decide, solve};
 use finite::semantics;
 use initial::Start;
 pub use options::{MilpOptions, MilpOutcome, SplitOptions};
-use serde_json::Value;
-use stats::{tabulated_stats, unrolling_stats, Sizes};
+pub use stats::{MilpForm, MilpStats, RealStats, Sizes, SolveCounts, SplitStats};
 use std::time::Instant;
 use tabulated::Tabulated;
 
@@ -76,12 +76,12 @@ use tabulated::Tabulated;
 /// counterexample is replayed through the semantics (Definition 5).
 pub fn check_concrete(
     model: &Model,
-    sentence: &Sentence,
+    sentence: &Lowered,
     n: usize,
     opts: &MilpOptions,
 ) -> Result<MilpOutcome, RunError> {
     let start = Instant::now();
-    let (goal, universal) = existential_goal(model, sentence)?;
+    let (goal, universal) = existential_goal(sentence)?;
     let m = sentence.agents();
     if n < m {
         return Err(RunError::input(format!(
@@ -99,10 +99,10 @@ pub fn check_concrete(
         }
         // Real-valued or interval-initialised: replayed in f64.
         let a = starts::decide_f64(model, &goal, universal, (n, m), false, opts, &mut sizes)?;
-        let shown = starts::replay_f64(model, &a.trees, counterexample)?;
-        let mut stats = unrolling_stats(&sizes, start);
-        stats.extend(a.extra);
-        return Ok(MilpOutcome::new(a.holds, shown, stats));
+        let witness = starts::replay_f64(model, &a.trees, counterexample)?;
+        let mut stats = MilpStats::new(MilpForm::Unrolling, sizes, start);
+        stats.real = a.extra;
+        return Ok(Outcome::decided(a.holds, witness, stats));
     }
     let mut sem = semantics(
         model,
@@ -123,11 +123,11 @@ pub fn check_concrete(
             Err(why) => return Err(internal("MILP trace", why)),
         }
     }
-    let shown = shown(concrete_trace(&sem, &traces, counterexample));
-    Ok(MilpOutcome::new(
+    let witness = concrete_trace(&sem, &traces, counterexample).map(Witness::Trace);
+    Ok(Outcome::decided(
         d.holds,
-        shown,
-        unrolling_stats(&sizes, start),
+        witness,
+        MilpStats::new(MilpForm::Unrolling, sizes, start),
     ))
 }
 
@@ -233,14 +233,14 @@ fn observed_ties_refused() -> RunError {
 /// request). Every witness or counterexample is replayed.
 pub fn check_abstract(
     model: &Model,
-    sentence: &Sentence,
+    sentence: &Lowered,
     opts: &MilpOptions,
 ) -> Result<MilpOutcome, RunError> {
     if opts.zero_one_slots || model.explicit_obstacle().is_some() {
         return check_abstract_slots(model, sentence, opts);
     }
     let start = Instant::now();
-    let (goal, universal) = existential_goal(model, sentence)?;
+    let (goal, universal) = existential_goal(sentence)?;
     let m = sentence.agents();
     let mut sem = semantics(model, "the tabulated MILP decider for M_ab(m)")?;
     let mut sizes = Sizes::default();
@@ -255,11 +255,11 @@ pub fn check_abstract(
             return Err(internal("MILP abstract trace", why));
         }
     }
-    let shown = shown(abstract_trace(&sem, &d.witnesses));
-    Ok(MilpOutcome::new(
+    let witness = abstract_trace(&sem, &d.witnesses).map(Witness::Trace);
+    Ok(Outcome::decided(
         d.holds,
-        shown,
-        tabulated_stats(&sizes, start),
+        witness,
+        MilpStats::new(MilpForm::Tabulated, sizes, start),
     ))
 }
 
@@ -269,55 +269,50 @@ pub fn check_abstract(
 /// (`witness_agents`, the largest) were replayed.
 pub fn check_abstract_slots(
     model: &Model,
-    sentence: &Sentence,
+    sentence: &Lowered,
     opts: &MilpOptions,
 ) -> Result<MilpOutcome, RunError> {
     let start = Instant::now();
-    let (goal, universal) = existential_goal(model, sentence)?;
+    let (goal, universal) = existential_goal(sentence)?;
     let m = sentence.agents();
     let mut sizes = Sizes::default();
     let a = starts::decide_f64(model, &goal, universal, (m, m), true, opts, &mut sizes)?;
-    let (mut json, text) = starts::replay_f64(model, &a.trees, universal)?;
+    let witness = starts::replay_f64(model, &a.trees, universal)?;
     let agents = a.trees.iter().map(|t| t.state.agents.len()).max();
-    let mut stats = unrolling_stats(&sizes, start);
-    stats.extend(a.extra);
-    if let Some(n) = agents {
-        let key = if universal {
-            "counterexample_agents"
-        } else {
-            "witness_agents"
-        };
-        stats.insert(key.into(), n.into());
-        if let Some(Value::Object(o)) = &mut json {
-            o.insert("concretized_in".into(), format!("M({n})").into());
-        }
-    }
-    let witness_text = text.map(|t| {
-        let n = agents.unwrap_or(m);
-        let who = if n == m + 1 {
-            format!("agent {n} follows the zero-one agent")
-        } else if n > m {
-            format!("agents {}..{n} follow the zero-one agent", m + 1)
-        } else {
-            format!("agents 1..{m} perform every action of the zero-one agent")
-        };
-        format!("the abstract trace of M_ab({m}), concretized in M({n}) ({who}):\n{t}")
+    let mut stats = MilpStats::new(MilpForm::Unrolling, sizes, start);
+    stats.real = a.extra;
+    stats.replayed_in = agents.map(|n| (n, universal));
+    // Agents m+1..n of M(n) follow the zero-one agent in the replay.
+    let witness = witness.map(|w| match (w, agents) {
+        (Witness::Trace(trace), Some(n)) => Witness::Concretized {
+            trace,
+            indexed: m,
+            agents: n,
+        },
+        (w, _) => w,
     });
-    Ok(MilpOutcome::new(a.holds, (json, witness_text), stats))
+    Ok(Outcome::decided(a.holds, witness, stats))
 }
 
 /// What every MILP decider solves: the sentence's existential core, or for
 /// a universal sentence the core of its negation (whose solutions are
 /// counterexamples); the flag says which. Mixed sentences are refused.
-fn existential_goal(model: &Model, sentence: &Sentence) -> Result<(Core, bool), RunError> {
-    let core = lower(sentence, model)?;
+fn existential_goal(sentence: &Lowered) -> Result<(Core, bool), RunError> {
+    let core = &sentence.core;
     if core.has_universal() && core.has_existential() {
         return Err(RunError::input(
             "the MILP decider needs a sentence whose path quantifiers are all A or all E",
         ));
     }
     let universal = core.has_universal();
-    Ok((if universal { core.negate() } else { core }, universal))
+    Ok((
+        if universal {
+            core.negate()
+        } else {
+            core.clone()
+        },
+        universal,
+    ))
 }
 
 pub use strategic_exact::check_strategic;

@@ -1,9 +1,10 @@
 //! What the MILP deciders take and give: their options, their outcome, and
 //! how a MILP-layer error becomes a run error.
 
+use super::stats::MilpStats;
 use crate::milp::{EncodeOptions, SolveOptions};
-use crate::report::RunError;
-use serde_json::Value;
+use crate::nis::witness::shown::Witness;
+use crate::report::{Outcome, RunError};
 use std::time::Duration;
 
 /// Default cap of the slots of one unrolling of M_ab(m) by slots (the
@@ -62,30 +63,9 @@ impl Default for MilpOptions {
     }
 }
 
-/// The outcome of a MILP check: verdict, replayed witness rendered as the
-/// explicit decider renders it, and the sizes.
-pub struct MilpOutcome {
-    pub holds: bool,
-    pub witness: Option<Value>,
-    pub witness_text: Option<String>,
-    pub stats: serde_json::Map<String, Value>,
-}
-
-impl MilpOutcome {
-    /// The outcome of a verdict, its shown witness (JSON, text) and statistics.
-    pub fn new(
-        holds: bool,
-        (witness, witness_text): (Option<Value>, Option<String>),
-        stats: serde_json::Map<String, Value>,
-    ) -> Self {
-        MilpOutcome {
-            holds,
-            witness,
-            witness_text,
-            stats,
-        }
-    }
-}
+/// The outcome of a MILP check: verdict, replayed witness (shown as the
+/// explicit decider shows its own), and the MILPs' statistics.
+pub type MilpOutcome = Outcome<Witness, MilpStats>;
 
 /// A MILP-layer error as a run error: missing bounds are the user's to fix
 /// (exit 2), solver failures are ours (exit 3).

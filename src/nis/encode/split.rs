@@ -32,13 +32,12 @@ use super::decide::{binaries, Answer};
 use super::initial::{Start, StartVar};
 use super::options::{MilpOptions, SplitOptions};
 use super::slots::SlotUnrolling;
-use super::stats::Sizes;
+use super::stats::{Sizes, SplitStats};
 use crate::lang::{num, DeclType};
 use crate::nis::explicit::replay_real::RealTree;
 use crate::nis::front::core::Core;
 use crate::nis::front::model::{InitSpec, Model};
 use crate::report::{Deadline, RunError};
-use serde_json::Value;
 use std::time::{Duration, Instant};
 
 /// One initial variable's interval in a box of initial states.
@@ -128,33 +127,6 @@ fn start_of(b: &InitialBox) -> Vec<StartVar> {
     b.iter()
         .map(|s| s.map_or(StartVar::Free, |s| StartVar::Within(s.lo, s.hi)))
         .collect()
-}
-
-/// What the splitting did.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SplitStats {
-    /// Boxes whose MILP was tried (the whole initial box included).
-    pub boxes: usize,
-    /// Boxes halved after their MILP stalled.
-    pub splits: usize,
-    /// The deepest box tried (0: the whole initial box).
-    pub depth: usize,
-    /// Boxes not halved because their halves' MILPs would not have fewer
-    /// binaries (decided whole, within the run's deadline alone).
-    pub refused: usize,
-    /// Seconds spent in the attempts that stalled.
-    pub stalled_s: f64,
-}
-
-impl SplitStats {
-    /// Adds these counts to a report's statistics.
-    pub fn put(&self, stats: &mut serde_json::Map<String, Value>) {
-        stats.insert("split_boxes".into(), self.boxes.into());
-        stats.insert("splits".into(), self.splits.into());
-        stats.insert("split_depth".into(), self.depth.into());
-        stats.insert("splits_refused".into(), self.refused.into());
-        stats.insert("split_stalled_s".into(), self.stalled_s.into());
-    }
 }
 
 /// What the search found: a counterexample (still to be replayed), or none

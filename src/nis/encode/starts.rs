@@ -20,14 +20,14 @@ use super::decide::decide;
 use super::initial::StartVar;
 use super::options::MilpOptions;
 use super::split;
-use super::stats::Sizes;
+use super::stats::{RealStats, Sizes};
 use crate::lang::{num, DeclType, Value};
 use crate::nis::explicit::replay_real::{self, RealTree};
 use crate::nis::front::core::Core;
 use crate::nis::front::model::{InitSpec, Model};
-use crate::nis::witness::{internal, shown};
+use crate::nis::witness::shown::Witness;
+use crate::nis::witness::{internal, trace_real::real_trace};
 use crate::report::RunError;
-use serde_json::{json, Value as Json};
 
 /// The finite initial sets as a list of starts (all variables fixed), or
 /// `None` when some initial set is a real interval.
@@ -58,11 +58,12 @@ pub fn finite_starts(model: &Model) -> Option<Vec<Vec<StartVar>>> {
     Some(combos)
 }
 
-/// What [`decide_f64`] found: verdict, trees to replay, extra statistics.
+/// What [`decide_f64`] found: verdict, trees to replay, what splitting or
+/// covering did.
 pub struct RealAnswer {
     pub holds: bool,
     pub trees: Vec<RealTree>,
-    pub extra: serde_json::Map<String, Json>,
+    pub extra: RealStats,
 }
 
 /// Decides an existential goal (or the dual of a universal sentence) on
@@ -77,10 +78,10 @@ pub fn decide_f64(
     opts: &MilpOptions,
     sizes: &mut Sizes,
 ) -> Result<RealAnswer, RunError> {
-    let mut extra = serde_json::Map::new();
+    let mut extra = RealStats::default();
     if universal && split::splits(model, &opts.split) {
         let s = split::decide_split(model, goal, (n, m), zero_one, opts, sizes)?;
-        s.stats.put(&mut extra);
+        extra.split = Some(s.stats);
         return Ok(RealAnswer {
             holds: s.counterexample.is_none(),
             trees: s.counterexample.into_iter().collect(),
@@ -98,17 +99,11 @@ pub fn decide_f64(
             ));
         }
         let c = cover(model, goal, (n, m), zero_one, opts, sizes)?;
-        extra.insert("cover_rounds".into(), c.rounds.into());
-        if let Some(b) = c.uncovered {
-            let shown: serde_json::Map<String, Json> = model
-                .env
-                .vars
-                .iter()
-                .zip(&b)
-                .map(|(v, &x)| (v.name.clone(), json!(x)))
-                .collect();
-            extra.insert("initial_env_without_witness".into(), Json::Object(shown));
-        }
+        extra.cover_rounds = Some(c.rounds);
+        extra.uncovered = c.uncovered.map(|b| {
+            let vars = model.env.vars.iter();
+            vars.zip(b).map(|(v, x)| (v.name.clone(), x)).collect()
+        });
         return Ok(RealAnswer {
             holds: c.holds,
             trees: c.witnesses,
@@ -129,12 +124,12 @@ pub fn decide_f64(
 }
 
 /// Replays the decoded trees (a tree that does not replay is an internal
-/// error, exit 3) and renders the first as the finite decider renders its traces.
+/// error, exit 3); the first is the witness, shown as the finite decider shows its traces.
 pub fn replay_f64(
     model: &Model,
     trees: &[RealTree],
     counterexample: bool,
-) -> Result<(Option<Json>, Option<String>), RunError> {
+) -> Result<Option<Witness>, RunError> {
     let mut traces = Vec::new();
     for t in trees {
         match replay_real::replay_real(model, t) {
@@ -142,9 +137,5 @@ pub fn replay_f64(
             Err(why) => return Err(internal("MILP trace (f64 replay)", why)),
         }
     }
-    Ok(shown(crate::nis::witness::trace_real::real_trace(
-        model,
-        &traces,
-        counterexample,
-    )))
+    Ok(real_trace(model, &traces, counterexample).map(Witness::Trace))
 }

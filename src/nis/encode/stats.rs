@@ -1,12 +1,12 @@
-//! Sizes and times of the MILPs of one check, and the report statistics
-//! made of them.
+//! Sizes and times of the MILPs of one check, and the statistics made of
+//! them ([`MilpStats`], whose attributes the reports list).
 
 use crate::milp::{Effort, Model as Milp, ObbtStats};
-use serde_json::Value;
+use crate::report::{StatValue, Statistics};
 use std::time::Instant;
 
 /// Sizes and times of the MILPs of one check (the largest MILP's sizes).
-#[derive(Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Sizes {
     pub milps: usize,
     pub variables: usize,
@@ -45,7 +45,7 @@ impl Sizes {
 /// Solve time, HiGHS's work and infeasibility confirmations, summed over
 /// every MILP a check solves (the range and fault checks and the
 /// confirming re-solves included).
-#[derive(Default)]
+#[derive(Clone, Debug, Default)]
 pub struct SolveCounts {
     pub solve_s: f64,
     /// Branch-and-bound nodes and LP iterations.
@@ -57,88 +57,187 @@ pub struct SolveCounts {
 }
 
 impl SolveCounts {
-    /// Adds the report statistics of these counts.
-    pub fn put_stats(&self, stats: &mut serde_json::Map<String, Value>) {
-        stats.insert(
-            "infeasibility_confirmations".into(),
-            self.confirmations.into(),
-        );
-        stats.insert(
-            "presolve_disagreements".into(),
-            self.presolve_disagreements.into(),
-        );
-        stats.insert("solve_time_s".into(), self.solve_s.into());
-        stats.insert("milp_nodes".into(), self.effort.nodes.into());
-        stats.insert(
-            "milp_lp_iterations".into(),
-            self.effort.lp_iterations.into(),
-        );
+    /// The attributes of these counts.
+    fn attributes(&self) -> Vec<(&'static str, StatValue)> {
+        vec![
+            ("infeasibility_confirmations", self.confirmations.into()),
+            ("presolve_disagreements", self.presolve_disagreements.into()),
+            ("solve_time_s", self.solve_s.into()),
+            ("milp_nodes", self.effort.nodes.into()),
+            ("milp_lp_iterations", self.effort.lp_iterations.into()),
+        ]
     }
 }
 
-/// The statistics: the counts in order, the total time, the solve counts.
-fn stats_of(
-    counts: &[(&str, usize)],
-    sizes: &Sizes,
-    start: Instant,
-) -> serde_json::Map<String, Value> {
-    let mut stats = serde_json::Map::new();
-    for &(k, v) in counts {
-        stats.insert(k.to_string(), v.into());
-    }
-    stats.insert("total_time_s".into(), start.elapsed().as_secs_f64().into());
-    sizes.solving.put_stats(&mut stats);
-    stats
+/// What the input splitting of a universal sentence's initial box did
+/// ([`super::split`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SplitStats {
+    /// Boxes whose MILP was tried (the whole initial box included).
+    pub boxes: usize,
+    /// Boxes halved after their MILP stalled.
+    pub splits: usize,
+    /// The deepest box tried (0: the whole initial box).
+    pub depth: usize,
+    /// Boxes not halved because their halves' MILPs would not have fewer
+    /// binaries (decided whole, within the run's deadline alone).
+    pub refused: usize,
+    /// Seconds spent in the attempts that stalled.
+    pub stalled_s: f64,
 }
 
-/// The counts every MILP decider reports first.
-fn milp_counts(sizes: &Sizes) -> Vec<(&'static str, usize)> {
-    vec![
-        ("milps", sizes.milps),
-        ("milp_variables", sizes.variables),
-        ("milp_binaries", sizes.binaries),
-    ]
+impl Statistics for SplitStats {
+    fn attributes(&self) -> Vec<(&'static str, StatValue)> {
+        vec![
+            ("split_boxes", self.boxes.into()),
+            ("splits", self.splits.into()),
+            ("split_depth", self.depth.into()),
+            ("splits_refused", self.refused.into()),
+            ("split_stalled_s", self.stalled_s.into()),
+        ]
+    }
 }
 
-/// The sizes and times of one check on M(n) (or M_ab(m) by slots) as report statistics.
-pub fn unrolling_stats(sizes: &Sizes, start: Instant) -> serde_json::Map<String, Value> {
-    let mut counts = milp_counts(sizes);
-    counts.extend([
-        ("milp_integers", sizes.integers),
-        ("milp_constraints", sizes.constraints),
-        ("network_copies", sizes.network_copies),
-        ("network_binaries", sizes.network_binaries),
-        ("symmetry_rows", sizes.symmetry_rows),
-    ]);
-    if sizes.slots > 0 {
-        counts.push(("zero_one_slots", sizes.slots));
-    }
-    if sizes.tie_cuts > 0 {
-        counts.push(("near_tie_cuts", sizes.tie_cuts));
-    }
-    let obbt = sizes.obbt.lps > 0;
-    if obbt {
-        counts.extend([
-            ("obbt_lps", sizes.obbt.lps),
-            ("obbt_binaries_removed", sizes.obbt.binaries_removed),
-        ]);
-    }
-    let mut stats = stats_of(&counts, sizes, start);
-    if obbt {
-        stats.insert("obbt_lp_iterations".into(), sizes.obbt.lp_iterations.into());
-        stats.insert("obbt_s".into(), sizes.obbt.seconds.into());
-    }
-    stats
+/// Which MILPs a check built, hence which sizes it lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MilpForm {
+    /// Unrollings of M(n), of M(0) for strategic sentences, or of M_ab(m)
+    /// by slots.
+    Unrolling,
+    /// M_ab(m) tabulated (finite templates).
+    Tabulated,
 }
 
-/// The sizes and times of one check on tabulated M_ab(m) as report statistics.
-pub fn tabulated_stats(sizes: &Sizes, start: Instant) -> serde_json::Map<String, Value> {
-    let mut counts = milp_counts(sizes);
-    counts.extend([
-        ("milp_constraints", sizes.constraints),
-        ("round_contexts", sizes.contexts),
-        ("layer_local_states", sizes.layer_locals),
-        ("excluded_faults", sizes.faults),
-    ]);
-    stats_of(&counts, sizes, start)
+/// What the f64 deciders (models that are not finite) add: input
+/// splitting, the covering of an initial interval.
+#[derive(Clone, Debug, Default)]
+pub struct RealStats {
+    /// Input splitting of a universal sentence's initial box.
+    pub split: Option<SplitStats>,
+    /// Rounds of the covering of an initial interval by witnesses.
+    pub cover_rounds: Option<usize>,
+    /// An initial environment state (by variable) from which no witness
+    /// exists, when the covering found one.
+    pub uncovered: Option<Vec<(String, f64)>>,
+}
+
+impl Statistics for RealStats {
+    fn attributes(&self) -> Vec<(&'static str, StatValue)> {
+        let mut a = Vec::new();
+        if let Some(s) = &self.split {
+            a.extend(s.attributes());
+        }
+        if let Some(r) = self.cover_rounds {
+            a.push(("cover_rounds", r.into()));
+        }
+        if let Some(u) = &self.uncovered {
+            a.push(("initial_env_without_witness", StatValue::Named(u.clone())));
+        }
+        a
+    }
+}
+
+/// The statistics of one check by a MILP decider.
+#[derive(Clone, Debug)]
+pub struct MilpStats {
+    pub form: MilpForm,
+    pub sizes: Sizes,
+    /// Seconds of the whole check.
+    pub total_s: f64,
+    pub real: RealStats,
+    /// M_ab(m) by slots: the number of agents of the concrete system in
+    /// which the trees were replayed (the largest), and whether they are
+    /// counterexamples (`counterexample_agents`) or witnesses
+    /// (`witness_agents`).
+    pub replayed_in: Option<(usize, bool)>,
+    /// Strategic sentences of real-valued models: how the MILPs were set up.
+    pub strategic_method: Option<&'static str>,
+}
+
+impl MilpStats {
+    /// The statistics of the MILPs of `sizes`, timed from `start`.
+    pub fn new(form: MilpForm, sizes: Sizes, start: Instant) -> Self {
+        MilpStats {
+            form,
+            sizes,
+            total_s: start.elapsed().as_secs_f64(),
+            real: RealStats::default(),
+            replayed_in: None,
+            strategic_method: None,
+        }
+    }
+
+    /// The number of agents of M(n0) in which M_ab(m)'s counterexample was
+    /// replayed (so M(n0) fails too).
+    pub fn counterexample_agents(&self) -> Option<usize> {
+        self.replayed_in.filter(|r| r.1).map(|r| r.0)
+    }
+
+    /// The sizes of an unrolling.
+    fn unrolling(&self) -> Vec<(&'static str, StatValue)> {
+        let s = &self.sizes;
+        let mut a: Vec<(&'static str, StatValue)> = vec![
+            ("milp_integers", s.integers.into()),
+            ("milp_constraints", s.constraints.into()),
+            ("network_copies", s.network_copies.into()),
+            ("network_binaries", s.network_binaries.into()),
+            ("symmetry_rows", s.symmetry_rows.into()),
+        ];
+        if s.slots > 0 {
+            a.push(("zero_one_slots", s.slots.into()));
+        }
+        if s.tie_cuts > 0 {
+            a.push(("near_tie_cuts", s.tie_cuts.into()));
+        }
+        if s.obbt.lps > 0 {
+            a.extend([
+                ("obbt_lps", s.obbt.lps.into()),
+                ("obbt_binaries_removed", s.obbt.binaries_removed.into()),
+                ("obbt_lp_iterations", s.obbt.lp_iterations.into()),
+                ("obbt_s", s.obbt.seconds.into()),
+            ]);
+        }
+        a
+    }
+
+    /// The sizes of tabulated M_ab(m).
+    fn tabulated(&self) -> Vec<(&'static str, StatValue)> {
+        let s = &self.sizes;
+        vec![
+            ("milp_constraints", s.constraints.into()),
+            ("round_contexts", s.contexts.into()),
+            ("layer_local_states", s.layer_locals.into()),
+            ("excluded_faults", s.faults.into()),
+        ]
+    }
+}
+
+impl Statistics for MilpStats {
+    fn attributes(&self) -> Vec<(&'static str, StatValue)> {
+        let s = &self.sizes;
+        let mut a: Vec<(&'static str, StatValue)> = vec![
+            ("milps", s.milps.into()),
+            ("milp_variables", s.variables.into()),
+            ("milp_binaries", s.binaries.into()),
+        ];
+        a.extend(match self.form {
+            MilpForm::Unrolling => self.unrolling(),
+            MilpForm::Tabulated => self.tabulated(),
+        });
+        a.push(("total_time_s", self.total_s.into()));
+        a.extend(s.solving.attributes());
+        a.extend(self.real.attributes());
+        if let Some((n, counterexample)) = self.replayed_in {
+            let key = if counterexample {
+                "counterexample_agents"
+            } else {
+                "witness_agents"
+            };
+            a.push((key, n.into()));
+        }
+        if let Some(m) = self.strategic_method {
+            a.push(("strategic_method", m.into()));
+        }
+        a
+    }
 }

@@ -11,25 +11,24 @@ use super::decide::{self, decide, Answer};
 use super::finite::semantics;
 use super::initial::Start;
 use super::options::{MilpOptions, MilpOutcome};
-use super::stats::{unrolling_stats, Sizes};
+use super::stats::{MilpForm, MilpStats, Sizes};
 use super::strategic::Play;
 use crate::nis::explicit::replay_strategic::replay_strategic_trees;
 use crate::nis::explicit::replay_strategy_f64::Shape;
 use crate::nis::explicit::semantics::{EnvId, Semantics};
 use crate::nis::explicit::strategic::StrategyTree;
-use crate::nis::front::core::strategic_goal;
-use crate::nis::front::formula::Sentence;
+use crate::nis::front::core::{strategic_goal, Lowered};
 use crate::nis::front::model::Model;
 use crate::nis::witness::internal;
 use crate::nis::witness::trace::strategic_shown;
-use crate::report::RunError;
+use crate::report::{Outcome, RunError};
 use std::time::Instant;
 
 /// Decides a strategic sentence on M(0) by MILP (see the module
 /// documentation); real-valued models go to [`super::strategic_f64`].
 pub fn check_strategic(
     model: &Model,
-    sentence: &Sentence,
+    sentence: &Lowered,
     opts: &MilpOptions,
 ) -> Result<MilpOutcome, RunError> {
     let start = Instant::now();
@@ -85,10 +84,10 @@ pub fn check_strategic(
         None => Shape::Strategy,
     };
     let traces = replay_strategic_trees(&mut sem, &trees, (&atl, shape), "MILP strategy")?;
-    Ok(MilpOutcome::new(
+    Ok(Outcome::decided(
         d.holds,
         strategic_shown(&sem, &traces, universal, shape),
-        unrolling_stats(&sizes, start),
+        MilpStats::new(MilpForm::Unrolling, sizes, start),
     ))
 }
 

@@ -28,14 +28,15 @@ use super::decide::{decide, solve_goal, Answer, Goal};
 use super::initial::{Start, StartVar};
 use super::options::{MilpOptions, MilpOutcome};
 use super::starts::{finite_starts, replay_f64};
-use super::stats::{unrolling_stats, Sizes};
+use super::stats::{MilpForm, MilpStats, Sizes};
 use super::strategic::Play;
 use crate::nis::explicit::replay_real::RealTree;
 use crate::nis::explicit::replay_strategy_f64::{check_shape, Rejected, Shape};
-use crate::nis::front::core::{lower, Core};
-use crate::nis::front::formula::Sentence;
+use crate::nis::front::core::{Core, Lowered};
 use crate::nis::front::model::Model;
-use crate::nis::witness::{internal, refutation_text};
+use crate::nis::witness::internal;
+use crate::nis::witness::shown::Witness;
+use crate::report::Outcome;
 use crate::report::RunError;
 use std::time::Instant;
 
@@ -43,7 +44,7 @@ use std::time::Instant;
 /// module documentation); every tree is replayed in f64 before it counts.
 pub fn check_strategic_f64(
     model: &Model,
-    sentence: &Sentence,
+    sentence: &Lowered,
     opts: &MilpOptions,
 ) -> Result<MilpOutcome, RunError> {
     let start = Instant::now();
@@ -52,7 +53,7 @@ pub fn check_strategic_f64(
     };
     let g = strategy.resolve(&sentence.source, model)?;
     let others: Vec<usize> = (0..model.named.len()).filter(|j| !g.contains(j)).collect();
-    let core = lower(sentence, model)?;
+    let core = &sentence.core;
     let k = strategy.steps;
     let mut sizes = Sizes::default();
     let free = vec![StartVar::Free; model.env.vars.len()];
@@ -75,7 +76,7 @@ pub fn check_strategic_f64(
         let method = "one MILP over the initial set";
         (trees.is_empty(), trees, Shape::Strategy, method)
     } else if let Some(starts) = finite_starts(model) {
-        let d = decide(starts, false, |s| solve(&core, strategy_of_g, &s))?;
+        let d = decide(starts, false, |s| solve(core, strategy_of_g, &s))?;
         if !d.started {
             return Err(RunError::input("the environment has no initial state"));
         }
@@ -87,14 +88,13 @@ pub fn check_strategic_f64(
         let method = "one MILP over the initial interval for a refutation (G's every move answered by the others)";
         (trees.is_empty(), trees, Shape::Refutation, method)
     };
-    let (json, text) = replay_f64(model, &trees, !holds)?;
-    let text = text.map(|t| match shape {
-        Shape::Refutation => refutation_text(&t),
-        Shape::Strategy => t,
+    let witness = replay_f64(model, &trees, !holds)?.map(|w| match (w, shape) {
+        (Witness::Trace(t), Shape::Refutation) => Witness::Refutation(t),
+        (w, _) => w,
     });
-    let mut stats = unrolling_stats(&sizes, start);
-    stats.insert("strategic_method".into(), method.into());
-    Ok(MilpOutcome::new(holds, (json, text), stats))
+    let mut stats = MilpStats::new(MilpForm::Unrolling, sizes, start);
+    stats.strategic_method = Some(method);
+    Ok(Outcome::decided(holds, witness, stats))
 }
 
 /// The tree of an answer (none when infeasible or no initial state).

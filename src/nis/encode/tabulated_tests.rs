@@ -6,7 +6,7 @@
 use super::*;
 use crate::nis::engine::{decide, EngineChoice, Target};
 use crate::nis::explicit::replay::replay_abstract;
-use crate::nis::front::core::lower;
+
 use crate::nis::procedures::{verify, VerifyOptions};
 use crate::nis::{load_model, parse_sentence, LoadOptions};
 use crate::report::RunContext;
@@ -100,7 +100,7 @@ fn verify_with_both_engines_matches_explicit() {
         assert_eq!(got, want, "{spec}");
         // The abstract check ran on both deciders.
         assert!(
-            b.checks[0].stats.contains_key("milp.milp_binaries"),
+            crate::nis::render::check_stats(&b.checks[0]).contains_key("milp.milp_binaries"),
             "{spec}"
         );
     }
@@ -117,15 +117,24 @@ fn verify_with_both_engines_matches_explicit() {
 fn sizes_are_reported_and_real_valued_templates_take_the_slots() {
     let model = guarding();
     let s = parse_sentence("forall v1, v2: AX^6 (alive, v1) & (alive, v2)").unwrap();
-    let out = check_abstract(&model, &s, &MilpOptions::default()).unwrap();
-    assert!(!out.holds && out.witness.is_some());
-    for k in ["milp_binaries", "milp_constraints", "round_contexts"] {
-        assert!(out.stats[k].as_u64().unwrap() > 0, "{k}");
-    }
+    let out = check_abstract(
+        &model,
+        &Lowered::new(&s, &model).unwrap(),
+        &MilpOptions::default(),
+    )
+    .unwrap();
+    assert!(!out.holds() && out.witness.is_some());
+    let sizes = &out.stats.sizes;
+    assert!(sizes.binaries > 0 && sizes.constraints > 0 && sizes.contexts > 0);
     // {guard, rest} at the start: three performed sets, one environment action.
     let s1 = parse_sentence("forall v1: EX (alive, v1)").unwrap();
-    let one = check_abstract(&model, &s1, &MilpOptions::default()).unwrap();
-    assert_eq!(one.stats["round_contexts"], 3);
+    let one = check_abstract(
+        &model,
+        &Lowered::new(&s1, &model).unwrap(),
+        &MilpOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(one.stats.sizes.contexts, 3);
     // The same template with a real-valued health (taking the same integral
     // values) goes to the slot encoding, with the tabulated verdicts.
     let real =
@@ -140,14 +149,20 @@ fn sizes_are_reported_and_real_valued_templates_take_the_slots() {
         "forall v1: AX^2 (alive, v1) | (dead, v1)",
     ] {
         let s = parse_sentence(spec).unwrap();
-        let tab = check_abstract(&model, &s, &MilpOptions::default()).unwrap();
-        let slots = check_abstract(&m, &s, &MilpOptions::default()).unwrap();
-        assert_eq!(slots.holds, tab.holds, "{spec}");
-        assert!(
-            slots.stats["zero_one_slots"].as_u64().unwrap() >= 2,
-            "{spec}"
-        );
-        assert!(!slots.stats.contains_key("round_contexts"), "{spec}");
+        let tab = check_abstract(
+            &model,
+            &Lowered::new(&s, &model).unwrap(),
+            &MilpOptions::default(),
+        )
+        .unwrap();
+        let slots =
+            check_abstract(&m, &Lowered::new(&s, &m).unwrap(), &MilpOptions::default()).unwrap();
+        assert_eq!(slots.holds(), tab.holds(), "{spec}");
+        assert!(slots.stats.sizes.slots >= 2, "{spec}");
+        // The slot encoding lists no tabulated sizes.
+        assert_eq!(slots.stats.form, MilpForm::Unrolling, "{spec}");
+        let keys = crate::report::stats_json(&slots.stats);
+        assert!(!keys.contains_key("round_contexts"), "{spec}");
     }
 }
 
@@ -159,7 +174,7 @@ fn milp_witness(
     crate::nis::explicit::abstraction::AMove,
 > {
     let s = parse_sentence("forall v1, v2: EX^3 (alive, v1) & (alive, v2)").unwrap();
-    let core = lower(&s, model).unwrap();
+    let core = Lowered::new(&s, model).unwrap().core;
     let mut sem = Semantics::new(model).unwrap();
     let env = sem.initial_envs().unwrap()[0];
     let mut sizes = Sizes::default();
@@ -249,8 +264,13 @@ fn a_present_state_takes_several_actions() {
     assert!(on_abstract(&model, spec, EngineChoice::Explicit));
     assert!(on_abstract(&model, spec, EngineChoice::Milp));
     let s = parse_sentence(spec).unwrap();
-    let out = check_abstract(&model, &s, &MilpOptions::default()).unwrap();
-    let w = out.witness.unwrap();
+    let out = check_abstract(
+        &model,
+        &Lowered::new(&s, &model).unwrap(),
+        &MilpOptions::default(),
+    )
+    .unwrap();
+    let w = out.witness.unwrap().json();
     let acts = w["branches"][0][0]["zero_one_action"][0]["actions"].clone();
     let acts: Vec<&str> = acts
         .as_array()
@@ -297,9 +317,14 @@ label q = x = 3;
 fn failing_updates_off_every_run_are_excluded_and_on_a_run_are_errors() {
     let model = crate::nis::tests::model_with(FAULT, &[]).unwrap();
     let s = parse_sentence("forall v1: EX^2 (q, v1)").unwrap();
-    let out = check_abstract(&model, &s, &MilpOptions::default()).unwrap();
-    assert!(out.holds);
-    assert!(out.stats["excluded_faults"].as_u64().unwrap() > 0);
+    let out = check_abstract(
+        &model,
+        &Lowered::new(&s, &model).unwrap(),
+        &MilpOptions::default(),
+    )
+    .unwrap();
+    assert!(out.holds());
+    assert!(out.stats.sizes.faults > 0);
     assert!(on_abstract(
         &model,
         "forall v1: EX^2 (q, v1)",
@@ -310,8 +335,12 @@ fn failing_updates_off_every_run_are_excluded_and_on_a_run_are_errors() {
         "a & x = 0 -> x := 2;",
     );
     let model = crate::nis::tests::model_with(&reachable, &[]).unwrap();
-    match check_abstract(&model, &s, &MilpOptions::default()) {
+    match check_abstract(
+        &model,
+        &Lowered::new(&s, &model).unwrap(),
+        &MilpOptions::default(),
+    ) {
         Err(RunError::Input(e)) => assert!(e.to_string().contains("declared range"), "{e}"),
-        other => panic!("expected a range error, got {:?}", other.map(|o| o.holds)),
+        other => panic!("expected a range error, got {:?}", other.map(|o| o.holds())),
     }
 }

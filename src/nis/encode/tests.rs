@@ -77,30 +77,46 @@ fn universal_guarding_fails_with_a_replayed_counterexample() {
         .unwrap();
         assert!(!r.holds, "{spec}");
         // `both` keeps the explicit record first; the MILP one must carry a trace too.
-        let m = check_concrete(&model, &s, 3, &MilpOptions::default()).unwrap();
+        let m = check_concrete(
+            &model,
+            &Lowered::new(&s, &model).unwrap(),
+            3,
+            &MilpOptions::default(),
+        )
+        .unwrap();
         let w = m.witness.expect("a counterexample");
-        assert_eq!(w["kind"], "counterexample");
-        assert_eq!(w["branches"][0].as_array().unwrap().len(), k + 1);
-        assert!(m.witness_text.unwrap().contains("agent 3"));
-        assert_eq!(m.stats["milps"], 1);
+        let json = w.json();
+        assert_eq!(json["kind"], "counterexample");
+        assert_eq!(json["branches"][0].as_array().unwrap().len(), k + 1);
+        assert!(w.text().contains("agent 3"));
+        assert_eq!(m.stats.sizes.milps, 1);
     }
     // Negated atoms: two agents resting in the first round both die (h = 3 - 3).
     let s = parse_sentence("forall v: AX !(dead, v)").unwrap();
-    assert!(
-        !check_concrete(&model, &s, 2, &MilpOptions::default())
-            .unwrap()
-            .holds
-    );
+    assert!(!check_concrete(
+        &model,
+        &Lowered::new(&s, &model).unwrap(),
+        2,
+        &MilpOptions::default()
+    )
+    .unwrap()
+    .holds());
     // A tautology on the labels holds: the dual is infeasible, no trace.
     let s = parse_sentence("forall v: AX^2 (alive, v) | (dead, v)").unwrap();
-    let m = check_concrete(&model, &s, 3, &MilpOptions::default()).unwrap();
-    assert!(m.holds && m.witness.is_none());
+    let m = check_concrete(
+        &model,
+        &Lowered::new(&s, &model).unwrap(),
+        3,
+        &MilpOptions::default(),
+    )
+    .unwrap();
+    assert!(m.holds() && m.witness.is_none());
 }
 
 /// The witness tree of `spec` on M(n) straight from the MILP.
 fn milp_tree(model: &Model, spec: &str, n: usize) -> WitnessTree<CState, CMove> {
     let s = parse_sentence(spec).unwrap();
-    let core = lower(&s, model).unwrap();
+    let core = Lowered::new(&s, model).unwrap().core;
     let mut sem = Semantics::new(model).unwrap();
     let env = sem.initial_envs().unwrap()[0];
     let mut sizes = Sizes::default();
@@ -160,7 +176,12 @@ fn too_few_agents_are_refused() {
             .holds
     );
     assert!(matches!(
-        check_concrete(&model, &s, 0, &MilpOptions::default()),
+        check_concrete(
+            &model,
+            &Lowered::new(&s, &model).unwrap(),
+            0,
+            &MilpOptions::default()
+        ),
         Err(RunError::Input(_))
     ));
 }
@@ -169,19 +190,20 @@ fn too_few_agents_are_refused() {
 fn milp_sizes_are_reported() {
     let model = guarding();
     let s = parse_sentence("forall v1, v2: EX^6 (alive, v1) & (alive, v2)").unwrap();
-    let m = check_concrete(&model, &s, 6, &MilpOptions::default()).unwrap();
-    assert!(m.holds);
-    for key in [
-        "milp_variables",
-        "milp_binaries",
-        "milp_constraints",
-        "solve_time_s",
-    ] {
-        assert!(m.stats[key].as_f64().unwrap() > 0.0, "{key}");
-    }
+    let m = check_concrete(
+        &model,
+        &Lowered::new(&s, &model).unwrap(),
+        6,
+        &MilpOptions::default(),
+    )
+    .unwrap();
+    assert!(m.holds());
+    let sizes = &m.stats.sizes;
+    assert!(sizes.variables > 0 && sizes.binaries > 0 && sizes.constraints > 0);
+    assert!(sizes.solving.solve_s > 0.0);
     // One observation per agent and round (the initial percept is given).
-    assert_eq!(m.stats["network_copies"], 36);
-    assert_eq!(m.stats["symmetry_rows"], 3);
+    assert_eq!(sizes.network_copies, 36);
+    assert_eq!(sizes.symmetry_rows, 3);
 }
 
 #[test]
@@ -200,15 +222,23 @@ label top = x = 3;
     let model = crate::nis::tests::model_with(text, &[]).unwrap();
     // Two rounds of `up` reach 3 without leaving the range; three leave it.
     let s = parse_sentence("forall v: EX^2 (top, v)").unwrap();
-    assert!(
-        check_concrete(&model, &s, 1, &MilpOptions::default())
-            .unwrap()
-            .holds
-    );
+    assert!(check_concrete(
+        &model,
+        &Lowered::new(&s, &model).unwrap(),
+        1,
+        &MilpOptions::default()
+    )
+    .unwrap()
+    .holds());
     let s = parse_sentence("forall v: EX^3 (top, v)").unwrap();
-    let err = check_concrete(&model, &s, 2, &MilpOptions::default())
-        .err()
-        .unwrap();
+    let err = check_concrete(
+        &model,
+        &Lowered::new(&s, &model).unwrap(),
+        2,
+        &MilpOptions::default(),
+    )
+    .err()
+    .unwrap();
     let msg = format!("{err:?}");
     assert!(matches!(err, RunError::Input(_)), "{msg}");
     assert!(
@@ -278,13 +308,28 @@ fn environment_scalar_outputs_ties_and_tree_witnesses_agree_with_explicit() {
     ));
     // A conjunction of EX subformulas gets a witness tree: two branches.
     let s = parse_sentence("forall v1: (EX^2 (alive, v1)) & (EX (dead, v1))").unwrap();
-    let m = check_concrete(&tie, &s, 2, &MilpOptions::default()).unwrap();
-    assert!(m.holds);
-    let branches = m.witness.unwrap()["branches"].as_array().unwrap().len();
+    let m = check_concrete(
+        &tie,
+        &Lowered::new(&s, &tie).unwrap(),
+        2,
+        &MilpOptions::default(),
+    )
+    .unwrap();
+    assert!(m.holds());
+    let branches = m.witness.unwrap().json()["branches"]
+        .as_array()
+        .unwrap()
+        .len();
     assert_eq!(branches, 2);
     // Two initial environment states: one MILP (and one replayed witness) each.
     let s = parse_sentence("forall v: EX^4 (low, v)").unwrap();
-    let m = check_concrete(&with_env, &s, 2, &MilpOptions::default()).unwrap();
-    assert_eq!(m.stats["milps"], 2);
-    assert_eq!(m.witness.unwrap()["initial_states"], 2);
+    let m = check_concrete(
+        &with_env,
+        &Lowered::new(&s, &with_env).unwrap(),
+        2,
+        &MilpOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(m.stats.sizes.milps, 2);
+    assert_eq!(m.witness.unwrap().json()["initial_states"], 2);
 }

@@ -40,6 +40,7 @@ pub fn build(source: &Source, raw: RawModel, nets: &NetworkSource) -> LangResult
             "the model declares no `agent` template and no `named agent`",
         ));
     }
+    undeclared_overrides(&raw.nets, &nets.overrides)?;
     let (networks, shapes) = load_networks(source, &raw.nets, nets)?;
     let env_block = raw.env.as_ref().map(|(_, b)| b.clone()).unwrap_or_default();
     let env_kinds = env_enumeration(source, &env_block, &mut enums)?;
@@ -350,6 +351,34 @@ fn environment(names: &Names, env_block: &RawBlock) -> LangResult<Environment> {
 
 /// Loads the declared networks (in-memory ones win over files, `--network`
 /// overrides over the model's paths) and their shapes for the checker.
+/// A `--network NAME=PATH` whose NAME the model does not declare: refused
+/// before any network file is read (the model's or the given one), located
+/// on the command line at NAME. Of several, the first by name.
+fn undeclared_overrides(raw: &[RawNet], overrides: &HashMap<String, PathBuf>) -> LangResult<()> {
+    let mut names: Vec<&String> = overrides.keys().collect();
+    names.sort();
+    let Some(name) = names
+        .into_iter()
+        .find(|k| !raw.iter().any(|n| &n.name == *k))
+    else {
+        return Ok(());
+    };
+    let given = format!("--network {name}={}", overrides[name].display());
+    let at = "--network ".len();
+    let declared: Vec<String> = raw.iter().map(|n| format!("`{}`", n.name)).collect();
+    let declares = if declared.is_empty() {
+        "no network at all".to_string()
+    } else {
+        declared.join(", ")
+    };
+    let cli = Source::new("<command line>", given.clone());
+    Err(error_at(
+        &cli,
+        Span::new(at, at + name.len()),
+        format!("the model declares no network `{name}` (it declares {declares})"),
+    ))
+}
+
 fn load_networks(
     source: &Source,
     raw: &[RawNet],

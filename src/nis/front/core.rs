@@ -87,6 +87,32 @@ pub fn lower(sentence: &Sentence, model: &Model) -> LangResult<Core> {
     Ok(core)
 }
 
+/// A sentence lowered once, against its model, where a run starts (the
+/// verb), and handed as it is to every decider: the sentence for its shape
+/// (agents, depth, kind, strategy; through `Deref`) and its core form.
+pub struct Lowered<'s> {
+    pub sentence: &'s Sentence,
+    pub core: Core,
+}
+
+impl<'s> Lowered<'s> {
+    /// Lowers `sentence` (a located error names what the model lacks).
+    pub fn new(sentence: &'s Sentence, model: &Model) -> LangResult<Self> {
+        Ok(Lowered {
+            sentence,
+            core: lower(sentence, model)?,
+        })
+    }
+}
+
+impl std::ops::Deref for Lowered<'_> {
+    type Target = Sentence;
+
+    fn deref(&self) -> &Sentence {
+        self.sentence
+    }
+}
+
 /// A strategic sentence as every decider takes it: coalition G searches
 /// for a strategy that wins `goal` within `strategy.steps` rounds.
 pub struct StrategicGoal<'s> {
@@ -102,17 +128,18 @@ pub struct StrategicGoal<'s> {
 
 /// The [`StrategicGoal`] of a strategic sentence (a sentence without
 /// `<<G>>`/`[[G]]` here is an internal error: callers dispatch on it).
-pub fn strategic_goal<'s>(
-    sentence: &'s Sentence,
-    model: &Model,
-) -> Result<StrategicGoal<'s>, RunError> {
+pub fn strategic_goal<'s>(phi: &Lowered<'s>, model: &Model) -> Result<StrategicGoal<'s>, RunError> {
+    let sentence = phi.sentence;
     let Some(strategy) = &sentence.strategy else {
         return Err(RunError::Internal("not a strategic sentence".into()));
     };
     let coalition = strategy.resolve(&sentence.source, model)?;
-    let core = lower(sentence, model)?;
     let universal = !strategy.can;
-    let goal = if universal { core.negate() } else { core };
+    let goal = if universal {
+        phi.core.negate()
+    } else {
+        phi.core.clone()
+    };
     Ok(StrategicGoal {
         strategy,
         coalition,

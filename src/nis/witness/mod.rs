@@ -4,6 +4,7 @@
 //! witness that does not replay; [`trace`] and [`trace_real`] turn replayed
 //! traces into step tables and JSON.
 
+pub mod shown;
 pub mod trace;
 pub mod trace_real;
 
@@ -56,6 +57,7 @@ impl<St: Clone, Mv: Clone> WitnessTree<St, Mv> {
 /// A replayed witness as shown: its kind ("witness", "counterexample",
 /// "abstract trace"), how many initial states it covers, and per branch of
 /// the first tree its JSON form and its step table.
+#[derive(Clone, Debug)]
 pub struct Trace {
     pub kind: &'static str,
     pub initial_states: usize,
@@ -64,21 +66,21 @@ pub struct Trace {
 
 impl Trace {
     /// The report's witness JSON and its text (one table per branch).
-    pub fn render(self) -> (Option<Value>, Option<String>) {
+    pub fn render(&self) -> (Value, String) {
         let mut text = String::new();
         let count = self.branches.len();
         let mut jsons = Vec::with_capacity(count);
-        for (i, (j, table)) in self.branches.into_iter().enumerate() {
+        for (i, (j, table)) in self.branches.iter().enumerate() {
             text.push_str(&format!("{}, branch {} of {count}:\n", self.kind, i + 1));
             text.push_str(&table.render(TableFormat::Text));
-            jsons.push(j);
+            jsons.push(j.clone());
         }
         let json = json!({
             "kind": self.kind,
             "initial_states": self.initial_states,
             "branches": jsons,
         });
-        (Some(json), Some(text))
+        (json, text)
     }
 }
 
@@ -113,11 +115,6 @@ pub fn internal(what: &str, why: String) -> RunError {
     RunError::Internal(format!(
         "a {what} did not replay through the semantics: {why}"
     ))
-}
-
-/// The report's witness JSON and text of a trace, if there is one.
-pub fn shown(trace: Option<Trace>) -> (Option<Value>, Option<String>) {
-    trace.map_or((None, None), Trace::render)
 }
 
 /// The text of a refutation of `<<G>> X^k phi`, said as such: its branches

@@ -4,7 +4,8 @@ use crate::nis::explicit::abstraction::{AMove, AState};
 use crate::nis::explicit::replay::{ConcreteStep, ConcreteTrace};
 use crate::nis::explicit::replay_strategy_f64::Shape;
 use crate::nis::explicit::semantics::{bits, EnvId, Semantics};
-use crate::nis::witness::{kind_word, refutation_text, shown, Trace, WitnessTree};
+use crate::nis::witness::shown::Witness;
+use crate::nis::witness::{kind_word, Trace, WitnessTree};
 use crate::report::Table;
 use serde_json::{json, Value};
 
@@ -225,13 +226,9 @@ pub fn strategic_shown(
     traces: &[ConcreteTrace],
     universal: bool,
     shape: Shape,
-) -> (Option<Value>, Option<String>) {
+) -> Option<Witness> {
     let refuted = shape == Shape::Refutation;
-    let (json, text) = shown(concrete_trace(sem, traces, universal || refuted));
-    (
-        json,
-        text.map(|t| if refuted { refutation_text(&t) } else { t }),
-    )
+    concrete_trace(sem, traces, universal || refuted).map(|t| Witness::strategic(t, refuted))
 }
 
 /// Replayed M_ab(m) witnesses as shown: the first tree's branches.

@@ -5,4 +5,6 @@ pub mod cycles;
 pub mod game;
 pub mod scc;
 pub mod spm;
+pub mod spm_measure;
+pub mod spm_settle;
 pub mod zielonka;

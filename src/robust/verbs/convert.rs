@@ -1,7 +1,7 @@
 //! `mavis robust convert`: a model (text, JSON or binary) written in the
 //! binary form ([`crate::robust::export::binary`]) for fast reading.
 
-use super::solve::load_model;
+use super::load_model;
 use crate::lang::Value;
 use crate::report::{Report, RunError};
 use std::path::Path;

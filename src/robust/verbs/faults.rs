@@ -2,7 +2,7 @@
 //! whole or as shard I of N (one cell per period), drawn from the list of
 //! rows so that `mavis merge` draws the parts' rows with the same function.
 
-use super::solve::{load_model, num};
+use super::{load_model, num};
 use crate::lang::Value;
 use crate::report::shard::{self, Merged, Part, Shard};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat};

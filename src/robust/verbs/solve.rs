@@ -1,10 +1,11 @@
-//! Reports of `mavis robust solve` and `mavis robust check` (the CLI only maps
-//! arguments to these functions).
+//! `mavis robust solve`: sigma, the strategy and the bounds of an optimally
+//! robust strategy (reachability), or the inflation radius with the two-mode
+//! strategy (Buchi, generalised Buchi, parity).
 
-use crate::lang::source::read_capped;
-use crate::lang::{Constants, Source, Value, BYTE_ORDER_MARK};
+use super::{jnum, load_model, num, outcome_table};
+use crate::lang::Value;
 use crate::report::TableFormat;
-use crate::report::{sha256_hex_of, ModelRef, Report, RunContext, RunError, Table, Verdict};
+use crate::report::{Report, RunContext, RunError, Table, Verdict};
 use crate::robust::model::{Automaton, Objective};
 use crate::robust::{read::strategy, synth::clf, synth::omega, synth::reach};
 use serde_json::{json, Map};
@@ -13,80 +14,6 @@ use std::time::Instant;
 
 /// Rows shown in text tables unless -v.
 const SHOWN: usize = 60;
-
-/// A number for humans: integers plainly, others with up to 4 decimals.
-pub fn num(x: f64) -> String {
-    if x.is_infinite() {
-        return "inf".into();
-    }
-    if (x - x.round()).abs() < 1e-9 {
-        return format!("{}", x.round() as i64);
-    }
-    let s = format!("{x:.4}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-fn jnum(x: f64) -> serde_json::Value {
-    if x.is_finite() {
-        json!(x)
-    } else {
-        json!("inf")
-    }
-}
-
-/// Loads a model with `--set` overrides; warnings go into the report.
-pub fn load_model(
-    path: &Path,
-    set: Vec<(String, Value)>,
-    report: &mut Report,
-) -> Result<Automaton, RunError> {
-    let mut consts = Constants::with_overrides(set.into_iter().collect());
-    // The file is read once, and its sha256 (for the report) computed on a
-    // second thread while the model is parsed: on a 166 MB model a second
-    // read and the hash each cost about a tenth of a second.
-    let bytes = read_capped(path).map_err(|e| RunError::reading(path, e))?;
-    // The text loses a byte-order mark; the file's hash includes it.
-    let mark = if bytes.starts_with(BYTE_ORDER_MARK) {
-        BYTE_ORDER_MARK
-    } else {
-        b""
-    };
-    let (loaded, sha256) = if bytes.starts_with(crate::robust::export::binary::MAGIC) {
-        let name = path.display().to_string();
-        hashed_while(&[&bytes], || {
-            crate::robust::read::binary::read(&name, &bytes)
-        })
-    } else {
-        let source = Source::from_bytes(path.display().to_string(), bytes)
-            .map_err(|e| RunError::reading(path, e))?;
-        hashed_while(&[mark, source.text().as_bytes()], || {
-            crate::robust::load_source(&source, &mut consts)
-        })
-    };
-    let (a, warnings) = loaded?;
-    for w in consts.unused_overrides() {
-        report
-            .warnings
-            .push(format!("--set {w}: the model declares no such constant"));
-    }
-    report.warnings.extend(warnings);
-    report.model = Some(ModelRef {
-        path: path.display().to_string(),
-        sha256,
-        networks: Vec::new(),
-    });
-    Ok(a)
-}
-
-/// `load()`'s result, with the sha256 of `parts` computed on a second thread meanwhile.
-fn hashed_while<T: Send>(parts: &[&[u8]], load: impl FnOnce() -> T) -> (T, String) {
-    std::thread::scope(|scope| {
-        let hash = scope.spawn(|| sha256_hex_of(parts));
-        let loaded = load();
-        let sha256 = hash.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (loaded, sha256)
-    })
-}
 
 /// The states in the order of their names. A JSON object keeps its keys
 /// sorted, and one built from keys already in order takes linear time, where
@@ -287,35 +214,6 @@ fn strategy_table(a: &Automaton, sol: &reach::ReachSolution, o: &mut Out) {
     o.results.insert("opt".into(), opt.into());
 }
 
-/// A worst-case outcome's steps (state, distance `dist` to the target,
-/// input, disturbance) as a table and as the witness's JSON steps.
-fn outcome_table(
-    a: &Automaton,
-    dist: &[f64],
-    trace: &[(u32, Option<(usize, u32)>)],
-) -> (Table, Vec<serde_json::Value>) {
-    let mut w = Table::new(["step", "state", "d(q,F)", "input", "disturbance"]);
-    let mut wj = Vec::new();
-    for (i, (q, step)) in trace.iter().enumerate() {
-        let (inp, dis) = match step {
-            Some((m, x)) => (
-                a.input_name(&a.moves[*q as usize][*m]).to_string(),
-                a.disturbances[*x as usize].clone(),
-            ),
-            None => ("-".into(), "-".into()),
-        };
-        w.row([
-            i.to_string(),
-            a.states[*q as usize].to_string(),
-            num(dist[*q as usize]),
-            inp.clone(),
-            dis.clone(),
-        ]);
-        wj.push(json!({"state": a.states[*q as usize], "distance": dist[*q as usize], "input": inp, "disturbance": dis}));
-    }
-    (w, wj)
-}
-
 /// The worst-case outcome as a table and as the report's witness.
 fn worst_case(
     a: &Automaton,
@@ -430,72 +328,4 @@ fn omega_results(a: &Automaton, sol: &omega::OmegaSolution, max_sigma: Option<f6
         "region_size".into(),
         sol.region.iter().filter(|&&b| b).count().into(),
     );
-}
-
-/// `mavis robust check`: the robustness bound of a given memoryless strategy on A|_S.
-pub fn check_report(
-    path: &Path,
-    set: Vec<(String, Value)>,
-    strategy_file: &Path,
-    max_sigma: Option<f64>,
-    ctx: &RunContext,
-) -> Result<Report, RunError> {
-    let mut r = Report::new("robust", "check");
-    let a = load_model(path, set, &mut r)?;
-    let Objective::Reach(f) = &a.objective else {
-        return Err(RunError::input(
-            "`check` computes reachability bounds; the model's objective is not `reach`",
-        ));
-    };
-    let src = Source::read(strategy_file).map_err(|e| RunError::reading(strategy_file, e))?;
-    let s = strategy::parse(&src, &a)?;
-    ctx.stage(format!(
-        "robust check: the strategy's bounds on {} states",
-        a.len()
-    ));
-    let t = Instant::now();
-    let in_f = reach::membership(a.len(), f);
-    // Every state S can reach must have an input unless it is in F or a dead end.
-    let reach_s = reach::reachable_under(&a, &s);
-    if let Some(q) =
-        (0..a.len()).find(|&q| reach_s[q] && s[q].is_empty() && !in_f[q] && !a.moves[q].is_empty())
-    {
-        r.warnings.push(format!(
-            "the strategy allows no input at reachable state `{}`: outcomes stop there",
-            &a.states[q]
-        ));
-    }
-    let values = reach::strategy_values(&a, f, &s);
-    let bound = values[a.init as usize];
-    let sigma = reach::sigma_of(bound, a.gamma_bar());
-    let nominal = reach::nominally_winning(&a, f, &s);
-    let trace = reach::worst_trace(&a, &s, &values);
-    let closest = reach::replay_trace(&a, f, &s, &trace).map_err(RunError::Internal)?;
-    if closest + 1e-9 < bound {
-        return Err(RunError::Internal(
-            "worst-case trace gets closer than the bound".into(),
-        ));
-    }
-    r.stat("check_s", t.elapsed().as_secs_f64());
-    let opt = reach::solve(&a, f).opt[a.init as usize];
-    let ok = nominal && max_sigma.is_none_or(|m| sigma <= m);
-    r.verdict = Some(Verdict::from_bool(ok));
-    r.line(format!(
-        "{}: the strategy's sigma = {} (bound {}, gamma-bar = {}); {}nominally winning; the optimum is {}",
-        if ok { "holds" } else { "violated" },
-        num(sigma),
-        num(bound),
-        num(a.gamma_bar()),
-        if nominal { "" } else { "NOT " },
-        num(opt)
-    ));
-    let (w, wj) = outcome_table(&a, &a.dist_to_set(f), &trace);
-    r.line(format!(
-        "\nworst-case outcome (closest approach {}):",
-        num(closest)
-    ));
-    r.text.push_str(&w.render(TableFormat::Text));
-    r.witness = Some(json!({"kind": "worst-case outcome", "closest": closest, "steps": wj}));
-    r.results = json!({"sigma": jnum(sigma), "bound": jnum(bound), "optimal_bound": jnum(opt), "gamma_bar": jnum(a.gamma_bar()), "nominally_winning": nominal});
-    Ok(r)
 }

@@ -1,8 +1,14 @@
-//! The deciders: the MDP explorer, bounded value iteration (f64 and exact)
-//! and a property's values on an explored model.
+//! The deciders: the MDP explorer, bounded value iteration (f64 and exact),
+//! a property's values on an explored model, and the procedures of `check`
+//! and `sweep`, which return their outcomes as values.
 
 pub mod bounded;
+pub mod check;
+mod check_abstract;
 pub mod exact;
+mod findings;
 pub mod mdp;
+pub mod outcome;
+pub mod procedure;
 pub mod property;
 pub mod sweep;

@@ -1,7 +1,7 @@
 //! `mavis swarm sweep`: the seed's Figure 2, max p against the step bound k
 //! and a swept constant (the fault probability pf): the rows, one bounded
 //! value iteration per constant value giving every k at once. The report,
-//! CSV and plots are drawn by `sweep_report`.
+//! CSV and plots are drawn by `crate::swarm::verbs::sweep`.
 
 use super::bounded::bounded_until;
 use super::mdp::Mdp;
@@ -9,11 +9,11 @@ use super::mdp::Stop;
 use super::property::{self, Sem};
 use crate::lang::{num, Rat, Source, Span, Value};
 use crate::report::{Deadline, RunError};
+use crate::swarm::front::load::{load, load_props, Inputs};
 use crate::swarm::front::model::Model;
 use crate::swarm::front::props::{parse_property_sources, Opt, Path, Properties};
 use crate::swarm::semantics::concrete::Concrete;
 use crate::swarm::semantics::counting::{check_deterministic, Counting};
-use crate::swarm::{load, load_props, Inputs};
 
 /// The most values one `--sweep` range may have (each is one model build and check).
 pub const MAX_SWEEP_VALUES: u32 = 10_000;
@@ -79,7 +79,30 @@ pub struct SweepOptions {
     pub threads: usize,
 }
 
-pub use crate::swarm::verbs::plot::{Row, RowKind};
+/// What a row's `p` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowKind {
+    /// The optimum at the given size.
+    AtSize,
+    /// The exact optimum over every size n, by the cutoff (docs/swarm.md).
+    ExactOverN,
+    /// The abstraction's bound on the optimum over every n (the cutoff does
+    /// not apply, or did not fit).
+    Bound,
+}
+
+/// One row of the sweep table.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The swept constant's value.
+    pub value: Rat,
+    pub k: usize,
+    /// The value shown and plotted (see `kind`).
+    pub p: f64,
+    pub kind: RowKind,
+    /// Over all n: the abstraction's bound (beside an exact `p` too).
+    pub bound: Option<f64>,
+}
 
 /// The sweep table as far as it was computed.
 pub struct SweepTable {
@@ -154,7 +177,7 @@ fn cells(
 
 /// The semantics a sweep explores: S(agents), or the abstraction.
 fn semantics<'a>(
-    l: &'a crate::swarm::Loaded,
+    l: &'a crate::swarm::front::load::Loaded,
     props: &Properties,
     o: &SweepOptions,
 ) -> Result<Sem<'a>, RunError> {
@@ -162,7 +185,7 @@ fn semantics<'a>(
         Some(a) => Sem::Concrete(Concrete::new(
             &l.model,
             &l.sys,
-            &crate::swarm::verbs::check::counts_for(l, a)?,
+            &super::procedure::counts_for(l, a)?,
         )),
         None => {
             check_deterministic(&l.model, &l.sys).map_err(RunError::input)?;
@@ -176,11 +199,7 @@ fn semantics<'a>(
                     "sweep over all sizes needs a property over the environment only",
                 ));
             }
-            crate::swarm::verbs::check::check_threshold(
-                o.threshold,
-                l.model.templates.len(),
-                o.max_states,
-            )?;
+            super::procedure::check_threshold(o.threshold, l.model.templates.len(), o.max_states)?;
             let counts = named.iter().map(|_| (1..=o.threshold).collect()).collect();
             Sem::Counting(Counting::new(&l.model, &l.sys, &named, o.threshold, counts))
         }
@@ -217,11 +236,7 @@ pub fn sweep_rows(
         let mdp = match property::build(&sem, false, o.max_states, deadline.at()) {
             Ok(mdp) => mdp,
             Err(Stop::TimedOut(_)) => return Err(deadline.check().unwrap_err().into()),
-            Err(stop) => {
-                return Err(RunError::Limit(crate::swarm::verbs::check::stop_message(
-                    &stop,
-                )))
-            }
+            Err(stop) => return Err(RunError::Limit(super::procedure::stop_message(&stop))),
         };
         let cells = cells(&base, &text, &sem, &mdp, o.ks, deadline)?;
         if cells
@@ -247,7 +262,7 @@ pub fn sweep_rows(
                 format!(
                     "{name}={}: the cutoff {}; the rows are the abstraction's bounds",
                     num::to_f64(v),
-                    if crate::swarm::verbs::check::cutoff_applies(&l) {
+                    if super::procedure::cutoff_applies(&l) {
                         "did not fit in a quarter of --max-states"
                     } else {
                         "does not apply (global-synchronous actions)"
@@ -268,7 +283,7 @@ fn load_at(
     inputs: &Inputs,
     o: &SweepOptions,
     v: &Rat,
-) -> Result<(crate::swarm::Loaded, Model, Properties), RunError> {
+) -> Result<(crate::swarm::front::load::Loaded, Model, Properties), RunError> {
     let name = &o.swept.0;
     let mut inp = inputs.clone();
     inp.sets.retain(|(n, _)| n != name);
@@ -356,7 +371,7 @@ fn cell_values(
 /// most h steps takes over all n. `None` when the cutoff does not apply or
 /// does not fit in a quarter of `--max-states` (as in `check`).
 fn cutoff_values(
-    l: &crate::swarm::Loaded,
+    l: &crate::swarm::front::load::Loaded,
     base: &Model,
     text: &str,
     cells: &[Cell],
@@ -364,7 +379,7 @@ fn cutoff_values(
     o: &SweepOptions,
     deadline: Deadline,
 ) -> Result<Option<Vec<f64>>, RunError> {
-    if !crate::swarm::verbs::check::cutoff_applies(l) || l.model.faulty_fraction.is_some() {
+    if !super::procedure::cutoff_applies(l) || l.model.faulty_fraction.is_some() {
         return Ok(None);
     }
     let h = cells.iter().map(|c| c.steps).max().unwrap_or(0).max(1);
@@ -372,13 +387,11 @@ fn cutoff_values(
         return Ok(None);
     };
     let budget = o.max_states / 4;
-    if crate::swarm::verbs::check::initial_abstract_states(h32, l.model.templates.len())
-        > budget as u128
-    {
+    if super::procedure::initial_abstract_states(h32, l.model.templates.len()) > budget as u128 {
         return Ok(None);
     }
     let named = vec![0; l.model.templates.len()];
-    let counts = crate::swarm::verbs::check::init_counts(&named, h32);
+    let counts = super::procedure::init_counts(&named, h32);
     let sem = Sem::Counting(Counting::new(&l.model, &l.sys, &named, h32 + 1, counts));
     let mdp = match property::build_to_depth(&sem, false, budget, deadline.at(), h) {
         Ok(mdp) => mdp,

@@ -5,10 +5,10 @@ use super::{Atom, CmpOp, Command, Dest, Explicit, Expr, Init, Module, Network, P
 use super::{Runs, Var, VarType};
 use crate::lang::{TExpr, TKind, Value};
 use crate::swarm::decide::mdp::Mdp;
+use crate::swarm::front::load::Loaded;
 use crate::swarm::front::model::{GlobalVar, Model, Template, LABEL_BASE};
 use crate::swarm::front::syntax::ActionType;
 use crate::swarm::semantics::local::{Dist, LocalSpace};
-use crate::swarm::Loaded;
 
 /// The action of command `a` in the module with `suffix`: none for an
 /// asynchronous action, one per agent (or abstract move) for an

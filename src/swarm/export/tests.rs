@@ -21,7 +21,7 @@ environment module e
 endmodule
 label \"two\" = c_E >= 2;";
 
-fn load(text: &str) -> crate::swarm::Loaded {
+fn load(text: &str) -> crate::swarm::front::load::Loaded {
     crate::swarm::tests::load(text, None, &[]).unwrap()
 }
 

@@ -3,6 +3,7 @@
 
 pub mod build;
 mod build_module;
+pub mod load;
 pub mod model;
 pub mod props;
 pub mod syntax;

@@ -1,71 +1,38 @@
-//! `mavis swarm check`: the entry point and the concrete sizes, with
-//! verdicts, witnesses and the report. The abstraction for all sizes and the
-//! cutoff are [`super::run_abstract`]'s; what both share is
-//! [`super::run_common`]'s.
+//! `mavis swarm check`: loads the model and the properties, runs the
+//! procedure ([`crate::swarm::decide::check`]) and renders its outcome as
+//! the report's text and JSON.
 
-use super::check_abstract::check_abstract;
-pub use super::check_common::{
-    check_threshold, counts_for, cutoff_applies, init_counts, initial_abstract_states,
-    named_agents, stop_message, CheckOptions,
-};
-use super::check_common::{
-    explore_and_label, show, sizes, stopped_exploring, unknown_from, verdict_of, witness, Outcome,
-};
 use crate::lang::num;
-use crate::report::{Report, RunContext, RunError, Table, TableFormat, Verdict};
-use crate::swarm::decide::mdp::{Mdp, Stop};
-use crate::swarm::decide::property::{self, Sem};
-use crate::swarm::front::model::GlobalVar;
-use crate::swarm::front::props::Properties;
-use crate::swarm::semantics::concrete::Concrete;
-use crate::swarm::semantics::counting::{check_deterministic, Counting};
-use crate::swarm::{load, load_props, Inputs, Loaded};
-use serde_json::json;
-use std::time::Instant;
+use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat, Verdict};
+use crate::swarm::decide::outcome::{
+    Answer, Beyond, CheckOutcome, Cutoff, Probability, PropertyOutcome, Witness, WitnessNote,
+};
+use crate::swarm::decide::procedure::CheckOptions;
+use crate::swarm::front::load::{load, load_props, Inputs};
+use crate::swarm::front::props::Opt;
+use serde_json::{json, Value as Json};
 
 /// Runs `check`.
 pub fn check(inputs: &Inputs, opts: &CheckOptions, ctx: &RunContext) -> Result<Report, RunError> {
     let mut l = load(inputs)?;
     let props = load_props(inputs, &mut l)?;
+    let outcome = crate::swarm::decide::check::check(&l, &props, opts, ctx)?;
     let mut report = Report::new("swarm", "check");
-    report.model = crate::report::ModelRef::from_path(&inputs.model).ok();
-    if l.model.faulty {
-        let flags = if l.model.track_flags {
-            "tracked"
-        } else {
-            "projected away (nothing reads them; --fault-flags keeps them)"
-        };
-        report.stat("fault_flags", flags);
-    }
-    if opts.exact && opts.threshold.is_some() && l.model.faulty_fraction.is_some() {
-        return Err(RunError::input("--exact with --faulty-fraction needs a concrete size (--agents n): the abstract initialisation phase has cycles"));
-    }
-    let results = match (&opts.agents, opts.threshold) {
-        (Some(a), None) => check_concrete(&l, &props, &counts_for(&l, a)?, opts, ctx, &mut report)?,
-        (None, Some(t)) => check_abstract(&l, &props, t, opts, ctx, &mut report)?,
-        (Some(_), Some(_)) => {
-            return Err(RunError::input(
-                "give either --agents n or --abstract, not both",
-            ))
-        }
-        (None, None) => {
-            return Err(RunError::input(
-                "give --agents n (a concrete size) or --abstract (all sizes)",
-            ))
-        }
-    };
-    finish(&mut report, results);
-    if ctx.timed_out() && !report.stats.contains_key("timed_out") {
-        // The cutoff and the concrete sizes of an undecided abstract bound
-        // stop quietly at the deadline: say so.
-        report.stat("timed_out", true);
-        report.warnings.push("the time-out was reached".into());
-    }
+    report.model = ModelRef::from_path(&inputs.model).ok();
+    render(outcome, ctx.quiet(), &mut report);
     Ok(report)
 }
 
-fn finish(report: &mut Report, outcomes: Vec<Outcome>) {
-    let verdicts: Vec<Verdict> = outcomes.iter().filter_map(|o| o.verdict).collect();
+/// The report of `outcome`: the verdict line and the table of properties,
+/// then the witnesses and (unless `-q`) the sizes; the same in JSON.
+fn render(outcome: CheckOutcome, quiet: bool, report: &mut Report) {
+    let CheckOutcome {
+        properties,
+        witnesses,
+        stats,
+        warnings,
+    } = outcome;
+    let verdicts: Vec<Verdict> = properties.iter().filter_map(|o| o.verdict).collect();
     report.verdict = if verdicts.contains(&Verdict::Violated) {
         Some(Verdict::Violated)
     } else if verdicts.contains(&Verdict::Unknown) {
@@ -75,126 +42,184 @@ fn finish(report: &mut Report, outcomes: Vec<Outcome>) {
     } else {
         Some(Verdict::Holds)
     };
-    let first = match (&report.verdict, outcomes.len()) {
-        (_, 1) => format!("{}: {}", outcomes[0].text, outcomes[0].result),
+    let results: Vec<String> = properties.iter().map(result_text).collect();
+    let mut text = match (&report.verdict, properties.len()) {
+        (_, 1) => format!("{}: {}", properties[0].property, results[0]),
         (Some(v), n) => format!("{} ({n} properties)", v.word()),
         (None, n) => format!("{n} properties computed"),
     };
-    let mut text = first + "\n";
+    text.push_str("\n\n");
     let mut t = Table::new(["property", "result"]);
-    for o in &outcomes {
-        t.row([o.text.clone(), o.result.clone()]);
+    for (o, r) in properties.iter().zip(&results) {
+        t.row([o.property.clone(), r.clone()]);
     }
-    text.push('\n');
     text.push_str(&t.render(TableFormat::Text));
-    report.text = text + &std::mem::take(&mut report.text);
+    for w in &witnesses {
+        text.push_str(&witness_text(w));
+        if let WitnessNote::Path(w) = w {
+            report.witness = Some(witness_json(w));
+        }
+    }
+    if let (Some(m), false) = (&stats.model, quiet) {
+        text.push_str(&format!(
+            "\n{} states, {} choices, {} transitions; built in {:.3} s, checked in {:.3} s\n",
+            m.states, m.choices, m.transitions, m.build_s, m.check_s
+        ));
+    }
+    report.text = text;
+    report.put_stats(&stats);
+    report.warnings.extend(warnings);
     report.results =
-        json!({ "properties": outcomes.into_iter().map(|o| o.json).collect::<Vec<_>>() });
+        json!({ "properties": properties.iter().map(result_json).collect::<Vec<_>>() });
 }
 
-fn check_concrete(
-    l: &Loaded,
-    props: &Properties,
-    counts: &[usize],
-    opts: &CheckOptions,
-    ctx: &RunContext,
-    report: &mut Report,
-) -> Result<Vec<Outcome>, RunError> {
-    let sem = Sem::Concrete(Concrete::new(&l.model, &l.sys, counts));
-    if let Sem::Concrete(c) = &sem {
-        for r in &props.refs {
-            if let GlobalVar::Agent {
-                template, agent, ..
-            } = r
-            {
-                if c.agent_index(*template, *agent).is_none() {
-                    return Err(RunError::input(format!(
-                        "a label or property names agent {} of template {} but --agents gives {}",
-                        agent + 1,
-                        template + 1,
-                        counts[*template]
-                    )));
+fn show(v: &Probability) -> String {
+    match &v.exact {
+        Some(e) => format!("{} ({})", num::display(e), v.f64),
+        None => format!("{}", v.f64),
+    }
+}
+
+fn exact_text(v: &Probability) -> Option<String> {
+    v.exact.as_ref().map(num::display)
+}
+
+/// "sup over n <=" (Pmax) or "inf over n >=" (Pmin).
+fn side(opt: Opt) -> &'static str {
+    match opt {
+        Opt::Max => "sup over n <=",
+        Opt::Min => "inf over n >=",
+    }
+}
+
+fn word(v: Option<Verdict>) -> &'static str {
+    v.unwrap_or(Verdict::Unknown).word()
+}
+
+/// A property's result in the table.
+fn result_text(o: &PropertyOutcome) -> String {
+    let opt = o.opt.word();
+    match &o.answer {
+        Answer::AtSize { value, .. } => match o.verdict {
+            Some(v) => format!("{} ({opt} = {})", v.word(), show(value)),
+            None => show(value),
+        },
+        Answer::Unknown { reason } => format!("unknown: {reason}"),
+        Answer::AllSizes { bound, beyond, .. } => {
+            let (side, b) = (side(o.opt), show(bound));
+            match (beyond, o.verdict) {
+                (Beyond::Nothing, None) => format!("{opt} {side} {b}"),
+                (Beyond::Nothing, v) => format!("{} for every size ({opt} {side} {b})", word(v)),
+                (Beyond::Cutoff(c), v) => format!(
+                    "{} for every size by the cutoff (exact {opt} over n = {}; abstract bound {b})",
+                    word(v),
+                    show(&c.value)
+                ),
+                (Beyond::Sizes(sizes), _) => {
+                    let shown: Vec<String> =
+                        sizes.iter().map(|(n, v)| format!("n={n}: {v}")).collect();
+                    format!(
+                        "UNKNOWN: abstract {opt} {side} {b} does not prove it; concrete {}",
+                        shown.join(", ")
+                    )
                 }
             }
         }
-    }
-    let ex = match explore_and_label(l, &sem, props, opts.exact, opts.max_states, ctx) {
-        Ok(ex) => ex,
-        Err(stop) => return Ok(stopped_exploring(report, props, &stop, "the system")),
-    };
-    let t1 = Instant::now();
-    let rounds = counts.iter().sum::<usize>() + 2;
-    let mut out = Vec::new();
-    for (i, p) in props.props.iter().enumerate() {
-        let v = match ex.compute(props, i, opts, ctx, rounds) {
-            Ok(v) => v,
-            Err(e) => {
-                out.extend(unknown_from(report, props, i, e));
-                break;
-            }
-        };
-        let (f, e) = (v.f64s[0], v.exact.as_ref().map(|e| e[0].clone()));
-        let verdict = verdict_of(p, f, e.as_ref());
-        if opts.witness {
-            witness(l, &sem, &ex.mdp, p, &ex.truth[i], &v, report)?;
+        Answer::ByCutoff {
+            abstraction,
+            cutoff,
+        } => {
+            let head = o
+                .verdict
+                .map_or(String::new(), |v| format!("{} for every size: ", v.word()));
+            format!(
+                "{head}{opt} over every n = {} by the cutoff (the abstraction: {abstraction})",
+                show(&cutoff.value)
+            )
         }
-        let result = match verdict {
-            Some(vd) => format!("{} ({} = {})", vd.word(), p.opt.word(), show(f, e.as_ref())),
-            None => show(f, e.as_ref()),
-        };
-        out.push(Outcome {
-            text: p.text.clone(),
-            verdict,
-            result,
-            json: json!({"property": p.text, "mode": "concrete", "agents": counts, "value": f, "exact": e.as_ref().map(num::display), "verdict": verdict}),
-        });
     }
-    sizes(report, &ex, t1.elapsed().as_secs_f64(), ctx.quiet());
-    Ok(out)
 }
 
-/// A label's name and its truth at every state.
-pub type LabelTruth = (String, Vec<bool>);
+fn cutoff_json(c: &Cutoff) -> Json {
+    json!({"value": c.value.f64, "exact": exact_text(&c.value), "per_n": c.per_n})
+}
 
-/// Explores a concrete (`counts`) or abstract model with its labels (for `export`, tests and benches).
-pub fn explore_model(
-    l: &Loaded,
-    counts: Option<&[usize]>,
-    threshold: u32,
-    exact: bool,
-    max_states: usize,
-    deadline: crate::report::Deadline,
-) -> Result<(Mdp, Vec<LabelTruth>), RunError> {
-    let sem = match counts {
-        Some(c) => Sem::Concrete(Concrete::new(&l.model, &l.sys, c)),
-        None => {
-            check_threshold(threshold, l.model.templates.len(), max_states)?;
-            check_deterministic(&l.model, &l.sys).map_err(RunError::input)?;
-            let named = named_agents(l, &l.model.label_refs);
-            Sem::Counting(Counting::new(
-                &l.model,
-                &l.sys,
-                &named,
-                threshold,
-                init_counts(&named, threshold),
-            ))
+/// A property's entry in the JSON `results.properties`.
+fn result_json(o: &PropertyOutcome) -> Json {
+    let mut j = match &o.answer {
+        Answer::AtSize { agents, value } => {
+            json!({"mode": "concrete", "agents": agents, "value": value.f64, "exact": exact_text(value)})
         }
+        Answer::Unknown { reason } => json!({ "reason": reason }),
+        Answer::AllSizes {
+            threshold,
+            bound,
+            beyond,
+        } => {
+            let mut j = json!({"mode": "abstract", "threshold": threshold, "abstract_bound": bound.f64, "abstract_bound_exact": exact_text(bound)});
+            match beyond {
+                Beyond::Nothing => {}
+                Beyond::Cutoff(c) => j["cutoff"] = cutoff_json(c),
+                Beyond::Sizes(sizes) => {
+                    j["concrete"] = sizes
+                        .iter()
+                        .map(|(n, v)| json!({"agents": n, "value": v}))
+                        .collect()
+                }
+            }
+            j
+        }
+        Answer::ByCutoff {
+            abstraction,
+            cutoff,
+        } => json!({"mode": "abstract", "abstraction": abstraction, "cutoff": cutoff_json(cutoff)}),
     };
-    let mdp = match property::build(&sem, exact, max_states, deadline.at()) {
-        Ok(mdp) => mdp,
-        Err(stop @ Stop::TimedOut(_)) => return Err(RunError::TimedOut(stop_message(&stop))),
-        Err(stop) => return Err(RunError::Limit(stop_message(&stop))),
+    j["property"] = json!(o.property);
+    j["verdict"] = json!(o.verdict);
+    j
+}
+
+/// A witness (or its absence) as the text after the table.
+fn witness_text(w: &WitnessNote) -> String {
+    let w = match w {
+        WitnessNote::Unreachable { property, steps } => {
+            return format!(
+                "\nno witness for {property}: the target is unreachable within {steps} steps\n"
+            )
+        }
+        WitnessNote::Path(w) => w,
     };
-    let formulas: Vec<&crate::lang::TExpr> = l.model.labels.iter().map(|(_, t)| t).collect();
-    let truth =
-        property::evaluate_formulas(&sem, &mdp, &l.model, &l.model.label_refs, &formulas).truth;
-    Ok((
-        mdp,
-        l.model
-            .labels
-            .iter()
-            .map(|(n, _)| n.clone())
-            .zip(truth)
-            .collect(),
-    ))
+    let mut cols = vec!["step".to_string(), "action".into(), "p".into()];
+    cols.extend(w.columns.iter().cloned());
+    let mut t = Table::new(cols);
+    let mut first = vec!["0".to_string(), "(initial)".into(), "".into()];
+    first.extend(w.initial.iter().cloned());
+    t.row(first);
+    for (i, s) in w.steps.iter().enumerate() {
+        let mut row = vec![
+            (i + 1).to_string(),
+            s.action.clone(),
+            format!("{}", s.probability),
+        ];
+        row.extend(s.state.iter().cloned());
+        t.row(row);
+    }
+    // The step-dependent scheduler: the optimal choice at each step along the path.
+    format!(
+        "\nmost likely witness of {} under the optimal step-dependent scheduler (probability {:e}, {} steps, replayed):\n{}",
+        w.property,
+        w.probability,
+        w.steps.len(),
+        t.render(TableFormat::Text)
+    )
+}
+
+fn witness_json(w: &Witness) -> Json {
+    let steps: Vec<Json> = w
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| json!({"step": i + 1, "action": s.action, "probability": s.probability, "state": s.state}))
+        .collect();
+    json!({"property": w.property, "probability": w.probability, "columns": w.columns, "steps": steps})
 }

@@ -4,6 +4,7 @@
 //! ([`crate::swarm::export::lower`]); otherwise the abstraction is explored
 //! and written state by state. Each form has one printer per format.
 
+use crate::swarm::decide::procedure;
 use crate::swarm::export::{jani, lower, prism, Network};
 
 /// The target language of `mavis swarm export`.
@@ -20,7 +21,7 @@ pub enum Format {
 /// `mavis swarm export`: writes the model text to `output` (or returns it in
 /// the report); `quiet` (`-q`) leaves out the "wrote ..." line, never the file.
 pub fn export(
-    inputs: &crate::swarm::Inputs,
+    inputs: &crate::swarm::front::load::Inputs,
     agents: Option<&[usize]>,
     threshold: u32,
     format: Format,
@@ -28,9 +29,9 @@ pub fn export(
     deadline: crate::report::Deadline,
     quiet: bool,
 ) -> Result<crate::report::Report, crate::report::RunError> {
-    let l = crate::swarm::load(inputs)?;
+    let l = crate::swarm::front::load::load(inputs)?;
     let counts = match agents {
-        Some(a) => Some(super::check::counts_for(&l, a)?),
+        Some(a) => Some(procedure::counts_for(&l, a)?),
         None => None,
     };
     let what = system_name(counts.as_deref(), threshold);
@@ -42,9 +43,9 @@ pub fn export(
             }
             Plan::Network(lower::concrete(&l, &c))
         }
-        None if super::check::cutoff_applies(&l) => {
-            super::check::check_threshold(threshold, l.model.templates.len(), EXPORT_MAX_STATES)?;
-            let named = super::check::named_agents(&l, &l.model.label_refs);
+        None if procedure::cutoff_applies(&l) => {
+            procedure::check_threshold(threshold, l.model.templates.len(), EXPORT_MAX_STATES)?;
+            let named = procedure::named_agents(&l, &l.model.label_refs);
             let n = lower::abstraction(&l, &named, threshold).ok_or_else(|| {
                 crate::report::RunError::Internal(
                     "a global-synchronous action in a model the cutoff applies to".into(),
@@ -53,14 +54,8 @@ pub fn export(
             Plan::Network(n)
         }
         None => {
-            let explored = super::check::explore_model(
-                &l,
-                None,
-                threshold,
-                true,
-                EXPORT_MAX_STATES,
-                deadline,
-            )?;
+            let explored =
+                procedure::explore_model(&l, None, threshold, true, EXPORT_MAX_STATES, deadline)?;
             Plan::Explored(Box::new(explored))
         }
     };
@@ -77,17 +72,12 @@ pub fn export(
 enum Plan {
     Network(Network),
     /// The explored abstraction and its labels' truth.
-    Explored(
-        Box<(
-            crate::swarm::decide::mdp::Mdp,
-            Vec<super::check::LabelTruth>,
-        )>,
-    ),
+    Explored(Box<(crate::swarm::decide::mdp::Mdp, Vec<procedure::LabelTruth>)>),
 }
 
 /// Writes the model text of `plan` in `format` to `sink`.
 fn write(
-    l: &crate::swarm::Loaded,
+    l: &crate::swarm::front::load::Loaded,
     plan: &Plan,
     format: Format,
     what: &str,
@@ -112,7 +102,7 @@ fn write(
 /// The report of an export whose text is in `sink`: the file closed (or
 /// the text in the report), what was written and its size.
 fn finish(
-    inputs: &crate::swarm::Inputs,
+    inputs: &crate::swarm::front::load::Inputs,
     what: &str,
     sink: Sink,
     output: Option<&std::path::Path>,

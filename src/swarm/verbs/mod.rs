@@ -1,8 +1,7 @@
-//! The verbs of `mavis swarm`: what each one runs, and its report.
+//! The verbs of `mavis swarm`, one file each: what the verb runs and how
+//! its outcome is rendered as text and JSON.
 
 pub mod check;
-mod check_abstract;
-mod check_common;
 pub mod export;
-pub mod plot;
+mod plot;
 pub mod sweep;

@@ -4,32 +4,8 @@
 //! abstraction's bound otherwise; the legend and the y axis say which.
 
 use crate::lang::{num, Rat};
+use crate::swarm::decide::sweep::{Row, RowKind};
 use plotters::prelude::*;
-
-/// What a row's `p` is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RowKind {
-    /// The optimum at the given size.
-    AtSize,
-    /// The exact optimum over every size n, by the cutoff (docs/swarm.md).
-    ExactOverN,
-    /// The abstraction's bound on the optimum over every n (the cutoff does
-    /// not apply, or did not fit).
-    Bound,
-}
-
-/// One row of the sweep table.
-#[derive(Clone, Debug)]
-pub struct Row {
-    /// The swept constant's value.
-    pub value: Rat,
-    pub k: usize,
-    /// The value shown and plotted (see `kind`).
-    pub p: f64,
-    pub kind: RowKind,
-    /// Over all n: the abstraction's bound (beside an exact `p` too).
-    pub bound: Option<f64>,
-}
 
 /// Twelve colours told apart easily (Tableau 10 and two more), cycled.
 const COLOURS: [RGBColor; 12] = [

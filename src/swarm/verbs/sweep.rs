@@ -1,15 +1,15 @@
 //! `mavis swarm sweep`'s report: the table, the CSV and the plots, drawn
 //! from the rows of the swept values, whole or as shard I of N (one cell per
 //! swept value), so that `mavis merge` draws the parts' rows with the same
-//! function. The rows are computed by [`super::sweep`].
+//! function. The rows are computed by [`crate::swarm::decide::sweep`].
 
 use super::plot::Figure;
 use crate::lang::{num, Rat};
 use crate::report::shard::{self, Merged, Part, Shard};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat};
 use crate::swarm::decide::sweep::{sweep_rows, Row, RowKind, SweepOptions, SweepTable};
+use crate::swarm::front::load::Inputs;
 use crate::swarm::front::props::Opt;
-use crate::swarm::Inputs;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -17,7 +17,7 @@ use crate::timed::explore::search::explore;
 use crate::timed::front::json;
 use crate::timed::front::model::Model;
 use crate::timed::front::query;
-use crate::timed::verbs::check as run;
+
 use proptest::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -145,13 +145,15 @@ fn decreasing_deadlines_are_accelerated_with_downstream_cuts() {
     );
     assert!(m.acceleration_obstacle().is_some());
     assert_eq!(m.agents[0].downstream_cuts[0], vec![3, 6]);
-    assert!(run::acceleration_warning(&m).is_some_and(|w| w.contains("`q -> r [0, 3]` ends at 3")));
+    assert!(
+        verbs::acceleration_warning(&m).is_some_and(|w| w.contains("`q -> r [0, 3]` ends at 3"))
+    );
     assert_eq!(state_count(&m, SemanticsKind::Accelerated, None), 10);
     for kind in [SemanticsKind::Plain, SemanticsKind::Accelerated] {
         let r = ask(&m, "EF x = 1", kind, None, Search::Bfs);
         assert_eq!(r.verdict, Some(Verdict::Holds), "{kind:?}");
     }
-    assert!(run::acceleration_warning(&model(FLIP)).is_none());
+    assert!(verbs::acceleration_warning(&model(FLIP)).is_none());
 }
 
 fn options(search: Search, memory: Memory) -> Options {

@@ -1,32 +1,16 @@
-//! The verbs of `mavis timed`, each returning a [`Report`]: `validate`,
-//! `check`, `convert`, `export`.
+//! `mavis timed check`: answers queries (the worst verdict is the run's),
+//! with witnesses, search statistics and the options that decide the search.
 
-use crate::lang::{Source, Span, Value};
+use super::acceleration_warning;
+use crate::lang::{Source, Span};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat, Verdict};
 use crate::timed::check::graph::GraphCache;
 use crate::timed::check::{run_query_cached, QueryResult, RunOptions};
 use crate::timed::explore::Memory;
-use crate::timed::front::ast::{Loc, ModelAst};
+use crate::timed::front::ast::Loc;
 use crate::timed::front::model::Model;
-use crate::timed::semantics::trace::Trace;
 use crate::timed::semantics::SemanticsKind;
-use crate::timed::{export, front::build, front::json, is_json_path, parse_source};
 use serde_json::json;
-use std::collections::HashMap;
-use std::path::Path;
-
-/// Reads and validates a model file (text or JSON by extension).
-pub fn load(
-    path: &Path,
-    overrides: HashMap<String, Value>,
-) -> Result<(ModelAst, Model, ModelRef), RunError> {
-    let source = Source::read(path).map_err(|e| RunError::reading(path, e))?;
-    let ast = parse_source(&source, is_json_path(path))?;
-    let model = build::build_model(&ast, overrides)?;
-    let mref = ModelRef::from_path(path)
-        .map_err(|e| RunError::input(format!("cannot read {}: {e}", path.display())))?;
-    Ok((ast, model, mref))
-}
 
 /// How long to explore: a number of time units, or of pacemaker periods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,79 +81,6 @@ pub fn default_max_states() -> usize {
         Some(bytes) => ((bytes / 2 / BYTES_PER_STATE) as usize).max(100_000),
         None => 5_000_000,
     }
-}
-
-/// Resolves an agent name given on the command line.
-pub fn agent_named(model: &Model, name: &str) -> Result<usize, RunError> {
-    model.agent_index(name).ok_or_else(|| {
-        let names: Vec<&str> = model.agents.iter().map(|a| a.name.as_str()).collect();
-        RunError::input(format!("no agent `{name}` (agents: {})", names.join(", ")))
-    })
-}
-
-/// The warning of a model whose deadlines decrease (the accelerated
-/// semantics then also stops at downstream deadlines), naming the first
-/// offending pair of transitions; `None` for a model the seed's
-/// acceleration covers as it is.
-pub fn acceleration_warning(model: &Model) -> Option<String> {
-    let (i, tin, tout) = model.acceleration_obstacle()?;
-    let a = &model.agents[i];
-    let t = &a.transitions[tout];
-    let loc = crate::lang::error_at(&t.loc.source, t.loc.span, "").location;
-    Some(format!(
-        "deadlines decrease in agent `{}` ({loc}: `{}` ends at {} but `{}` entering `{}` ends at {}): \
-         the accelerated semantics also stops at the deadlines of later localities (docs/timed.md)",
-        a.name,
-        a.transition_label(tout),
-        t.upper,
-        a.transition_label(tin),
-        a.localities[t.from],
-        a.transitions[tin].upper
-    ))
-}
-
-/// `mavis timed validate`: the model is a MAPT; its sizes.
-pub fn validate(path: &Path, overrides: HashMap<String, Value>) -> Result<Report, RunError> {
-    let (_, model, mref) = load(path, overrides)?;
-    let mut r = Report::new("timed", "validate");
-    r.model = Some(mref);
-    r.line(format!(
-        "valid MAPT: {} agents, {} components of V, {} queries",
-        model.agents.len(),
-        model.vars.len(),
-        model.queries.len()
-    ));
-    let mut t = Table::new([
-        "agent",
-        "period",
-        "clock",
-        "localities",
-        "transitions",
-        "initial",
-        "final",
-    ]);
-    for a in &model.agents {
-        t.row([
-            a.name.clone(),
-            a.period.to_string(),
-            a.init_clock.to_string(),
-            a.localities.len().to_string(),
-            a.transitions.len().to_string(),
-            a.localities[a.initial].clone(),
-            a.localities[a.final_loc].clone(),
-        ]);
-    }
-    r.line(t.render(TableFormat::Text).trim_end());
-    let exact = model.acceleration_obstacle().is_none();
-    r.warnings.extend(acceleration_warning(&model));
-    r.results = json!({
-        "agents": model.agents.iter().map(|a| json!({"name": a.name, "period": a.period, "clock": a.init_clock,
-            "localities": a.localities, "transitions": a.transitions.len()})).collect::<Vec<_>>(),
-        "variables": model.vars.iter().map(|v| json!({"name": v.name, "type": v.ty.name(), "init": v.init.to_string()})).collect::<Vec<_>>(),
-        "queries": model.queries.iter().map(|q| q.name.clone()).collect::<Vec<_>>(),
-        "accelerated_exact": exact,
-    });
-    Ok(r)
 }
 
 /// Which queries `check` answers.
@@ -411,48 +322,4 @@ fn render_totals(r: &mut Report, results: &[QueryResult]) {
             .unwrap_or(0),
     );
     r.stat("time_s", results.iter().map(|q| q.seconds).sum::<f64>());
-}
-
-/// `mavis timed convert`: text to JSON or JSON to text, by the input's extension.
-pub fn convert(path: &Path) -> Result<(String, Report), RunError> {
-    let source = Source::read(path).map_err(|e| RunError::reading(path, e))?;
-    let from_json = is_json_path(path);
-    let ast = parse_source(&source, from_json)?;
-    // Validate before converting, so that a conversion never yields an invalid model.
-    build::build_model(&ast, HashMap::new())?;
-    let out = if from_json {
-        json::to_text(&ast)
-    } else {
-        let mut s = serde_json::to_string_pretty(&json::to_json(&ast))
-            .map_err(|e| RunError::Internal(e.to_string()))?;
-        s.push('\n');
-        s
-    };
-    let mut r = Report::new("timed", "convert");
-    r.model = ModelRef::from_path(path).ok();
-    r.results = json!({"to": if from_json { "mapt" } else { "json" }});
-    Ok((out, r))
-}
-
-/// `mavis timed export`: an Uppaal or TChecker model.
-pub fn export(
-    model: &Model,
-    mref: Option<ModelRef>,
-    to: export::Target,
-) -> Result<(String, Report), RunError> {
-    let out = export::export(model, to)?;
-    let mut r = Report::new("timed", "export");
-    r.model = mref;
-    r.results = json!({"to": to.name(), "scale": out.scale.to_string()});
-    r.warnings = out.warnings;
-    // A note, not a line of the report: on stdout it would follow `</nta>`
-    // and the file would no longer be XML. The file says it in a comment.
-    r.notes
-        .push(format!("V scaled to integers by the factor {}", out.scale));
-    Ok((out.text, r))
-}
-
-/// A witness as JSON, for tests and tools.
-pub fn trace_json(model: &Model, t: &Trace) -> serde_json::Value {
-    t.to_json(model)
 }

@@ -27,4 +27,3 @@ pub fn convert(path: &Path) -> Result<(String, Report), RunError> {
     r.results = json!({"to": if from_json { "mapt" } else { "json" }});
     Ok((out, r))
 }
-

@@ -22,4 +22,3 @@ pub fn export(
         .push(format!("V scaled to integers by the factor {}", out.scale));
     Ok((out.text, r))
 }
-

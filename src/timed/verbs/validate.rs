@@ -50,4 +50,3 @@ pub fn validate(path: &Path, overrides: HashMap<String, Value>) -> Result<Report
     });
     Ok(r)
 }
-

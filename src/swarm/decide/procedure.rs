@@ -1,16 +1,17 @@
-//! What the concrete and the abstract checks of `mavis swarm check` share:
-//! the options and size limits, exploring a model with the truth of its
-//! formulas, the per-property outcomes and the witnesses.
+//! What every procedure of the swarm engine shares: the options and size
+//! limits, the agents a property names, and exploring a model with the
+//! truth of its formulas.
 
-use crate::lang::{num, Rat};
-use crate::report::{Expired, Report, RunContext, RunError, Table, TableFormat, Verdict};
-use crate::swarm::decide::mdp::{Mdp, Stop};
-use crate::swarm::decide::property::{self, Phases, Sem, Values};
+use super::mdp::{Mdp, Stop};
+use super::property::{self, Phases, Sem, Values};
+use crate::lang::num;
+use crate::report::{Expired, RunContext, RunError};
+use crate::swarm::front::load::Loaded;
 use crate::swarm::front::model::GlobalVar;
-use crate::swarm::front::props::{Path, Properties, Property};
+use crate::swarm::front::props::Properties;
 use crate::swarm::front::syntax::ActionType;
-use crate::swarm::Loaded;
-use serde_json::{json, Value as Json};
+use crate::swarm::semantics::concrete::Concrete;
+use crate::swarm::semantics::counting::{check_deterministic, Counting};
 use std::time::Instant;
 
 /// How to check.
@@ -110,7 +111,7 @@ pub fn named_agents(l: &Loaded, refs: &[GlobalVar]) -> Vec<usize> {
 }
 
 /// The refs with Definition 15's markers appended: (starting, env mode).
-pub(super) fn with_phase_refs(l: &Loaded, refs: &[GlobalVar]) -> Vec<GlobalVar> {
+pub fn with_phase_refs(l: &Loaded, refs: &[GlobalVar]) -> Vec<GlobalVar> {
     let mut r = refs.to_vec();
     if l.model.faulty_fraction.is_some() {
         let mode = l
@@ -127,18 +128,18 @@ pub(super) fn with_phase_refs(l: &Loaded, refs: &[GlobalVar]) -> Vec<GlobalVar> 
 }
 
 /// One explored model with the truth of every formula.
-pub(super) struct Explored {
-    pub(super) mdp: Mdp,
-    pub(super) truth: Vec<Vec<Vec<bool>>>,
-    pub(super) phases: Option<Phases>,
-    pub(super) build_s: f64,
+pub struct Explored {
+    pub mdp: Mdp,
+    pub truth: Vec<Vec<Vec<bool>>>,
+    pub phases: Option<Phases>,
+    pub build_s: f64,
 }
 
 impl Explored {
     /// The values of property `i` of `props` on this model, with the
     /// options of the check; `rounds` bounds the exact initialisation phase
     /// (Definition 16, with a faulty fraction; `property::compute`).
-    pub(super) fn compute(
+    pub fn compute(
         &self,
         props: &Properties,
         i: usize,
@@ -160,11 +161,11 @@ impl Explored {
     }
 }
 
-pub(super) fn deadline(ctx: &RunContext) -> Option<Instant> {
+pub fn deadline(ctx: &RunContext) -> Option<Instant> {
     ctx.deadline().at()
 }
 
-pub(super) fn explore_and_label(
+pub fn explore_and_label(
     l: &Loaded,
     sem: &Sem,
     props: &Properties,
@@ -175,7 +176,7 @@ pub(super) fn explore_and_label(
     explore_and_label_to(l, sem, props, exact, max_states, ctx, None)
 }
 
-pub(super) fn explore_and_label_to(
+pub fn explore_and_label_to(
     l: &Loaded,
     sem: &Sem,
     props: &Properties,
@@ -258,150 +259,6 @@ pub fn stop_message(s: &Stop) -> String {
     }
 }
 
-/// A property left undecided, with the reason.
-pub(super) fn unknown_outcome(p: &Property, reason: &str) -> Outcome {
-    Outcome {
-        text: p.text.clone(),
-        verdict: Some(Verdict::Unknown),
-        result: format!("unknown: {reason}"),
-        json: json!({"property": p.text, "verdict": "unknown", "reason": reason}),
-    }
-}
-
-/// The properties from the `done`-th on, left undecided by the deadline.
-pub(super) fn unknown_from(
-    report: &mut Report,
-    props: &Properties,
-    done: usize,
-    e: Expired,
-) -> Vec<Outcome> {
-    let reason = format!("{e} before this property was computed");
-    report.warnings.push(reason.clone());
-    report.stat("timed_out", true);
-    props.props[done..]
-        .iter()
-        .map(|p| unknown_outcome(p, &reason))
-        .collect()
-}
-
-pub(super) fn show(f: f64, e: Option<&Rat>) -> String {
-    match e {
-        Some(e) => format!("{} ({f})", num::display(e)),
-        None => format!("{f}"),
-    }
-}
-
-/// Per-property outcome for the report.
-pub(super) struct Outcome {
-    pub(super) text: String,
-    pub(super) verdict: Option<Verdict>,
-    pub(super) result: String,
-    pub(super) json: Json,
-}
-
-pub(super) fn verdict_of(prop: &Property, f: f64, e: Option<&Rat>) -> Option<Verdict> {
-    property::meets(prop, f, e).map(Verdict::from_bool)
-}
-
-/// Every property undecided because exploring `what` stopped; the states
-/// explored so far go into the statistics.
-pub(super) fn stopped_exploring(
-    report: &mut Report,
-    props: &Properties,
-    stop: &Stop,
-    what: &str,
-) -> Vec<Outcome> {
-    let reason = format!("{what}: {}", stop_message(stop));
-    if let Stop::TimedOut(n) = stop {
-        report.stat("states_explored", *n as u64);
-        report.stat("timed_out", true);
-    }
-    report.warnings.push(reason.clone());
-    props
-        .props
-        .iter()
-        .map(|p| unknown_outcome(p, &reason))
-        .collect()
-}
-
-/// Records the sizes and timings; the human line too unless `-q` (a note,
-/// not the answer: `-q` keeps the answer only).
-pub(super) fn sizes(report: &mut Report, ex: &Explored, check_s: f64, quiet: bool) {
-    report.stat("states", ex.mdp.num_states());
-    report.stat("choices", ex.mdp.num_choices());
-    report.stat("transitions", ex.mdp.num_transitions());
-    report.stat("build_s", ex.build_s);
-    report.stat("check_s", check_s);
-    if quiet {
-        return;
-    }
-    report.text.push_str(&format!(
-        "\n{} states, {} choices, {} transitions; built in {:.3} s, checked in {:.3} s\n",
-        ex.mdp.num_states(),
-        ex.mdp.num_choices(),
-        ex.mdp.num_transitions(),
-        ex.build_s,
-        check_s
-    ));
-}
-
-pub(super) fn witness(
-    l: &Loaded,
-    sem: &Sem,
-    mdp: &Mdp,
-    p: &Property,
-    truth: &[Vec<bool>],
-    v: &Values,
-    report: &mut Report,
-) -> Result<(), RunError> {
-    let Path::Until { phi, steps, .. } = &p.path else {
-        report.warnings.push(format!(
-            "{}: witnesses are given for F and U properties",
-            p.text
-        ));
-        return Ok(());
-    };
-    let Some(path) = &v.witness else {
-        report.text.push_str(&format!(
-            "\nno witness for {}: the target is unreachable within {steps} steps\n",
-            p.text
-        ));
-        return Ok(());
-    };
-    let all = vec![true; mdp.num_states()];
-    let allowed = if phi.is_some() { &truth[1] } else { &all };
-    let prob = property::replay(sem, mdp, path, &truth[0], allowed, *steps)
-        .map_err(|e| RunError::Internal(format!("the witness does not replay: {e}")))?;
-    let mut cols = vec!["step".to_string(), "action".into(), "p".into()];
-    cols.extend(sem.columns());
-    let mut t = Table::new(cols);
-    let mut first = vec!["0".to_string(), "(initial)".into(), "".into()];
-    first.extend(sem.describe_state(mdp.states.get(mdp.initial[0])));
-    t.row(first);
-    let mut steps_json = Vec::new();
-    for (i, s) in path.iter().enumerate() {
-        let action = sem.describe_label(mdp.choice_label[s.choice]);
-        let state = sem.describe_state(mdp.states.get(s.state));
-        let mut row = vec![(i + 1).to_string(), action.clone(), format!("{}", s.prob)];
-        row.extend(state.clone());
-        t.row(row);
-        steps_json
-            .push(json!({"step": i + 1, "action": action, "probability": s.prob, "state": state}));
-    }
-    // The step-dependent scheduler: the optimal choice at each step along the path.
-    report.text.push_str(&format!(
-        "\nmost likely witness of {} under the optimal step-dependent scheduler (probability {prob:e}, {} steps, replayed):\n",
-        p.text,
-        path.len()
-    ));
-    report.text.push_str(&t.render(TableFormat::Text));
-    let _ = l;
-    report.witness = Some(
-        json!({"property": p.text, "probability": prob, "columns": sem.columns(), "steps": steps_json}),
-    );
-    Ok(())
-}
-
 /// Whether the cutoff argument applies: no global-synchronous actions.
 pub fn cutoff_applies(l: &Loaded) -> bool {
     !l.model
@@ -416,4 +273,50 @@ pub fn init_counts(named: &[usize], top: u32) -> Vec<Vec<u32>> {
         .iter()
         .map(|&m| ((if m > 0 { 0 } else { 1 })..=top).collect())
         .collect()
+}
+
+/// A label's name and its truth at every state.
+pub type LabelTruth = (String, Vec<bool>);
+
+/// Explores a concrete (`counts`) or abstract model with its labels (for `export`, tests and benches).
+pub fn explore_model(
+    l: &Loaded,
+    counts: Option<&[usize]>,
+    threshold: u32,
+    exact: bool,
+    max_states: usize,
+    deadline: crate::report::Deadline,
+) -> Result<(Mdp, Vec<LabelTruth>), RunError> {
+    let sem = match counts {
+        Some(c) => Sem::Concrete(Concrete::new(&l.model, &l.sys, c)),
+        None => {
+            check_threshold(threshold, l.model.templates.len(), max_states)?;
+            check_deterministic(&l.model, &l.sys).map_err(RunError::input)?;
+            let named = named_agents(l, &l.model.label_refs);
+            Sem::Counting(Counting::new(
+                &l.model,
+                &l.sys,
+                &named,
+                threshold,
+                init_counts(&named, threshold),
+            ))
+        }
+    };
+    let mdp = match property::build(&sem, exact, max_states, deadline.at()) {
+        Ok(mdp) => mdp,
+        Err(stop @ Stop::TimedOut(_)) => return Err(RunError::TimedOut(stop_message(&stop))),
+        Err(stop) => return Err(RunError::Limit(stop_message(&stop))),
+    };
+    let formulas: Vec<&crate::lang::TExpr> = l.model.labels.iter().map(|(_, t)| t).collect();
+    let truth =
+        property::evaluate_formulas(&sem, &mdp, &l.model, &l.model.label_refs, &formulas).truth;
+    Ok((
+        mdp,
+        l.model
+            .labels
+            .iter()
+            .map(|(n, _)| n.clone())
+            .zip(truth)
+            .collect(),
+    ))
 }

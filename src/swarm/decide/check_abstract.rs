@@ -1,0 +1,226 @@
+//! `mavis swarm check --abstract`: the abstraction for every size at once,
+//! the cutoff where it applies, and the concrete values of S(1..3) when
+//! neither proves a property.
+
+use super::findings::{model_stats, stopped_exploring, unknown_from, verdict_of, witness};
+use super::mdp::Stop;
+use super::outcome::{Answer, Beyond, CheckOutcome, Cutoff, Probability, PropertyOutcome};
+use super::procedure::{
+    check_threshold, cutoff_applies, explore_and_label, explore_and_label_to, init_counts,
+    initial_abstract_states, named_agents, stop_message, CheckOptions,
+};
+use super::property::{self, Sem, Values};
+use crate::report::{RunContext, RunError, Verdict};
+use crate::swarm::front::load::Loaded;
+use crate::swarm::front::props::{Properties, Property};
+use crate::swarm::semantics::concrete::Concrete;
+use crate::swarm::semantics::counting::{check_deterministic, Counting};
+use std::time::Instant;
+
+pub(super) fn check_abstract(
+    l: &Loaded,
+    props: &Properties,
+    t: u32,
+    opts: &CheckOptions,
+    ctx: &RunContext,
+    out: &mut CheckOutcome,
+) -> Result<(), RunError> {
+    check_threshold(t, l.model.templates.len(), opts.max_states)?;
+    check_deterministic(&l.model, &l.sys).map_err(RunError::input)?;
+    let named = named_agents(l, &props.refs);
+    let sem = Sem::Counting(Counting::new(
+        &l.model,
+        &l.sys,
+        &named,
+        t,
+        init_counts(&named, t),
+    ));
+    let answers = AbstractAnswers {
+        l,
+        props,
+        opts,
+        ctx,
+        named: &named,
+        t,
+    };
+    let ex = match explore_and_label(l, &sem, props, opts.exact, opts.max_states, ctx) {
+        Ok(ex) => ex,
+        Err(stop) => {
+            answers.abstraction_stopped(&stop, out);
+            return Ok(());
+        }
+    };
+    let t1 = Instant::now();
+    for (i, p) in props.props.iter().enumerate() {
+        let v = match ex.compute(props, i, opts, ctx, 0) {
+            Ok(v) => v,
+            Err(e) => {
+                unknown_from(out, props, i, e);
+                break;
+            }
+        };
+        if opts.witness && ex.mdp.initial.len() == 1 {
+            witness(&sem, &ex.mdp, p, &ex.truth[i], &v, out)?;
+        }
+        out.properties.push(answers.outcome(p, &v));
+    }
+    out.stats.model = Some(model_stats(&ex, t1.elapsed().as_secs_f64()));
+    Ok(())
+}
+
+/// What the answers of one abstract check read: the model, the
+/// properties, the options, the named agents and the threshold.
+struct AbstractAnswers<'a> {
+    l: &'a Loaded,
+    props: &'a Properties,
+    opts: &'a CheckOptions,
+    ctx: &'a RunContext,
+    named: &'a [usize],
+    t: u32,
+}
+
+impl AbstractAnswers<'_> {
+    /// The answer for property `p` from its values `v` on the abstraction:
+    /// proven by the abstract bound, else by the cutoff where it applies,
+    /// else unknown with the concrete values.
+    fn outcome(&self, p: &Property, v: &Values) -> PropertyOutcome {
+        let (f, e, _) = property::over_initials(v, p.opt);
+        let bound = Probability { f64: f, exact: e };
+        let (verdict, beyond) = match verdict_of(p, &bound) {
+            None => (None, Beyond::Nothing),
+            Some(Verdict::Holds) => (Some(Verdict::Holds), Beyond::Nothing),
+            Some(_) => match self.cutoff(p) {
+                Some(c) => (verdict_of(p, &c.value), Beyond::Cutoff(c)),
+                None => (
+                    Some(Verdict::Unknown),
+                    Beyond::Sizes(self.concrete_values(p)),
+                ),
+            },
+        };
+        PropertyOutcome {
+            property: p.text.clone(),
+            opt: p.opt,
+            verdict,
+            answer: Answer::AllSizes {
+                threshold: self.t,
+                bound,
+                beyond,
+            },
+        }
+    }
+
+    /// The abstraction could not be built: each property is answered by the
+    /// cutoff where it applies, else left unknown with the reason.
+    fn abstraction_stopped(&self, stop: &Stop, out: &mut CheckOutcome) {
+        let first = out.properties.len();
+        stopped_exploring(out, self.props, stop, "the abstraction");
+        if matches!(stop, Stop::TimedOut(_)) {
+            return;
+        }
+        for (i, p) in self.props.props.iter().enumerate() {
+            let Some(cutoff) = self.cutoff(p) else {
+                continue;
+            };
+            out.properties[first + i] = PropertyOutcome {
+                property: p.text.clone(),
+                opt: p.opt,
+                verdict: verdict_of(p, &cutoff.value),
+                answer: Answer::ByCutoff {
+                    abstraction: stop_message(stop),
+                    cutoff,
+                },
+            };
+        }
+    }
+
+    /// The cutoff (docs/swarm.md): with only asynchronous and
+    /// agent-environment actions, h steps move at most h counted agents, so
+    /// S(m + h) and every larger size agree on an h-step property, and the
+    /// exact symmetric quotients of S(m+1..m+h) give the supremum and
+    /// infimum over all n.
+    fn cutoff(&self, p: &Property) -> Option<Cutoff> {
+        let AbstractAnswers {
+            l,
+            props,
+            opts,
+            ctx,
+            named,
+            ..
+        } = *self;
+        if !cutoff_applies(l) || l.model.faulty_fraction.is_some() {
+            return None;
+        }
+        let h = u32::try_from(p.path.steps()).ok()?;
+        if initial_abstract_states(h.max(1), named.len()) > (opts.max_states / 4) as u128 {
+            return None;
+        }
+        let one = Properties {
+            props: vec![p.clone()],
+            refs: props.refs.clone(),
+        };
+        let counts: Vec<Vec<u32>> = init_counts(named, h.max(1));
+        let sem = Sem::Counting(Counting::new(&l.model, &l.sys, named, h.max(1) + 1, counts));
+        let budget = opts.max_states / 4;
+        let ex =
+            explore_and_label_to(l, &sem, &one, opts.exact, budget, ctx, Some(h as usize)).ok()?;
+        let v = property::compute(
+            &ex.mdp,
+            p,
+            &ex.truth[0],
+            opts.exact,
+            false,
+            None,
+            0,
+            ctx.deadline(),
+            ctx.threads,
+        )
+        .ok()?;
+        let (f, e, _) = property::over_initials(&v, p.opt);
+        Some(Cutoff {
+            value: Probability { f64: f, exact: e },
+            per_n: v.f64s.clone(),
+        })
+    }
+
+    /// Pmax/Pmin on S(n) for n = 1, 2, 3 agents per template, as far as they fit.
+    fn concrete_values(&self, p: &Property) -> Vec<(usize, f64)> {
+        let AbstractAnswers {
+            l,
+            props,
+            opts,
+            ctx,
+            ..
+        } = *self;
+        let named = named_agents(l, &props.refs);
+        let mut out = Vec::new();
+        for n in 1..=3usize {
+            if named.iter().any(|&m| m > n) {
+                continue;
+            }
+            let counts = vec![n; l.model.templates.len()];
+            let sem = Sem::Concrete(Concrete::new(&l.model, &l.sys, &counts));
+            let one = Properties {
+                props: vec![p.clone()],
+                refs: props.refs.clone(),
+            };
+            let Ok(ex) = explore_and_label(l, &sem, &one, false, opts.max_states / 10, ctx) else {
+                break;
+            };
+            let Ok(v) = property::compute(
+                &ex.mdp,
+                p,
+                &ex.truth[0],
+                false,
+                false,
+                ex.phases.as_ref(),
+                n * counts.len() + 2,
+                ctx.deadline(),
+                ctx.threads,
+            ) else {
+                break;
+            };
+            out.push((n, v.f64s[0]));
+        }
+        out
+    }
+}
