@@ -5,8 +5,8 @@
 //! `benches/swarm_storm.py` times Storm on the same exported models.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use mavis::swarm::{check, CheckOptions};
 use mavis::swarm::Inputs;
+use mavis::swarm::{check, CheckOptions};
 use std::path::PathBuf;
 
 fn inputs() -> Inputs {
