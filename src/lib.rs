@@ -16,5 +16,6 @@ pub mod parsers;
 mod python;
 pub mod report;
 pub mod robust;
+pub mod search;
 pub mod swarm;
 pub mod timed;

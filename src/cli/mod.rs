@@ -57,9 +57,9 @@ pub struct GlobalArgs {
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Text)]
     pub format: FormatArg,
-    /// Worker threads for solvers and search.
-    #[arg(long, global = true, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS))]
-    pub threads: u32,
+    /// Worker threads for solvers and search [default: 1; `nn verify`: the machine's cores].
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_THREADS))]
+    pub threads: Option<u32>,
     /// Bound the whole run to this many seconds from its start (at most 1e9):
     /// at the deadline the answer is unknown (exit 3) with what was found so far.
     #[arg(long, global = true, value_name = "SECONDS", value_parser = report::parse_timeout)]
@@ -104,9 +104,24 @@ pub enum Command {
     Batch(batch::BatchArgs),
 }
 
-impl GlobalArgs {
-    /// The run's settings; `--timeout` counts from `start`, the start of the process.
+impl Cli {
+    /// The run's settings ([`GlobalArgs::context`]); without `--threads`,
+    /// the search of `nn verify` uses the machine's cores, every other verb 1.
     pub fn context(&self, start: Instant) -> RunContext {
+        let searches = matches!(self.command, Command::Nn(nn::NnCmd::Verify { .. }));
+        let default = if searches {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS as usize))
+        } else {
+            1
+        };
+        self.global.context_with(start, default)
+    }
+}
+
+impl GlobalArgs {
+    /// The run's settings; `--timeout` counts from `start`, the start of
+    /// the process; `default_threads` when `--threads` is not given.
+    pub fn context_with(&self, start: Instant, default_threads: usize) -> RunContext {
         let format = match self.format {
             FormatArg::Text => Format::Text,
             FormatArg::Json => Format::Json,
@@ -119,7 +134,7 @@ impl GlobalArgs {
         RunContext::started_at(
             start,
             format,
-            self.threads as usize,
+            self.threads.map_or(default_threads, |t| t as usize),
             self.timeout,
             verbosity,
         )
@@ -205,7 +220,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let ctx = cli.global.context(start);
+    let ctx = cli.context(start);
     let answer = run_bounded(cli.command, Given::default(), &ctx);
     let stopped = answer.is_none();
     let code = match finish(answer, &matches, &ctx, start) {
@@ -230,7 +245,7 @@ pub fn run_in_process(argv: Vec<String>, given: Given) -> Result<Report, RunErro
     let bad_usage = |e: clap::Error| RunError::input(e.render().to_string().trim_end());
     let matches = command().try_get_matches_from(argv).map_err(bad_usage)?;
     let cli = Cli::from_arg_matches(&matches).map_err(bad_usage)?;
-    let ctx = cli.global.context(start);
+    let ctx = cli.context(start);
     let answer = run_bounded(cli.command, given, &ctx);
     finish(answer, &matches, &ctx, start)
 }

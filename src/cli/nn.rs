@@ -95,6 +95,10 @@ A finished instance is not run again. Exit status: 0 all decided, 2 an instance 
         /// Which input to halve when a box is split.
         #[arg(long, value_enum, default_value_t = SplitArg::Influence)]
         split: SplitArg,
+        /// Split a part on an unstable ReLU once this many input splits in a row
+        /// have not lowered its unstable ReLUs (0: only when its box is too small to split).
+        #[arg(long, value_name = "N", default_value_t = crate::milp::verify::BRANCH_AFTER)]
+        relu_split_after: usize,
     },
 }
 
@@ -103,6 +107,8 @@ A finished instance is not run again. Exit status: 0 all decided, 2 an instance 
 pub enum SplitArg {
     /// Largest width times |gradient| of the open atoms at the box's centre.
     Influence,
+    /// Largest width times |coefficient| of the input in the open atoms' linear lower bounds.
+    Sensitivity,
     /// The widest input.
     Widest,
 }
@@ -142,6 +148,7 @@ pub fn run(cmd: NnCmd, ctx: &RunContext) -> Result<Report, RunError> {
             milp_unstable,
             no_lp_tighten,
             split,
+            relu_split_after,
         } => {
             let req = nn_verify::VerifyRequest {
                 net: net.unwrap_or_default(),
@@ -149,8 +156,10 @@ pub fn run(cmd: NnCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 vnncomp_output,
                 milp_unstable,
                 lp_tighten: !no_lp_tighten,
+                relu_split_after,
                 split: match split {
                     SplitArg::Influence => crate::milp::verify::SplitRule::Influence,
+                    SplitArg::Sensitivity => crate::milp::verify::SplitRule::Sensitivity,
                     SplitArg::Widest => crate::milp::verify::SplitRule::Widest,
                 },
             };
@@ -189,12 +198,14 @@ fn instance_argv(
     argv.push(result.display().to_string());
     let split = match split {
         SplitArg::Influence => "influence",
+        SplitArg::Sensitivity => "sensitivity",
         SplitArg::Widest => "widest",
     };
     for (option, value) in [
         ("--timeout", budget.as_secs_f64().to_string()),
         ("--threads", ctx.threads.to_string()),
         ("--milp-unstable", req.milp_unstable.to_string()),
+        ("--relu-split-after", req.relu_split_after.to_string()),
         ("--split", split.to_string()),
         ("--format", "json".to_string()),
     ] {

@@ -10,7 +10,9 @@
 //! `binaries` (most in one MILP), `binaries_total`, `milp_nodes` and
 //! `milp_lp_iterations` (HiGHS's, over every MILP solve), `nodes` (boxes of
 //! the input-splitting branch and bound), `splits`, `unstable_interval`, `unstable_symbolic`,
-//! `unstable_lp` (of the root boxes; null when the root had no LP tightening), `unreplayed`, `total_s`.
+//! `unstable_lp` (of the root boxes; null when the root had no LP tightening), `unreplayed`,
+//! `leaves` (MILP leaf decisions), `relu_splits` (splits on a ReLU, counted in `splits` too),
+//! `threads` (the search's workers), `total_s`.
 
 use super::nn::{load_for_command, shape_text};
 use crate::milp::verify::{verify, Answer, Counterexample, SplitRule, VerifyOptions};
@@ -33,6 +35,8 @@ pub struct VerifyRequest {
     pub milp_unstable: usize,
     pub lp_tighten: bool,
     pub split: SplitRule,
+    /// See [`VerifyOptions::branch_after`].
+    pub relu_split_after: usize,
 }
 
 /// VNN-COMP's result file for an answer.
@@ -104,11 +108,14 @@ pub fn verify_report(req: &VerifyRequest, ctx: &RunContext) -> Result<Report, Ru
     let prop = read_property(req, net)?;
     let parse_s = start.elapsed().as_secs_f64();
     ctx.stage("nn verify: falsification, bounds, MILP and input splitting");
+    // The search runs parts on `threads` workers, each MILP on one thread.
     let opts = VerifyOptions {
-        solve: SolveOptions::new(ctx.threads, ctx.deadline(), ctx.verbosity >= 2),
+        solve: SolveOptions::new(1, ctx.deadline(), ctx.verbosity >= 2),
+        threads: ctx.threads,
         milp_unstable: req.milp_unstable,
         lp_tighten: req.lp_tighten,
         split: req.split,
+        branch_after: req.relu_split_after,
         ..VerifyOptions::default()
     };
     let v = verify(net, &prop, &opts).map_err(|e| RunError::Internal(e.to_string()))?;
@@ -235,6 +242,9 @@ fn stats_lines(r: &mut Report, s: &crate::milp::verify::VerifyStats, parse_s: f6
             },
         ),
         ("unreplayed", json!(s.unreplayed)),
+        ("leaves", json!(s.search.leaves)),
+        ("relu_splits", json!(s.search.branches)),
+        ("threads", json!(s.search.threads)),
         ("total_s", json!(total_s)),
     ] {
         r.stat(k, v);

@@ -117,14 +117,24 @@ fn interval_step(net: &Network, input: &InputBox, known: &[LayerBounds], k: usiz
     affine_interval(&layers[k].weights, &layers[k].bias, &previous)
 }
 
-/// Back-substituted bounds of the neurons `rows` of layer `k` (in that order).
-fn back_substitute(
+/// Linear bounds of some neurons in terms of the inputs:
+/// `low x + low_c <= z <= up x + up_c` on the box they were made for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinearBounds {
+    pub low: Array2<f64>,
+    pub low_c: Array1<f64>,
+    pub up: Array2<f64>,
+    pub up_c: Array1<f64>,
+}
+
+/// The linear bounds of the neurons `rows` of layer `k` (in that order),
+/// each unstable ReLU below replaced by its relaxation from `known[j]`.
+fn back_substitute_linear(
     net: &Network,
-    input: &InputBox,
     known: &[LayerBounds],
     k: usize,
     rows: &[usize],
-) -> LayerBounds {
+) -> LinearBounds {
     let layers = net.layers();
     let layer = &layers[k];
     let weights = layer.weights.select(Axis(0), rows);
@@ -148,10 +158,34 @@ fn back_substitute(
         up = up.dot(&below.weights);
         low = low.dot(&below.weights);
     }
-    LayerBounds {
-        lo: concretise(&low, &cl, input, false),
-        hi: concretise(&up, &cu, input, true),
+    LinearBounds {
+        low,
+        low_c: cl,
+        up,
+        up_c: cu,
     }
+}
+
+/// Back-substituted bounds of the neurons `rows` of layer `k` (in that order).
+fn back_substitute(
+    net: &Network,
+    input: &InputBox,
+    known: &[LayerBounds],
+    k: usize,
+    rows: &[usize],
+) -> LayerBounds {
+    let l = back_substitute_linear(net, known, k, rows);
+    LayerBounds {
+        lo: concretise(&l.low, &l.low_c, input, false),
+        hi: concretise(&l.up, &l.up_c, input, true),
+    }
+}
+
+/// The linear bounds of the outputs `rows` in terms of the inputs, with the
+/// relaxations of `bounds` (their coefficients say how much each input's
+/// width costs the bounds: the split heuristics' bound sensitivity).
+pub fn output_linear_bounds(net: &Network, bounds: &NetworkBounds, rows: &[usize]) -> LinearBounds {
+    back_substitute_linear(net, &bounds.pre, net.layers().len() - 1, rows)
 }
 
 /// Symbolic bounds of every layer. Never looser than [`super::interval_bounds`].

@@ -55,7 +55,7 @@ impl<'a> Spec<'a> {
         }
     }
 
-    fn atom(&self, row: usize) -> &Atom {
+    pub fn atom(&self, row: usize) -> &Atom {
         self.case
             .disjuncts
             .iter()
@@ -98,7 +98,7 @@ pub enum BoxAnswer {
     /// Every open disjunct is infeasible (confirmed without presolve).
     Refuted,
     /// HiGHS's point for a disjunct (not yet replayed).
-    Point { disjunct: usize, input: Vec<f64> },
+    Point { input: Vec<f64> },
     /// The budget ran out; these disjuncts are still open.
     Stalled(Vec<usize>),
 }
@@ -112,6 +112,17 @@ pub struct MilpCounts {
     pub seconds: f64,
     /// HiGHS's nodes and LP iterations over every solve (re-solves included).
     pub effort: Effort,
+}
+
+impl MilpCounts {
+    /// Adds another run's counts (the most binaries is the larger one).
+    pub fn add(&mut self, o: &MilpCounts) {
+        self.solves += o.solves;
+        self.binaries_max = self.binaries_max.max(o.binaries_max);
+        self.binaries_total += o.binaries_total;
+        self.seconds += o.seconds;
+        self.effort += o.effort;
+    }
 }
 
 /// One encoding of the spec network over `bounds.input` shared by all
@@ -173,10 +184,7 @@ pub fn milp_box(
                     .enumerate()
                     .map(|(i, &v)| s.value(v).clamp(input.lo[i], input.hi[i]))
                     .collect();
-                return Ok(BoxAnswer::Point {
-                    disjunct: d,
-                    input: x,
-                });
+                return Ok(BoxAnswer::Point { input: x });
             }
             _ => stalled.push(d),
         }

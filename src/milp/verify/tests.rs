@@ -1,4 +1,6 @@
 use super::*;
+use crate::milp::{tolerance, LinExpr, Model, Objective, SolveOptions, Status};
+use crate::nn::vnnlib::Case;
 use crate::nn::vnnlib::{parse, Atom};
 use crate::nn::{Layer, Network};
 use ndarray::{array, Array1, Array2};
@@ -214,4 +216,157 @@ proptest! {
             Answer::Unknown(why) => prop_assert!(false, "unknown: {why}"),
         }
     }
+}
+
+/// The largest margin `t` by which some input of the case's box violates a
+/// disjunct (every atom `<= rhs - t`), by enumerating the ReLU patterns of
+/// a one-hidden-layer network: on each pattern's region the network is
+/// affine, so each (pattern, disjunct) is one LP. `-inf` when none is
+/// feasible. Independent of the bounds, splits and MILP of the search.
+fn pattern_margin(net: &Network, case: &Case) -> f64 {
+    let (l1, l2) = (&net.layers()[0], &net.layers()[1]);
+    let (h, n) = (l1.weights.nrows(), l1.weights.ncols());
+    let mut best = f64::NEG_INFINITY;
+    for pattern in 0..1u32 << h {
+        for d in &case.disjuncts {
+            let mut m = Model::new();
+            let xs: Vec<_> = (0..n)
+                .map(|i| m.continuous(&format!("x{i}"), case.input.lo[i], case.input.hi[i]))
+                .collect();
+            let t = m.continuous("t", -100.0, 100.0);
+            let z = |j: usize| {
+                let mut e = LinExpr::constant(l1.bias[j]);
+                for (i, &x) in xs.iter().enumerate() {
+                    e.add_term(x, l1.weights[[j, i]]);
+                }
+                e
+            };
+            for j in 0..h {
+                if pattern >> j & 1 == 1 {
+                    m.ge(&format!("on{j}"), z(j), 0.0);
+                } else {
+                    m.le(&format!("off{j}"), z(j), 0.0);
+                }
+            }
+            for (r, a) in d.iter().enumerate() {
+                // lhs = a.inputs . x + sum_o a.outputs[o] (b2_o + sum_j W2_oj relu(z_j)) + t <= rhs
+                let mut lhs = LinExpr::term(t, 1.0);
+                for (i, &x) in xs.iter().enumerate() {
+                    lhs.add_term(x, a.inputs[i]);
+                }
+                let mut constant = 0.0;
+                for (o, &c) in a.outputs.iter().enumerate() {
+                    constant += c * l2.bias[o];
+                    for j in (0..h).filter(|j| pattern >> j & 1 == 1) {
+                        lhs += z(j) * (c * l2.weights[[o, j]]);
+                    }
+                }
+                m.le(&format!("atom{r}"), lhs, a.rhs - constant);
+            }
+            let out = m
+                .solve(&Objective::Maximise(t.into()), &SolveOptions::default())
+                .unwrap();
+            if out.status == Status::Optimal {
+                best = best.max(out.objective.unwrap());
+            }
+        }
+    }
+    best
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random 2-input networks with one hidden layer of up to 6 ReLUs: the
+    /// search (with ReLU splitting forced early, 1 and 2 threads) agrees
+    /// with the pattern enumeration wherever its margin is clear of the
+    /// tolerances, and the two thread counts give the same answer.
+    #[test]
+    fn verdicts_agree_with_pattern_enumeration(seed in any::<u64>(), width in 2usize..7, shift in -1.0..1.5f64, two in any::<bool>()) {
+        let net = random_net(seed, 2, &[width], 2);
+        let second = if two { format!("(and (<= Y_0 (- Y_1 {shift})) (>= X_0 0.25))") } else { String::new() };
+        let text = format!("(declare-const X_0 Real)(declare-const X_1 Real)(declare-const Y_0 Real)(declare-const Y_1 Real)
+            (assert (>= X_0 -1))(assert (<= X_0 1))(assert (>= X_1 -1))(assert (<= X_1 1))
+            (assert (or (and (>= Y_0 (+ Y_1 {shift}))) {second}))");
+        let prop = parse("r.vnnlib", &text).unwrap();
+        let margin = prop.cases.iter().map(|c| pattern_margin(&net, c)).fold(f64::NEG_INFINITY, f64::max);
+        let mut answers = Vec::new();
+        for threads in [1, 2] {
+            let opts = VerifyOptions {
+                falsify: FalsifyOptions { samples: 10, ..FalsifyOptions::default() },
+                milp_unstable: 0,
+                branch_after: 1,
+                threads,
+                ..VerifyOptions::default()
+            };
+            let v = verify(&net, &prop, &opts).unwrap();
+            match &v.answer {
+                Answer::Violated(c) => {
+                    prop_assert!(margin > -1e-6, "violated at {:?}, but the patterns' margin is {margin}", c.input);
+                    prop_assert!(prop.cases[c.case].satisfied_disjunct(&c.input, &net.eval(&c.input), tolerance::COUNTEREXAMPLE).is_some());
+                }
+                Answer::Holds => prop_assert!(margin < 1e-6, "holds, but the patterns' margin is {margin}"),
+                Answer::Unknown(why) => prop_assert!(false, "unknown: {why}"),
+            }
+            answers.push(matches!(v.answer, Answer::Holds));
+        }
+        prop_assert_eq!(answers[0], answers[1]);
+    }
+}
+
+#[test]
+fn relu_branches_cover_their_parent_and_bounds_contain_samples() {
+    // Relational (symbolic) bounds with fixed phases contain every sampled
+    // point whose ReLUs are in those phases; the two children of a branch
+    // hold every point of the parent between them.
+    let net = random_net(7, 2, &[6, 6], 2);
+    let b = crate::nn::InputBox::new(vec![-1.0, -1.0], vec![1.0, 1.0]).unwrap();
+    let root = phases::bounds(&net, &b, None, &[]).unwrap();
+    let (layer, neuron) = phases::pick_neuron(&root).expect("an unstable ReLU");
+    let child = |active| {
+        phases::bounds(
+            &net,
+            &b,
+            Some(&root),
+            &[phases::Phase {
+                layer,
+                neuron,
+                active,
+            }],
+        )
+    };
+    let (on, off) = (child(true), child(false));
+    let mut rng = StdRng::seed_from_u64(3);
+    for _ in 0..2000 {
+        let x = vec![rng.gen_range(-1.0..=1.0), rng.gen_range(-1.0..=1.0)];
+        let pre = pre_activations(&net, &x);
+        let within = |nb: &crate::nn::NetworkBounds| {
+            pre.iter().zip(&nb.pre).all(|(z, lb)| {
+                z.iter()
+                    .zip(lb.lo.iter().zip(&lb.hi))
+                    .all(|(v, (l, h))| *l - 1e-9 <= *v && *v <= *h + 1e-9)
+            })
+        };
+        assert!(within(&root));
+        let holder = if pre[layer][neuron] >= 0.0 { &on } else { &off };
+        let holder = holder
+            .as_ref()
+            .expect("a part with a sampled point is not empty");
+        assert!(within(holder), "x = {x:?}");
+    }
+}
+
+/// Every layer's pre-activations at `x`, computed here layer by layer.
+fn pre_activations(net: &Network, x: &[f64]) -> Vec<Vec<f64>> {
+    let mut a = Array1::from(x.to_vec());
+    let mut out = Vec::new();
+    for l in net.layers() {
+        let z = l.weights.dot(&a) + &l.bias;
+        a = match l.activation {
+            Activation::Relu => z.mapv(|v| v.max(0.0)),
+            Activation::Identity => z.clone(),
+        };
+        out.push(z.to_vec());
+    }
+    out
 }
