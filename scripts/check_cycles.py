@@ -7,12 +7,16 @@ that defines the module they name (the longest module prefix that is a
 file: `x.rs` or `x/mod.rs`); an edge A -> B means A names something of B.
 A name reached through a re-export (`pub use b::Item;` in a module file)
 is resolved to where the re-export points. `mod x;` declarations are not
-edges, nor are comments. Test code is left
-out: `#[cfg(test)] mod x { .. }` blocks and the files of `#[cfg(test)] mod
-x;` (tests may use anything). A strongly connected component of two or more
+edges, nor are comments. Test code is left out: `#[cfg(test)] mod x { .. }`
+blocks and the files of `#[cfg(test)] mod x;` (`#[path = ..]` included;
+tests may use anything). A strongly connected component of two or more
 files is a cycle; one cycle through it is printed. The same is done for the
 layers (the top-level modules: lang, report, milp, nis, ...), where a cycle
 means a lower layer names something of a higher one.
+
+Inside an engine, the order of its layers is declared in
+scripts/engine_layers.txt (see there): a file that names a file of a higher
+layer of its engine is an upward arrow and fails the check.
 
 Known cycles that belong to other work can be listed, one per line as the
 files of the cycle separated by spaces, in scripts/import_cycles_allowed.txt
@@ -30,7 +34,9 @@ import sys
 USE_RE = re.compile(r"\b(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.S)
 INLINE_RE = re.compile(r"(?<![A-Za-z0-9_:])([a-z_][a-z0-9_]*(?:::(?:super|[A-Za-z_][A-Za-z0-9_]*))+)")
 TEST_BLOCK_RE = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{")
-TEST_MOD_RE = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;")
+TEST_MOD_RE = re.compile(
+    r"#\[cfg\(test\)\]\s*(?:#\[path\s*=\s*\"([^\"]+)\"\]\s*)?(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;"
+)
 COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 STRING_RE = re.compile(r'"(?:\\.|[^"\\])*"')
 
@@ -90,10 +96,11 @@ class Crate:
         self.module_file = {}
         for f in self.files:
             self.module_file[self.module_of(f)] = f
-        self.code = {}
+        self.code, self.raw = {}, {}
         for f in self.files:
             with open(os.path.join(src, f), encoding="utf-8") as fh:
-                self.code[f] = strip(fh.read())
+                self.raw[f] = COMMENT_RE.sub("", fh.read())
+                self.code[f] = STRING_RE.sub('""', self.raw[f])
         # Per file, the names it re-exports and the paths they come from.
         self.reexports = {f: {} for f in self.files}
         for f in self.files:
@@ -152,8 +159,14 @@ class Crate:
         """Files of modules declared `#[cfg(test)] mod x;`."""
         out = set()
         for f in self.files:
-            for m in TEST_MOD_RE.finditer(self.code[f]):
-                child = self.module_of(f) + (m.group(1),)
+            for m in TEST_MOD_RE.finditer(self.raw[f]):
+                if m.group(1):
+                    # `#[path = "x.rs"]`: relative to the declaring file's folder.
+                    path = os.path.normpath(os.path.join(os.path.dirname(f), m.group(1)))
+                    if path in self.code:
+                        out.add(path)
+                    continue
+                child = self.module_of(f) + (m.group(2),)
                 if child in self.module_file:
                     out.add(self.module_file[child])
         return out
@@ -241,6 +254,59 @@ def layer_of(f):
     return parts[0]
 
 
+def read_layers(path):
+    """The declared layers per engine: {engine: [(layer, [paths])]}, lowest first."""
+    engines, current = {}, None
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            if line.startswith("[") and line.endswith("]"):
+                current = engines.setdefault(line[1:-1].strip(), [])
+            elif current is None:
+                raise SystemExit(f"{path}:{n}: a layer before any [engine]")
+            else:
+                name, *paths = line.split()
+                if not paths:
+                    raise SystemExit(f"{path}:{n}: layer `{name}` holds no path")
+                current.append((name, paths))
+    return engines
+
+
+def layer_in(engine, layers, f):
+    """The index of the layer of `f` (a file under src/ENGINE/) in `layers`,
+    or None when no line names it; a longer path wins over a shorter one."""
+    rel = f[len(engine) + 1 :]
+    best, best_len, star = None, -1, None
+    for i, (_, paths) in enumerate(layers):
+        for p in paths:
+            if p == "*":
+                star = i
+            elif (p.endswith("/") and rel.startswith(p)) or rel == p:
+                if len(p) > best_len:
+                    best, best_len = i, len(p)
+    return best if best is not None else star
+
+
+def upward_arrows(graph, engines):
+    """Imports from a lower layer to a higher one of the same engine, as
+    (engine, file, its layer, target, its layer); and the files no layer names."""
+    arrows, unplaced = [], []
+    for engine, layers in sorted(engines.items()):
+        mine = [f for f in graph if f.startswith(engine + os.sep)]
+        for f in sorted(mine):
+            a = layer_in(engine, layers, f)
+            if a is None:
+                unplaced.append((engine, f))
+                continue
+            for t in sorted(graph[f]):
+                b = layer_in(engine, layers, t) if t.startswith(engine + os.sep) else None
+                if b is not None and b > a:
+                    arrows.append((engine, f, layers[a][0], t, layers[b][0]))
+    return arrows, unplaced
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -289,11 +355,21 @@ def main():
                     why = sorted(f for f in graph if layer_of(f) == a
                                  and any(layer_of(t) == b for t in graph[f]))
                     print(f"  {a} -> {b}: " + ", ".join("src/" + f for f in why))
+    layer_file = os.path.join(args.root, "scripts", "engine_layers.txt")
+    engines = read_layers(layer_file) if os.path.exists(layer_file) else {}
+    arrows, unplaced = upward_arrows(graph, engines)
+    for engine, f, a, t, b in arrows:
+        failed = True
+        print(f"upward import in {engine}: src/{f} ({a}) names src/{t} ({b})")
+    for engine, f in unplaced:
+        failed = True
+        print(f"no layer of {engine} holds src/{f} (scripts/engine_layers.txt)")
     for a, u in zip(allowed, used):
         if not u:
             print("stale allow-list entry (no such cycle now): " + " ".join(sorted(a)))
     print(f"{len(graph)} files, {sum(len(e) for e in graph.values())} imports, "
-          f"{len(found)} cycles")
+          f"{len(found)} cycles, {len(arrows)} upward imports in "
+          f"{len(engines)} layered engine(s)")
     return 1 if failed else 0
 
 

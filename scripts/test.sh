@@ -40,13 +40,19 @@ if [ ${#reqs[@]} -gt 0 ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check "${reqs[@]}"
   target_dir=$(cargo metadata --format-version 1 --no-deps | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
   export MAVIS_BIN="$target_dir/release/mavis"
-  echo "== pip install . (the mavis Python package, built by maturin)"
+  echo "== maturin build --release: the wheel of the Python package (abi3, CPython >= 3.9)"
   # maturin builds the extension in the same cargo target directory as the
   # release build above, so HiGHS and the other dependencies are not compiled
   # again; maturin itself comes pinned from python/requirements.txt.
-  # (The backend runs `maturin` from PATH without build isolation.)
-  PATH="$PWD/.venv/bin:$PATH" CARGO_TARGET_DIR="$target_dir" .venv/bin/python -m pip install -q --disable-pip-version-check \
-    --no-build-isolation --force-reinstall --no-deps .
+  wheels="$target_dir/wheels-test"
+  rm -rf "$wheels"
+  CARGO_TARGET_DIR="$target_dir" .venv/bin/maturin build --release --quiet --out "$wheels"
+  wheel=$(ls "$wheels"/*.whl)
+  .venv/bin/python -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
+  echo "== the wheel in a fresh venv, no cargo or rustc on PATH: python/examples/quickstart.py"
+  scripts/wheel_check.sh "$wheel"
+  echo "== mypy --strict on python/examples (py.typed, Literal types)"
+  .venv/bin/python -m mypy --strict --no-incremental --cache-dir=/dev/null python/examples
   dirs=()
   for d in python/tests python-training tests/peers; do [ -d "$d" ] && dirs+=("$d"); done
   # Nothing lands in the checkout besides .venv: no bytecode, no pytest cache

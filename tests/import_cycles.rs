@@ -129,6 +129,63 @@ fn test_modules_and_layer_cycles() {
     assert!(out.contains("low -> high: src/low/v.rs"), "{out}");
 }
 
+/// An engine `e` with three layers (low, mid, the rest); `mid.rs` names
+/// `body` (Rust) besides its own item.
+fn layered(body: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("lib.rs", "pub mod e;\n".into()),
+        (
+            "e/mod.rs",
+            "pub mod low;\npub mod mid;\npub mod top;\n".into(),
+        ),
+        ("e/low/mod.rs", "pub mod a;\n".into()),
+        ("e/low/a.rs", "pub struct A;\n".into()),
+        ("e/mid.rs", format!("pub struct M;\n{body}")),
+        ("e/top.rs", "pub struct T;\n".into()),
+        (
+            "../scripts/engine_layers.txt",
+            "# comment\n[e]\nlow low/\nmid mid.rs\nrest *\n".into(),
+        ),
+    ]
+}
+
+#[test]
+fn an_import_of_a_higher_layer_of_the_same_engine_fails() {
+    let down = layered("pub fn f() -> crate::e::low::a::A { crate::e::low::a::A }\n");
+    let files: Vec<(&str, &str)> = down.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    let (code, out) = check(&files, &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("0 upward imports in 1 layered engine"),
+        "{out}"
+    );
+    // mid names top (the catch-all layer above it): no cycle, but upward.
+    let up = layered("pub fn g(_: crate::e::top::T) {}\n");
+    let files: Vec<(&str, &str)> = up.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    let (code, out) = check(&files, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("upward import in e: src/e/mid.rs (mid) names src/e/top.rs (rest)"),
+        "{out}"
+    );
+    assert!(out.contains(" 0 cycles"), "{out}");
+}
+
+#[test]
+fn a_test_module_declared_with_a_path_may_import_anything() {
+    let files = [
+        ("lib.rs", "pub mod a;\npub mod b;\n"),
+        (
+            "a.rs",
+            "pub struct A;\n#[cfg(test)]\n#[path = \"a_tests.rs\"]\nmod tests;\n",
+        ),
+        ("a_tests.rs", "use crate::b::B;\n"),
+        ("b.rs", "pub struct B(pub crate::a::A);\n"),
+    ];
+    let (code, out) = check(&files, &[]);
+    assert_eq!(code, 0, "{out}");
+}
+
 #[test]
 fn this_crate_has_no_cycle_outside_the_allow_list() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check_cycles.py");

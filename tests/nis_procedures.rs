@@ -11,8 +11,8 @@
 mod nis_random;
 
 use mavis::nis::engine::{decide, EngineChoice, Target};
-use mavis::nis::explicit::semantics::Semantics;
 use mavis::nis::procedures::{verify_using, Procedure, VerifyOptions};
+use mavis::nis::semantics::Semantics;
 use mavis::nis::{parse_sentence, Model, Sentence};
 use mavis::report::RunContext;
 use nis_random::{model, sentence, spec_strategy, text};

@@ -5,11 +5,11 @@
 
 use mavis::lang::Source;
 use mavis::nis::engine::{decide, state_counts, EngineChoice, Target};
-use mavis::nis::explicit::abstraction::Abstract;
 use mavis::nis::explicit::checker::Graph;
-use mavis::nis::explicit::concrete::Concrete;
-use mavis::nis::explicit::semantics::{bits, LocalId, Semantics};
 use mavis::nis::explicit::simulation::Simulation;
+use mavis::nis::semantics::abstraction::Abstract;
+use mavis::nis::semantics::concrete::Concrete;
+use mavis::nis::semantics::{bits, LocalId, Semantics};
 use mavis::nis::{parse_model, parse_sentence, LoadOptions, Model};
 use mavis::nn::{Activation, Layer, Network};
 use ndarray::{Array1, Array2};

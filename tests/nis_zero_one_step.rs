@@ -12,11 +12,11 @@
 #[path = "support/nis_random.rs"]
 mod nis_random;
 
-use mavis::nis::explicit::abstraction::{
+use mavis::nis::semantics::abstraction::{
     performed_set, validate_step, zero_one_images, AState, Abstract, LocalSet,
 };
-use mavis::nis::explicit::semantics::{bits, LocalId, Semantics};
-use mavis::nis::explicit::system::{enabled_choices, for_each_product, nonempty_submasks, System};
+use mavis::nis::semantics::system::{enabled_choices, for_each_product, nonempty_submasks, System};
+use mavis::nis::semantics::{bits, LocalId, Semantics};
 use nis_random::{model, model_observed, spec_strategy, wide_zero_one_spec};
 use proptest::prelude::*;
 use std::collections::HashSet;

@@ -169,7 +169,7 @@ fn parallel_sharded_swarm_sweep_merges_to_the_unsharded_bytes_and_plots() {
     }
     // The CSV holds the computed values: pf = 0 at k = 9 is 0.0225 (as the unsharded table prints).
     let csv = String::from_utf8(unsharded[0].clone()).unwrap();
-    assert!(csv.lines().any(|l| l.starts_with("0,9,0.0225")), "{csv}");
+    assert!(csv.lines().any(|l| l.starts_with("0.0,9,0.0225")), "{csv}");
 }
 
 /// The 3 parts of `args`, run one after the other (no parallel needed).

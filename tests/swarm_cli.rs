@@ -148,7 +148,7 @@ fn checked_at(n: &str, pf: &str, k: usize) -> f64 {
         .unwrap()
 }
 
-/// A row of a sweep's CSV over all n: (pf, k, p, bound, "exact" or "bound").
+/// A row of a sweep's CSV over all n: (pf exact, k, p, bound, "exact" or "bound").
 type CsvRow = (String, usize, f64, f64, String);
 
 /// The rows of a sweep's CSV over all n.
@@ -157,14 +157,20 @@ fn csv_rows(csv: &str) -> Vec<CsvRow> {
         .skip(1)
         .map(|line| {
             let f: Vec<&str> = line.split(',').collect();
-            assert_eq!(f.len(), 5, "{line}");
+            assert_eq!(f.len(), 6, "{line}");
             // Read as the JSON reports are (serde_json may land an ulp
             // away from `str::parse`): both texts are the shortest that
             // round-trips, so equal values have equal texts, read alike.
             let number = |t: &str| serde_json::from_str::<f64>(t).unwrap();
             let k = f[1].parse().unwrap();
+            // The swept value as a decimal first, its exact value last.
+            let exact = f[5].split_once('/').map_or_else(
+                || f[5].parse::<f64>().unwrap(),
+                |(a, b)| a.parse::<f64>().unwrap() / b.parse::<f64>().unwrap(),
+            );
+            assert_eq!(f[0].parse::<f64>().unwrap(), exact, "{line}");
             (
-                f[0].to_string(),
+                f[5].to_string(),
                 k,
                 number(f[2]),
                 number(f[3]),

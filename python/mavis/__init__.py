@@ -11,12 +11,21 @@ released while a verb runs.
 >>> import mavis
 >>> r = mavis.nis.verify("examples/guarding/guarding.nis",
 ...                      spec="forall v1, v2: EX^3 (alive, v1) & (alive, v2)")
->>> r.verdict
-'holds'
+>>> r.verdict, r.results["emergence_threshold"]
+('violated', 3)
+
+Bad input names the place and the parameter:
+
+>>> try:
+...     mavis.nis.check("examples/guarding/guarding.nis", "forall v1: EX^1 (alve, v1)", agents=2)
+... except mavis.InputError as e:
+...     print(e, "|", e.file, e.line, e.column)
+<spec>:1:17: unknown label `alve` (the model has: alive, dead) | <spec> 1 17
 """
-from ._native import InputError, InternalError, Network, __version__
-from ._report import Report
+from ._errors import InputError, InternalError
+from ._native import Network, __version__
+from ._report import Report, Verdict
 from . import lang, nis, nn, robust, swarm, timed
 
-__all__ = ["InputError", "InternalError", "Network", "Report", "__version__",
+__all__ = ["InputError", "InternalError", "Network", "Report", "Verdict", "__version__",
            "lang", "nis", "nn", "robust", "swarm", "timed"]

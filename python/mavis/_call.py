@@ -6,13 +6,13 @@ import json
 import os
 from typing import Any, Iterable, Mapping, Optional, Union
 
-from . import _native
+from . import _errors, _native
 from ._report import Report
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-class Repeat(list):
+class Repeat(list):  # type: ignore[type-arg]
     """An option given once per element (`--spec A --spec B`)."""
 
 
@@ -62,11 +62,15 @@ def argv(engine: str, verb: str, positional: Iterable[Any], options: Mapping[str
     return line + ["--format", "json"]
 
 
-def report(answer: tuple[str, str, list]) -> Report:
+def report(answer: tuple[str, str, list[str]]) -> Report:
     report_json, text, notes = answer
     return Report(json.loads(report_json), text=text, notes=list(notes))
 
 
-def run(line: list[str], networks: Optional[dict] = None) -> Report:
-    """Runs a command line (the GIL is released meanwhile)."""
-    return report(_native.run(line, networks or None))
+def run(line: list[str], networks: Optional[dict[str, Any]] = None,
+        names: Optional[Mapping[str, str]] = None) -> Report:
+    """Runs a command line (the GIL is released meanwhile). Bad input raises
+    `InputError` in Python's terms (`names`: CLI option to parameter, where
+    they differ)."""
+    with _errors.translated(names):
+        return report(_native.run(line, networks or None))

@@ -5,7 +5,12 @@ from typing import Optional, Sequence, Union
 __version__: str
 
 class InputError(Exception):
-    """Bad input or usage (the CLI's exit status 2), with the CLI's located message."""
+    """Bad input or usage (the CLI's exit status 2). The message names the
+    function's parameters; `file`, `line` and `column` locate the problem
+    when it is in a file (None otherwise)."""
+    file: Optional[str]
+    line: Optional[int]
+    column: Optional[int]
 
 class InternalError(Exception):
     """A failure of mavis itself (the CLI's exit status 3 without a report)."""
@@ -24,7 +29,8 @@ class Network:
     def from_onnx(bytes: bytes) -> Network:
         """Reads ONNX bytes.
 
-        >>> mavis.Network.from_onnx(open("networks/guarding.onnx", "rb").read())
+        >>> mavis.Network.from_onnx(open("networks/guarding.onnx", "rb").read()).output_size
+        2
         """
     @staticmethod
     def from_layers(layers: Sequence[tuple[Sequence[Sequence[float]], Sequence[float]]]) -> Network:
@@ -33,6 +39,13 @@ class Network:
         >>> mavis.Network.from_layers([([[1.0], [-1.0]], [0.0, 0.5]), ([[1.0, 1.0]], [0.0])]).eval([0.25])
         [0.5]
         """
+    def to_onnx(self) -> bytes:
+        """The network as ONNX bytes (opset 13), read back as the same network.
+
+        >>> net = mavis.Network.from_layers([([[2.0]], [1.0])])
+        >>> mavis.Network.from_onnx(net.to_onnx()).eval([0.5])
+        [2.0]
+        """
     @property
     def input_size(self) -> int: ...
     @property
@@ -40,7 +53,8 @@ class Network:
     def eval(self, input: Sequence[float]) -> list[float]:
         """The outputs on one input, in f64.
 
-        >>> net.eval([0.75])
+        >>> mavis.Network.from_file("networks/guarding.onnx").eval([0.75])
+        [...]
         """
 
 class NisModel:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping, Optional, Sequence, Union
 
-from . import _native
+from . import _errors, _native
 
 NetworkLike = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, "_native.Network",
                     Sequence[tuple[Any, Any]]]
@@ -53,7 +53,8 @@ def network(value: NetworkLike, what: str = "network") -> "_native.Network":
         except _native.InputError as e:
             raise _native.InputError(f"{what}: {e}") from None
     if isinstance(value, (str, os.PathLike)):
-        return _native.Network.from_file(os.fspath(value))
+        with _errors.translated():
+            return _native.Network.from_file(os.fspath(value))
     return from_layers(value, what)
 
 

@@ -6,6 +6,8 @@ from typing import Any, Mapping, Optional
 from . import _call
 from ._report import Report
 
+__all__ = ["eval"]
+
 
 def eval(expr: str, set: Optional[Mapping[str, Any]] = None) -> Report:
     """Evaluates a closed expression exactly (`mavis lang eval`).

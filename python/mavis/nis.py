@@ -7,23 +7,43 @@ Networks (`networks={"policy": ...}`) are a path, ONNX bytes, a list of
 inputs, ReLU after every layer but the last), or a `mavis.Network`.
 Constants are `set={"NAME": value}` (the CLI's `--set`).
 
-Parse once, check many times::
+Parse once, check many times (here with the bundled network's weights
+and the same weights scaled, as a training loop would pass checkpoints):
 
-    m = mavis.nis.Model.load("examples/guarding/guarding.nis")
-    for layers in checkpoints:
-        r = m.verify(SPEC, networks={"policy": layers})
+>>> import onnx, onnx.numpy_helper
+>>> g = onnx.load("networks/guarding.onnx").graph
+>>> w = {t.name: onnx.numpy_helper.to_array(t) for t in g.initializer}
+>>> layers = [(w[n.input[1]], w[n.input[2]]) for n in g.node if n.op_type == "Gemm"]
+>>> m = mavis.nis.Model.load("examples/guarding/guarding.nis")
+>>> for scale in (1.0, 2.0):
+...     r = m.check("forall v1, v2: EX^2 (alive, v1) & (alive, v2)", agents=3,
+...                 networks={"policy": [(scale * W, scale * b) for W, b in layers]})
+...     print(scale, r.verdict)
+1.0 holds
+2.0 holds
 """
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Literal, Mapping, Optional, Sequence, Union
 
-from . import _call, _native, _networks
+from . import _call, _errors, _native, _networks
 from ._call import PathLike, Repeat
 from ._networks import NetworkLike
 from ._report import Report
 
+__all__ = ["Model", "check", "table", "simulates", "verify", "emergence",
+           "Engine", "ZeroOne", "Simulation", "TableFormat"]
+
 Networks = Optional[Mapping[str, NetworkLike]]
+#: `engine=`: the explicit-state checker, the MILP encoding, or both (compared).
+Engine = Literal["explicit", "milp", "both"]
+#: `zero_one=`: how the zero-one encoding of the MILP is chosen.
+ZeroOne = Literal["auto", "slots"]
+#: `simulation=`: search the simulating M(n), or take the bound of the monotonicity lemma.
+Simulation = Literal["search", "bound"]
+#: `table_format=`.
+TableFormat = Literal["text", "markdown", "csv"]
 Ints = Union[int, range, Sequence[int], str]
 
 
@@ -66,11 +86,15 @@ class Model:
              set: Optional[Mapping[str, Any]] = None) -> "Model":
         """Reads the model file; `networks` replace the files it names.
 
+        >>> onnx_bytes = open("networks/guarding.onnx", "rb").read()
         >>> m = mavis.nis.Model.load("examples/guarding/guarding.nis", networks={"policy": onnx_bytes})
+        >>> m.network_names
+        ['policy']
         """
         constants = list(_call.assignments(set))
-        return cls(_native.NisModel.load(os.fspath(path), _networks.in_memory(networks) or None,
-                                         constants))
+        with _errors.translated():
+            return cls(_native.NisModel.load(os.fspath(path), _networks.in_memory(networks) or None,
+                                             constants))
 
     @property
     def path(self) -> str:
@@ -82,27 +106,33 @@ class Model:
 
     def _run(self, verb: str, options: dict, networks: Networks, timeout, threads) -> Report:
         line = _call.argv("nis", verb, [self.path], options, timeout, threads)
-        return _call.report(self._native.run(line, _networks.in_memory(networks) or None))
+        with _errors.translated():
+            return _call.report(self._native.run(line, _networks.in_memory(networks) or None))
 
     def check(self, spec: str, agents: Optional[int] = None, *, abstract: bool = False,
-              engine: Optional[str] = None, no_symmetry_breaking: bool = False,
-              zero_one: Optional[str] = None, counts: bool = False, networks: Networks = None,
+              engine: Optional[Engine] = None, no_symmetry_breaking: bool = False,
+              zero_one: Optional[ZeroOne] = None, counts: bool = False, networks: Networks = None,
               timeout: Optional[float] = None, threads: Optional[int] = None) -> Report:
         """As `mavis.nis.check`, on this model.
 
-        >>> m.check("forall v1, v2: EX^3 (alive, v1) & (alive, v2)", agents=3, engine="milp")
+        >>> m = mavis.nis.Model.load("examples/guarding/guarding.nis")
+        >>> m.check("forall v1, v2: EX^3 (alive, v1) & (alive, v2)", agents=3, engine="milp").verdict
+        'holds'
         """
         return self._run("check", _check(spec, agents, abstract, engine, no_symmetry_breaking,
                                          zero_one, counts), networks, timeout, threads)
 
     def table(self, spec: Union[str, Sequence[str]], k: Ints = range(1, 7), agents: Optional[Ints] = None,
-              *, abstract: bool = False, engine: Optional[str] = None,
-              no_symmetry_breaking: bool = False, zero_one: Optional[str] = None,
-              table_format: Optional[str] = None, networks: Networks = None,
+              *, abstract: bool = False, engine: Optional[Engine] = None,
+              no_symmetry_breaking: bool = False, zero_one: Optional[ZeroOne] = None,
+              table_format: Optional[TableFormat] = None, networks: Networks = None,
               timeout: Optional[float] = None, threads: Optional[int] = None) -> Report:
         """As `mavis.nis.table`, on this model.
 
-        >>> m.table("forall v1, v2: EX^{k} (alive, v1) & (alive, v2)", k=range(1, 4), agents=[2, 3])
+        >>> m = mavis.nis.Model.load("examples/guarding/guarding.nis")
+        >>> r = m.table("forall v1, v2: EX^{k} (alive, v1) & (alive, v2)", k=range(1, 4), agents=[2, 3])
+        >>> [(c["k"], c["agents"], c["holds"]) for c in r.results["cells"]]
+        [(1, 2, True), (2, 2, True), (3, 2, False), (1, 3, True), (2, 3, True), (3, 3, True)]
         """
         return self._run("table", _table(spec, k, agents, abstract, engine, no_symmetry_breaking,
                                          zero_one, table_format), networks, timeout, threads)
@@ -112,30 +142,36 @@ class Model:
                   timeout: Optional[float] = None, threads: Optional[int] = None) -> Report:
         """As `mavis.nis.simulates`, on this model.
 
-        >>> m.simulates(indexed=2, depth=3).results
+        >>> m = mavis.nis.Model.load("examples/guarding/guarding.nis")
+        >>> m.simulates(indexed=2, depth=3).results["min_n"]
+        4
         """
         return self._run("simulates", _simulates(indexed, depth, agents, reverse, cap), networks,
                          timeout, threads)
 
-    def verify(self, spec: str, *, engine: Optional[str] = None, no_symmetry_breaking: bool = False,
-               zero_one: Optional[str] = None, cap: Optional[int] = None,
-               simulation: Optional[str] = None, networks: Networks = None,
+    def verify(self, spec: str, *, engine: Optional[Engine] = None, no_symmetry_breaking: bool = False,
+               zero_one: Optional[ZeroOne] = None, cap: Optional[int] = None,
+               simulation: Optional[Simulation] = None, networks: Networks = None,
                timeout: Optional[float] = None, threads: Optional[int] = None) -> Report:
         """As `mavis.nis.verify`, on this model.
 
-        >>> m.verify("forall v1, v2: EX^3 (alive, v1) & (alive, v2)", networks={"policy": layers})
+        >>> m = mavis.nis.Model.load("examples/guarding/guarding.nis")
+        >>> m.verify("forall v1, v2: EX^3 (alive, v1) & (alive, v2)", networks={"policy": "networks/guarding.onnx"}).verdict
+        'violated'
         """
         return self._run("verify", _verify(spec, engine, no_symmetry_breaking, zero_one, cap,
                                            simulation), networks, timeout, threads)
 
-    def emergence(self, spec: str, *, engine: Optional[str] = None,
-                  no_symmetry_breaking: bool = False, zero_one: Optional[str] = None,
-                  cap: Optional[int] = None, simulation: Optional[str] = None,
+    def emergence(self, spec: str, *, engine: Optional[Engine] = None,
+                  no_symmetry_breaking: bool = False, zero_one: Optional[ZeroOne] = None,
+                  cap: Optional[int] = None, simulation: Optional[Simulation] = None,
                   networks: Networks = None, timeout: Optional[float] = None,
                   threads: Optional[int] = None) -> Report:
         """As `mavis.nis.emergence`, on this model.
 
+        >>> m = mavis.nis.Model.load("examples/guarding/guarding.nis")
         >>> m.emergence("forall v1, v2: EX^3 (alive, v1) & (alive, v2)").results["emergence_threshold"]
+        3
         """
         return self._run("emergence", _verify(spec, engine, no_symmetry_breaking, zero_one, cap,
                                               simulation), networks, timeout, threads)
@@ -157,8 +193,8 @@ def _run(model: Union[PathLike, Model], verb: str, options: dict, networks: Netw
 
 
 def check(model: Union[PathLike, Model], spec: str, agents: Optional[int] = None, *,
-          abstract: bool = False, engine: Optional[str] = None, no_symmetry_breaking: bool = False,
-          zero_one: Optional[str] = None, counts: bool = False, networks: Networks = None,
+          abstract: bool = False, engine: Optional[Engine] = None, no_symmetry_breaking: bool = False,
+          zero_one: Optional[ZeroOne] = None, counts: bool = False, networks: Networks = None,
           set: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
           threads: Optional[int] = None) -> Report:
     """Decides phi[m] on the concrete system M(agents), or on the abstract
@@ -175,17 +211,19 @@ def check(model: Union[PathLike, Model], spec: str, agents: Optional[int] = None
 
 
 def table(model: Union[PathLike, Model], spec: Union[str, Sequence[str]], k: Ints = range(1, 7),
-          agents: Optional[Ints] = None, *, abstract: bool = False, engine: Optional[str] = None,
-          no_symmetry_breaking: bool = False, zero_one: Optional[str] = None,
-          table_format: Optional[str] = None, networks: Networks = None,
+          agents: Optional[Ints] = None, *, abstract: bool = False, engine: Optional[Engine] = None,
+          no_symmetry_breaking: bool = False, zero_one: Optional[ZeroOne] = None,
+          table_format: Optional[TableFormat] = None, networks: Networks = None,
           set: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
           threads: Optional[int] = None) -> Report:
     """Verdicts and times over a grid of depths k and agent counts
     (`mavis nis table`); `{k}` in a spec stands for the depth. `k` and
     `agents` are an int, a range, a list, or the CLI's text ("1..6").
 
-    >>> mavis.nis.table("examples/guarding/guarding.nis", k=range(1, 4), agents=[2, 3],
-    ...                 spec="forall v1, v2: EX^{k} (alive, v1) & (alive, v2)").results
+    >>> r = mavis.nis.table("examples/guarding/guarding.nis", k=range(1, 4), agents=[2, 3],
+    ...                     spec="forall v1, v2: EX^{k} (alive, v1) & (alive, v2)")
+    >>> [c["holds"] for c in r.results["cells"]]
+    [True, True, False, True, True, True]
     """
     return _run(model, "table", _table(spec, k, agents, abstract, engine, no_symmetry_breaking,
                                        zero_one, table_format), networks, set, timeout, threads)
@@ -198,15 +236,17 @@ def simulates(model: Union[PathLike, Model], indexed: int, depth: int, agents: O
     """Bounded simulation (Definition 14) between M_ab(indexed) and
     M(agents); without `agents`, the least one (`mavis nis simulates`).
 
-    >>> mavis.nis.simulates("examples/guarding/guarding.nis", indexed=2, depth=3).results
+    >>> r = mavis.nis.simulates("examples/guarding/guarding.nis", indexed=2, depth=3)
+    >>> [(t["agents"], t["simulates"]) for t in r.results["tried"]]
+    [(2, False), (3, False), (4, True)]
     """
     return _run(model, "simulates", _simulates(indexed, depth, agents, reverse, cap), networks, set,
                 timeout, threads)
 
 
-def verify(model: Union[PathLike, Model], spec: str, *, engine: Optional[str] = None,
-           no_symmetry_breaking: bool = False, zero_one: Optional[str] = None,
-           cap: Optional[int] = None, simulation: Optional[str] = None, networks: Networks = None,
+def verify(model: Union[PathLike, Model], spec: str, *, engine: Optional[Engine] = None,
+           no_symmetry_breaking: bool = False, zero_one: Optional[ZeroOne] = None,
+           cap: Optional[int] = None, simulation: Optional[Simulation] = None, networks: Networks = None,
            set: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
            threads: Optional[int] = None) -> Report:
     """Verifies a sentence for every number of agents (Corollaries 1 and 2;
@@ -215,20 +255,22 @@ def verify(model: Union[PathLike, Model], spec: str, *, engine: Optional[str] = 
     >>> r = mavis.nis.verify("examples/guarding/guarding.nis",
     ...                      spec="forall v1, v2: EX^3 (alive, v1) & (alive, v2)")
     >>> r.results["holds_for_all_n"], r.results["emergence_threshold"]
+    (False, 3)
     """
     return _run(model, "verify", _verify(spec, engine, no_symmetry_breaking, zero_one, cap,
                                          simulation), networks, set, timeout, threads)
 
 
-def emergence(model: Union[PathLike, Model], spec: str, *, engine: Optional[str] = None,
-              no_symmetry_breaking: bool = False, zero_one: Optional[str] = None,
-              cap: Optional[int] = None, simulation: Optional[str] = None,
+def emergence(model: Union[PathLike, Model], spec: str, *, engine: Optional[Engine] = None,
+              no_symmetry_breaking: bool = False, zero_one: Optional[ZeroOne] = None,
+              cap: Optional[int] = None, simulation: Optional[Simulation] = None,
               networks: Networks = None, set: Optional[Mapping[str, Any]] = None,
               timeout: Optional[float] = None, threads: Optional[int] = None) -> Report:
     """The emergence threshold of a sentence alone (`mavis nis emergence`).
 
     >>> mavis.nis.emergence("examples/guarding/guarding.nis",
     ...                     spec="forall v1, v2: EX^3 (alive, v1) & (alive, v2)").verdict
+    'holds'
     """
     return _run(model, "emergence", _verify(spec, engine, no_symmetry_breaking, zero_one, cap,
                                             simulation), networks, set, timeout, threads)

@@ -2,11 +2,16 @@
 IJCAI 2020). `agents` is an int or one int per template."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Literal, Mapping, Optional, Sequence, Union
 
 from . import _call
 from ._call import PathLike, Repeat
 from ._report import Report
+
+__all__ = ["check", "sweep", "export", "ExportFormat"]
+
+#: `to=` of `export`.
+ExportFormat = Literal["prism", "jani"]
 
 Agents = Optional[Union[int, Sequence[int]]]
 
@@ -25,7 +30,8 @@ def check(model: PathLike, *, faults: Optional[PathLike] = None, props: Optional
     `abstract=True` (`mavis swarm check`).
 
     >>> mavis.swarm.check("examples/foraging/foraging.swarm", faults="examples/foraging/foraging.faults",
-    ...                   prop='Pmax=? [ F<13 "deposited2" ]', agents=2, exact=True).results
+    ...                   prop='Pmax=? [ F<13 "deposited2" ]', agents=2, exact=True).results["properties"][0]["exact"]
+    '0'
     """
     props_given = Repeat([prop] if isinstance(prop, str) else list(prop or []))
     options = {"props": props, "prop": props_given, "agents": agents, "abstract": abstract,
@@ -44,7 +50,8 @@ def sweep(model: PathLike, prop: str, sweep: str, k: Union[str, range, tuple[int
 
     >>> mavis.swarm.sweep("examples/foraging/foraging.swarm", 'Pmax=? [ F<k "deposited2" ]',
     ...                   sweep="pf=0:0.5:1", k=(8, 10), agents=2,
-    ...                   faults="examples/foraging/foraging.faults").results
+    ...                   faults="examples/foraging/foraging.faults").results["rows"][0]["k"]
+    8
     """
     if isinstance(k, tuple):
         k = f"{k[0]}..{k[1]}"
@@ -53,7 +60,7 @@ def sweep(model: PathLike, prop: str, sweep: str, k: Union[str, range, tuple[int
     return _call.run(_call.argv("swarm", "sweep", [model], options, timeout, threads))
 
 
-def export(model: PathLike, *, to: str = "prism", agents: Agents = None, abstract: bool = False,
+def export(model: PathLike, *, to: ExportFormat = "prism", agents: Agents = None, abstract: bool = False,
            threshold: Optional[int] = None, output: Optional[PathLike] = None,
            faults: Optional[PathLike] = None, set: Optional[Mapping[str, Any]] = None,
            faulty_fraction: Optional[Union[float, str]] = None,
@@ -62,7 +69,8 @@ def export(model: PathLike, *, to: str = "prism", agents: Agents = None, abstrac
     export`); without `output` the file is the report's `output`.
 
     >>> mavis.swarm.export("examples/foraging/foraging.swarm", agents=3, to="jani",
-    ...                    faults="examples/foraging/foraging.faults")["output"]
+    ...                    faults="examples/foraging/foraging.faults")["output"][:1]
+    '{'
     """
     options = {"agents": agents, "abstract": abstract, "threshold": threshold, "to": to,
                "output": output, **_model(faults, set, faulty_fraction)}

@@ -1,11 +1,14 @@
 //! `mavis nn`: inspect, evaluate and bound ONNX networks.
 
+use super::Given;
 use crate::layer_verbs::nn as commands;
 use crate::layer_verbs::nn_bounds;
+use crate::layer_verbs::nn_instances::{self, Instance};
 use crate::layer_verbs::nn_verify;
 use crate::report::{Report, RunContext, RunError};
 use clap::Subcommand;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 #[derive(Subcommand, Debug)]
 pub enum NnCmd {
@@ -60,13 +63,26 @@ mavis nn bounds tests/fixtures/mlp_2_16_16_3.onnx --box '[-1,1]' --dump-lp model
     /// replayed counterexample (sat), or unknown.
     #[command(
         after_help = "Examples:\n  mavis nn verify net.onnx prop.vnnlib --timeout 60\n  \
-mavis nn verify net.onnx prop.vnnlib --vnncomp-output result.txt --format json"
+mavis nn verify net.onnx prop.vnnlib --vnncomp-output result.txt --format json\n  \
+mavis nn verify --instances benchmark/instances.csv --out-dir results   # resumable\n\n\
+Files may be gzip compressed (net.onnx.gz, prop.vnnlib.gz).\n\
+With --instances, each row `network,property,timeout` (paths relative to the CSV) is decided within its \
+timeout; DIR gets NAME.txt (the VNN-COMP result), NAME.json (the report) and summary.csv. \
+A finished instance is not run again. Exit status: 0 all decided, 2 an instance in error, 3 some undecided."
     )]
     Verify {
-        /// The ONNX file.
-        net: PathBuf,
-        /// The VNN-LIB property (the unsafe inputs and outputs).
-        property: PathBuf,
+        /// The ONNX file (`.onnx` or `.onnx.gz`).
+        #[arg(required_unless_present = "instances")]
+        net: Option<PathBuf>,
+        /// The VNN-LIB property (the unsafe inputs and outputs; `.vnnlib` or `.vnnlib.gz`).
+        #[arg(required_unless_present = "instances")]
+        property: Option<PathBuf>,
+        /// Run every instance of a VNN-COMP instances file (`network,property,timeout` per row).
+        #[arg(long, value_name = "FILE.csv", conflicts_with_all = ["net", "property", "vnncomp_output"], requires = "out_dir")]
+        instances: Option<PathBuf>,
+        /// Where --instances writes its result files and summary.csv.
+        #[arg(long, value_name = "DIR", requires = "instances")]
+        out_dir: Option<PathBuf>,
         /// Write VNN-COMP's result file (unsat | sat and the assignment | timeout | unknown).
         #[arg(long, value_name = "FILE", value_parser = crate::report::output::writable)]
         vnncomp_output: Option<PathBuf>,
@@ -126,15 +142,17 @@ pub fn run(cmd: NnCmd, ctx: &RunContext) -> Result<Report, RunError> {
         NnCmd::Verify {
             net,
             property,
+            instances,
+            out_dir,
             vnncomp_output,
             milp_unstable,
             no_lp_tighten,
             split,
             relu_split_after,
-        } => nn_verify::verify_report(
-            &nn_verify::VerifyRequest {
-                net,
-                property,
+        } => {
+            let req = nn_verify::VerifyRequest {
+                net: net.unwrap_or_default(),
+                property: property.unwrap_or_default(),
                 vnncomp_output,
                 milp_unstable,
                 lp_tighten: !no_lp_tighten,
@@ -144,8 +162,59 @@ pub fn run(cmd: NnCmd, ctx: &RunContext) -> Result<Report, RunError> {
                     SplitArg::Sensitivity => crate::milp::verify::SplitRule::Sensitivity,
                     SplitArg::Widest => crate::milp::verify::SplitRule::Widest,
                 },
-            },
-            ctx,
-        ),
+            };
+            match (instances, out_dir) {
+                (Some(csv), Some(dir)) => {
+                    let run_one = |i: &Instance, budget: Duration, result: &Path| {
+                        super::run_in_process(
+                            instance_argv(&req, split, i, budget, result, ctx),
+                            Given::default(),
+                        )
+                    };
+                    nn_instances::run_instances(&csv, &dir, ctx, &run_one)
+                }
+                _ => nn_verify::verify_report(&req, ctx),
+            }
+        }
     }
+}
+
+/// The command line deciding one instance, as `mavis nn verify` with the
+/// options of the instances run and the instance's own timeout; run in this
+/// process by `run_in_process`, which stops a verb that overruns its deadline.
+fn instance_argv(
+    req: &nn_verify::VerifyRequest,
+    split: SplitArg,
+    instance: &Instance,
+    budget: Duration,
+    result: &Path,
+    ctx: &RunContext,
+) -> Vec<String> {
+    let mut argv: Vec<String> = ["mavis", "nn", "verify"].map(String::from).into();
+    for path in [&instance.network, &instance.property] {
+        argv.push(path.display().to_string());
+    }
+    argv.push("--vnncomp-output".into());
+    argv.push(result.display().to_string());
+    let split = match split {
+        SplitArg::Influence => "influence",
+        SplitArg::Sensitivity => "sensitivity",
+        SplitArg::Widest => "widest",
+    };
+    for (option, value) in [
+        ("--timeout", budget.as_secs_f64().to_string()),
+        ("--threads", ctx.threads.to_string()),
+        ("--milp-unstable", req.milp_unstable.to_string()),
+        ("--relu-split-after", req.relu_split_after.to_string()),
+        ("--split", split.to_string()),
+        ("--format", "json".to_string()),
+    ] {
+        argv.push(option.into());
+        argv.push(value);
+    }
+    if !req.lp_tighten {
+        argv.push("--no-lp-tighten".into());
+    }
+    argv.push("-q".into());
+    argv
 }

@@ -37,6 +37,14 @@ fn probability(s: &str) -> Result<Rat, RunError> {
     }
 }
 
+/// `--precision`: a width in (0, 1).
+fn precision(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x < 1.0 => Ok(x),
+        _ => Err(format!("`{s}` is not a precision in (0, 1)")),
+    }
+}
+
 fn parse_agents(s: &str) -> Result<Vec<usize>, String> {
     s.split(',')
         .map(|x| {
@@ -88,6 +96,9 @@ pub enum SwarmCmd {
         /// Give up (unknown) beyond this many states.
         #[arg(long, value_name = "N", default_value_t = 30_000_000)]
         max_states: usize,
+        /// Unbounded properties: the largest width of the certified interval.
+        #[arg(long, value_name = "EPS", default_value_t = 1e-6, value_parser = precision)]
+        precision: f64,
     },
     /// Max p against k and a swept constant (the swarm paper's Figure 2): table, CSV, SVG and PNG.
     #[command(
@@ -200,6 +211,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
             exact,
             witness,
             max_states,
+            precision,
         } => {
             let threshold = if abstract_ {
                 Some(threshold.unwrap_or(1))
@@ -213,6 +225,7 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 exact,
                 witness,
                 max_states,
+                precision,
             };
             swarm::check(&inputs(model, props, prop, ctx)?, &opts, ctx)
         }

@@ -77,7 +77,7 @@ fn read_property(
     req: &VerifyRequest,
     net: &crate::nn::Network,
 ) -> Result<vnnlib::Property, RunError> {
-    let bytes = crate::lang::source::read_capped(&req.property)
+    let bytes = crate::nn::read_maybe_gzip(&req.property)
         .map_err(|e| RunError::reading(&req.property, e))?;
     let text = String::from_utf8(bytes).map_err(|_| {
         RunError::input(format!(

@@ -11,14 +11,14 @@
 //! Every tree is replayed before it is shown.
 
 use super::explicit::checker::Graph;
-use super::explicit::concrete::Concrete;
-use super::explicit::replay_strategic::replay_strategic_trees;
-use super::explicit::replay_strategy_f64::Shape;
-use super::explicit::semantics::Semantics;
 use super::explicit::strategic::{Strategic, MAX_SHOWN_STRATEGY};
 use super::front::core::{strategic_goal, Lowered};
 use super::front::model::Model;
 use super::outcome::{ExplicitOutcome, ExplicitStats, Explored};
+use super::semantics::concrete::Concrete;
+use super::semantics::Semantics;
+use super::witness::replay_strategic::replay_strategic_trees;
+use super::witness::replay_strategy_f64::Shape;
 use super::witness::trace::strategic_shown;
 use crate::report::{Deadline, Outcome, RunError};
 

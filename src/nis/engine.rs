@@ -3,17 +3,17 @@
 //! finite templates, the zero-one abstraction M_ab(m).
 
 use super::encode::MilpOptions;
-use super::explicit::abstraction::{AMove, AState, Abstract};
 use super::explicit::checker::{check_system, Graph, Outcome as Checked};
-use super::explicit::concrete::{CMove, CState, Concrete};
-use super::explicit::replay::{replay_abstract, replay_concrete, ConcreteTrace};
-use super::explicit::semantics::Semantics;
-use super::explicit::system::System;
 use super::front::core::Lowered;
 use super::front::formula::Sentence;
 use super::front::model::Model;
 use super::outcome::{Decided, DeciderStats, ExplicitOutcome, ExplicitStats, Explored};
+use super::semantics::abstraction::{AMove, AState, Abstract};
+use super::semantics::concrete::{CMove, CState, Concrete};
+use super::semantics::system::System;
+use super::semantics::Semantics;
 use super::witness::internal;
+use super::witness::replay::{replay_abstract, replay_concrete, ConcreteTrace};
 use super::witness::shown::Witness;
 use super::witness::trace;
 use crate::report::{Deadline, Outcome, RunError};

@@ -22,6 +22,7 @@ pub mod outcome;
 pub mod procedures;
 pub mod render;
 pub mod reports;
+pub mod semantics;
 pub mod table;
 pub mod witness;
 

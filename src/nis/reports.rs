@@ -6,15 +6,14 @@ use super::engine::{
     abstract_state_counts, admissible, decide_lowered, state_counts, CheckRecord, EngineChoice,
     Target,
 };
+use super::explicit::checker::Graph;
 use super::explicit::simulation::{default_cap, minimal_simulating_n, Simulation};
-use super::explicit::{
-    abstraction::Abstract, checker::Graph, concrete::Concrete, semantics::Semantics,
-};
 use super::front::core::Lowered;
 use super::front::formula::{Kind, Sentence};
 use super::front::model::Model;
 use super::procedures::{verify_using, Procedure, SimulatingBound, VerifyOptions, VerifyOutcome};
 use super::render::{check_json, check_stats, witness_json};
+use super::semantics::{abstraction::Abstract, concrete::Concrete, Semantics};
 use crate::report::{
     ModelRef, NetworkRef, Report, RunContext, RunError, Table, TableFormat, Verdict,
 };

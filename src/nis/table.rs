@@ -278,6 +278,9 @@ fn render(
     let mut decided = Vec::new();
     let mut incomplete = false;
     let mut rendered = String::new();
+    // `--table-format csv`: one CSV with a `spec` column, nothing else on
+    // stdout, so that a CSV reader (pandas.read_csv) takes it as it is.
+    let mut csv = Table::new(std::iter::once("spec".to_string()).chain(header.clone()));
     for spec in &grid.specs {
         let mut t = Table::new(header.clone());
         for &row in &rows {
@@ -291,6 +294,7 @@ fn render(
                     _ => {}
                 }
             }
+            csv.row(std::iter::once(spec.clone()).chain(line.iter().cloned()));
             t.row(line);
         }
         rendered.push_str(&format!("{spec}\n"));
@@ -304,12 +308,15 @@ fn render(
         format!(" ({total_s:.3} s)")
     };
     let n = decided.len();
-    r.line(format!(
-        "{n} queries: {holds} hold, {} violated{time}",
-        n - holds
-    ));
-    r.line("");
-    r.text.push_str(&rendered);
+    let summary = format!("{n} queries: {holds} hold, {} violated{time}", n - holds);
+    if look.format == TableFormat::Csv {
+        r.notes.push(summary);
+        r.text = csv.render(TableFormat::Csv);
+    } else {
+        r.line(summary);
+        r.line("");
+        r.text.push_str(&rendered);
+    }
     if incomplete {
         r.verdict = Some(Verdict::Unknown);
         r.stat("timed_out", true);

@@ -2,12 +2,12 @@
 //! the zero-one abstraction by hand, the corollaries on the guarding game.
 
 use super::engine::{abstract_state_counts, decide, state_counts, EngineChoice, Target};
-use super::explicit::abstraction::{Abstract, LocalSet};
 use super::explicit::checker::Graph;
-use super::explicit::semantics::Semantics;
 use super::explicit::simulation::{minimal_simulating_n, Simulation};
 use super::front::formula::{parse_sentence, Kind};
 use super::procedures::{verify, VerifyOptions};
+use super::semantics::abstraction::{Abstract, LocalSet};
+use super::semantics::Semantics;
 use super::{parse_model, LoadOptions, Model};
 use crate::lang::Source;
 use crate::nn::{Activation, Layer, Network};
@@ -280,7 +280,7 @@ fn zero_one_abstraction_by_hand() {
     let sem = Semantics::new(&model).unwrap();
     let mut g = Graph::new(Abstract::new(sem, 1)).unwrap();
     let layers = g.layers(2).unwrap();
-    let describe = |states: &[super::explicit::abstraction::AState], id: u32| {
+    let describe = |states: &[super::semantics::abstraction::AState], id: u32| {
         let s = &states[id as usize];
         let zo: Vec<u32> = s.zo.iter().collect();
         (s.indexed[0], zo)
@@ -372,7 +372,7 @@ fn simulation_is_monotone_and_the_minimal_n_is_found() {
         let sem = Semantics::new(&model).unwrap();
         let mut ga = Graph::new(Abstract::new(sem, 2)).unwrap();
         for i in n..=n + 1 {
-            let mut gc = Graph::new(super::explicit::concrete::Concrete::new(
+            let mut gc = Graph::new(super::semantics::concrete::Concrete::new(
                 Semantics::new(&model).unwrap(),
                 i,
                 2,
@@ -385,7 +385,7 @@ fn simulation_is_monotone_and_the_minimal_n_is_found() {
         }
         // Theorem 2: the abstract model simulates every M(i), i > m.
         for i in 3..=4 {
-            let mut gc = Graph::new(super::explicit::concrete::Concrete::new(
+            let mut gc = Graph::new(super::semantics::concrete::Concrete::new(
                 Semantics::new(&model).unwrap(),
                 i,
                 2,
@@ -556,7 +556,7 @@ label r = percept = p0;
     assert!(on(Target::Concrete { agents: 2 }));
     let sim = |n| {
         let mut ga = Graph::new(Abstract::new(Semantics::new(&model).unwrap(), 1)).unwrap();
-        let mut gc = Graph::new(super::explicit::concrete::Concrete::new(
+        let mut gc = Graph::new(super::semantics::concrete::Concrete::new(
             Semantics::new(&model).unwrap(),
             n,
             1,

@@ -42,7 +42,7 @@ pub fn load_model(path: &Path) -> Result<LoadedModel, LoadError> {
         problem,
     };
     let bytes =
-        crate::lang::source::read_capped(path).map_err(|e| wrap(LoadProblem::Io(e.to_string())))?;
+        super::gz::read_maybe_gzip(path).map_err(|e| wrap(LoadProblem::Io(e.to_string())))?;
     load_bytes(&bytes).map_err(wrap)
 }
 

@@ -4,6 +4,7 @@ use super::call::InputError;
 use crate::nn::{self, Activation, Layer};
 use ndarray::{Array1, Array2};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -49,6 +50,12 @@ impl Network {
         nn::Network::from_layers(built)
             .map(|network| Network { network })
             .map_err(|e| InputError::new_err(format!("network layers: {e}")))
+    }
+
+    /// The network as ONNX bytes (opset 13, Gemm and Relu in double
+    /// precision), which the `mavis nn` verbs read as this very network.
+    fn to_onnx<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &nn::to_onnx(&self.network))
     }
 
     /// Number of inputs.

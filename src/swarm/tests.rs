@@ -59,7 +59,19 @@ fn value(l: &Loaded, sem: &Sem, prop: &str, exact: bool) -> (f64, Option<Rat>) {
         &property::path_formulas(&p.path),
     )
     .truth;
-    let v = property::compute(&mdp, p, &truth, exact, false, None, 0, Deadline::NONE, 1).unwrap();
+    let v = property::compute(
+        &mdp,
+        p,
+        &truth,
+        exact,
+        false,
+        None,
+        0,
+        Deadline::NONE,
+        1,
+        1e-6,
+    )
+    .unwrap();
     let (f, e, _) = property::over_initials(&v, p.opt);
     (f, e)
 }
@@ -269,7 +281,19 @@ fn a_witness_replays_and_is_at_most_the_value() {
         &property::path_formulas(&p.path),
     )
     .truth;
-    let v = property::compute(&mdp, p, &truth, false, true, None, 0, Deadline::NONE, 1).unwrap();
+    let v = property::compute(
+        &mdp,
+        p,
+        &truth,
+        false,
+        true,
+        None,
+        0,
+        Deadline::NONE,
+        1,
+        1e-6,
+    )
+    .unwrap();
     let path = v.witness.clone().expect("reachable");
     let all = vec![true; mdp.num_states()];
     let prob = property::replay(&sem, &mdp, &path, &truth[0], &all, 9).expect("replays");
@@ -282,7 +306,7 @@ fn a_witness_replays_and_is_at_most_the_value() {
     let Path::Until { steps, .. } = p.path else {
         unreachable!()
     };
-    assert_eq!(steps, 9);
+    assert_eq!(steps, Some(9));
 }
 
 #[test]
@@ -447,7 +471,7 @@ fn the_cutoff_sizes_agree_and_depth_bounded_exploration_is_exact() {
                 &property::path_formulas(&p.path),
             )
             .truth;
-            property::compute(m, p, &t, true, false, None, 0, Deadline::NONE, 1)
+            property::compute(m, p, &t, true, false, None, 0, Deadline::NONE, 1, 1e-6)
                 .unwrap()
                 .exact
                 .unwrap()

@@ -27,9 +27,9 @@ use super::state::{AgentState, Joint, State};
 use super::stats::Sizes;
 use crate::lang::{num, DeclType, Value};
 use crate::milp::{not, LinExpr};
-use crate::nis::explicit::replay_real::{RealMove, RealTree};
 use crate::nis::front::core::Core;
 use crate::nis::front::model::{Model, Observation, ProtocolCase};
+use crate::nis::witness::replay_real::{RealMove, RealTree};
 use crate::report::RunError;
 
 /// Most covering rounds before the decider gives up (undetermined).

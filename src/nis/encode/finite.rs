@@ -1,8 +1,8 @@
 //! The finite semantics through which every witness of a finite model is
 //! replayed, for every MILP decider of finite models.
 
-use crate::nis::explicit::semantics::Semantics;
 use crate::nis::front::model::Model;
+use crate::nis::semantics::Semantics;
 use crate::report::RunError;
 
 /// The finite semantics of `model`; a model it cannot take is an input

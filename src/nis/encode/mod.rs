@@ -55,12 +55,12 @@ mod tabulated_tests;
 #[cfg(test)]
 mod tests;
 
-use super::explicit::replay::{replay_abstract, replay_concrete};
-use super::explicit::semantics::{EnvId, Semantics};
 use super::front::core::{Core, Lowered};
 use super::front::formula::Kind;
 use super::front::model::{InitPercept, Model};
+use super::semantics::{EnvId, Semantics};
 use super::witness::internal;
+use super::witness::replay::{replay_abstract, replay_concrete};
 use super::witness::shown::Witness;
 use super::witness::trace::{abstract_trace, concrete_trace};
 use crate::report::{Outcome, RunError};

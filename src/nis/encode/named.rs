@@ -1,5 +1,5 @@
 //! Named agents (agents with roles) in the MILP unrollings of M(n). As in
-//! the exact semantics ([`crate::nis::explicit::named`]) they are part of
+//! the exact semantics ([`crate::nis::semantics::named`]) they are part of
 //! the environment's side: a state carries each named agent's local state
 //! next to the environment's variables ([`super::state::State::named`]),
 //! and a round chooses each one's action (one-hot under its own protocol)

@@ -32,8 +32,8 @@ use super::state::{Joint, Round, Slot, SlotChoice, State};
 use super::stats::Sizes;
 use super::unrolling::{Solved, Unrolling};
 use crate::milp::{constant, LinExpr};
-use crate::nis::explicit::replay_real::RealTree;
 use crate::nis::front::model::{InitPercept, Model};
+use crate::nis::witness::replay_real::RealTree;
 use crate::report::RunError;
 
 /// The slots of one unrolling: child positions per slot, slots created so

@@ -34,9 +34,9 @@ use super::options::{MilpOptions, SplitOptions};
 use super::slots::SlotUnrolling;
 use super::stats::{Sizes, SplitStats};
 use crate::lang::{num, DeclType};
-use crate::nis::explicit::replay_real::RealTree;
 use crate::nis::front::core::Core;
 use crate::nis::front::model::{InitSpec, Model};
+use crate::nis::witness::replay_real::RealTree;
 use crate::report::{Deadline, RunError};
 use std::time::{Duration, Instant};
 

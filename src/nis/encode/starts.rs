@@ -6,7 +6,7 @@
 //! (the update hulls of [`super::round`]), so each network copy gets finite
 //! input bounds.
 //! Solutions of such models are decoded to f64 states and replayed through
-//! [`crate::nis::explicit::replay_real`], never through the finite semantics.
+//! [`crate::nis::witness::replay_real`], never through the finite semantics.
 //!
 //! For a universal sentence one MILP over all initial states finds a
 //! counterexample from any of them; over an interval of initial states that
@@ -22,11 +22,11 @@ use super::options::MilpOptions;
 use super::split;
 use super::stats::{RealStats, Sizes};
 use crate::lang::{num, DeclType, Value};
-use crate::nis::explicit::replay_real::{self, RealTree};
 use crate::nis::front::core::Core;
 use crate::nis::front::model::{InitSpec, Model};
+use crate::nis::witness::replay_real::{self, RealTree};
 use crate::nis::witness::shown::Witness;
-use crate::nis::witness::{internal, trace_real::real_trace};
+use crate::nis::witness::{internal, trace::real_trace};
 use crate::report::RunError;
 
 /// The finite initial sets as a list of starts (all variables fixed), or

@@ -2,8 +2,8 @@
 //! variables are reals, or whose initial values form an interval): the
 //! encoding of [`super::strategic`] with the initial environment state in
 //! the MILP ([`super::initial`]), and every tree replayed in f64
-//! ([`crate::nis::explicit::replay_real`]) with its shape checked
-//! ([`crate::nis::explicit::replay_strategy_f64`]). Definition 8 asks the
+//! ([`crate::nis::witness::replay_real`]) with its shape checked
+//! ([`crate::nis::witness::replay_strategy_f64`]). Definition 8 asks the
 //! sentence to hold from every initial state:
 //!
 //! - `[[G]] X^k phi` fails when G has a strategy against phi from SOME
@@ -30,11 +30,11 @@ use super::options::{MilpOptions, MilpOutcome};
 use super::starts::{finite_starts, replay_f64};
 use super::stats::{MilpForm, MilpStats, Sizes};
 use super::strategic::Play;
-use crate::nis::explicit::replay_real::RealTree;
-use crate::nis::explicit::replay_strategy_f64::{check_shape, Rejected, Shape};
 use crate::nis::front::core::{Core, Lowered};
 use crate::nis::front::model::Model;
 use crate::nis::witness::internal;
+use crate::nis::witness::replay_real::RealTree;
+use crate::nis::witness::replay_strategy_f64::{check_shape, Rejected, Shape};
 use crate::nis::witness::shown::Witness;
 use crate::report::Outcome;
 use crate::report::RunError;

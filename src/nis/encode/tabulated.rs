@@ -22,8 +22,8 @@
 //! are no numerically delicate big-M constants.
 
 use crate::milp::{LinExpr, Model as Milp};
-use crate::nis::explicit::semantics::{bits, ActionMask, EnvId, LocalId, Semantics};
-use crate::nis::explicit::system::nonempty_submasks;
+use crate::nis::semantics::system::nonempty_submasks;
+use crate::nis::semantics::{bits, ActionMask, EnvId, LocalId, Semantics};
 use crate::report::RunError;
 use std::collections::BTreeSet;
 

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::nis::engine::{decide, EngineChoice, Target};
-use crate::nis::explicit::replay::replay_abstract;
+use crate::nis::witness::replay::replay_abstract;
 
 use crate::nis::procedures::{verify, VerifyOptions};
 use crate::nis::{load_model, parse_sentence, LoadOptions};
@@ -170,8 +170,8 @@ fn sizes_are_reported_and_real_valued_templates_take_the_slots() {
 fn milp_witness(
     model: &Model,
 ) -> crate::nis::witness::WitnessTree<
-    crate::nis::explicit::abstraction::AState,
-    crate::nis::explicit::abstraction::AMove,
+    crate::nis::semantics::abstraction::AState,
+    crate::nis::semantics::abstraction::AMove,
 > {
     let s = parse_sentence("forall v1, v2: EX^3 (alive, v1) & (alive, v2)").unwrap();
     let core = Lowered::new(&s, model).unwrap().core;
@@ -196,7 +196,7 @@ fn corrupted_abstract_traces_are_rejected() {
     let mut bad = good.clone();
     let child = &mut bad.children[0].1;
     let present: Vec<u32> = child.state.zo.iter().collect();
-    let mut zo = crate::nis::explicit::abstraction::LocalSet::empty(sem.space.size);
+    let mut zo = crate::nis::semantics::abstraction::LocalSet::empty(sem.space.size);
     zo.insert(present[0]);
     if present.len() > 1 {
         child.state.zo = zo;

@@ -1,7 +1,7 @@
 //! [`Tabulated`] as an [`Unrolling`]: labels read on the m concrete agents
 //! only (Definition 13), the failing updates checked before the verdict,
 //! and solutions decoded into the explicit decider's abstract trace form,
-//! replayed by [`crate::nis::explicit::replay::replay_abstract`] before they count.
+//! replayed by [`crate::nis::witness::replay::replay_abstract`] before they count.
 
 use super::confirm::solve_confirmed;
 use super::encoded::Encoded;
@@ -10,8 +10,8 @@ use super::stats::{Sizes, SolveCounts};
 use super::tabulated::{AbsRound, AbsState, Fault, Layer, Tabulated};
 use super::unrolling::{Solved, Unrolled, Unrolling};
 use crate::milp::{LinExpr, Model as Milp, Solution, Status};
-use crate::nis::explicit::abstraction::{AMove, AState, LocalSet};
-use crate::nis::explicit::semantics::Semantics;
+use crate::nis::semantics::abstraction::{AMove, AState, LocalSet};
+use crate::nis::semantics::Semantics;
 use crate::nis::witness::WitnessTree;
 use crate::report::RunError;
 

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::nis::engine::{decide, decide_with, EngineChoice, Target};
-use crate::nis::explicit::concrete::{CMove, CState};
+use crate::nis::semantics::concrete::{CMove, CState};
 use crate::nis::witness::WitnessTree;
 use crate::nis::{load_model, parse_sentence, LoadOptions};
 use std::path::Path;

@@ -17,7 +17,7 @@ use super::expr::{Enc, Val};
 use super::state::{code, which, AgentState, Round, State};
 use super::unrolling::Unrolled;
 use crate::milp::{constant, not, tolerance, LinExpr, Solution};
-use crate::nis::explicit::semantics::{EnvId, SemResult, Semantics};
+use crate::nis::semantics::{EnvId, SemResult, Semantics};
 use crate::report::RunError;
 
 /// Most near-tie cuts one MILP gets before the decider gives up (exit 3).

@@ -1,6 +1,6 @@
 //! The interface of the MILP deciders: a system that can be unrolled into a
 //! mixed-integer program, one layer of states per round (as
-//! [`crate::nis::explicit::system::System`] is the interface of the explicit deciders).
+//! [`crate::nis::semantics::system::System`] is the interface of the explicit deciders).
 //!
 //! Three systems implement it: M(n) ([`super::concrete`], finite and
 //! real-valued alike: integrality is a property of the variables), M_ab(m)

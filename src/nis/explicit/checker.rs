@@ -2,9 +2,9 @@
 //! over any [`System`], with witness trees for existential formulas and
 //! counterexample trees for universal ones (a witness of the dual formula).
 
-use super::semantics::SemResult;
-use super::system::System;
 use crate::nis::front::core::{Core, Node};
+use crate::nis::semantics::system::System;
+use crate::nis::semantics::SemResult;
 use crate::nis::witness::WitnessTree;
 use crate::report::Deadline;
 use rustc_hash::FxHashMap as HashMap;

@@ -8,11 +8,9 @@
 //! the dual of a strategy tree ([`super::strategic`]): the branching is
 //! over G's choices, the rest is picked by the refuter.
 
-use super::semantics::{EnvId, SemResult, Semantics};
-use super::strategic::{
-    by_choice, coalition_part, m0_move, m0_state, mismatch, Strategic, StrategyTree,
-    MAX_SHOWN_STRATEGY,
-};
+use super::strategic::{Strategic, StrategyTree, MAX_SHOWN_STRATEGY};
+use crate::nis::semantics::game::{by_choice, m0_move, m0_state};
+use crate::nis::semantics::{EnvId, SemResult};
 use crate::nis::witness::WitnessTree;
 
 impl Strategic<'_, '_> {
@@ -58,42 +56,4 @@ impl Strategic<'_, '_> {
         }
         Ok(None)
     }
-}
-
-/// The branches of one node of a refutation of `<<G>> X^k psi` (see the
-/// module documentation): every enabled choice of the coalition once, each
-/// answered by a move and a successor the semantics has. `Err(reason)` in
-/// the inner result when they are not.
-pub fn refutation_branches(
-    sem: &mut Semantics,
-    tree: &StrategyTree,
-    coalition: &[usize],
-) -> SemResult<Result<(), String>> {
-    let e = tree.state.env;
-    let groups = by_choice(sem, coalition, e)?;
-    let expected = groups.iter().map(|(g, _)| g.clone()).collect();
-    let got = tree
-        .children
-        .iter()
-        .map(|(mv, _)| coalition_part(sem, coalition, mv.env_action));
-    if let Some((got, expected)) = mismatch(got.collect(), expected) {
-        return Ok(Err(format!(
-            "at {} the refutation's branches are not every enabled choice of the coalition, each once ({got} branches, {expected} choices)",
-            sem.describe_env(e),
-        )));
-    }
-    for (mv, child) in &tree.children {
-        let enabled = groups.iter().any(|(_, js)| js.contains(&mv.env_action));
-        if !enabled
-            || !sem
-                .env_successors(e, mv.env_action, 0)?
-                .contains(&child.state.env)
-        {
-            return Ok(Err(format!(
-                "at {} the refutation answers with a move or successor the semantics does not have",
-                sem.describe_env(e)
-            )));
-        }
-    }
-    Ok(Ok(()))
 }

@@ -7,12 +7,12 @@
 //! is closed under negation), so negated atoms are preserved as well; and
 //! the initial states are matched both ways (see [`Simulation::holds`]).
 
-use super::abstraction::Abstract;
 use super::checker::Graph;
-use super::concrete::Concrete;
-use super::semantics::{SemResult, Semantics};
-use super::system::System;
 use crate::nis::front::model::Model;
+use crate::nis::semantics::abstraction::Abstract;
+use crate::nis::semantics::concrete::Concrete;
+use crate::nis::semantics::system::System;
+use crate::nis::semantics::{SemResult, Semantics};
 use crate::report::Deadline;
 use rustc_hash::FxHashMap as HashMap;
 

@@ -1,6 +1,7 @@
 //! Strategic sentences (ATL over named agents, [`crate::nis::front::strategic`])
-//! on M(0), the named agents and the environment, by explicit search, and
-//! the replay of every decider's strategy trees.
+//! on M(0), the named agents and the environment, by explicit search (M(0)
+//! as a game: [`crate::nis::semantics::game`]; the strategy trees' replay:
+//! [`crate::nis::witness::replay_strategic`]).
 //!
 //! A state is an environment state (named agents included); a round's joint
 //! action is the environment's own action with one action per named agent.
@@ -11,43 +12,17 @@
 //! compute `<<G>> X^k psi` for psi = phi (`<<G>>`) or psi = !phi (`[[G]]`,
 //! whose counterexample is G's strategy for !phi).
 //!
-//! A strategy tree is a [`WitnessTree`] over [`CState`] / [`CMove`] of
+//! A strategy tree is a [`WitnessTree`] over the states and moves of
 //! M(0): at each node before round k the coalition's choice is the same in
 //! every child and the children are exactly the enabled joint actions with
 //! that choice times their successors; at round k psi holds.
 
-use super::concrete::{CMove, CState};
-use super::semantics::{bits, EnvId, SemResult, Semantics};
 use crate::nis::front::core::{Core, Node};
+use crate::nis::semantics::game::{by_choice, holds_at, m0_move, m0_state};
+use crate::nis::semantics::{EnvId, SemResult, Semantics};
+pub use crate::nis::witness::replay_strategic::StrategyTree;
 use crate::nis::witness::WitnessTree;
 use rustc_hash::FxHashMap as HashMap;
-
-/// A strategy tree of M(0).
-pub type StrategyTree = WitnessTree<CState, CMove>;
-
-/// psi (propositional over environment labels) at `e`.
-pub fn holds_at(sem: &mut Semantics, goal: &Core, node: usize, e: EnvId) -> SemResult<bool> {
-    Ok(match &goal.nodes[node] {
-        &Node::Lit { label, negated, .. } => sem.literal(label, None, e)? != negated,
-        Node::And(cs) => {
-            for &c in cs {
-                if !holds_at(sem, goal, c, e)? {
-                    return Ok(false);
-                }
-            }
-            true
-        }
-        Node::Or(cs) => {
-            for &c in cs {
-                if holds_at(sem, goal, c, e)? {
-                    return Ok(true);
-                }
-            }
-            false
-        }
-        Node::EX(_) | Node::AX(_) => false,
-    })
-}
 
 /// The literals that make psi hold at `e` (an OR follows its first true disjunct).
 fn obligations(
@@ -74,29 +49,6 @@ fn obligations(
         Node::EX(_) | Node::AX(_) => {}
     }
     Ok(())
-}
-
-/// The coalition's part of a joint environment-side action.
-pub fn coalition_part(sem: &Semantics, coalition: &[usize], joint: usize) -> Vec<usize> {
-    let (_, named) = sem.model.split_env_action(joint);
-    coalition.iter().map(|&j| named[j]).collect()
-}
-
-/// The enabled joint actions at `e`, grouped by the coalition's choice.
-pub fn by_choice(
-    sem: &mut Semantics,
-    coalition: &[usize],
-    e: EnvId,
-) -> SemResult<Vec<(Vec<usize>, Vec<usize>)>> {
-    let mut groups: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
-    for joint in bits(sem.env_protocol(e)?) {
-        let g = coalition_part(sem, coalition, joint);
-        match groups.iter_mut().find(|(h, _)| *h == g) {
-            Some((_, js)) => js.push(joint),
-            None => groups.push((g, vec![joint])),
-        }
-    }
-    Ok(groups)
 }
 
 /// `<<G>> X^k psi` by memoised search over M(0).
@@ -192,89 +144,3 @@ impl<'s, 'm> Strategic<'s, 'm> {
 
 /// The largest strategy tree a decider builds and replays to show it.
 pub const MAX_SHOWN_STRATEGY: usize = 100_000;
-
-/// A state of M(0): the environment state alone.
-pub fn m0_state(env: EnvId) -> CState {
-    CState {
-        indexed: Vec::new(),
-        others: Vec::new(),
-        env,
-    }
-}
-
-/// A move of M(0): the joint environment-side action alone.
-pub fn m0_move(joint: usize) -> CMove {
-    CMove {
-        env_action: joint,
-        indexed: Vec::new(),
-        others: Vec::new(),
-    }
-}
-
-/// The branches of one node of a strategy tree of `<<G>> X^k psi` (see the
-/// module documentation): the coalition's one choice, with every enabled
-/// move of the others and every successor. `Err(reason)` in the inner
-/// result when they are not.
-pub fn strategy_branches(
-    sem: &mut Semantics,
-    tree: &StrategyTree,
-    coalition: &[usize],
-) -> SemResult<Result<(), String>> {
-    let e = tree.state.env;
-    let Some((first, _)) = tree.children.first() else {
-        return Ok(Err("the strategy stops before its last round".into()));
-    };
-    let choice = coalition_part(sem, coalition, first.env_action);
-    let mut expected: Vec<(usize, EnvId)> = Vec::new();
-    for (g, joints) in by_choice(sem, coalition, e)? {
-        if g != choice {
-            continue;
-        }
-        for joint in joints {
-            for next in sem.env_successors(e, joint, 0)?.iter().copied() {
-                expected.push((joint, next));
-            }
-        }
-    }
-    let got = tree
-        .children
-        .iter()
-        .map(|(mv, c)| (mv.env_action, c.state.env));
-    if let Some((got, expected)) = mismatch(got.collect(), expected) {
-        return Ok(Err(format!(
-            "at {} the strategy's branches are not every enabled move of the others and every successor of the coalition's choice ({got} branches, {expected} expected)",
-            sem.describe_env(e),
-        )));
-    }
-    Ok(Ok(()))
-}
-
-/// The sizes of `got` and `expected` when they differ as multisets (a
-/// tree's branches against the ones the semantics asks for).
-pub fn mismatch<T: Ord>(mut got: Vec<T>, mut expected: Vec<T>) -> Option<(usize, usize)> {
-    got.sort_unstable();
-    expected.sort_unstable();
-    (got != expected).then_some((got.len(), expected.len()))
-}
-
-/// The last round of a strategy tree (`wanted`: the goal holds there) or
-/// of a refutation (it fails): no further rounds, and the goal as wanted.
-pub fn last_round(
-    sem: &mut Semantics,
-    tree: &StrategyTree,
-    goal: &Core,
-    wanted: bool,
-) -> SemResult<Result<(), String>> {
-    if !tree.children.is_empty() {
-        return Ok(Err("the tree goes on after its last round".into()));
-    }
-    let e = tree.state.env;
-    if holds_at(sem, goal, goal.root, e)? != wanted {
-        let verb = if wanted { "fails" } else { "holds" };
-        return Ok(Err(format!(
-            "the goal {verb} at {} after the last round",
-            sem.describe_env(e)
-        )));
-    }
-    Ok(Ok(()))
-}

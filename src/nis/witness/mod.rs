@@ -1,12 +1,17 @@
 //! Witnesses and counterexamples of every decider: the tree the deciders
 //! produce ([`WitnessTree`]), the replayed trace shown to the user
 //! ([`Trace`], one JSON form and one text form), and the error of a
-//! witness that does not replay; [`trace`] and [`trace_real`] turn replayed
+//! witness that does not replay; [`trace`] turns replayed
 //! traces into step tables and JSON.
 
+pub mod render;
+pub mod replay;
+pub mod replay_real;
+pub mod replay_strategic;
+pub mod replay_strategy_f64;
 pub mod shown;
 pub mod trace;
-pub mod trace_real;
+mod views;
 
 use crate::report::{RunError, Table, TableFormat};
 use serde_json::{json, Value};

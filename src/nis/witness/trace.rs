@@ -1,11 +1,17 @@
-//! Witness traces as step tables (text) and JSON.
+//! Witness traces as shown: replayed runs of S(n) and M(0), exact or f64,
+//! through the one renderer ([`super::render`]); abstract traces of
+//! M_ab(m) (the zero-one agent's sets) as their own step tables and JSON.
 
-use crate::nis::explicit::abstraction::{AMove, AState};
-use crate::nis::explicit::replay::{ConcreteStep, ConcreteTrace};
-use crate::nis::explicit::replay_strategy_f64::Shape;
-use crate::nis::explicit::semantics::{bits, EnvId, Semantics};
-use crate::nis::witness::shown::Witness;
-use crate::nis::witness::{kind_word, Trace, WitnessTree};
+use super::render::{step_json, step_table};
+use super::replay::ConcreteTrace;
+use super::replay_real::RealStep;
+use super::replay_strategy_f64::Shape;
+use super::shown::Witness;
+use super::views::{env_moves, exact_views, real_views};
+use super::{kind_word, Trace, WitnessTree};
+use crate::nis::front::model::Model;
+use crate::nis::semantics::abstraction::{AMove, AState};
+use crate::nis::semantics::{bits, Semantics};
 use crate::report::Table;
 use serde_json::{json, Value};
 
@@ -14,112 +20,6 @@ fn action_names(sem: &Semantics, mask: u64) -> String {
         .map(|a| sem.model.template.actions[a].clone())
         .collect::<Vec<_>>()
         .join(",")
-}
-
-/// One row per step: every agent's local state and the action it takes next; the environment.
-pub fn concrete_table(sem: &Semantics, steps: &[ConcreteStep]) -> Table {
-    let n = steps.first().map_or(0, |s| s.locals.len());
-    let mut header = vec!["step".to_string()];
-    header.extend((1..=n).map(|i| format!("agent {i}")));
-    header.push("env".into());
-    let mut t = Table::new(header);
-    for (j, s) in steps.iter().enumerate() {
-        let next = steps.get(j + 1).and_then(|x| x.actions.as_ref());
-        let mut row = vec![j.to_string()];
-        for (i, &l) in s.locals.iter().enumerate() {
-            let mut cell = sem.describe_local(l);
-            if let Some((acts, _)) = next {
-                cell.push_str(&format!(" -> {}", sem.model.template.actions[acts[i]]));
-            }
-            row.push(cell);
-        }
-        let mut env = sem.describe_env(s.env);
-        if let Some((_, ea)) = next {
-            if sem.model.env.actions.len() > 1 || !sem.model.env.vars.is_empty() {
-                env.push_str(&format!(" -> {}", sem.model.describe_env_action(*ea)));
-            }
-        }
-        row.push(env);
-        t.row(row);
-    }
-    t
-}
-
-pub fn concrete_json(sem: &Semantics, steps: &[ConcreteStep]) -> Value {
-    let model = sem.model;
-    Value::Array(
-        steps
-            .iter()
-            .enumerate()
-            .map(|(j, s)| {
-                let next = steps.get(j + 1).and_then(|x| x.actions.as_ref());
-                let agents: Vec<Value> = s
-                    .locals
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &l)| {
-                        let codes = sem.space.decode(l);
-                        let mut vars = serde_json::Map::new();
-                        for (v, &c) in model.template.vars.iter().zip(&codes) {
-                            vars.insert(v.name.clone(), json_code(&v.ty, c));
-                        }
-                        json!({
-                            "private": Value::Object(vars),
-                            "percept": model.template.percepts[sem.percept_of(l)],
-                            "action": next.map(|(a, _)| Value::from(model.template.actions[a[i]].clone())).unwrap_or(Value::Null),
-                        })
-                    })
-                    .collect();
-                let mut env = serde_json::Map::new();
-                for (v, &c) in model.env.vars.iter().zip(sem.env_codes(s.env)) {
-                    env.insert(v.name.clone(), json_code(&v.ty, c));
-                }
-                let mut step = json!({
-                    "step": j,
-                    "agents": agents,
-                    "env": Value::Object(env),
-                    "env_action": next.map(|(_, e)| Value::from(model.describe_env_action(*e))).unwrap_or(Value::Null),
-                });
-                if !model.named.is_empty() {
-                    step["named"] = named_json(sem, s.env, next.map(|(_, e)| *e));
-                }
-                step
-            })
-            .collect(),
-    )
-}
-
-/// Each named agent's `{private, percept, action}` at an environment state
-/// (`action` null at a branch's last step), by name.
-fn named_json(sem: &Semantics, env: EnvId, joint: Option<usize>) -> Value {
-    let model = sem.model;
-    let actions = joint.map(|j| model.split_env_action(j).1);
-    let mut out = serde_json::Map::new();
-    for (j, a) in model.named.iter().enumerate() {
-        let (t, codes) = (&a.template, sem.named_codes(env, j));
-        let mut vars = serde_json::Map::new();
-        for (v, &c) in t.vars.iter().zip(codes) {
-            vars.insert(v.name.clone(), json_code(&v.ty, c));
-        }
-        let action = actions
-            .as_ref()
-            .map(|acts| Value::from(t.actions[acts[j]].clone()));
-        let agent = json!({
-            "private": Value::Object(vars),
-            "percept": t.percepts[codes[t.vars.len()] as usize],
-            "action": action.unwrap_or(Value::Null),
-        });
-        out.insert(a.name.clone(), agent);
-    }
-    Value::Object(out)
-}
-
-fn json_code(ty: &crate::lang::DeclType, code: i64) -> Value {
-    match ty {
-        crate::lang::DeclType::Bool => Value::Bool(code != 0),
-        crate::lang::DeclType::Enum { values, .. } => values.get(code as usize).cloned().into(),
-        _ => code.into(),
-    }
 }
 
 fn zo_set(sem: &Semantics, s: &AState) -> String {
@@ -213,8 +113,24 @@ pub fn concrete_trace(
     traces: &[ConcreteTrace],
     counterexample: bool,
 ) -> Option<Trace> {
+    let (with_named, env_moves) = (!sem.model.named.is_empty(), env_moves(sem.model));
     Trace::of(kind_word(counterexample), traces, |b| {
-        (concrete_json(sem, b), concrete_table(sem, b))
+        let views = exact_views(sem, b);
+        (step_json(&views, with_named), step_table(&views, env_moves))
+    })
+}
+
+/// Replayed f64 traces (per initial state, its branches) as shown: the
+/// first tree's branches.
+pub fn real_trace(
+    model: &Model,
+    traces: &[Vec<Vec<RealStep>>],
+    counterexample: bool,
+) -> Option<Trace> {
+    let (with_named, env_moves) = (!model.named.is_empty(), env_moves(model));
+    Trace::of(kind_word(counterexample), traces, |b| {
+        let views = real_views(model, b);
+        (step_json(&views, with_named), step_table(&views, env_moves))
     })
 }
 

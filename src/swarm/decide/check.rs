@@ -29,6 +29,12 @@ pub fn check(
             "projected away (nothing reads them; --fault-flags keeps them)"
         });
     }
+    if l.model.faulty_fraction.is_some() && props.props.iter().any(|p| p.path.steps().is_none()) {
+        return Err(RunError::input("an unbounded property with --faulty-fraction: Definition 16's phase is checked for step-bounded properties only"));
+    }
+    if l.model.faulty_fraction.is_some() && props.props.iter().any(|p| p.path.steps().is_none()) {
+        return Err(RunError::input("an unbounded property with --faulty-fraction: Definition 16's phase is checked for step-bounded properties only"));
+    }
     if opts.exact && opts.threshold.is_some() && l.model.faulty_fraction.is_some() {
         return Err(RunError::input("--exact with --faulty-fraction needs a concrete size (--agents n): the abstract initialisation phase has cycles"));
     }
@@ -103,10 +109,7 @@ fn check_concrete(
                 break;
             }
         };
-        let value = Probability {
-            f64: v.f64s[0],
-            exact: v.exact.as_ref().map(|e| e[0].clone()),
-        };
+        let value = Probability::of(&v, 0);
         if opts.witness {
             witness(&sem, &ex.mdp, p, &ex.truth[i], &v, out)?;
         }

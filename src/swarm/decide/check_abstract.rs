@@ -1,6 +1,37 @@
 //! `mavis swarm check --abstract`: the abstraction for every size at once,
 //! the cutoff where it applies, and the concrete values of S(1..3) when
 //! neither proves a property.
+//!
+//! *Why the abstraction bounds every size, step-bounded or not.* Let A be
+//! the counting abstraction ([`crate::swarm::semantics::counting`]) and
+//! S(n) the concrete system of Definition 8 with n >= m agents, m those the
+//! property names. Map a global state g of S(n) to a(g): the named agents'
+//! states, the environment's, and per template the counts of the other
+//! agents per local state (exact below the threshold t, "t or more" from
+//! it; t = 1 is the set of occupied states). Every action of the global
+//! protocol P_n(g) (Definition 6) with its distribution t_n(g, act, .)
+//! (Definition 7) has a choice of A at a(g) whose distribution is the image
+//! of t_n(g, act, .) under a: a move of a counted agent from local state s
+//! is matched by "others stay" when another counted agent is in s in g, by
+//! "it was the last" otherwise; the environment and named agents move as in
+//! S(n); a global-synchronous action maps every occupied state. Labels read
+//! only the named agents and the environment, so a keeps them. Given an
+//! adversary of S(n) (Definition 3), the adversary of A that, after an
+//! abstract path, takes the matched choices with the weights the concrete
+//! adversary gives the concrete paths of that image, gives every set of
+//! abstract paths the probability the concrete one gives its preimage (by
+//! induction on the length of paths). The events F, U and G, bounded or
+//! not, are sets of paths determined by the labels, so each concrete
+//! probability is one of A's: Pmax on A is at least sup over n of Pmax on
+//! S(n), and Pmin on A at most inf over n (Definition 11 asks for every n).
+//! Nothing here counts steps, so the bound is as sound for unbounded
+//! properties; for those mavis uses the sound end of the certified
+//! interval (the upper for Pmax, the lower for Pmin).
+//!
+//! The cutoff does not carry over: it rests on a path of h steps moving at
+//! most h agents, and an unbounded path may move them all. So an unbounded
+//! property the bound does not prove is unknown for all n, reported with the
+//! values of the concrete sizes.
 
 use super::findings::{model_stats, stopped_exploring, unknown_from, verdict_of, witness};
 use super::mdp::Stop;
@@ -84,10 +115,10 @@ impl AbstractAnswers<'_> {
     /// proven by the abstract bound, else by the cutoff where it applies,
     /// else unknown with the concrete values.
     fn outcome(&self, p: &Property, v: &Values) -> PropertyOutcome {
-        let (f, e, _) = property::over_initials(v, p.opt);
-        let bound = Probability { f64: f, exact: e };
+        let bound = Probability::of(v, property::over_initials(v, p.opt).2);
         let (verdict, beyond) = match verdict_of(p, &bound) {
-            None => (None, Beyond::Nothing),
+            // A query: the exact optimum over every size where the cutoff gives it.
+            None => (None, self.cutoff(p).map_or(Beyond::Nothing, Beyond::Cutoff)),
             Some(Verdict::Holds) => (Some(Verdict::Holds), Beyond::Nothing),
             Some(_) => match self.cutoff(p) {
                 Some(c) => (verdict_of(p, &c.value), Beyond::Cutoff(c)),
@@ -150,7 +181,8 @@ impl AbstractAnswers<'_> {
         if !cutoff_applies(l) || l.model.faulty_fraction.is_some() {
             return None;
         }
-        let h = u32::try_from(p.path.steps()).ok()?;
+        // Unbounded properties have no cutoff: a path may move every agent.
+        let h = u32::try_from(p.path.steps()?).ok()?;
         if initial_abstract_states(h.max(1), named.len()) > (opts.max_states / 4) as u128 {
             return None;
         }
@@ -173,11 +205,11 @@ impl AbstractAnswers<'_> {
             0,
             ctx.deadline(),
             ctx.threads,
+            opts.precision,
         )
         .ok()?;
-        let (f, e, _) = property::over_initials(&v, p.opt);
         Some(Cutoff {
-            value: Probability { f64: f, exact: e },
+            value: Probability::of(&v, property::over_initials(&v, p.opt).2),
             per_n: v.f64s.clone(),
         })
     }
@@ -216,6 +248,7 @@ impl AbstractAnswers<'_> {
                 n * counts.len() + 2,
                 ctx.deadline(),
                 ctx.threads,
+                opts.precision,
             ) else {
                 break;
             };

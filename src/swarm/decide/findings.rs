@@ -25,6 +25,17 @@ pub(super) fn model_stats(ex: &Explored, check_s: f64) -> ModelStats {
 
 /// Whether the value meets the property's bound (exactly when it can).
 pub(super) fn verdict_of(prop: &Property, v: &Probability) -> Option<Verdict> {
+    // A certified interval without an exact value: the comparison holds on
+    // a half-line, so it holds (or fails) on the whole interval when it
+    // does at both ends; otherwise the bound lies inside it: unknown.
+    if let (None, Some((lo, hi))) = (&v.exact, v.bounds) {
+        let at = |x: f64| property::meets(prop, x, None);
+        return Some(match (at(lo)?, at(hi)?) {
+            (true, true) => Verdict::Holds,
+            (false, false) => Verdict::Violated,
+            _ => Verdict::Unknown,
+        });
+    }
     property::meets(prop, v.f64, v.exact.as_ref()).map(Verdict::from_bool)
 }
 
@@ -76,9 +87,14 @@ pub(super) fn witness(
     v: &Values,
     out: &mut CheckOutcome,
 ) -> Result<(), RunError> {
-    let Path::Until { phi, steps, .. } = &p.path else {
+    let Path::Until {
+        phi,
+        steps: Some(steps),
+        ..
+    } = &p.path
+    else {
         out.warnings.push(format!(
-            "{}: witnesses are given for F and U properties",
+            "{}: witnesses are given for step-bounded F and U properties",
             p.text
         ));
         return Ok(());

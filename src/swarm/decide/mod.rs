@@ -7,8 +7,14 @@ pub mod check;
 mod check_abstract;
 pub mod exact;
 mod findings;
+pub mod graph;
 pub mod mdp;
 pub mod outcome;
+pub mod policy;
 pub mod procedure;
 pub mod property;
 pub mod sweep;
+pub mod unbounded;
+
+#[cfg(test)]
+mod unbounded_tests;

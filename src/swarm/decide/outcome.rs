@@ -3,6 +3,7 @@
 //! put here) and the statistics. The verb layer renders them as text or
 //! JSON ([`crate::swarm::verbs::check`]).
 
+use super::property::{Method, Values};
 use crate::lang::Rat;
 use crate::report::{StatValue, Statistics, Verdict};
 use crate::swarm::front::props::Opt;
@@ -17,11 +18,26 @@ pub struct CheckOutcome {
     pub warnings: Vec<String>,
 }
 
-/// A probability, in f64 and (under `--exact`) exactly.
+/// A probability, in f64 and (under `--exact`) exactly; for an unbounded
+/// property the certified interval, and how it was computed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Probability {
     pub f64: f64,
     pub exact: Option<Rat>,
+    pub bounds: Option<(f64, f64)>,
+    pub method: Method,
+}
+
+impl Probability {
+    /// The value at initial state `i` of `v`.
+    pub fn of(v: &Values, i: usize) -> Self {
+        Probability {
+            f64: v.f64s[i],
+            exact: v.exact.as_ref().map(|e| e[i].clone()),
+            bounds: v.bounds.as_ref().map(|b| b[i]),
+            method: v.method,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

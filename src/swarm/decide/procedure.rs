@@ -24,6 +24,8 @@ pub struct CheckOptions {
     pub exact: bool,
     pub witness: bool,
     pub max_states: usize,
+    /// The largest width of the certified interval of an unbounded property.
+    pub precision: f64,
 }
 
 impl Default for CheckOptions {
@@ -34,6 +36,7 @@ impl Default for CheckOptions {
             exact: false,
             witness: false,
             max_states: 30_000_000,
+            precision: 1e-6,
         }
     }
 }
@@ -157,6 +160,7 @@ impl Explored {
             rounds,
             ctx.deadline(),
             ctx.threads,
+            opts.precision,
         )
     }
 }

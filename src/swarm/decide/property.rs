@@ -105,12 +105,103 @@ pub fn path_formulas(path: &Path) -> Vec<&TExpr> {
     }
 }
 
-/// Values of one property: per initial state, f64 and (under `--exact`) exact.
+/// Values of one property: per initial state, f64 and (under `--exact`)
+/// exact; for an unbounded property the certified interval too.
 #[derive(Clone, Debug)]
 pub struct Values {
     pub f64s: Vec<f64>,
     pub exact: Option<Vec<Rat>>,
     pub witness: Option<Vec<Step>>,
+    /// Per initial state, sound lower and upper bounds (unbounded properties).
+    pub bounds: Option<Vec<(f64, f64)>>,
+    pub method: Method,
+}
+
+/// How the values were computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// k rounds of value iteration (step-bounded; exact under `--exact`).
+    Bounded,
+    /// Interval iteration in f64 until the bounds are within the precision.
+    Interval { iterations: usize },
+    /// Interval iteration, then policy iteration over the rationals from its
+    /// scheduler (`schedulers` evaluated exactly).
+    Policy {
+        iterations: usize,
+        schedulers: usize,
+    },
+}
+
+/// An unbounded property's values: interval iteration, then (`exact`)
+/// policy iteration over the rationals from its scheduler.
+fn unbounded_values(
+    mdp: &Mdp,
+    g: &Goal,
+    exact: bool,
+    precision: f64,
+    deadline: Deadline,
+) -> Result<Values, Expired> {
+    let iv = super::unbounded::interval_iteration(
+        mdp, &g.target, &g.allowed, g.opt, precision, deadline,
+    )?;
+    let at = |s: u32| -> (f64, f64) {
+        let (l, h) = (iv.lo[s as usize], iv.hi[s as usize]);
+        if g.complement {
+            (1.0 - h, 1.0 - l)
+        } else {
+            (l, h)
+        }
+    };
+    let bounds: Vec<(f64, f64)> = mdp.initial.iter().map(|&s| at(s)).collect();
+    let mut f64s: Vec<f64> = bounds.iter().map(|(l, h)| (l + h) / 2.0).collect();
+    let mut method = Method::Interval {
+        iterations: iv.iterations,
+    };
+    let mut ex = None;
+    if exact && mdp.exact.is_some() {
+        let base: Vec<Rat> = (0..mdp.num_states())
+            .map(|s| {
+                if iv.fixed[s] && iv.lo[s] == 1.0 {
+                    Rat::one()
+                } else {
+                    Rat::zero()
+                }
+            })
+            .collect();
+        let e = super::policy::policy_iteration(
+            mdp,
+            &iv.fixed,
+            &base,
+            iv.scheduler.clone(),
+            g.opt,
+            deadline,
+        )?;
+        let values: Vec<Rat> = mdp
+            .initial
+            .iter()
+            .map(|&s| {
+                let x = e.values[s as usize].clone();
+                if g.complement {
+                    Rat::one() - x
+                } else {
+                    x
+                }
+            })
+            .collect();
+        f64s = values.iter().map(crate::lang::num::to_f64).collect();
+        method = Method::Policy {
+            iterations: iv.iterations,
+            schedulers: e.rounds,
+        };
+        ex = Some(values);
+    }
+    Ok(Values {
+        f64s,
+        exact: ex,
+        witness: None,
+        bounds: Some(bounds),
+        method,
+    })
 }
 
 /// Definition 15's phase markers: (starting, before starting) per state.
@@ -166,7 +257,7 @@ fn exact_values(
     deadline: Deadline,
     threads: usize,
 ) -> Result<Vec<Rat>, Expired> {
-    let steps = prop.path.steps();
+    let steps = prop.path.steps().unwrap_or(0);
     let mut v: Vec<Rat> = if matches!(prop.path, Path::Next { .. }) {
         bounded::next(mdp, &g.target, g.opt)
     } else {
@@ -199,10 +290,14 @@ pub fn compute(
     rounds: usize,
     deadline: Deadline,
     threads: usize,
+    precision: f64,
 ) -> Result<Values, Expired> {
-    let steps = prop.path.steps();
-    let record = witness && phases.is_none() && matches!(prop.path, Path::Until { .. });
     let g = goal(prop, truth, mdp.num_states());
+    let Some(steps) = prop.path.steps() else {
+        // The caller refuses unbounded properties with Definition 16's phases.
+        return unbounded_values(mdp, &g, exact, precision, deadline);
+    };
+    let record = witness && phases.is_none() && matches!(prop.path, Path::Until { .. });
     let is_next = matches!(prop.path, Path::Next { .. });
     let run_f64: Bounded<f64> = if is_next {
         Bounded {
@@ -252,6 +347,8 @@ pub fn compute(
         f64s: mdp.initial.iter().map(|&i| f[i as usize]).collect(),
         exact: ex.map(|e| mdp.initial.iter().map(|&i| e[i as usize].clone()).collect()),
         witness,
+        bounds: None,
+        method: Method::Bounded,
     })
 }
 
@@ -357,15 +454,22 @@ pub fn meets(prop: &Property, f: f64, exact: Option<&Rat>) -> Option<bool> {
     })
 }
 
-/// The optimum over initial states (the abstraction's several initial counts).
+/// The optimum over initial states (the abstraction's several initial
+/// counts): by the exact values, else by the sound side of the certified
+/// intervals (the upper bound for Pmax, the lower for Pmin), else by f64.
 pub fn over_initials(v: &Values, opt: Opt) -> (f64, Option<Rat>, usize) {
     let mut best = 0usize;
+    let key = |i: usize| match (&v.bounds, opt) {
+        (Some(b), Opt::Max) => b[i].1,
+        (Some(b), Opt::Min) => b[i].0,
+        (None, _) => v.f64s[i],
+    };
     for i in 1..v.f64s.len() {
         let better = match (&v.exact, opt) {
             (Some(e), Opt::Max) => e[i] > e[best],
             (Some(e), Opt::Min) => e[i] < e[best],
-            (None, Opt::Max) => v.f64s[i] > v.f64s[best],
-            (None, Opt::Min) => v.f64s[i] < v.f64s[best],
+            (None, Opt::Max) => key(i) > key(best),
+            (None, Opt::Min) => key(i) < key(best),
         };
         if better {
             best = i;

@@ -158,8 +158,15 @@ fn cells(
         deadline.check()?;
         let (props, m) = property_at(base, text, k)?;
         let p = props.props.first().expect("parser requires one");
-        let Path::Until { phi, steps, .. } = &p.path else {
-            return Err(RunError::input("sweep needs an F or U property"));
+        let Path::Until {
+            phi,
+            steps: Some(steps),
+            ..
+        } = &p.path
+        else {
+            return Err(RunError::input(
+                "sweep needs a step-bounded F or U property",
+            ));
         };
         let f = property::path_formulas(&p.path);
         let mut sets = property::evaluate_formulas(sem, mdp, &m, &props.refs, &f).truth;
@@ -356,6 +363,8 @@ fn cell_values(
                     .collect(),
                 exact: None,
                 witness: None,
+                bounds: None,
+                method: property::Method::Bounded,
             };
             values[j] = property::over_initials(&vals, opt).0;
             done[j] = true;

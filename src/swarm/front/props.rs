@@ -1,6 +1,6 @@
 //! Properties in PRISM syntax: `Pmax=? [ F<k "l" ]`, `Pmin=? [...]`,
-//! `P<=p [...]`, `P>=p [...]` over step-bounded `F`, `G`, `U` and `X`.
-//! In discrete time `F<k` is `F<=k-1`, as PRISM and Storm read it.
+//! `P<=p [...]`, `P>=p [...]` over `F`, `G`, `U` (step-bounded or not) and
+//! `X`. In discrete time `F<k` is `F<=k-1`, as PRISM and Storm read it.
 
 use super::model::{GlobalScope, GlobalVar, Model, LABEL_BASE};
 use crate::lang::lexer::Tok;
@@ -59,26 +59,27 @@ impl Cmp {
     }
 }
 
-/// A step-bounded path formula.
+/// A path formula; `steps` is `None` when unbounded.
 #[derive(Clone, Debug)]
 pub enum Path {
     /// `phi U<=steps psi`; `F<=steps psi` has `phi = None` (true).
     Until {
         phi: Option<TExpr>,
         psi: TExpr,
-        steps: usize,
+        steps: Option<usize>,
     },
     /// `G<=steps phi`
-    Globally { phi: TExpr, steps: usize },
+    Globally { phi: TExpr, steps: Option<usize> },
     /// `X phi`
     Next { phi: TExpr },
 }
 
 impl Path {
-    pub fn steps(&self) -> usize {
+    /// The step bound (`None`: unbounded).
+    pub fn steps(&self) -> Option<usize> {
         match self {
             Path::Until { steps, .. } | Path::Globally { steps, .. } => *steps,
-            Path::Next { .. } => 1,
+            Path::Next { .. } => Some(1),
         }
     }
 }
@@ -118,15 +119,12 @@ fn encode_labels(text: &str) -> String {
 /// k rounds over the whole state space).
 const MAX_STEP_BOUND: i64 = 1_000_000;
 
-fn steps_of(p: &mut Parser, model: &Model) -> LangResult<usize> {
+/// The step bound `<=k` or `<k` after `F`, `G` or `U`; `None` without one.
+fn steps_of(p: &mut Parser, model: &Model) -> LangResult<Option<usize>> {
     let strict = match p.peek() {
         Tok::Le => false,
         Tok::Lt => true,
-        _ => {
-            return Err(p.unexpected(
-                "a step bound `<=k` or `<k` (only step-bounded properties are supported)",
-            ))
-        }
+        _ => return Ok(None),
     };
     p.bump();
     let e = p.expr()?;
@@ -134,7 +132,7 @@ fn steps_of(p: &mut Parser, model: &Model) -> LangResult<usize> {
     let natural = v.as_num().and_then(num::to_i64).filter(|k| *k >= 0);
     match natural {
         Some(0) if strict => Err(p.error(e.span, "`<0` leaves no step")),
-        Some(k) if k <= MAX_STEP_BOUND => Ok(k as usize - usize::from(strict)),
+        Some(k) if k <= MAX_STEP_BOUND => Ok(Some(k as usize - usize::from(strict))),
         Some(_) => Err(p.error(
             e.span,
             format!("the step bound {v} is beyond the limit of {MAX_STEP_BOUND} steps"),

@@ -8,6 +8,7 @@ use crate::swarm::decide::outcome::{
     Answer, Beyond, CheckOutcome, Cutoff, Probability, PropertyOutcome, Witness, WitnessNote,
 };
 use crate::swarm::decide::procedure::CheckOptions;
+use crate::swarm::decide::property::Method;
 use crate::swarm::front::load::{load, load_props, Inputs};
 use crate::swarm::front::props::Opt;
 use serde_json::{json, Value as Json};
@@ -73,10 +74,43 @@ fn render(outcome: CheckOutcome, quiet: bool, report: &mut Report) {
         json!({ "properties": properties.iter().map(result_json).collect::<Vec<_>>() });
 }
 
+/// A value as the table shows it; an unbounded property's says how it was
+/// computed (the certified interval in f64, or the exact value).
 fn show(v: &Probability) -> String {
-    match &v.exact {
-        Some(e) => format!("{} ({})", num::display(e), v.f64),
-        None => format!("{}", v.f64),
+    match (&v.exact, v.method, v.bounds) {
+        (Some(e), Method::Policy { .. }, _) => {
+            format!(
+                "{} ({}; exact, by policy iteration)",
+                num::display(e),
+                v.f64
+            )
+        }
+        (Some(e), ..) => format!("{} ({})", num::display(e), v.f64),
+        (None, Method::Interval { .. }, Some((lo, hi))) => {
+            format!("[{lo}, {hi}] (certified by interval iteration)")
+        }
+        (None, ..) => format!("{}", v.f64),
+    }
+}
+
+/// How an unbounded property's value was computed, into its JSON entry
+/// (`key` names the interval); nothing for a step-bounded one.
+fn method_json(v: &Probability, key: &str, j: &mut Json) {
+    let (method, iterations, schedulers) = match v.method {
+        Method::Bounded => return,
+        Method::Interval { iterations } => ("interval iteration", iterations, None),
+        Method::Policy {
+            iterations,
+            schedulers,
+        } => ("policy iteration", iterations, Some(schedulers)),
+    };
+    j["method"] = json!(method);
+    j["iterations"] = json!(iterations);
+    if let Some(s) = schedulers {
+        j["schedulers"] = json!(s);
+    }
+    if let Some((lo, hi)) = v.bounds {
+        j[key] = json!([lo, hi]);
     }
 }
 
@@ -110,6 +144,10 @@ fn result_text(o: &PropertyOutcome) -> String {
             match (beyond, o.verdict) {
                 (Beyond::Nothing, None) => format!("{opt} {side} {b}"),
                 (Beyond::Nothing, v) => format!("{} for every size ({opt} {side} {b})", word(v)),
+                (Beyond::Cutoff(c), None) => format!(
+                    "{opt} over every n = {} by the cutoff (abstract {opt} {side} {b})",
+                    show(&c.value)
+                ),
                 (Beyond::Cutoff(c), v) => format!(
                     "{} for every size by the cutoff (exact {opt} over n = {}; abstract bound {b})",
                     word(v),
@@ -148,7 +186,9 @@ fn cutoff_json(c: &Cutoff) -> Json {
 fn result_json(o: &PropertyOutcome) -> Json {
     let mut j = match &o.answer {
         Answer::AtSize { agents, value } => {
-            json!({"mode": "concrete", "agents": agents, "value": value.f64, "exact": exact_text(value)})
+            let mut j = json!({"mode": "concrete", "agents": agents, "value": value.f64, "exact": exact_text(value)});
+            method_json(value, "interval", &mut j);
+            j
         }
         Answer::Unknown { reason } => json!({ "reason": reason }),
         Answer::AllSizes {
@@ -157,6 +197,7 @@ fn result_json(o: &PropertyOutcome) -> Json {
             beyond,
         } => {
             let mut j = json!({"mode": "abstract", "threshold": threshold, "abstract_bound": bound.f64, "abstract_bound_exact": exact_text(bound)});
+            method_json(bound, "abstract_bound_interval", &mut j);
             match beyond {
                 Beyond::Nothing => {}
                 Beyond::Cutoff(c) => j["cutoff"] = cutoff_json(c),

@@ -345,7 +345,11 @@ fn tables(rows: &[Row], name: &str, measure: &str) -> (Table, Table) {
     if all_n {
         head.extend(["abstraction bound", "row is"]);
     }
-    let (mut table, mut csv) = (Table::new(head.clone()), Table::new(head));
+    // The CSV writes the swept value as a decimal (a spreadsheet reads
+    // `1/5` as a date) and its exact value in a last column.
+    let exact_head = format!("{name} exact");
+    let csv_head = head.iter().copied().chain([exact_head.as_str()]);
+    let (mut table, mut csv) = (Table::new(head.clone()), Table::new(csv_head));
     for r in rows {
         let mut shown = vec![
             num::to_f64(&r.value).to_string(),
@@ -354,7 +358,7 @@ fn tables(rows: &[Row], name: &str, measure: &str) -> (Table, Table) {
         ];
         // The CSV keeps every digit (shortest text that reads back to the same f64).
         let mut full = vec![
-            num::display(&r.value),
+            format!("{:?}", num::to_f64(&r.value)),
             r.k.to_string(),
             format!("{:?}", r.p),
         ];
@@ -367,6 +371,7 @@ fn tables(rows: &[Row], name: &str, measure: &str) -> (Table, Table) {
             shown.extend([format!("{b:.6}"), is.to_string()]);
             full.extend([format!("{b:?}"), is.to_string()]);
         }
+        full.push(num::display(&r.value));
         table.row(shown);
         csv.row(full);
     }

@@ -1,24 +1,39 @@
-//! The template's and environment's functions on finite states (Definitions
-//! 1, 2 and 5): protocol, local transition, observation, labels, evaluated
-//! exactly and cached. Local states are numbered by a mixed-radix code over
-//! the template's finite local-state space L_t = Prv_t x Per_t, so abstract
-//! states (sets of local states) are bitsets over these numbers. Named agents
-//! are part of the environment's state and action ([`super::named`]).
+//! The semantics of NIS (Definitions 1-6 of Kouvaros et al.; the zero-one
+//! abstraction, Definitions 12 and 13), below every decider: the
+//! template's and environment's functions on finite states, evaluated
+//! exactly and cached (here, with protocols and transitions in [`step`],
+//! observation in [`observation`], labels in [`labels`], named agents in
+//! [`named`]); the same functions in f64 with tolerance-aware truth for
+//! real-valued models ([`real`], [`real_named`], [`real_truth`]); the systems
+//! the explicit deciders search, S(n) ([`concrete`]) and S_ab(m)
+//! ([`abstraction`], its steps by outcome in [`zero_one_step`]) behind one
+//! interface ([`system`]); and M(0) as a game of the named agents ([`game`]).
 //!
-//! Here: the state numbering, the caches, initial states and expression
-//! evaluation; protocols and transitions are in `semantics/step.rs`,
-//! observation in `semantics/observation.rs`, labels in `semantics/labels.rs`
-//! (one `impl Semantics` each).
+//! Local states are numbered by a mixed-radix code over the template's
+//! finite local-state space L_t = Prv_t x Per_t, so abstract states (sets of
+//! local states) are bitsets over these numbers. Named agents are part of
+//! the environment's state and action.
 
-use crate::lang::{error_at, eval, num, DeclType, Env, SourceError, TExpr, Value};
-use crate::nis::front::model::{ExtFn, InitSpec, Model, Template};
+use crate::lang::{error_at, num, DeclType, SourceError, Value};
+use crate::nis::front::model::{InitSpec, Model, Template};
 use num_bigint::BigInt;
 use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 
+pub mod abstraction;
+pub mod concrete;
+mod exact;
+pub mod game;
 mod labels;
+pub mod named;
 mod observation;
+pub mod real;
+pub mod real_named;
+pub mod real_truth;
+pub mod rules;
 mod step;
+pub mod system;
+pub mod zero_one_step;
 
 /// A template local state by number (see [`LocalSpace`]).
 pub type LocalId = u32;
@@ -110,57 +125,6 @@ pub fn value_code(v: &Value) -> Option<i64> {
     }
 }
 
-/// Evaluation environment: slot values plus what `performed` and networks need.
-struct Ctx<'a> {
-    model: &'a Model,
-    slots: Vec<Value>,
-    performed: ActionMask,
-    env_action: usize,
-    net_cache: &'a mut HashMap<(usize, Vec<u64>), Vec<f64>>,
-}
-
-impl Ctx<'_> {
-    fn network(&mut self, net: usize, args: &[Value]) -> Vec<f64> {
-        let input: Vec<f64> = args.iter().map(Value::to_f64).collect();
-        let key = (net, input.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
-        if let Some(out) = self.net_cache.get(&key) {
-            return out.clone();
-        }
-        let out = self.model.networks[net].network.eval(&input);
-        self.net_cache.insert(key, out.clone());
-        out
-    }
-}
-
-impl Env for Ctx<'_> {
-    fn var(&self, slot: usize) -> Value {
-        self.slots[slot].clone()
-    }
-
-    fn ext(&self, id: usize, args: &[Value]) -> Result<Value, String> {
-        match &self.model.ext[id] {
-            ExtFn::Performed => match args.first() {
-                Some(Value::Enum(e, i)) if *e == self.model.template.action_enum => {
-                    Ok(Value::Bool(self.performed >> i & 1 == 1))
-                }
-                Some(Value::Enum(_, i)) => Ok(Value::Bool(self.env_action == *i)),
-                _ => Err("`performed` needs an action".into()),
-            },
-            ExtFn::NetOutput { net, output } => {
-                // Scalar outputs are rare and not cached: `Env::ext` only sees `&self`.
-                let input: Vec<f64> = args.iter().map(Value::to_f64).collect();
-                let out = self.model.networks[*net].network.eval(&input)[*output];
-                num::from_f64(out)
-                    .map(Value::Num)
-                    .ok_or_else(|| "the network output is not a finite number".to_string())
-            }
-            ExtFn::Argmax { .. } | ExtFn::NetVector { .. } => {
-                Err("a network vector outside `argmax`".to_string())
-            }
-        }
-    }
-}
-
 /// Exact, cached evaluation of the model's functions on finite states.
 pub struct Semantics<'m> {
     pub model: &'m Model,
@@ -169,14 +133,14 @@ pub struct Semantics<'m> {
     pub template: &'m Template,
     pub space: LocalSpace,
     /// Each named agent's own semantics (protocol, update, observation).
-    pub(super) named: Vec<Semantics<'m>>,
+    named: Vec<Semantics<'m>>,
     env_states: Vec<Vec<i64>>,
     env_index: HashMap<Vec<i64>, EnvId>,
     net_cache: HashMap<(usize, Vec<u64>), Vec<f64>>,
     protocol_cache: HashMap<LocalId, ActionMask>,
     env_protocol_cache: HashMap<EnvId, ActionMask>,
     tr_cache: HashMap<(LocalId, u8, ActionMask, u8), Vec<i64>>,
-    pub(super) env_tr_cache: HashMap<(EnvId, u8, ActionMask), Rc<[EnvId]>>,
+    env_tr_cache: HashMap<(EnvId, u8, ActionMask), Rc<[EnvId]>>,
     obs_cache: HashMap<(LocalId, EnvId), u64>,
     label_cache: HashMap<LocalId, u64>,
     /// The environment labels by [`EnvId`] (ids are dense), once computed.
@@ -348,36 +312,6 @@ impl<'m> Semantics<'m> {
         slots
     }
 
-    pub(super) fn eval_value(
-        &mut self,
-        e: &TExpr,
-        slots: Vec<Value>,
-        performed: ActionMask,
-        env_action: usize,
-    ) -> SemResult<Value> {
-        let ctx = Ctx {
-            model: self.model,
-            slots,
-            performed,
-            env_action,
-            net_cache: &mut self.net_cache,
-        };
-        eval(e, &ctx).map_err(|err| error_at(&self.model.source, err.span, err.message))
-    }
-
-    fn eval_bool(
-        &mut self,
-        e: &TExpr,
-        slots: Vec<Value>,
-        performed: ActionMask,
-        env_action: usize,
-    ) -> SemResult<bool> {
-        Ok(self
-            .eval_value(e, slots, performed, env_action)?
-            .as_bool()
-            .unwrap_or(false))
-    }
-
     /// The local state (prv, per) as a number.
     pub fn with_percept(&self, prv: &[i64], percept: usize) -> LocalId {
         let mut codes = prv.to_vec();
@@ -428,23 +362,6 @@ impl<'m> Semantics<'m> {
         let named: usize = self.named.iter().map(Semantics::cache_sizes).sum();
         self.net_cache.len() + named
     }
-}
-
-/// Bits of the percepts whose outputs are maximal (every tie is possible).
-pub fn argmax_mask(outputs: &[f64], percepts: &[usize]) -> u64 {
-    argmax_mask_within(outputs, percepts, 0.0)
-}
-
-/// Bits of the percepts whose outputs are within `tie` (relative above
-/// magnitude 1) of the maximum; `tie = 0` is [`argmax_mask`].
-pub fn argmax_mask_within(outputs: &[f64], percepts: &[usize], tie: f64) -> u64 {
-    let best = outputs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let slack = tie * best.abs().max(1.0);
-    outputs
-        .iter()
-        .zip(percepts)
-        .filter(|(o, _)| **o >= best - slack)
-        .fold(0, |m, (_, &p)| m | 1 << p)
 }
 
 /// A code as the user wrote it: `true`, `volunteer`, `3`.

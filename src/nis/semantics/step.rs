@@ -1,25 +1,26 @@
 //! Protocols and transitions: prot_t and tr_t of Definition 1, prot_e and
 //! tr_e of Definition 2, evaluated exactly and cached.
 
-use super::{value_code, ActionMask, EnvId, LocalId, SemResult, Semantics};
+use super::exact::Exact;
+use super::{rules, ActionMask, EnvId, LocalId, SemResult, Semantics};
 use crate::lang::{error_at, Value};
 use crate::nis::front::model::{ProtocolCase, UpdateCase, VarDecl};
 
 impl Semantics<'_> {
+    /// The actions some case enables at `slots` (the rule: [`rules::protocol`]).
     pub(super) fn protocol_mask(
         &mut self,
         cases: &[ProtocolCase],
         slots: Vec<Value>,
     ) -> SemResult<ActionMask> {
-        let mut mask = 0;
-        for c in cases {
-            if self.eval_bool(&c.guard, slots.clone(), 0, 0)? {
-                for &a in &c.actions {
-                    mask |= 1 << a;
-                }
-            }
-        }
-        Ok(mask)
+        let count = cases
+            .iter()
+            .flat_map(|c| &c.actions)
+            .max()
+            .map_or(0, |a| a + 1);
+        let mut enabled = vec![false; count];
+        rules::protocol(&mut Exact::at(self, &slots), cases, &mut enabled)?;
+        Ok(bool_mask(&enabled))
     }
 
     /// prot_t(l): the actions enabled at a local state; an error if none is.
@@ -76,8 +77,10 @@ impl Semantics<'_> {
         Ok(mask)
     }
 
-    /// Runs the first matching update case; checks declared ranges.
-    pub(in crate::nis::explicit) fn run_update(
+    /// The private state after the update (the rule: [`rules::update`],
+    /// one outcome in the exact domain); a value outside its declared range
+    /// is an error.
+    pub(super) fn run_update(
         &mut self,
         cases: &[UpdateCase],
         vars: &[VarDecl],
@@ -86,30 +89,14 @@ impl Semantics<'_> {
         performed: ActionMask,
         env_action: usize,
     ) -> SemResult<Vec<i64>> {
-        let mut next = current[..vars.len()].to_vec();
-        for c in cases {
-            if !self.eval_bool(&c.guard, slots.clone(), performed, env_action)? {
-                continue;
-            }
-            for (slot, e) in &c.assigns {
-                let v = self.eval_value(e, slots.clone(), performed, env_action)?;
-                let var = &vars[*slot];
-                if !var.ty.contains(&v) {
-                    return Err(error_at(
-                        &self.model.source,
-                        e.span,
-                        format!(
-                            "this update leaves the declared range {} of `{}`: value {v}",
-                            var.ty.describe(),
-                            var.name
-                        ),
-                    ));
-                }
-                next[*slot] = value_code(&v).unwrap_or(0);
-            }
-            break;
-        }
-        Ok(next)
+        let mut exact = Exact {
+            sem: self,
+            slots: &slots,
+            performed,
+            env_action,
+        };
+        let mut outcomes = rules::update(&mut exact, cases, vars, &current[..vars.len()])?;
+        Ok(outcomes.swap_remove(0))
     }
 
     /// tr_t(l, a, A, a_e): the next private state (Definition 1).
@@ -152,4 +139,13 @@ impl Semantics<'_> {
         debug_assert!(self.model.named.is_empty());
         Ok(self.env_successors(e, env_action, performed)?[0])
     }
+}
+
+/// The set bits of a list of flags.
+pub(super) fn bool_mask(flags: &[bool]) -> u64 {
+    flags
+        .iter()
+        .enumerate()
+        .filter(|(_, &on)| on)
+        .fold(0, |m, (i, _)| m | 1 << i)
 }

@@ -1,7 +1,7 @@
 //! Replay of MILP traces of real-valued models through an f64 implementation
 //! of the concrete semantics (Definitions 4-6 of Kouvaros et al., IJCAI 2024).
 //!
-//! The finite semantics ([`super::semantics`]) numbers local states and
+//! The finite semantics ([`crate::nis::semantics`]) numbers local states and
 //! cannot hold a real. Here a state is a vector of f64 values (booleans 0/1,
 //! enumerations their index, numbers as they are) and every function of the
 //! model is evaluated with the shared f64 evaluator ([`crate::lang::eval_f64`]):
@@ -20,21 +20,30 @@
 //! (a near-tie is treated as a tie); a condition (guard, protocol case,
 //! label, the observation's `if`, `init COND`) whose real comparison is
 //! within [`crate::milp::tolerance::REPLAY_GUARD`] of its border may go
-//! either way ([`super::replay_truth`]): a protocol case may enable, an
+//! either way ([`crate::nis::semantics::real_truth`]): a protocol case may enable, an
 //! update case may fire or not (the MILP's successor must match one of the
 //! outcomes), and both branches of such an `if` may be observed.
 
-use super::replay_f64::{
+use crate::lang::num;
+use crate::nis::front::model::{InitSpec, Model};
+use crate::nis::semantics::real::{
     agent_update, agent_vals, close, enabled, initial_percepts, matching, updates, AgentRound,
     Slots,
 };
-pub use super::replay_f64::{
-    RealLocal, RealMove, RealState, RealStep, RealTree, TIE_TOL, VALUE_TOL,
-};
-use super::replay_named::{env_vals, initial_named, named_enabled, named_update};
-use super::replay_truth::truth;
-use crate::lang::num;
-use crate::nis::front::model::{InitSpec, Model};
+pub use crate::nis::semantics::real::{RealLocal, RealMove, RealState, TIE_TOL, VALUE_TOL};
+use crate::nis::semantics::real_named::{env_vals, initial_named, named_enabled, named_update};
+use crate::nis::semantics::real_truth::truth;
+use crate::nis::witness::WitnessTree;
+
+/// A decoded MILP witness or counterexample of a real-valued model.
+pub type RealTree = WitnessTree<RealState, RealMove>;
+
+/// A replayed state and the move that led to it (none at the start).
+#[derive(Clone, Debug)]
+pub struct RealStep {
+    pub state: RealState,
+    pub moved: Option<RealMove>,
+}
 
 /// Whether `env` belongs to the initial set I_e (Definition 2) up to [`VALUE_TOL`].
 fn initial_env(model: &Model, env: &[f64]) -> Result<(), String> {
@@ -197,7 +206,9 @@ fn performed(model: &Model, from: &RealState, mv: &RealMove) -> Result<Vec<bool>
         performed: None,
         env_action: None,
     };
-    if mv.env_action >= e.actions.len() || !enabled(&e.protocol, &s, mv.env_action)? {
+    if mv.env_action >= e.actions.len()
+        || !enabled(&e.protocol, &s, e.actions.len())?[mv.env_action]
+    {
         return Err("the environment's action is not enabled by its protocol".into());
     }
     let mut performed = vec![false; t.actions.len()];
@@ -208,7 +219,7 @@ fn performed(model: &Model, from: &RealState, mv: &RealMove) -> Result<Vec<bool>
             performed: None,
             env_action: None,
         };
-        if a >= t.actions.len() || !enabled(&t.protocol, &s, a)? {
+        if a >= t.actions.len() || !enabled(&t.protocol, &s, t.actions.len())?[a] {
             return Err(format!(
                 "agent {} takes an action its protocol does not allow",
                 j + 1
@@ -236,6 +247,6 @@ fn env_update(
         performed: Some(performed),
         env_action: Some(mv.env_action),
     };
-    let candidates = updates(&e.update, &from.env, &s)?;
+    let candidates = updates(&e.update, &e.vars, &from.env, &s)?;
     matching(candidates, claimed, &e.vars, "the environment's")
 }

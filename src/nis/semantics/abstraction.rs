@@ -2,7 +2,7 @@
 //! 2024), built from the template.
 //!
 //! The zero-one agent's local state is a non-empty SET of template local
-//! states (a bitset over [`super::semantics::LocalSpace`] numbers), initially
+//! states (a bitset over [`super::LocalSpace`] numbers), initially
 //! {iota_t}. An abstract action gives every present local state a non-empty
 //! SET of its enabled actions (prot_zo(l_zo) = product over l_t in l_zo of
 //! {(l_t, A) : A a non-empty subset of prot_t(l_t)}), so two agents in the
@@ -13,10 +13,10 @@
 //! the tied percepts. S_ab(m) is m concrete agents + the zero-one agent + the
 //! environment; labels are read on the m concrete agents only.
 
-use super::semantics::{bits, ActionMask, EnvId, LocalId, SemResult, Semantics};
 use super::system::{enabled_choices, for_each_product, nonempty_submasks, System};
 pub use super::zero_one_step::LocalSet;
 use super::zero_one_step::{observed_sets, performed_sets, zero_one_outcomes, ZeroOneOutcome};
+use super::{bits, ActionMask, EnvId, LocalId, SemResult, Semantics};
 use rustc_hash::FxHashSet as HashSet;
 use std::collections::BTreeMap;
 

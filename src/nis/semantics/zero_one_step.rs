@@ -14,8 +14,8 @@
 //! folded the same way. The zero-one agent's state, [`LocalSet`], lives here
 //! too, so that [`super::abstraction`] depends on this module and not back.
 
-use super::semantics::{bits, ActionMask, LocalId, SemResult, Semantics};
 use super::system::{joint_choice_error, nonempty_submasks, MAX_JOINT_CHOICES};
+use super::{bits, ActionMask, LocalId, SemResult, Semantics};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A set of template local states, compared and hashed by value.
@@ -160,7 +160,7 @@ pub fn performed_sets(
 pub fn observed_sets(
     sem: &mut Semantics,
     outcome: &ZeroOneOutcome,
-    env_next: super::semantics::EnvId,
+    env_next: super::EnvId,
 ) -> SemResult<Vec<LocalSet>> {
     let mut sets = vec![LocalSet::empty(sem.space.size)];
     for (&inter, prv) in &outcome.intermediates {

@@ -1,4 +1,4 @@
-//! Named agents in the f64 replay ([`super::replay_real`]): they are part of
+//! Named agents in the f64 replay ([`crate::nis::witness::replay_real`]): they are part of
 //! the environment's side, so the environment's expressions read their
 //! private values, percepts and (in updates) actions through the slots of
 //! [`crate::nis::front::model::EnvSlots`]; each starts at iota of its
@@ -6,7 +6,7 @@
 //! environment), must take an action its protocol enables, updates by its
 //! template's rules and observes the new environment state.
 
-use super::replay_f64::{
+use super::real::{
     agent_update, agent_vals, close, enabled, initial_percepts, AgentRound, RealLocal, RealMove,
     RealState, Slots,
 };
@@ -14,7 +14,7 @@ use crate::nis::front::model::Model;
 
 /// The environment slots at `state`: its variables, its action, then per
 /// named agent its private values, percept and action (NaN: not readable).
-pub(super) fn env_vals(
+pub fn env_vals(
     state: &RealState,
     action: Option<usize>,
     named_actions: Option<&[usize]>,
@@ -31,7 +31,7 @@ pub(super) fn env_vals(
 }
 
 /// The named agents at the root of a tree, checked against their iota.
-pub(super) fn initial_named(model: &Model, root: &RealState) -> Result<Vec<RealLocal>, String> {
+pub fn initial_named(model: &Model, root: &RealState) -> Result<Vec<RealLocal>, String> {
     if root.named.len() != model.named.len() {
         return Err("the initial state does not name every named agent".into());
     }
@@ -57,7 +57,7 @@ pub(super) fn initial_named(model: &Model, root: &RealState) -> Result<Vec<RealL
 }
 
 /// Every named agent's action is enabled by its protocol at `from`.
-pub(super) fn named_enabled(model: &Model, from: &RealState, mv: &RealMove) -> Result<(), String> {
+pub fn named_enabled(model: &Model, from: &RealState, mv: &RealMove) -> Result<(), String> {
     if mv.named.len() != model.named.len() || from.named.len() != model.named.len() {
         return Err("the move does not name every named agent's action".into());
     }
@@ -69,7 +69,7 @@ pub(super) fn named_enabled(model: &Model, from: &RealState, mv: &RealMove) -> R
             performed: None,
             env_action: None,
         };
-        if act >= t.actions.len() || !enabled(&t.protocol, &s, act)? {
+        if act >= t.actions.len() || !enabled(&t.protocol, &s, t.actions.len())?[act] {
             return Err(format!(
                 "{} takes an action its protocol does not allow",
                 a.name
@@ -81,7 +81,7 @@ pub(super) fn named_enabled(model: &Model, from: &RealState, mv: &RealMove) -> R
 
 /// Each named agent's update and observation of the new environment `env`,
 /// matched against the MILP's `claimed` successor.
-pub(super) fn named_update(
+pub fn named_update(
     model: &Model,
     from: &RealState,
     mv: &RealMove,

@@ -1,5 +1,7 @@
 //! Labels (Definition 6's atoms) of local and environment states, cached.
 
+use super::exact::Exact;
+use super::rules::Domain;
 use super::{EnvId, LocalId, SemResult, Semantics};
 use crate::lang::Value;
 use crate::nis::front::model::LabelSubject;
@@ -40,7 +42,7 @@ impl Semantics<'_> {
         let model = self.model;
         let mut mask = 0;
         for (i, label) in model.labels.iter().enumerate() {
-            if label.subject == subject && self.eval_bool(&label.expr, slots.to_vec(), 0, 0)? {
+            if label.subject == subject && Exact::at(self, slots).truth(&label.expr)?.may_hold() {
                 mask |= 1 << i;
             }
         }

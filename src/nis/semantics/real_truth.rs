@@ -1,87 +1,26 @@
 //! The truth of a condition (a guard, a protocol case, a label, an `if` of
 //! the observation, `init COND`) in the f64 replay of MILP traces
-//! ([`super::replay_real`]), with the tolerance of
+//! ([`crate::nis::witness::replay_real`]), with the tolerance of
 //! [`crate::milp::tolerance::REPLAY_GUARD`].
 //!
 //! The MILP decides a comparison of real quantities on its own values,
 //! which the replay's differ from by up to
 //! [`crate::milp::tolerance::REPLAY_VALUE`]; so a comparison whose sides
 //! are that close may have gone either way in the MILP, and the replay
-//! accepts both outcomes ([`Truth::Either`]). Everything else is decided
+//! accepts both outcomes ([`Truth::Either`], in the rules' [`Truth`]). Everything else is decided
 //! exactly: comparisons of two integers (the MILP decides them exactly and
 //! the replay rounds integer values), of Booleans and of enumerations. A
 //! numeric `if` inside a number is evaluated exactly too (only conditions
 //! are three-valued).
 
+use super::rules::Truth;
 use crate::lang::{eval_f64, BinOp, EnvF64, TExpr, TKind, Ty, UnOp};
 use crate::milp::tolerance::REPLAY_GUARD;
-
-/// A condition's truth on a replayed state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Truth {
-    False,
-    True,
-    /// A real comparison within [`REPLAY_GUARD`] of its border decides it:
-    /// the MILP may have taken it either way.
-    Either,
-}
-
-impl Truth {
-    fn of(b: bool) -> Truth {
-        if b {
-            Truth::True
-        } else {
-            Truth::False
-        }
-    }
-
-    /// True or undecided.
-    pub fn may_hold(self) -> bool {
-        self != Truth::False
-    }
-
-    /// False or undecided.
-    pub fn may_fail(self) -> bool {
-        self != Truth::True
-    }
-
-    fn not(self) -> Truth {
-        match self {
-            Truth::False => Truth::True,
-            Truth::True => Truth::False,
-            Truth::Either => Truth::Either,
-        }
-    }
-
-    /// Kleene's conjunction: false if one side is, undecided unless both hold.
-    fn and(self, other: Truth) -> Truth {
-        match (self, other) {
-            (Truth::False, _) | (_, Truth::False) => Truth::False,
-            (Truth::True, Truth::True) => Truth::True,
-            _ => Truth::Either,
-        }
-    }
-
-    /// Kleene's disjunction.
-    fn or(self, other: Truth) -> Truth {
-        self.not().and(other.not()).not()
-    }
-
-    /// The truth of a choice between `self` and `other` where it is not
-    /// known which is taken.
-    fn join(self, other: Truth) -> Truth {
-        if self == other {
-            self
-        } else {
-            Truth::Either
-        }
-    }
-}
 
 /// The truth of the Boolean expression `e` at the values `env` gives.
 pub fn truth(e: &TExpr, env: &impl EnvF64) -> Result<Truth, String> {
     match &e.kind {
-        TKind::Unary(UnOp::Not, a) => Ok(truth(a, env)?.not()),
+        TKind::Unary(UnOp::Not, a) => Ok(!truth(a, env)?),
         TKind::Binary(op, a, b) => match op {
             // Left to right, stopping where the left side decides, as the
             // exact evaluator does.
@@ -196,7 +135,7 @@ mod tests {
     label small = h <= 0.3;";
 
     fn one_step(h: f64, percept: usize, gain: &str) -> Result<(), String> {
-        use crate::nis::explicit::replay_real::{replay_real, RealLocal, RealMove, RealState};
+        use crate::nis::witness::replay_real::{replay_real, RealLocal, RealMove, RealState};
         use crate::nis::witness::WitnessTree;
         let text = ROUNDING.replace("h + 0.2", &format!("h + {gain}"));
         let source = crate::lang::Source::new("rounding.nis", text);
@@ -239,7 +178,7 @@ mod tests {
 
     #[test]
     fn connectives_are_kleene_and_choices_join() {
-        assert_eq!(Either.not(), Either);
+        assert_eq!(!Either, Either);
         assert_eq!((Either.and(False), Either.and(True)), (False, Either));
         assert_eq!((Either.or(True), Either.or(False)), (True, Either));
         assert_eq!((True.and(True), False.or(False)), (True, False));

@@ -3,8 +3,8 @@
 //! as a multiset of local states, so states do not multiply by permutations
 //! of interchangeable agents.
 
-use super::semantics::{bits, ActionMask, EnvId, LocalId, SemResult, Semantics};
 use super::system::{composition_count, compositions, enabled_choices, for_each_product, System};
+use super::{bits, ActionMask, EnvId, LocalId, SemResult, Semantics};
 use std::collections::HashSet;
 
 /// A global state of S(n): the indexed agents, the others as (local state,

@@ -8,9 +8,9 @@
 //! step by step against Definitions 12 and 13 ([`validate_step`]). A trace that
 //! does not replay is an internal error, never a verdict.
 
-use super::abstraction::{validate_step, AMove, AState};
-use super::concrete::{add_count, CMove, CState};
-use super::semantics::{EnvId, LocalId, SemResult, Semantics};
+use crate::nis::semantics::abstraction::{validate_step, AMove, AState};
+use crate::nis::semantics::concrete::{add_count, CMove, CState};
+use crate::nis::semantics::{EnvId, LocalId, SemResult, Semantics};
 use crate::nis::witness::WitnessTree;
 
 /// One step of a replayed concrete trace: every agent's local state, the

@@ -4,7 +4,7 @@
 //! The concrete system S(n) ([`super::concrete`]) and the abstract system
 //! S_ab(m) ([`super::abstraction`]) implement it.
 
-use super::semantics::{bits, EnvId, LocalId, SemResult, Semantics};
+use super::{bits, EnvId, LocalId, SemResult, Semantics};
 use crate::lang::Source;
 use std::fmt::Debug;
 use std::hash::Hash;

@@ -1,15 +1,15 @@
 //! The f64 concrete semantics the replays of real-valued traces share
-//! ([`super::replay_real`], [`super::replay_named`]): states and moves in
+//! ([`crate::nis::witness::replay_real`], [`super::real_named`]): states and moves in
 //! f64, the evaluation slots, protocols, first-matching updates matched
 //! against the MILP's values, observations with near-ties, and one agent's
-//! round (its update and observation). Tolerances: see [`super::replay_real`].
+//! round (its update and observation). Tolerances: see [`crate::nis::witness::replay_real`].
 
-use super::replay_truth::{truth, Truth};
-use crate::lang::{eval_f64, num, DeclType, EnvF64, Ty};
+use super::real_truth::truth;
+use super::rules::{self, Domain, Truth};
+use crate::lang::{eval_f64, num, DeclType, EnvF64, Span, TExpr, Ty};
 use crate::nis::front::model::{
     ExtFn, InitPercept, Model, Observation, ProtocolCase, Template, UpdateCase, VarDecl,
 };
-use crate::nis::witness::WitnessTree;
 
 /// Largest accepted difference between a replayed value and the MILP's
 /// (relative above magnitude 1).
@@ -40,16 +40,6 @@ pub struct RealMove {
     pub actions: Vec<usize>,
     pub env_action: usize,
     pub named: Vec<usize>,
-}
-
-/// A decoded MILP witness or counterexample of a real-valued model.
-pub type RealTree = WitnessTree<RealState, RealMove>;
-
-/// A replayed state and the move that led to it (none at the start).
-#[derive(Clone, Debug)]
-pub struct RealStep {
-    pub state: RealState,
-    pub moved: Option<RealMove>,
 }
 
 /// Evaluation slots plus what `performed` and scalar network outputs need.
@@ -108,36 +98,52 @@ pub fn agent_vals(
     v
 }
 
-/// Some case with `action` may hold (an undecided guard may).
-pub fn enabled(cases: &[ProtocolCase], s: &Slots, action: usize) -> Result<bool, String> {
-    for c in cases {
-        if c.actions.contains(&action) && truth(&c.guard, s)?.may_hold() {
-            return Ok(true);
+/// The f64 domain of the rules ([`rules`]) at one state: a condition near
+/// its border may go either way ([`truth`]), values and networks in f64.
+impl Domain for &Slots<'_> {
+    type Value = f64;
+    type Error = String;
+
+    fn truth(&mut self, e: &TExpr) -> Result<Truth, String> {
+        truth(e, *self)
+    }
+
+    /// Unchecked here: the replay checks the declared ranges when it
+    /// matches the outcomes against the MILP's ([`matching`]).
+    fn assign(&mut self, e: &TExpr, _var: &VarDecl) -> Result<f64, String> {
+        Ok(eval_f64(e, *self))
+    }
+
+    fn network(&mut self, net: usize, inputs: &[TExpr], _span: Span) -> Result<Vec<f64>, String> {
+        let x: Vec<f64> = inputs.iter().map(|a| eval_f64(a, *self)).collect();
+        Ok(self.model.networks[net].network.eval(&x))
+    }
+
+    fn percept(&mut self, e: &TExpr, count: usize) -> Result<usize, String> {
+        let p = eval_f64(e, *self);
+        if p >= 0.0 && p.fract() == 0.0 && (p as usize) < count {
+            Ok(p as usize)
+        } else {
+            Err("the observation is not a percept".into())
         }
     }
-    Ok(false)
 }
 
-/// The first case whose guard holds assigns (simultaneously); none: no
-/// change. Every outcome an undecided guard allows, in case order: the
-/// first certain case ends the list.
-pub fn updates(cases: &[UpdateCase], old: &[f64], s: &Slots) -> Result<Vec<Vec<f64>>, String> {
-    let mut out = Vec::new();
-    for c in cases {
-        let t = truth(&c.guard, s)?;
-        if t.may_hold() {
-            let mut new = old.to_vec();
-            for (v, e) in &c.assigns {
-                new[*v] = eval_f64(e, s);
-            }
-            out.push(new);
-        }
-        if t == Truth::True {
-            return Ok(out);
-        }
-    }
-    out.push(old.to_vec());
+/// The actions (of `count`) some case may enable at `s` ([`rules::protocol`]).
+pub fn enabled(cases: &[ProtocolCase], s: &Slots, count: usize) -> Result<Vec<bool>, String> {
+    let mut out = vec![false; count];
+    rules::protocol(&mut &*s, cases, &mut out)?;
     Ok(out)
+}
+
+/// Every outcome of an update an undecided guard allows ([`rules::update`]).
+pub fn updates(
+    cases: &[UpdateCase],
+    decls: &[VarDecl],
+    old: &[f64],
+    s: &Slots,
+) -> Result<Vec<Vec<f64>>, String> {
+    rules::update(&mut &*s, cases, decls, old)
 }
 
 /// The outcome of an update the MILP's successor `claimed` took: the first
@@ -198,7 +204,7 @@ pub fn initial_percepts(
                 performed: None,
                 env_action: None,
             };
-            percepts(model, &t.observe, &s, &mut out)?;
+            percepts(&t.observe, &s, &mut out)?;
         }
     }
     Ok(out)
@@ -206,62 +212,20 @@ pub fn initial_percepts(
 
 /// Which percepts the observation tree allows (argmax: every output within
 /// [`TIE_TOL`] of the maximum).
-pub fn percepts(
-    model: &Model,
-    obs: &Observation,
-    s: &Slots,
-    out: &mut [bool],
-) -> Result<(), String> {
-    percepts_within(model, obs, s, out, TIE_TOL)
+pub fn percepts(obs: &Observation, s: &Slots, out: &mut [bool]) -> Result<(), String> {
+    percepts_within(obs, s, out, TIE_TOL)
 }
 
 /// [`percepts`] with argmax ties up to `tie` (relative above magnitude 1;
-/// 0: the outputs equal to the maximum in f64, the semantics' own rule).
+/// 0: the outputs equal to the maximum in f64, the semantics' own rule;
+/// [`rules::observe`]).
 pub fn percepts_within(
-    model: &Model,
     obs: &Observation,
     s: &Slots,
     out: &mut [bool],
     tie: f64,
 ) -> Result<(), String> {
-    match obs {
-        Observation::If(cond, then, otherwise) => {
-            let t = truth(cond, s)?;
-            if t.may_hold() {
-                percepts_within(model, then, s, out, tie)?;
-            }
-            if t.may_fail() {
-                percepts_within(model, otherwise, s, out, tie)?;
-            }
-            Ok(())
-        }
-        Observation::Argmax {
-            net,
-            inputs,
-            percepts: ps,
-            ..
-        } => {
-            let x: Vec<f64> = inputs.iter().map(|a| eval_f64(a, s)).collect();
-            let y = model.networks[*net].network.eval(&x);
-            let best = y.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            for (o, &p) in ps.iter().enumerate() {
-                if y[o] >= best - tie * best.abs().max(1.0) {
-                    out[p] = true;
-                }
-            }
-            Ok(())
-        }
-        Observation::Expr(e) => {
-            let p = eval_f64(e, s);
-            match out.get_mut(p as usize) {
-                Some(slot) if p >= 0.0 && p.fract() == 0.0 => {
-                    *slot = true;
-                    Ok(())
-                }
-                _ => Err("the observation is not a percept".into()),
-            }
-        }
-    }
+    rules::observe(&mut &*s, obs, tie, out)
 }
 
 fn in_range(ty: &DeclType, x: f64) -> bool {
@@ -302,7 +266,7 @@ pub fn agent_update(
         performed: Some(round.performed),
         env_action: Some(round.env_action),
     };
-    let candidates = updates(&t.update, &l.private, &s)?;
+    let candidates = updates(&t.update, &t.vars, &l.private, &s)?;
     let private = matching(candidates, &claimed.private, &t.vars, &format!("{who}'s"))?;
     // Observation of the new private state (old percept) and the new environment.
     let inter = RealLocal {
@@ -316,7 +280,7 @@ pub fn agent_update(
         env_action: None,
     };
     let mut possible = vec![false; t.percepts.len()];
-    percepts(model, &t.observe, &s, &mut possible)?;
+    percepts(&t.observe, &s, &mut possible)?;
     if !possible.get(claimed.percept).copied().unwrap_or(false) {
         return Err(format!(
             "{who} cannot observe `{}` at the replayed state",

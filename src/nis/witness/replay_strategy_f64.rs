@@ -17,15 +17,16 @@
 //!
 //! In both, every leaf is at round k and the goal (psi, or !phi) holds
 //! there; a condition within the replay's tolerance of its border may go
-//! either way ([`super::replay_truth`]).
+//! either way ([`crate::nis::semantics::real_truth`]).
 
-use super::replay_f64::{
-    agent_vals, enabled, percepts_within, RealLocal, RealMove, RealState, RealTree, Slots,
-};
-use super::replay_named::env_vals;
-use super::replay_truth::truth;
+use super::replay_real::RealTree;
 use crate::nis::front::core::{Core, Node};
 use crate::nis::front::model::{InitPercept, Model, NamedAgent};
+use crate::nis::semantics::real::{
+    agent_vals, enabled, percepts_within, RealLocal, RealMove, RealState, Slots,
+};
+use crate::nis::semantics::real_named::env_vals;
+use crate::nis::semantics::real_truth::truth;
 
 /// What a strategy tree claims.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,9 +162,7 @@ fn joint_moves(
             env_action: None,
         };
         let e = &model.env;
-        options.push(filter(e.actions.len(), |a| {
-            enabled(&e.protocol, &slots, a)
-        })?);
+        options.push(indices(&enabled(&e.protocol, &slots, e.actions.len())?));
     }
     for &j in named {
         let t = &model.named[j].template;
@@ -173,9 +172,7 @@ fn joint_moves(
             performed: None,
             env_action: None,
         };
-        options.push(filter(t.actions.len(), |a| {
-            enabled(&t.protocol, &slots, a)
-        })?);
+        options.push(indices(&enabled(&t.protocol, &slots, t.actions.len())?));
     }
     let mut out: Vec<Vec<usize>> = vec![Vec::new()];
     for o in options {
@@ -193,17 +190,9 @@ fn joint_moves(
     Ok(out)
 }
 
-fn filter(
-    n: usize,
-    mut keep: impl FnMut(usize) -> Result<bool, String>,
-) -> Result<Vec<usize>, String> {
-    let mut out = Vec::new();
-    for a in 0..n {
-        if keep(a)? {
-            out.push(a);
-        }
-    }
-    Ok(out)
+/// The positions of the set flags.
+fn indices(flags: &[bool]) -> Vec<usize> {
+    (0..flags.len()).filter(|&a| flags[a]).collect()
 }
 
 /// After the last round a near-tie matters only through the goal: it must
@@ -251,8 +240,8 @@ fn possible_percepts(
         env_action: None,
     };
     let mut possible = vec![false; t.percepts.len()];
-    percepts_within(model, &t.observe, &slots, &mut possible, 0.0)?;
-    Ok((0..possible.len()).filter(|&p| possible[p]).collect())
+    percepts_within(&t.observe, &slots, &mut possible, 0.0)?;
+    Ok(indices(&possible))
 }
 
 /// Every named agent's percept at `s` is the only one its observation

@@ -1,8 +1,10 @@
 //! Observation (obs_t of Definition 1): the percepts an intermediate local
 //! state can see at an environment state, several on exact argmax ties.
 
-use super::{argmax_mask_within, bits, ActionMask, Ctx, EnvId, LocalId, SemResult, Semantics};
-use crate::lang::{error_at, Value};
+use super::exact::Exact;
+use super::step::bool_mask;
+use super::{bits, rules, ActionMask, EnvId, LocalId, SemResult, Semantics};
+use crate::lang::Value;
 use crate::nis::front::model::Observation;
 
 impl Semantics<'_> {
@@ -68,58 +70,15 @@ impl Semantics<'_> {
         self.percepts_of(&template.observe, &slots, tie)
     }
 
+    /// The percepts `obs` gives at `slots` (the rule: [`rules::observe`]).
     pub(super) fn percepts_of(
         &mut self,
         obs: &Observation,
         slots: &[Value],
         tie: f64,
     ) -> SemResult<u64> {
-        match obs {
-            Observation::If(cond, then, otherwise) => {
-                let branch = if self.eval_bool(cond, slots.to_vec(), 0, 0)? {
-                    then
-                } else {
-                    otherwise
-                };
-                self.percepts_of(branch, slots, tie)
-            }
-            Observation::Argmax {
-                net,
-                inputs,
-                percepts,
-                span,
-            } => {
-                let mut values = Vec::new();
-                for i in inputs {
-                    values.push(self.eval_value(i, slots.to_vec(), 0, 0)?);
-                }
-                let before = self.net_cache.len();
-                let mut ctx = Ctx {
-                    model: self.model,
-                    slots: Vec::new(),
-                    performed: 0,
-                    env_action: 0,
-                    net_cache: &mut self.net_cache,
-                };
-                let out = ctx.network(*net, &values);
-                self.network_evaluations += self.net_cache.len() - before;
-                if out.iter().any(|x| !x.is_finite()) {
-                    return Err(error_at(
-                        &self.model.source,
-                        *span,
-                        "the network gives a NaN or infinite output",
-                    ));
-                }
-                Ok(argmax_mask_within(&out, percepts, tie))
-            }
-            Observation::Expr(e) => match self.eval_value(e, slots.to_vec(), 0, 0)? {
-                Value::Enum(_, i) => Ok(1 << i),
-                other => Err(error_at(
-                    &self.model.source,
-                    e.span,
-                    format!("`observe` gave {other}, not a percept"),
-                )),
-            },
-        }
+        let mut percepts = vec![false; self.template.percepts.len()];
+        rules::observe(&mut Exact::at(self, slots), obs, tie, &mut percepts)?;
+        Ok(bool_mask(&percepts))
     }
 }

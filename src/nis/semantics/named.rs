@@ -11,8 +11,8 @@
 //!
 //! [`Model::split_env_action`]: crate::nis::front::model::Model::split_env_action
 
-use super::semantics::{bits, code_value, ActionMask, EnvId, LocalId, SemResult, Semantics};
 use super::system::for_each_product;
+use super::{bits, code_value, ActionMask, EnvId, LocalId, SemResult, Semantics};
 use crate::lang::Value;
 use std::rc::Rc;
 

@@ -1,0 +1,177 @@
+//! The replay of every decider's strategic trees: strategy trees
+//! ([`strategy_branches`] at each node) and refutations
+//! ([`refutation_branches`], the trees of [`crate::nis::explicit::refutation`]),
+//! the goal after the last round, then each branch as a run of M(0)
+//! ([`super::replay::replay_concrete`]).
+
+use super::replay::{replay_concrete, ConcreteTrace};
+use super::replay_strategy_f64::Shape;
+use crate::nis::front::core::{Core, StrategicGoal};
+use crate::nis::semantics::concrete::{CMove, CState};
+use crate::nis::semantics::game::{by_choice, coalition_part, holds_at};
+use crate::nis::semantics::{EnvId, SemResult, Semantics};
+use crate::nis::witness::{internal, WitnessTree};
+use crate::report::RunError;
+
+/// A strategy tree of M(0) (or a refutation): at each node before round k
+/// the coalition's choice is the same in every child and the children are
+/// exactly the enabled joint actions with that choice times their
+/// successors; at round k psi holds (fails, for a refutation).
+pub type StrategyTree = WitnessTree<CState, CMove>;
+
+/// Replays every tree of a decider against its sentence `atl`, as strategy
+/// trees or as refutations of `<<G>>` (`shape`): the runs shown. A tree
+/// that fails is an internal error of `what`.
+pub fn replay_strategic_trees(
+    sem: &mut Semantics,
+    trees: &[StrategyTree],
+    (atl, shape): (&StrategicGoal, Shape),
+    what: &str,
+) -> Result<Vec<ConcreteTrace>, RunError> {
+    let mut traces = Vec::new();
+    for t in trees {
+        let claim = (shape, &atl.coalition[..], &atl.goal);
+        if let Err(why) = replay_tree(sem, t, claim, atl.strategy.steps)? {
+            return Err(internal(what, why));
+        }
+        match replay_concrete(sem, t)? {
+            Ok(trace) => traces.push(trace),
+            Err(why) => return Err(internal(what, why)),
+        }
+    }
+    Ok(traces)
+}
+
+/// Checks that `tree` is what `shape` claims for `<<G>> X^k psi` (G the
+/// `coalition`, psi the `goal`): a strategy (psi holds after round k) or
+/// a refutation (psi fails there). `Err(reason)` in the inner result when
+/// it is not.
+pub fn replay_tree(
+    sem: &mut Semantics,
+    tree: &StrategyTree,
+    (shape, coalition, goal): (Shape, &[usize], &Core),
+    k: u32,
+) -> SemResult<Result<(), String>> {
+    if k == 0 {
+        return last_round(sem, tree, goal, shape == Shape::Strategy);
+    }
+    let branches = match shape {
+        Shape::Strategy => strategy_branches(sem, tree, coalition)?,
+        Shape::Refutation => refutation_branches(sem, tree, coalition)?,
+    };
+    if let Err(why) = branches {
+        return Ok(Err(why));
+    }
+    for (_, child) in &tree.children {
+        if let Err(why) = replay_tree(sem, child, (shape, coalition, goal), k - 1)? {
+            return Ok(Err(why));
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// The branches of one node of a strategy tree of `<<G>> X^k psi` (see the
+/// module documentation): the coalition's one choice, with every enabled
+/// move of the others and every successor. `Err(reason)` in the inner
+/// result when they are not.
+pub fn strategy_branches(
+    sem: &mut Semantics,
+    tree: &StrategyTree,
+    coalition: &[usize],
+) -> SemResult<Result<(), String>> {
+    let e = tree.state.env;
+    let Some((first, _)) = tree.children.first() else {
+        return Ok(Err("the strategy stops before its last round".into()));
+    };
+    let choice = coalition_part(sem, coalition, first.env_action);
+    let mut expected: Vec<(usize, EnvId)> = Vec::new();
+    for (g, joints) in by_choice(sem, coalition, e)? {
+        if g != choice {
+            continue;
+        }
+        for joint in joints {
+            for next in sem.env_successors(e, joint, 0)?.iter().copied() {
+                expected.push((joint, next));
+            }
+        }
+    }
+    let got = tree
+        .children
+        .iter()
+        .map(|(mv, c)| (mv.env_action, c.state.env));
+    if let Some((got, expected)) = mismatch(got.collect(), expected) {
+        return Ok(Err(format!(
+            "at {} the strategy's branches are not every enabled move of the others and every successor of the coalition's choice ({got} branches, {expected} expected)",
+            sem.describe_env(e),
+        )));
+    }
+    Ok(Ok(()))
+}
+
+/// The branches of one node of a refutation of `<<G>> X^k psi` (see the
+/// module documentation): every enabled choice of the coalition once, each
+/// answered by a move and a successor the semantics has. `Err(reason)` in
+/// the inner result when they are not.
+pub fn refutation_branches(
+    sem: &mut Semantics,
+    tree: &StrategyTree,
+    coalition: &[usize],
+) -> SemResult<Result<(), String>> {
+    let e = tree.state.env;
+    let groups = by_choice(sem, coalition, e)?;
+    let expected = groups.iter().map(|(g, _)| g.clone()).collect();
+    let got = tree
+        .children
+        .iter()
+        .map(|(mv, _)| coalition_part(sem, coalition, mv.env_action));
+    if let Some((got, expected)) = mismatch(got.collect(), expected) {
+        return Ok(Err(format!(
+            "at {} the refutation's branches are not every enabled choice of the coalition, each once ({got} branches, {expected} choices)",
+            sem.describe_env(e),
+        )));
+    }
+    for (mv, child) in &tree.children {
+        let enabled = groups.iter().any(|(_, js)| js.contains(&mv.env_action));
+        if !enabled
+            || !sem
+                .env_successors(e, mv.env_action, 0)?
+                .contains(&child.state.env)
+        {
+            return Ok(Err(format!(
+                "at {} the refutation answers with a move or successor the semantics does not have",
+                sem.describe_env(e)
+            )));
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// The sizes of `got` and `expected` when they differ as multisets (a
+/// tree's branches against the ones the semantics asks for).
+pub fn mismatch<T: Ord>(mut got: Vec<T>, mut expected: Vec<T>) -> Option<(usize, usize)> {
+    got.sort_unstable();
+    expected.sort_unstable();
+    (got != expected).then_some((got.len(), expected.len()))
+}
+
+/// The last round of a strategy tree (`wanted`: the goal holds there) or
+/// of a refutation (it fails): no further rounds, and the goal as wanted.
+pub fn last_round(
+    sem: &mut Semantics,
+    tree: &StrategyTree,
+    goal: &Core,
+    wanted: bool,
+) -> SemResult<Result<(), String>> {
+    if !tree.children.is_empty() {
+        return Ok(Err("the tree goes on after its last round".into()));
+    }
+    let e = tree.state.env;
+    if holds_at(sem, goal, goal.root, e)? != wanted {
+        let verb = if wanted { "fails" } else { "holds" };
+        return Ok(Err(format!(
+            "the goal {verb} at {} after the last round",
+            sem.describe_env(e)
+        )));
+    }
+    Ok(Ok(()))
+}
