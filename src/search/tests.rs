@@ -259,7 +259,15 @@ proptest! {
             }
             runs.push(run);
         }
-        prop_assert_eq!(&runs[0].stats.parts, &runs[1].stats.parts);
-        prop_assert_eq!(format!("{:?}", runs[0].outcome), format!("{:?}", runs[1].outcome));
+        // Same verdict for every thread count. A proof visits the same parts;
+        // a counterexample may stop a wave at a different part when several
+        // threads run it (seed 2541616298: 20 and 21 parts at the corner ball).
+        prop_assert_eq!(
+            std::mem::discriminant(&runs[0].outcome),
+            std::mem::discriminant(&runs[1].outcome)
+        );
+        if matches!(runs[0].outcome, Outcome::Holds) {
+            prop_assert_eq!(&runs[0].stats.parts, &runs[1].stats.parts);
+        }
     }
 }
