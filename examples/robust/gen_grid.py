@@ -13,7 +13,7 @@ base the west end of the top row.
 
 --binary also writes grid_reach.mab and grid_patrol.mab, the compact binary form
 of `mavis robust convert` (byte for byte what it writes from the .ma files; its
-layout is documented in src/robust/binary.rs).
+layout is documented in src/robust/read/binary.rs).
 
 Any other size needs --out-dir: a 1000 x 1000 grid is 3 files of 166 MB, which
 should not land in the current directory (often the repository) by default."""
@@ -85,7 +85,7 @@ class Grid:
         return out
 
     def write_binary(self, f, sets, objective_code):
-        """The binary form (src/robust/binary.rs, version 1) with a reach (0) or
+        """The binary form (src/robust/read/binary.rs, version 1) with a reach (0) or
         generalised Buchi (2) objective over the given sets of cells."""
         cells = self.cells()
         index = {c: i for i, c in enumerate(cells)}
