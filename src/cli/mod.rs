@@ -195,7 +195,34 @@ fn allow_negative_numbers(cmd: clap::Command) -> clap::Command {
 
 /// The command line definition with the settings derive cannot express.
 pub fn command() -> clap::Command {
-    allow_negative_numbers(Cli::command())
+    with_report_output(allow_negative_numbers(Cli::command()))
+}
+
+/// The id of the `-o FILE` that every verb without an `-o` of its own gets.
+const REPORT_OUTPUT: &str = "report_output";
+
+/// Every verb writes what would go to standard output to `-o FILE` instead.
+/// Grids and `merge` declare theirs (`grid::GridArgs`); a verb whose `-o`
+/// is its product (an export, a conversion) keeps that meaning; every other
+/// verb gets this one, checked for writability before the run starts.
+fn with_report_output(cmd: clap::Command) -> clap::Command {
+    if cmd.has_subcommands() {
+        return cmd.mut_subcommands(with_report_output);
+    }
+    let taken = cmd
+        .get_arguments()
+        .any(|a| a.get_short() == Some('o') || a.get_long() == Some("output"));
+    if taken {
+        return cmd;
+    }
+    cmd.arg(
+        clap::Arg::new(REPORT_OUTPUT)
+            .short('o')
+            .long("output")
+            .value_name("FILE")
+            .value_parser(crate::report::output::writable)
+            .help("Write what would go to standard output to FILE instead"),
+    )
 }
 
 fn parse_command_line() -> Result<(Cli, clap::ArgMatches), clap::Error> {
@@ -267,7 +294,13 @@ fn finish(
     };
     let mut report = match answer {
         Some(Err(RunError::TimedOut(reason))) => timed_out(&reason),
-        Some(other) => return other,
+        Some(Ok(mut report)) => {
+            if report.write_to.is_none() {
+                report.write_to = report_output(matches);
+            }
+            return Ok(report);
+        }
+        Some(Err(other)) => return Err(other),
         None => {
             let limit = ctx.timeout().map_or(0.0, |t| t.as_secs_f64());
             match ctx.take_published() {
@@ -288,14 +321,15 @@ fn finish(
     // got the verb's (a report of a verb whose `-o` is its product, an
     // export, is not written there).
     if report.write_to.is_none() {
-        report.write_to = grid_output(matches);
+        report.write_to = report_output(matches);
     }
     Ok(report)
 }
 
-/// The `-o FILE` of a grid verb (its report is its output: `--shard`) or
-/// of `merge` on the command line.
-fn grid_output(matches: &clap::ArgMatches) -> Option<std::path::PathBuf> {
+/// The `-o FILE` that takes the report: a grid's or `merge`'s own (its
+/// report is its output: `--shard`) or the one [`with_report_output`] gave
+/// the verb; never the `-o` of an export, whose product it names.
+fn report_output(matches: &clap::ArgMatches) -> Option<std::path::PathBuf> {
     let grid = matches!(
         verb_names(matches),
         ("nis", "table") | ("swarm", "sweep") | ("robust", "faults") | ("merge", _)
@@ -304,8 +338,9 @@ fn grid_output(matches: &clap::ArgMatches) -> Option<std::path::PathBuf> {
     while let Some((_, sub)) = m.subcommand() {
         m = sub;
     }
-    let output = m.try_get_one::<std::path::PathBuf>("output").ok().flatten();
-    output.filter(|_| grid).cloned()
+    let id = if grid { "output" } else { REPORT_OUTPUT };
+    let output = m.try_get_one::<std::path::PathBuf>(id).ok().flatten();
+    output.cloned()
 }
 
 /// How long after the deadline a verb may take to stop by itself and report
