@@ -13,7 +13,7 @@ pub mod graph;
 use super::explore::{Control, Options, Stats};
 use super::semantics::{Semantics, SemanticsKind, State, StateEnv};
 use crate::lang::{eval, Value};
-use crate::report::{RunError, Verdict};
+use crate::report::{RunError, StatValue, Statistics, Verdict};
 use crate::timed::explore::search::explore;
 use crate::timed::front::ast::Loc;
 use crate::timed::front::model::Model;
@@ -45,6 +45,25 @@ pub struct QueryResult {
     pub mode: &'static str,
     pub stats: Stats,
     pub seconds: f64,
+}
+
+/// A query's search statistics and its time, under the keys of its JSON result.
+impl Statistics for QueryResult {
+    fn attributes(&self) -> Vec<(&'static str, StatValue)> {
+        let s = &self.stats;
+        vec![
+            ("states", s.expanded.into()),
+            ("distinct", s.distinct_states().into()),
+            ("transitions", s.transitions.into()),
+            ("peak_stored", s.peak_stored.into()),
+            ("layers", s.layers.into()),
+            ("sweeps", s.sweeps.into()),
+            ("peak_links", s.peak_links.into()),
+            ("deadlocks", s.deadlocks.into()),
+            ("complete", s.complete.into()),
+            ("time_s", self.seconds.into()),
+        ]
+    }
 }
 
 /// Parses and answers the query written at `loc`.

@@ -580,12 +580,12 @@ fn witnesses_replay_and_print() {
     let mut bad = w.clone();
     bad.steps[0].1.vars[0] = rat(5, 1);
     assert!(bad.replay(&sem).is_err());
-    let text = w.table(&m).render(crate::report::TableFormat::Text);
+    let text = crate::timed::verbs::trace::table(&w, &m).render(crate::report::TableFormat::Text);
     assert!(
         text.contains("x=2/3") && text.contains("p -> q [1, 3]"),
         "{text}"
     );
-    let js = w.to_json(&m);
+    let js = crate::timed::verbs::trace::to_json(&w, &m);
     assert_eq!(
         js["steps"].as_array().unwrap().last().unwrap()["V"],
         "x=2/3"

@@ -1,9 +1,12 @@
 //! `mavis timed check`: answers queries (the worst verdict is the run's),
 //! with witnesses, search statistics and the options that decide the search.
 
-use super::acceleration_warning;
+use super::{acceleration_warning, trace};
 use crate::lang::{Source, Span};
-use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat, Verdict};
+use crate::report::{
+    stats_json, ModelRef, Report, RunContext, RunError, StatValue, Statistics, Table, TableFormat,
+    Verdict,
+};
 use crate::timed::check::graph::GraphCache;
 use crate::timed::check::{run_query_cached, QueryResult, RunOptions};
 use crate::timed::explore::Memory;
@@ -201,7 +204,7 @@ fn render(
     if !witnesses.is_empty() {
         r.witness = Some(serde_json::Value::Object(witnesses));
     }
-    render_totals(&mut r, results);
+    r.put_stats(&Totals(results));
     r
 }
 
@@ -219,25 +222,23 @@ fn render_queries(
     for q in results {
         if let Some(t) = &q.witness {
             r.line(format!("\n{} of {}:", q.witness_kind, q.name));
-            r.line(t.table(model).render(TableFormat::Text).trim_end());
+            r.line(trace::table(t, model).render(TableFormat::Text).trim_end());
             witnesses.insert(
                 q.name.clone(),
-                json!({"kind": q.witness_kind, "trace": t.to_json(model)}),
+                json!({"kind": q.witness_kind, "trace": trace::to_json(t, model)}),
             );
         }
-        json_results.push(json!({
-            "name": q.name, "formula": q.text,
-            // The serialised form (lower case), as the top-level verdict and the README.
-            "verdict": q.verdict,
-            "value": q.value.as_ref().map(|v| v.to_string()),
-            "mode": q.mode,
-            "states": q.stats.expanded, "distinct": q.stats.distinct_states(),
-            "transitions": q.stats.transitions,
-            "peak_stored": q.stats.peak_stored, "layers": q.stats.layers,
-            "sweeps": q.stats.sweeps, "peak_links": q.stats.peak_links,
-            "deadlocks": q.stats.deadlocks, "complete": q.stats.complete,
-            "time_s": q.seconds,
-        }));
+        let mut result = stats_json(q);
+        result.insert("name".into(), q.name.clone().into());
+        result.insert("formula".into(), q.text.clone().into());
+        // The serialised form (lower case), as the top-level verdict and the README.
+        result.insert("verdict".into(), json!(q.verdict));
+        result.insert(
+            "value".into(),
+            json!(q.value.as_ref().map(|v| v.to_string())),
+        );
+        result.insert("mode".into(), q.mode.into());
+        json_results.push(result.into());
     }
     (json_results, witnesses)
 }
@@ -304,27 +305,29 @@ fn warn_incomplete(r: &mut Report, results: &[QueryResult], opts: &RunOptions) {
     }
 }
 
-/// The run's statistics summed over the queries.
-fn render_totals(r: &mut Report, results: &[QueryResult]) {
-    r.stat(
-        "states",
-        results.iter().map(|q| q.stats.expanded).sum::<usize>(),
-    );
-    // Expansions against distinct states: above 1 when a layered search expanded a state twice.
-    r.stat(
-        "distinct_states",
-        results
-            .iter()
-            .map(|q| q.stats.distinct_states())
-            .sum::<usize>(),
-    );
-    r.stat(
-        "peak_stored",
-        results
-            .iter()
-            .map(|q| q.stats.peak_stored)
-            .max()
-            .unwrap_or(0),
-    );
-    r.stat("time_s", results.iter().map(|q| q.seconds).sum::<f64>());
+/// The run's statistics, summed over the queries.
+struct Totals<'a>(&'a [QueryResult]);
+
+impl Statistics for Totals<'_> {
+    fn attributes(&self) -> Vec<(&'static str, StatValue)> {
+        let sum = |f: fn(&QueryResult) -> usize| self.0.iter().map(f).sum::<usize>();
+        vec![
+            ("states", sum(|q| q.stats.expanded).into()),
+            // Above the states when a layered search expanded a state twice.
+            ("distinct_states", sum(|q| q.stats.distinct_states()).into()),
+            (
+                "peak_stored",
+                self.0
+                    .iter()
+                    .map(|q| q.stats.peak_stored)
+                    .max()
+                    .unwrap_or(0)
+                    .into(),
+            ),
+            (
+                "time_s",
+                self.0.iter().map(|q| q.seconds).sum::<f64>().into(),
+            ),
+        ]
+    }
 }

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod convert;
 pub mod export;
+pub mod trace;
 pub mod validate;
 
 use crate::lang::{Source, Value};
