@@ -16,8 +16,6 @@ use ndarray::{Array1, Array2};
 
 #[path = "support/cli.rs"]
 mod cli;
-#[path = "support/onnx_write.rs"]
-mod onnx_write;
 use proptest::prelude::*;
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use std::path::Path;
@@ -506,7 +504,7 @@ fn cli_reports_sound_pairs_on_a_2_6_4_2_network() {
     let net = random_net(289, &[2, 6, 4, 2]);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("net_2_6_4_2.onnx");
-    onnx_write::write_onnx(&net, &path);
+    std::fs::write(&path, mavis::nn::to_onnx(&net)).expect("writes");
     assert_eq!(load(&path).unwrap().layers(), net.layers());
     let (v, code) = cli::json(&[
         "nn",

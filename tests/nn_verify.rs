@@ -4,8 +4,6 @@
 
 #[path = "support/cli.rs"]
 mod cli;
-#[path = "support/onnx_write.rs"]
-mod onnx_write;
 
 use mavis::nn::{Activation, Layer, Network};
 use ndarray::array;
@@ -27,7 +25,7 @@ fn write_net(dir: &Path) -> PathBuf {
     ])
     .unwrap();
     let path = dir.join("net.onnx");
-    onnx_write::write_onnx(&net, &path);
+    std::fs::write(&path, mavis::nn::to_onnx(&net)).expect("writes");
     path
 }
 
@@ -188,7 +186,7 @@ fn a_timeout_is_exit_3_and_timeout() {
     )
     .unwrap();
     let path = dir.path().join("wide.onnx");
-    onnx_write::write_onnx(&net, &path);
+    std::fs::write(&path, mavis::nn::to_onnx(&net)).expect("writes");
     let prop = write_prop(dir.path(), "p.vnnlib", "(assert (>= Y_0 1e9))");
     let (v, code, file) = verify(&path, &prop, &["--timeout", "0.001"]);
     assert_eq!(code, 3, "{v}");

@@ -5,6 +5,7 @@
 
 pub mod export;
 pub mod model;
+pub mod outcome;
 pub mod parity;
 pub mod read;
 pub mod synth;

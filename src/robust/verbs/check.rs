@@ -1,15 +1,25 @@
 //! `mavis robust check`: the robustness bound of a given memoryless
 //! reachability strategy on A restricted to it.
 
-use super::{jnum, load_model, num, outcome_table};
+use super::{bounds_json, jnum, load_model, num, worst_case_witness};
 use crate::lang::{Source, Value};
-use crate::report::TableFormat;
-use crate::report::{Report, RunContext, RunError, Verdict};
-use crate::robust::model::Objective;
+use crate::report::{Outcome, Report, RunContext, RunError, Verdict};
+use crate::robust::model::{Automaton, Objective};
+use crate::robust::outcome::{Bounds, CheckStats, WorstCase};
 use crate::robust::{read::strategy, synth::reach};
-use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
+
+/// What `check` finds about a strategy, beside its verdict, worst-case
+/// outcome and statistics.
+struct StrategyCheck {
+    bounds: Bounds,
+    /// The optimum over all strategies.
+    optimal_bound: f64,
+    /// A reachable state where the strategy allows no input although the
+    /// state has moves and is not a target (outcomes stop there).
+    stranded: Option<usize>,
+}
 
 /// `mavis robust check`: the robustness bound of a given memoryless strategy on A|_S.
 pub fn check_report(
@@ -32,49 +42,75 @@ pub fn check_report(
         "robust check: the strategy's bounds on {} states",
         a.len()
     ));
+    let (found, outcome) = decide(&a, f, &s, max_sigma)?;
+    render(&mut r, &a, f, &found, &outcome);
+    Ok(r)
+}
+
+/// The strategy's bounds, checked: its verdict (nominally winning, and
+/// sigma within `max_sigma`) and its worst-case outcome, replayed.
+fn decide(
+    a: &Automaton,
+    f: &[u32],
+    s: &reach::Strategy,
+    max_sigma: Option<f64>,
+) -> Result<(StrategyCheck, Outcome<WorstCase, CheckStats>), RunError> {
     let t = Instant::now();
     let in_f = reach::membership(a.len(), f);
-    // Every state S can reach must have an input unless it is in F or a dead end.
-    let reach_s = reach::reachable_under(&a, &s);
-    if let Some(q) =
-        (0..a.len()).find(|&q| reach_s[q] && s[q].is_empty() && !in_f[q] && !a.moves[q].is_empty())
-    {
+    let reach_s = reach::reachable_under(a, s);
+    let stranded =
+        (0..a.len()).find(|&q| reach_s[q] && s[q].is_empty() && !in_f[q] && !a.moves[q].is_empty());
+    let values = reach::strategy_values(a, f, s);
+    let bound = values[a.init as usize];
+    let bounds = Bounds {
+        sigma: reach::sigma_of(bound, a.gamma_bar()),
+        bound,
+        gamma_bar: a.gamma_bar(),
+        nominal: reach::nominally_winning(a, f, s),
+    };
+    let worst = WorstCase::of(a, f, s, &values, bound)?;
+    let stats = CheckStats {
+        check_s: t.elapsed().as_secs_f64(),
+    };
+    let optimal_bound = reach::solve(a, f).opt[a.init as usize];
+    let holds = bounds.nominal && max_sigma.is_none_or(|m| bounds.sigma <= m);
+    let found = StrategyCheck {
+        bounds,
+        optimal_bound,
+        stranded,
+    };
+    Ok((found, Outcome::decided(holds, Some(worst), stats)))
+}
+
+fn render(
+    r: &mut Report,
+    a: &Automaton,
+    f: &[u32],
+    c: &StrategyCheck,
+    outcome: &Outcome<WorstCase, CheckStats>,
+) {
+    if let Some(q) = c.stranded {
         r.warnings.push(format!(
             "the strategy allows no input at reachable state `{}`: outcomes stop there",
             &a.states[q]
         ));
     }
-    let values = reach::strategy_values(&a, f, &s);
-    let bound = values[a.init as usize];
-    let sigma = reach::sigma_of(bound, a.gamma_bar());
-    let nominal = reach::nominally_winning(&a, f, &s);
-    let trace = reach::worst_trace(&a, &s, &values);
-    let closest = reach::replay_trace(&a, f, &s, &trace).map_err(RunError::Internal)?;
-    if closest + 1e-9 < bound {
-        return Err(RunError::Internal(
-            "worst-case trace gets closer than the bound".into(),
-        ));
-    }
-    r.stat("check_s", t.elapsed().as_secs_f64());
-    let opt = reach::solve(&a, f).opt[a.init as usize];
-    let ok = nominal && max_sigma.is_none_or(|m| sigma <= m);
-    r.verdict = Some(Verdict::from_bool(ok));
+    r.put_stats(&outcome.stats);
+    r.verdict = Some(outcome.verdict);
+    let b = &c.bounds;
     r.line(format!(
         "{}: the strategy's sigma = {} (bound {}, gamma-bar = {}); {}nominally winning; the optimum is {}",
-        if ok { "holds" } else { "violated" },
-        num(sigma),
-        num(bound),
-        num(a.gamma_bar()),
-        if nominal { "" } else { "NOT " },
-        num(opt)
+        if outcome.verdict == Verdict::Holds { "holds" } else { "violated" },
+        num(b.sigma),
+        num(b.bound),
+        num(b.gamma_bar),
+        if b.nominal { "" } else { "NOT " },
+        num(c.optimal_bound)
     ));
-    let (w, wj) = outcome_table(&a, &a.dist_to_set(f), &trace);
-    r.line(format!(
-        "\nworst-case outcome (closest approach {}):",
-        num(closest)
-    ));
-    r.text.push_str(&w.render(TableFormat::Text));
-    r.witness = Some(json!({"kind": "worst-case outcome", "closest": closest, "steps": wj}));
-    r.results = json!({"sigma": jnum(sigma), "bound": jnum(bound), "optimal_bound": jnum(opt), "gamma_bar": jnum(a.gamma_bar()), "nominally_winning": nominal});
-    Ok(r)
+    if let Some(worst) = &outcome.witness {
+        worst_case_witness(r, a, &a.dist_to_set(f), worst, "worst-case outcome");
+    }
+    let mut results = bounds_json(b);
+    results.insert("optimal_bound".into(), jnum(c.optimal_bound));
+    r.results = results.into();
 }

@@ -4,6 +4,7 @@
 use super::load_model;
 use crate::lang::Value;
 use crate::report::{Report, RunError};
+use crate::robust::outcome::ConvertStats;
 use std::path::Path;
 use std::time::Instant;
 
@@ -17,7 +18,7 @@ pub fn convert_report(
     let mut r = Report::new("robust", "convert");
     let t0 = Instant::now();
     let a = load_model(model, set, &mut r)?;
-    r.stat("parse_s", t0.elapsed().as_secs_f64());
+    let parse_s = t0.elapsed().as_secs_f64();
     let bytes = crate::robust::export::binary::write(&a)
         .map_err(|e| RunError::input(format!("{}: {e}", model.display())))?;
     crate::report::output::write_file(output, &bytes)?;
@@ -29,9 +30,12 @@ pub fn convert_report(
         bytes.len(),
         crate::robust::export::binary::VERSION
     ));
-    r.stat("states", a.len());
-    r.stat("moves", a.moves.total());
-    r.stat("bytes", bytes.len());
+    r.put_stats(&ConvertStats {
+        parse_s,
+        states: a.len(),
+        moves: a.moves.total(),
+        bytes: bytes.len(),
+    });
     r.results = serde_json::json!({ "output": output.display().to_string(), "version": crate::robust::export::binary::VERSION });
     Ok(r)
 }

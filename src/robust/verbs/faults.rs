@@ -8,6 +8,7 @@ use crate::report::part_schema::Shape;
 use crate::report::shard::{self, Merged, Part, Shard};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat};
 use crate::robust::export::plot;
+use crate::robust::outcome::FaultsStats;
 use crate::robust::synth::faults::{self, FaultRow};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -104,10 +105,10 @@ fn stopped_report(
 }
 
 fn stats(r: &mut Report, rows: usize, solve_s: f64, look: &FaultsLook) {
-    if !look.no_times {
-        r.stat("solve_s", solve_s);
-    }
-    r.stat("periods_solved", rows as u64);
+    r.put_stats(&FaultsStats {
+        solve_s: (!look.no_times).then_some(solve_s),
+        periods_solved: rows,
+    });
 }
 
 /// The trade-off of every period in `lo..=hi`, from its rows.

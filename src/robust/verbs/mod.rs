@@ -8,9 +8,10 @@ pub mod solve;
 
 use crate::lang::source::read_capped;
 use crate::lang::{Constants, Source, Value, BYTE_ORDER_MARK};
-use crate::report::{sha256_hex_of, ModelRef, Report, RunError, Table};
+use crate::report::{sha256_hex_of, ModelRef, Report, RunError, Table, TableFormat};
 use crate::robust::model::Automaton;
-use serde_json::json;
+use crate::robust::outcome::{Bounds, WorstCase};
+use serde_json::{json, Map};
 use std::path::Path;
 
 /// A number for humans: integers plainly, others with up to 4 decimals.
@@ -87,16 +88,26 @@ fn hashed_while<T: Send>(parts: &[&[u8]], load: impl FnOnce() -> T) -> (T, Strin
     })
 }
 
-/// A worst-case outcome's steps (state, distance `dist` to the target,
-/// input, disturbance) as a table and as the witness's JSON steps.
-fn outcome_table(
-    a: &Automaton,
-    dist: &[f64],
-    trace: &[(u32, Option<(usize, u32)>)],
-) -> (Table, Vec<serde_json::Value>) {
+/// A strategy's bounds under their JSON keys.
+fn bounds_json(b: &Bounds) -> Map<String, serde_json::Value> {
+    let mut m = Map::new();
+    m.insert("sigma".into(), jnum(b.sigma));
+    m.insert("bound".into(), jnum(b.bound));
+    m.insert("gamma_bar".into(), jnum(b.gamma_bar));
+    m.insert("nominally_winning".into(), b.nominal.into());
+    m
+}
+
+/// A worst-case outcome under `title` as a table (its states' distances
+/// `dist` to the target) and as the report's witness.
+fn worst_case_witness(r: &mut Report, a: &Automaton, dist: &[f64], worst: &WorstCase, title: &str) {
+    r.line(format!(
+        "\n{title} (closest approach {}):",
+        num(worst.closest)
+    ));
     let mut w = Table::new(["step", "state", "d(q,F)", "input", "disturbance"]);
-    let mut wj = Vec::new();
-    for (i, (q, step)) in trace.iter().enumerate() {
+    let mut steps = Vec::new();
+    for (i, (q, step)) in worst.steps.iter().enumerate() {
         let (inp, dis) = match step {
             Some((m, x)) => (
                 a.input_name(&a.moves[*q as usize][*m]).to_string(),
@@ -111,7 +122,9 @@ fn outcome_table(
             inp.clone(),
             dis.clone(),
         ]);
-        wj.push(json!({"state": a.states[*q as usize], "distance": dist[*q as usize], "input": inp, "disturbance": dis}));
+        steps.push(json!({"state": a.states[*q as usize], "distance": dist[*q as usize], "input": inp, "disturbance": dis}));
     }
-    (w, wj)
+    r.text.push_str(&w.render(TableFormat::Text));
+    r.witness =
+        Some(json!({"kind": "worst-case outcome", "closest": worst.closest, "steps": steps}));
 }

@@ -3,6 +3,7 @@
 use crate::lang::Source;
 use crate::report::TableFormat;
 use crate::report::{ModelRef, Report, RunContext, RunError, Table};
+use crate::robust::outcome::ParityStats;
 use crate::robust::parity::game::{verify, Game, Solution};
 use crate::robust::{parity::spm, parity::zielonka, read::pgsolver};
 use serde_json::json;
@@ -28,7 +29,12 @@ pub fn parity_report(
     r.model = ModelRef::from_path(path).ok();
     let t0 = Instant::now();
     let g = pgsolver::read_game(&src)?;
-    r.stat("parse_s", t0.elapsed().as_secs_f64());
+    let mut stats = ParityStats {
+        parse_s: t0.elapsed().as_secs_f64(),
+        nodes: g.len(),
+        edges: g.succ.len(),
+        ..ParityStats::default()
+    };
     ctx.stage(format!(
         "robust parity: solving a game of {} nodes ({})",
         g.len(),
@@ -45,12 +51,11 @@ pub fn parity_report(
         Solver::Zielonka => zielonka::solve_until(&g, ctx.deadline()),
         Solver::ProgressMeasures => spm::solve_until(&g, ctx.deadline()),
     };
-    r.stat("solve_s", t1.elapsed().as_secs_f64());
-    r.stat("nodes", g.len() as u64);
-    r.stat("edges", g.succ.len() as u64);
+    stats.solve_s = t1.elapsed().as_secs_f64();
     let sol: Solution = match solved {
         Ok(sol) => sol,
         Err(e) => {
+            r.put_stats(&stats);
             r.stopped_at_deadline(&format!("{e} while solving the game"));
             return Ok(r);
         }
@@ -58,7 +63,8 @@ pub fn parity_report(
     let t2 = Instant::now();
     verify(&g, &sol)
         .map_err(|e| RunError::Internal(format!("the computed solution does not verify: {e}")))?;
-    r.stat("verify_s", t2.elapsed().as_secs_f64());
+    stats.verify_s = Some(t2.elapsed().as_secs_f64());
+    r.put_stats(&stats);
     let won0 = sol.winner.iter().filter(|&&w| w == 0).count();
     r.line(format!(
         "solved ({}): player 0 (even) wins {} of {} nodes, player 1 (odd) wins {}; both strategies verified",

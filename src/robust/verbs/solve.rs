@@ -2,11 +2,12 @@
 //! robust strategy (reachability), or the inflation radius with the two-mode
 //! strategy (Buchi, generalised Buchi, parity).
 
-use super::{jnum, load_model, num, outcome_table};
+use super::{bounds_json, jnum, load_model, num, worst_case_witness};
 use crate::lang::Value;
 use crate::report::TableFormat;
 use crate::report::{Report, RunContext, RunError, Table, Verdict};
 use crate::robust::model::{Automaton, Objective};
+use crate::robust::outcome::{Bounds, SolveStats, WorstCase};
 use crate::robust::{read::strategy, synth::clf, synth::omega, synth::reach};
 use serde_json::{json, Map};
 use std::path::Path;
@@ -45,6 +46,26 @@ fn push_table(r: &mut Report, title: &str, t: &Table, total: usize, ctx: &RunCon
     }
 }
 
+/// What `solve` finds for the model's objective.
+enum Solved {
+    /// Reachability: the optimally robust strategy, its bounds, its
+    /// worst-case outcome (replayed) and the control-Lyapunov check of the
+    /// nominal cost-to-go.
+    Reach {
+        sol: reach::ReachSolution,
+        bounds: Bounds,
+        worst: WorstCase,
+        lyapunov: clf::ClfCheck,
+    },
+    /// Buchi, generalised Buchi, parity: the least inflation radius with the
+    /// two-mode strategy.
+    Omega(omega::OmegaSolution),
+    /// No inflation radius works: the objective cannot be won nominally.
+    Unwinnable,
+    /// The deadline stopped the solver (why).
+    Stopped(String),
+}
+
 /// `mavis robust solve`: sigma, the strategy, opt*(q) per state (reachability), or the
 /// inflation radius with the two-mode strategy (Buchi, generalised Buchi, parity).
 pub fn solve_report(
@@ -57,59 +78,115 @@ pub fn solve_report(
     let mut r = Report::new("robust", "solve");
     let t0 = Instant::now();
     let a = load_model(path, set, &mut r)?;
-    r.stat("parse_s", t0.elapsed().as_secs_f64());
-    r.stat("states", a.len() as u64);
-    r.stat("transitions", a.moves.total() as u64);
+    let mut stats = SolveStats {
+        parse_s: t0.elapsed().as_secs_f64(),
+        states: a.len(),
+        transitions: a.moves.total(),
+        ..SolveStats::default()
+    };
     ctx.stage(format!(
         "robust solve: {} states, {} objective",
         a.len(),
         objective_word(&a)
     ));
+    let solved = decide(&a, ctx, &mut stats)?;
+    if let (Solved::Reach { sol, .. }, Some(out)) = (&solved, strategy_out) {
+        let text = strategy::write(&a, &sol.strategy);
+        crate::report::output::write_file(out, text.as_bytes())?;
+    }
+    r.put_stats(&stats);
+    render(&mut r, &a, &solved, max_sigma, ctx);
+    Ok(r)
+}
+
+/// Solves the model's objective; the solver's time goes into `stats`.
+fn decide(a: &Automaton, ctx: &RunContext, stats: &mut SolveStats) -> Result<Solved, RunError> {
     let t1 = Instant::now();
+    let Objective::Reach(f) = &a.objective else {
+        let solved = match omega::solve_until(a, ctx.deadline()) {
+            Err(RunError::TimedOut(why)) => Solved::Stopped(why),
+            other => other?.map_or(Solved::Unwinnable, Solved::Omega),
+        };
+        stats.solve_s = Some(t1.elapsed().as_secs_f64());
+        if let Solved::Omega(sol) = &solved {
+            stats.radii = Some((sol.candidates, sol.solved));
+        }
+        return Ok(solved);
+    };
+    let sol = reach::solve(a, f);
+    stats.solve_s = Some(t1.elapsed().as_secs_f64());
+    let values = reach::strategy_values(a, f, &sol.strategy);
+    let bound = sol.opt[a.init as usize];
+    let achieved = values[a.init as usize];
+    if (achieved - bound).abs() > 1e-9 * (1.0 + bound.abs()) {
+        return Err(RunError::Internal(format!(
+            "recovered strategy achieves {achieved}, not opt*(q0) = {bound}"
+        )));
+    }
+    let worst = WorstCase::of(a, f, &sol.strategy, &values, bound)?;
+    let bounds = Bounds {
+        sigma: sol.sigma,
+        bound,
+        gamma_bar: sol.gamma_bar,
+        nominal: reach::nominally_winning(a, f, &sol.strategy),
+    };
+    let lyapunov = clf::check(a, f, &clf::cost_to_go(a, f));
+    Ok(Solved::Reach {
+        sol,
+        bounds,
+        worst,
+        lyapunov,
+    })
+}
+
+/// The report of what `solve` found: the verdict (sigma within
+/// `max_sigma`, and nominally winning for reachability) and the tables.
+fn render(
+    r: &mut Report,
+    a: &Automaton,
+    solved: &Solved,
+    max_sigma: Option<f64>,
+    ctx: &RunContext,
+) {
     let mut results = Map::new();
-    results.insert("objective".into(), objective_word(&a).into());
+    results.insert("objective".into(), objective_word(a).into());
     let limit = if ctx.verbose() { usize::MAX } else { SHOWN };
-    match &a.objective {
-        Objective::Reach(f) => {
-            let sol = reach::solve(&a, f);
-            r.stat("solve_s", t1.elapsed().as_secs_f64());
-            let mut o = Out {
-                r: &mut r,
-                results: &mut results,
-                limit,
-                ctx,
-            };
-            reach_results(&a, f, &sol, max_sigma, &mut o)?;
-            if let Some(out) = strategy_out {
-                let text = strategy::write(&a, &sol.strategy);
-                crate::report::output::write_file(out, text.as_bytes())?;
-            }
+    let mut o = Out {
+        r: &mut *r,
+        results: &mut results,
+        limit,
+        ctx,
+    };
+    match solved {
+        Solved::Stopped(why) => {
+            o.r.stopped_at_deadline(&format!("{why} while solving the inflated games"));
+            return;
         }
-        _ => {
-            let sol = match omega::solve_until(&a, ctx.deadline()) {
-                Err(RunError::TimedOut(why)) => {
-                    r.stat("solve_s", t1.elapsed().as_secs_f64());
-                    r.stopped_at_deadline(&format!("{why} while solving the inflated games"));
-                    return Ok(r);
-                }
-                other => other?,
-            };
-            r.stat("solve_s", t1.elapsed().as_secs_f64());
-            let Some(sol) = sol else {
-                r.verdict = Some(Verdict::Violated);
-                r.line("violated: the objective cannot be won nominally at any inflation radius");
-                results.insert("sigma".into(), serde_json::Value::Null);
-                r.results = results.into();
-                return Ok(r);
-            };
-            let mut o = Out {
-                r: &mut r,
-                results: &mut results,
-                limit,
-                ctx,
-            };
-            omega_results(&a, &sol, max_sigma, &mut o);
+        Solved::Unwinnable => {
+            o.r.verdict = Some(Verdict::Violated);
+            o.r.line("violated: the objective cannot be won nominally at any inflation radius");
+            results.insert("sigma".into(), serde_json::Value::Null);
+            r.results = results.into();
+            return;
         }
+        Solved::Reach {
+            sol,
+            bounds,
+            worst,
+            lyapunov,
+        } => {
+            let ok = bounds.nominal && max_sigma.is_none_or(|m| sol.sigma <= m);
+            reach_results(a, sol, bounds, ok, &mut o);
+            worst_case_witness(
+                o.r,
+                a,
+                &sol.dist,
+                worst,
+                "worst-case outcome of the strategy",
+            );
+            lyapunov_results(lyapunov, &mut o);
+        }
+        Solved::Omega(sol) => omega_results(a, sol, max_sigma, &mut o),
     }
     r.results = results.into();
     r.line(format!(
@@ -118,7 +195,6 @@ pub fn solve_report(
         a.inputs.len(),
         a.disturbances.len() - 1
     ));
-    Ok(r)
 }
 
 /// Where the parts of a `solve` report go.
@@ -130,52 +206,22 @@ struct Out<'a> {
     ctx: &'a RunContext,
 }
 
-/// Reachability: the strategy checked (its bound, a worst-case outcome
-/// replayed), the verdict, the tables, the Lyapunov check.
-fn reach_results(
-    a: &Automaton,
-    f: &[u32],
-    sol: &reach::ReachSolution,
-    max_sigma: Option<f64>,
-    o: &mut Out,
-) -> Result<(), RunError> {
-    let values = reach::strategy_values(a, f, &sol.strategy);
-    let bound = sol.opt[a.init as usize];
-    let achieved = values[a.init as usize];
-    if (achieved - bound).abs() > 1e-9 * (1.0 + bound.abs()) {
-        return Err(RunError::Internal(format!(
-            "recovered strategy achieves {achieved}, not opt*(q0) = {bound}"
-        )));
-    }
-    let trace = reach::worst_trace(a, &sol.strategy, &values);
-    let closest = reach::replay_trace(a, f, &sol.strategy, &trace).map_err(RunError::Internal)?;
-    if closest + 1e-9 < bound {
-        return Err(RunError::Internal(
-            "worst-case trace gets closer than the bound".into(),
-        ));
-    }
-    let nominal = reach::nominally_winning(a, f, &sol.strategy);
-    let ok = nominal && max_sigma.is_none_or(|m| sol.sigma <= m);
+/// Reachability: the verdict, the bounds and the strategy's table.
+fn reach_results(a: &Automaton, sol: &reach::ReachSolution, b: &Bounds, ok: bool, o: &mut Out) {
     o.r.verdict = Some(Verdict::from_bool(ok));
     o.r.line(format!(
         "{}: sigma = {} (opt*(q0) = {}, gamma-bar = {}); the strategy is {}nominally winning",
         if ok { "holds" } else { "violated" },
-        num(sol.sigma),
-        num(bound),
-        num(sol.gamma_bar),
-        if nominal { "" } else { "NOT " }
+        num(b.sigma),
+        num(b.bound),
+        num(b.gamma_bar),
+        if b.nominal { "" } else { "NOT " }
     ));
-    if !nominal {
+    if !b.nominal {
         o.r.warnings.push("the optimally robust strategy does not reach F nominally (robustness and nominal winning conflict here)".into());
     }
-    o.results.insert("sigma".into(), jnum(sol.sigma));
-    o.results.insert("bound".into(), jnum(bound));
-    o.results.insert("gamma_bar".into(), jnum(sol.gamma_bar));
-    o.results.insert("nominally_winning".into(), nominal.into());
+    o.results.extend(bounds_json(b));
     strategy_table(a, sol, o);
-    worst_case(a, sol, &trace, closest, o);
-    lyapunov(a, f, o);
-    Ok(())
 }
 
 /// The strategy and bounds table, and their JSON (in name order).
@@ -214,27 +260,8 @@ fn strategy_table(a: &Automaton, sol: &reach::ReachSolution, o: &mut Out) {
     o.results.insert("opt".into(), opt.into());
 }
 
-/// The worst-case outcome as a table and as the report's witness.
-fn worst_case(
-    a: &Automaton,
-    sol: &reach::ReachSolution,
-    trace: &[(u32, Option<(usize, u32)>)],
-    closest: f64,
-    o: &mut Out,
-) {
-    o.r.line(format!(
-        "\nworst-case outcome of the strategy (closest approach {}):",
-        num(closest)
-    ));
-    let (w, wj) = outcome_table(a, &sol.dist, trace);
-    o.r.text.push_str(&w.render(TableFormat::Text));
-    o.r.witness = Some(json!({"kind": "worst-case outcome", "closest": closest, "steps": wj}));
-}
-
 /// The control-Lyapunov check of the nominal cost-to-go.
-fn lyapunov(a: &Automaton, f: &[u32], o: &mut Out) {
-    let rank = clf::cost_to_go(a, f);
-    let chk = clf::check(a, f, &rank);
+fn lyapunov_results(chk: &clf::ClfCheck, o: &mut Out) {
     o.r.line(format!(
         "\ncontrol Lyapunov function (nominal cost-to-go): c = {}, K = {}{}, sigma = K/c = {}{}",
         num(chk.c),
@@ -255,8 +282,6 @@ fn lyapunov(a: &Automaton, f: &[u32], o: &mut Out) {
 
 /// Omega-regular objectives: the verdict, the nominal plan and the recovery strategy.
 fn omega_results(a: &Automaton, sol: &omega::OmegaSolution, max_sigma: Option<f64>, o: &mut Out) {
-    o.r.stat("candidate_radii", sol.candidates as u64);
-    o.r.stat("radii_solved", sol.solved as u64);
     let ok = max_sigma.is_none_or(|m| sol.sigma <= m);
     o.r.verdict = Some(Verdict::from_bool(ok));
     o.r.line(format!(
