@@ -1,12 +1,12 @@
 //! The reader of the binary form ([`crate::robust::export::binary`]): one pass over the
 //! file's fixed-width numbers, with every check the build makes on a text
 //! model (numbers in range, names distinct, points distinct and finite,
-//! each input once per state and each disturbance once per move, declared
-//! gamma valid). A truncated or corrupt file is an error at its byte offset,
+//! each input once per state and each disturbance once per move), then the
+//! builder's last step ([`super::build::finish`]: gamma, warnings) as every reader. A truncated or corrupt file is an error at its byte offset,
 //! never a panic; no count read from the file is allocated for before the
 //! bytes it announces are known to be there.
 
-use super::build::{gamma_violation, unreachable_warning};
+use super::build::finish;
 use super::build_metric::first_repeated_point;
 use super::repeats::{first_repeated, hash_bytes};
 use crate::report::RunError;
@@ -75,7 +75,7 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<(Automaton, Vec<String>), RunErr
             format!("{} bytes after the objective", bytes.len() - c.pos),
         ));
     }
-    let mut a = Automaton {
+    let a = Automaton {
         name,
         states,
         metric: Metric::Coords { kind, points },
@@ -83,19 +83,12 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<(Automaton, Vec<String>), RunErr
         inputs,
         disturbances,
         moves,
-        gamma_declared: gamma.is_some(),
+        gamma_declared: false,
         gamma: Vec::new(),
         objective,
     };
-    a.gamma = match gamma {
-        Some(g) => match gamma_violation(&a, &g) {
-            Some((_, _, message)) => return Err(c.err(gamma_at + 1, message)),
-            None => g,
-        },
-        None => a.least_gamma(),
-    };
-    let warnings = unreachable_warning(&a).into_iter().collect();
-    Ok((a, warnings))
+    finish(a, |q| gamma.as_ref().map(|g| g[q]))
+        .map_err(|(_, _, message)| c.err(gamma_at + 1, message))
 }
 
 /// The state names: n end offsets, then the text; each non-empty, all distinct.

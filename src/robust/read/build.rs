@@ -58,7 +58,7 @@ pub fn build(mut raw: RawModel, source: &Source) -> Result<(Automaton, Vec<Strin
     let text = |list: &[Sym]| list.iter().map(|&s| names.name(s).to_string()).collect();
     let (inputs, disturbances) = (text(&raw.inputs), text(&dists));
     let states = state_names(&raw, &names);
-    let mut a = Automaton {
+    let a = Automaton {
         name: std::mem::take(&mut raw.name),
         states,
         metric,
@@ -67,12 +67,11 @@ pub fn build(mut raw: RawModel, source: &Source) -> Result<(Automaton, Vec<Strin
         disturbances,
         moves,
         gamma: Vec::new(),
-        gamma_declared: raw.states.iter().any(|s| s.gamma.is_some()),
+        gamma_declared: false,
         objective,
     };
-    check_gamma(&mut a, &raw, &r, &input_of)?;
-    let warnings = unreachable_warning(&a).into_iter().collect();
-    Ok((a, warnings))
+    finish(a, |q| raw.states[q].gamma)
+        .map_err(|(q, input, message)| gamma_error(&raw, &r, &input_of, (q, input), message))
 }
 
 /// delta as moves per state, each input once, each disturbance once per move.
@@ -213,25 +212,44 @@ fn build_objective(raw: &RawModel, r: &Resolver) -> Result<Objective, RunError> 
     })
 }
 
-/// gamma: declared values are checked against every disturbed transition; the
-/// others are the least valid bound.
-fn check_gamma(
-    a: &mut Automaton,
+/// The last step of every reader's build (text, JSON and binary alike):
+/// each state's gamma, declared (`declared(q)`) or else the least valid
+/// bound, declared values checked against every disturbed transition
+/// ([`gamma_violation`]), and the warnings. A violation comes back as its
+/// state, input and message, for the reader to locate.
+pub fn finish(
+    mut a: Automaton,
+    declared: impl Fn(usize) -> Option<f64>,
+) -> Result<(Automaton, Vec<String>), (usize, u32, String)> {
+    let n = a.len();
+    a.gamma_declared = (0..n).any(|q| declared(q).is_some());
+    // The least bound costs a pass over the moves: only where one is missing.
+    let least = if (0..n).all(|q| declared(q).is_some()) {
+        Vec::new()
+    } else {
+        a.least_gamma()
+    };
+    a.gamma = (0..n)
+        .map(|q| declared(q).unwrap_or_else(|| least[q]))
+        .collect();
+    if a.gamma_declared {
+        if let Some(violation) = gamma_violation(&a, &a.gamma) {
+            return Err(violation);
+        }
+    }
+    let warnings = unreachable_warning(&a).into_iter().collect();
+    Ok((a, warnings))
+}
+
+/// A gamma violation at the transition of state `q` and `input` as written
+/// (found only on this error path).
+fn gamma_error(
     raw: &RawModel,
     r: &Resolver,
     input_of: &[u32],
-) -> Result<(), RunError> {
-    let least = a.least_gamma();
-    a.gamma = raw
-        .states
-        .iter()
-        .zip(&least)
-        .map(|(s, &l)| s.gamma.unwrap_or(l))
-        .collect();
-    let Some((q, input, message)) = gamma_violation(a, &a.gamma) else {
-        return Ok(());
-    };
-    // The transition's location, found only on this error path.
+    (q, input): (usize, u32),
+    message: String,
+) -> RunError {
     let written = |t: &&RawTrans| {
         r.state_of[t.from.0 as usize] == q as u32 && input_of[t.input.0 as usize] == input
     };
@@ -241,7 +259,7 @@ fn check_gamma(
         .iter()
         .find(written)
         .map_or(&whole, |t| &t.loc);
-    Err(r.at.err(loc, message))
+    r.at.err(loc, message)
 }
 
 /// The first disturbed move farther from its nominal successor than `gamma`
