@@ -189,6 +189,7 @@ impl AbstractAnswers<'_> {
         let one = Properties {
             props: vec![p.clone()],
             refs: props.refs.clone(),
+            phases: props.phases.clone(),
         };
         let counts: Vec<Vec<u32>> = init_counts(named, h.max(1));
         let sem = Sem::Counting(Counting::new(&l.model, &l.sys, named, h.max(1) + 1, counts));
@@ -234,6 +235,7 @@ impl AbstractAnswers<'_> {
             let one = Properties {
                 props: vec![p.clone()],
                 refs: props.refs.clone(),
+                phases: props.phases.clone(),
             };
             let Ok(ex) = explore_and_label(l, &sem, &one, false, opts.max_states / 10, ctx) else {
                 break;

@@ -4,7 +4,6 @@
 
 use super::mdp::{Mdp, Stop};
 use super::property::{self, Phases, Sem, Values};
-use crate::lang::num;
 use crate::report::{Expired, RunContext, RunError};
 use crate::swarm::front::load::Loaded;
 use crate::swarm::front::model::GlobalVar;
@@ -113,23 +112,6 @@ pub fn named_agents(l: &Loaded, refs: &[GlobalVar]) -> Vec<usize> {
     out
 }
 
-/// The refs with Definition 15's markers appended: (starting, env mode).
-pub fn with_phase_refs(l: &Loaded, refs: &[GlobalVar]) -> Vec<GlobalVar> {
-    let mut r = refs.to_vec();
-    if l.model.faulty_fraction.is_some() {
-        let mode = l
-            .model
-            .env
-            .vars
-            .iter()
-            .position(|v| v.name == "mode")
-            .expect("added with Definition 15");
-        r.push(GlobalVar::Starting);
-        r.push(GlobalVar::Env { var: mode });
-    }
-    r
-}
-
 /// One explored model with the truth of every formula.
 pub struct Explored {
     pub mdp: Mdp,
@@ -203,7 +185,7 @@ pub fn explore_and_label_to(
         "swarm: {} states explored in {build_s:.3} s; labelling",
         mdp.num_states()
     ));
-    let refs = with_phase_refs(l, &props.refs);
+    let refs = &props.refs;
     let mut truth = Vec::new();
     for p in &props.props {
         truth.push(
@@ -211,38 +193,15 @@ pub fn explore_and_label_to(
                 sem,
                 &mdp,
                 &l.model,
-                &refs,
+                refs,
                 &property::path_formulas(&p.path),
             )
             .truth,
         );
     }
-    let phases = l.model.faulty_fraction.as_ref().map(|_| {
-        let k = props.refs.len();
-        let starting_f = crate::lang::TExpr {
-            kind: crate::lang::TKind::Var(k),
-            ty: crate::lang::Ty::Bool,
-            span: Default::default(),
-        };
-        let mode0 = crate::lang::TExpr {
-            kind: crate::lang::TKind::Binary(
-                crate::lang::BinOp::Eq,
-                Box::new(crate::lang::TExpr {
-                    kind: crate::lang::TKind::Var(k + 1),
-                    ty: crate::lang::Ty::Int,
-                    span: Default::default(),
-                }),
-                Box::new(crate::lang::TExpr {
-                    kind: crate::lang::TKind::Const(crate::lang::Value::Num(num::int(0))),
-                    ty: crate::lang::Ty::Int,
-                    span: Default::default(),
-                }),
-            ),
-            ty: crate::lang::Ty::Bool,
-            span: Default::default(),
-        };
+    let phases = props.phases.as_ref().map(|[starting, before]| {
         let mut t =
-            property::evaluate_formulas(sem, &mdp, &l.model, &refs, &[&starting_f, &mode0]).truth;
+            property::evaluate_formulas(sem, &mdp, &l.model, refs, &[starting, before]).truth;
         let before = t.pop().expect("two formulas");
         let starting = t.pop().expect("two formulas");
         Phases { starting, before }

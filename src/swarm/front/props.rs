@@ -98,6 +98,9 @@ pub struct Property {
 pub struct Properties {
     pub props: Vec<Property>,
     pub refs: Vec<GlobalVar>,
+    /// With a faulty fraction, Definition 16's phase formulas (`starting`,
+    /// `mode_E = 0`) over `refs`.
+    pub phases: Option<[TExpr; 2]>,
 }
 
 /// `"name"` becomes `_name_` (same length, so positions stay right).
@@ -268,9 +271,14 @@ pub fn parse_property_sources(sources: &[Source], model: &Model) -> LangResult<P
         let end = source.text().len();
         return Err(error_at(&source, Span::new(end, end), "no property given"));
     }
+    let phases = match model.faulty_fraction {
+        Some(_) => Some(phase_formulas(&scope)?),
+        None => None,
+    };
     Ok(Properties {
         props,
         refs: scope.refs.into_inner(),
+        phases,
     })
 }
 
@@ -290,6 +298,18 @@ fn parse_encoded(
         props.push(prop);
     }
     Ok(())
+}
+
+/// Definition 16's phase formulas, read by the property front-end as a
+/// property's state formulas are: `starting` (the agents' first round) and
+/// `mode_E = 0` (the environment has not chosen its mode yet); `scope`'s
+/// refs gain the variables they read.
+fn phase_formulas(scope: &GlobalScope) -> LangResult<[TExpr; 2]> {
+    let formula = |text: &str| {
+        let source = Source::new("<Definition 16>", text);
+        state_formula(&mut Parser::new(&source)?, scope)
+    };
+    Ok([formula("starting")?, formula("mode_E = 0")?])
 }
 
 /// Reads slots `< LABEL_BASE` from the observed variables and the others from labels.
