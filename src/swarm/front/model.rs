@@ -213,6 +213,11 @@ impl Template {
 }
 
 impl Model {
+    /// Definition 15's environment variable `mode`, with a faulty fraction.
+    pub fn mode_var(&self) -> Option<usize> {
+        self.env.vars.iter().position(|v| v.name == "mode")
+    }
+
     /// Whether any of `refs` reads an agent's `faulty` or `injected` flag.
     pub fn reads_fault_flags(&self, refs: &[GlobalVar]) -> bool {
         refs.iter().any(|r| match *r {

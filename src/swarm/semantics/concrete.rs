@@ -57,6 +57,50 @@ pub fn label(actor: usize, action: usize, actions: usize) -> u32 {
     (actor * actions + action) as u32
 }
 
+/// The successors of `base` under independent local distributions `parts`
+/// (field, distribution): their product, each combination once with the
+/// product of its probabilities (and exactly, with `exact`). Stops when
+/// `out` overflows. Shared by the concrete and the counting semantics.
+pub(super) fn product(
+    packer: &Packer,
+    base: &[u64],
+    parts: &[(usize, &Dist)],
+    exact: bool,
+    out: &mut Successors,
+) {
+    // Enumerate the product of independent local distributions.
+    let mut idx = vec![0usize; parts.len()];
+    let mut state = base.to_vec();
+    loop {
+        let mut p = 1.0;
+        let mut q = exact.then(Rat::one);
+        for (i, (field, d)) in parts.iter().enumerate() {
+            packer.set(&mut state, *field, d.targets[idx[i]]);
+            p *= d.probs[idx[i]];
+            if let Some(q) = &mut q {
+                *q *= &d.exact[idx[i]];
+            }
+        }
+        out.entry(&state, p, q);
+        if out.overflow {
+            // Too many successors to hold: exploration stops on this.
+            return;
+        }
+        let mut i = 0;
+        loop {
+            if i == parts.len() {
+                return;
+            }
+            idx[i] += 1;
+            if idx[i] < parts[i].1.targets.len() {
+                break;
+            }
+            idx[i] = 0;
+            i += 1;
+        }
+    }
+}
+
 /// The label of the self-loop added to states without enabled actions.
 pub const DEADLOCK: u32 = u32::MAX;
 
@@ -163,40 +207,6 @@ impl<'a> Concrete<'a> {
         out.push(self.model.env.name.clone());
         out
     }
-
-    fn product(&self, base: &[u64], parts: &[(usize, &Dist)], exact: bool, out: &mut Successors) {
-        // Enumerate the product of independent local distributions.
-        let mut idx = vec![0usize; parts.len()];
-        let mut state = base.to_vec();
-        loop {
-            let mut p = 1.0;
-            let mut q = exact.then(Rat::one);
-            for (i, (field, d)) in parts.iter().enumerate() {
-                self.packer.set(&mut state, *field, d.targets[idx[i]]);
-                p *= d.probs[idx[i]];
-                if let Some(q) = &mut q {
-                    *q *= &d.exact[idx[i]];
-                }
-            }
-            out.entry(&state, p, q);
-            if out.overflow {
-                // Too many successors to hold: exploration stops on this.
-                return;
-            }
-            let mut i = 0;
-            loop {
-                if i == parts.len() {
-                    return;
-                }
-                idx[i] += 1;
-                if idx[i] < parts[i].1.targets.len() {
-                    break;
-                }
-                idx[i] = 0;
-                i += 1;
-            }
-        }
-    }
 }
 
 impl Semantics for Concrete<'_> {
@@ -220,11 +230,15 @@ impl Semantics for Concrete<'_> {
             for mv in &sp.moves[s as usize] {
                 let d = &sp.dists[mv.dist as usize];
                 match self.model.actions[mv.action].ty {
-                    ActionType::Asynchronous => self.product(state, &[(k, d)], exact, out),
+                    ActionType::Asynchronous => product(&self.packer, state, &[(k, d)], exact, out),
                     ActionType::AgentEnvironment => match env.first(e, mv.action) {
-                        Some(de) => {
-                            self.product(state, &[(k, d), (n, &env.dists[de as usize])], exact, out)
-                        }
+                        Some(de) => product(
+                            &self.packer,
+                            state,
+                            &[(k, d), (n, &env.dists[de as usize])],
+                            exact,
+                            out,
+                        ),
                         None => continue,
                     },
                     ActionType::GlobalSynchronous => continue,
@@ -234,7 +248,13 @@ impl Semantics for Concrete<'_> {
         }
         for mv in &env.moves[e as usize] {
             if self.model.actions[mv.action].ty == ActionType::Asynchronous {
-                self.product(state, &[(n, &env.dists[mv.dist as usize])], exact, out);
+                product(
+                    &self.packer,
+                    state,
+                    &[(n, &env.dists[mv.dist as usize])],
+                    exact,
+                    out,
+                );
                 out.end_choice(label(n, mv.action, na));
             }
         }
@@ -255,7 +275,7 @@ impl Semantics for Concrete<'_> {
                 continue;
             }
             parts.push((n, &env.dists[de as usize]));
-            self.product(state, &parts, exact, out);
+            product(&self.packer, state, &parts, exact, out);
             out.end_choice(label(n + 1, a, na));
         }
         if out.choices() == 0 {
@@ -285,13 +305,7 @@ impl Concrete<'_> {
                     self.sys.env.states[self.env_local(state) as usize][var] as f64
                 }
                 GlobalVar::Starting => {
-                    let m = self
-                        .model
-                        .env
-                        .vars
-                        .iter()
-                        .position(|v| v.name == "mode")
-                        .expect("Definition 15 on");
+                    let m = self.model.mode_var().expect("Definition 15 on");
                     f64::from(u8::from(
                         self.sys.env.states[self.env_local(state) as usize][m] == 1,
                     ))

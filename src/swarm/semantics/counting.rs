@@ -244,13 +244,7 @@ impl<'a> Counting<'a> {
                     self.sys.env.states[self.env_local(state) as usize][var] as f64
                 }
                 GlobalVar::Starting => {
-                    let m = self
-                        .model
-                        .env
-                        .vars
-                        .iter()
-                        .position(|v| v.name == "mode")
-                        .expect("Definition 15 on");
+                    let m = self.model.mode_var().expect("Definition 15 on");
                     f64::from(u8::from(
                         self.sys.env.states[self.env_local(state) as usize][m] == 1,
                     ))
@@ -455,33 +449,9 @@ impl Counting<'_> {
                 }
             }
             parts.push((n, &env.dists[de as usize]));
-            let mut idx = vec![0usize; parts.len()];
-            loop {
-                let mut p = 1.0;
-                let mut q = exact.then(Rat::one);
-                for (j, (field, d)) in parts.iter().enumerate() {
-                    self.packer.set(&mut base, *field, d.targets[idx[j]]);
-                    p *= d.probs[idx[j]];
-                    if let Some(q) = &mut q {
-                        *q *= &d.exact[idx[j]];
-                    }
-                }
-                out.entry(&base, p, q);
-                if out.overflow {
-                    return;
-                }
-                let mut j = 0;
-                while j < parts.len() {
-                    idx[j] += 1;
-                    if idx[j] < parts[j].1.targets.len() {
-                        break;
-                    }
-                    idx[j] = 0;
-                    j += 1;
-                }
-                if j == parts.len() {
-                    break;
-                }
+            super::concrete::product(&self.packer, &base, &parts, exact, out);
+            if out.overflow {
+                return;
             }
             out.end_choice(super::concrete::label(n + 1, a, na));
         }
