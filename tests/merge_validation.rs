@@ -7,7 +7,7 @@
 #[path = "support/cli.rs"]
 mod cli;
 
-use cli::{repo, run};
+use cli::{foraging_sweep_args, repo, run};
 use serde_json::Value;
 use std::path::Path;
 
@@ -113,23 +113,8 @@ fn table_cells_that_cannot_be_are_refused_with_file_and_cell() {
 #[test]
 fn a_sweep_probability_above_one_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let swarm = repo("examples/foraging/foraging_small.swarm");
-    let faults = repo("examples/foraging/foraging_small.faults");
-    let args = [
-        "swarm",
-        "sweep",
-        &swarm,
-        "--faults",
-        &faults,
-        "--prop",
-        "Pmax=? [ F<k \"deposited2\" ]",
-        "--sweep",
-        "pf=0:0.5:1",
-        "--k",
-        "8..9",
-        "--agents",
-        "2",
-    ];
+    let owned = foraging_sweep_args();
+    let args: Vec<&str> = owned.iter().map(String::as_str).collect();
     let p = parts(&args, dir.path(), "s");
     let mut part = read(&p[0]);
     let key = part["cells"][0]["key"].as_str().unwrap().to_string();

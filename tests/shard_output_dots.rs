@@ -7,7 +7,7 @@
 #[path = "support/cli.rs"]
 mod cli;
 
-use cli::{repo, run};
+use cli::{foraging_sweep_args, repo, run};
 
 /// The first line that starts with `prefix` (after spaces), split on spaces.
 fn row<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
@@ -83,23 +83,8 @@ fn a_faults_shard_states_only_its_own_periods() {
 
 #[test]
 fn a_sweep_shard_draws_the_other_values_as_dots() {
-    let swarm = repo("examples/foraging/foraging_small.swarm");
-    let faults = repo("examples/foraging/foraging_small.faults");
-    let args = [
-        "swarm",
-        "sweep",
-        &swarm,
-        "--faults",
-        &faults,
-        "--prop",
-        "Pmax=? [ F<k \"deposited2\" ]",
-        "--sweep",
-        "pf=0:0.5:1",
-        "--k",
-        "8..9",
-        "--agents",
-        "2",
-    ];
+    let owned = foraging_sweep_args();
+    let args: Vec<&str> = owned.iter().map(String::as_str).collect();
     let whole = run(&args).success();
     let mut sharded = args.to_vec();
     sharded.extend(["--shard", "2/3"]);

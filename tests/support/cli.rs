@@ -24,6 +24,30 @@ pub fn repo(rel: &str) -> String {
     root().join(rel).display().to_string()
 }
 
+/// `swarm sweep` of the small foraging model over pf = 0, 0.5, 1 and
+/// k = 8, 9 with 2 agents: a grid of six cells for the shard and merge tests.
+pub fn foraging_sweep_args() -> Vec<String> {
+    let swarm = repo("examples/foraging/foraging_small.swarm");
+    let faults = repo("examples/foraging/foraging_small.faults");
+    [
+        "swarm",
+        "sweep",
+        &swarm,
+        "--faults",
+        &faults,
+        "--prop",
+        "Pmax=? [ F<k \"deposited2\" ]",
+        "--sweep",
+        "pf=0:0.5:1",
+        "--k",
+        "8..9",
+        "--agents",
+        "2",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 /// What one run of the binary gave.
 pub struct Run {
     /// The exit status (-1 when a signal ended the process).
