@@ -45,16 +45,22 @@ Simulation = Literal["search", "bound"]
 #: `table_format=`.
 TableFormat = Literal["text", "markdown", "csv"]
 Ints = Union[int, range, Sequence[int], str]
+#: One sentence, or several: decided in turn, one report with an entry each
+#: (`results["queries"]`) and their conjunction as the verdict.
+Specs = Union[str, Sequence[str]]
+
+
+def _specs(spec: Specs) -> Repeat:
+    return Repeat([spec] if isinstance(spec, str) else list(spec))
 
 
 def _check(spec, agents, abstract, engine, no_symmetry_breaking, zero_one, counts) -> dict:
-    return {"spec": spec, "agents": agents, "abstract": abstract, "engine": engine,
+    return {"spec": _specs(spec), "agents": agents, "abstract": abstract, "engine": engine,
             "no_symmetry_breaking": no_symmetry_breaking, "zero_one": zero_one, "counts": counts}
 
 
 def _table(spec, k, agents, abstract, engine, no_symmetry_breaking, zero_one, table_format) -> dict:
-    specs = Repeat([spec] if isinstance(spec, str) else list(spec))
-    return {"spec": specs, "k": k, "agents": agents, "abstract": abstract, "engine": engine,
+    return {"spec": _specs(spec), "k": k, "agents": agents, "abstract": abstract, "engine": engine,
             "no_symmetry_breaking": no_symmetry_breaking, "zero_one": zero_one,
             "table_format": table_format}
 
@@ -64,7 +70,7 @@ def _simulates(indexed, depth, agents, reverse, cap) -> dict:
 
 
 def _verify(spec, engine, no_symmetry_breaking, zero_one, cap, simulation) -> dict:
-    return {"spec": spec, "engine": engine, "no_symmetry_breaking": no_symmetry_breaking,
+    return {"spec": _specs(spec), "engine": engine, "no_symmetry_breaking": no_symmetry_breaking,
             "zero_one": zero_one, "cap": cap, "simulation": simulation}
 
 
@@ -109,7 +115,7 @@ class Model:
         with _errors.translated():
             return _call.report(self._native.run(line, _networks.in_memory(networks) or None))
 
-    def check(self, spec: str, agents: Optional[int] = None, *, abstract: bool = False,
+    def check(self, spec: Specs, agents: Optional[int] = None, *, abstract: bool = False,
               engine: Optional[Engine] = None, no_symmetry_breaking: bool = False,
               zero_one: Optional[ZeroOne] = None, counts: bool = False, networks: Networks = None,
               timeout: Optional[float] = None, threads: Optional[int] = None) -> Report:
@@ -122,7 +128,7 @@ class Model:
         return self._run("check", _check(spec, agents, abstract, engine, no_symmetry_breaking,
                                          zero_one, counts), networks, timeout, threads)
 
-    def table(self, spec: Union[str, Sequence[str]], k: Ints = range(1, 7), agents: Optional[Ints] = None,
+    def table(self, spec: Specs, k: Ints = range(1, 7), agents: Optional[Ints] = None,
               *, abstract: bool = False, engine: Optional[Engine] = None,
               no_symmetry_breaking: bool = False, zero_one: Optional[ZeroOne] = None,
               table_format: Optional[TableFormat] = None, networks: Networks = None,
@@ -149,7 +155,7 @@ class Model:
         return self._run("simulates", _simulates(indexed, depth, agents, reverse, cap), networks,
                          timeout, threads)
 
-    def verify(self, spec: str, *, engine: Optional[Engine] = None, no_symmetry_breaking: bool = False,
+    def verify(self, spec: Specs, *, engine: Optional[Engine] = None, no_symmetry_breaking: bool = False,
                zero_one: Optional[ZeroOne] = None, cap: Optional[int] = None,
                simulation: Optional[Simulation] = None, networks: Networks = None,
                timeout: Optional[float] = None, threads: Optional[int] = None) -> Report:
@@ -162,7 +168,7 @@ class Model:
         return self._run("verify", _verify(spec, engine, no_symmetry_breaking, zero_one, cap,
                                            simulation), networks, timeout, threads)
 
-    def emergence(self, spec: str, *, engine: Optional[Engine] = None,
+    def emergence(self, spec: Specs, *, engine: Optional[Engine] = None,
                   no_symmetry_breaking: bool = False, zero_one: Optional[ZeroOne] = None,
                   cap: Optional[int] = None, simulation: Optional[Simulation] = None,
                   networks: Networks = None, timeout: Optional[float] = None,
@@ -192,7 +198,7 @@ def _run(model: Union[PathLike, Model], verb: str, options: dict, networks: Netw
     return _call.run(_call.argv("nis", verb, [model], options, timeout, threads), in_memory)
 
 
-def check(model: Union[PathLike, Model], spec: str, agents: Optional[int] = None, *,
+def check(model: Union[PathLike, Model], spec: Specs, agents: Optional[int] = None, *,
           abstract: bool = False, engine: Optional[Engine] = None, no_symmetry_breaking: bool = False,
           zero_one: Optional[ZeroOne] = None, counts: bool = False, networks: Networks = None,
           set: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
@@ -205,12 +211,20 @@ def check(model: Union[PathLike, Model], spec: str, agents: Optional[int] = None
     ...                     spec="forall v1, v2: EX^3 (alive, v1) & (alive, v2)")
     >>> r.verdict, r.results["holds"]
     ('holds', True)
+
+    Several sentences give one report, an entry each, their conjunction as the verdict:
+
+    >>> r = mavis.nis.check("examples/guarding/guarding.nis", agents=3,
+    ...                     spec=["forall v1, v2: EX^2 (alive, v1) & (alive, v2)",
+    ...                           "forall v1: AX^1 (alive, v1)"])
+    >>> r.verdict, [q["verdict"] for q in r.results["queries"]]
+    ('violated', ['holds', 'violated'])
     """
     return _run(model, "check", _check(spec, agents, abstract, engine, no_symmetry_breaking,
                                        zero_one, counts), networks, set, timeout, threads)
 
 
-def table(model: Union[PathLike, Model], spec: Union[str, Sequence[str]], k: Ints = range(1, 7),
+def table(model: Union[PathLike, Model], spec: Specs, k: Ints = range(1, 7),
           agents: Optional[Ints] = None, *, abstract: bool = False, engine: Optional[Engine] = None,
           no_symmetry_breaking: bool = False, zero_one: Optional[ZeroOne] = None,
           table_format: Optional[TableFormat] = None, networks: Networks = None,
@@ -244,7 +258,7 @@ def simulates(model: Union[PathLike, Model], indexed: int, depth: int, agents: O
                 timeout, threads)
 
 
-def verify(model: Union[PathLike, Model], spec: str, *, engine: Optional[Engine] = None,
+def verify(model: Union[PathLike, Model], spec: Specs, *, engine: Optional[Engine] = None,
            no_symmetry_breaking: bool = False, zero_one: Optional[ZeroOne] = None,
            cap: Optional[int] = None, simulation: Optional[Simulation] = None, networks: Networks = None,
            set: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
@@ -261,7 +275,7 @@ def verify(model: Union[PathLike, Model], spec: str, *, engine: Optional[Engine]
                                          simulation), networks, set, timeout, threads)
 
 
-def emergence(model: Union[PathLike, Model], spec: str, *, engine: Optional[Engine] = None,
+def emergence(model: Union[PathLike, Model], spec: Specs, *, engine: Optional[Engine] = None,
               no_symmetry_breaking: bool = False, zero_one: Optional[ZeroOne] = None,
               cap: Optional[int] = None, simulation: Optional[Simulation] = None,
               networks: Networks = None, set: Optional[Mapping[str, Any]] = None,

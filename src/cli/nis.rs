@@ -8,6 +8,7 @@ use crate::nis::encode::{MilpOptions, SplitOptions};
 use crate::nis::procedures::{Procedure, VerifyOptions};
 use crate::nis::table::{self, Decide, TableGrid, TableLook};
 use crate::nis::{self, reports, EngineChoice, LoadOptions};
+use crate::report::several::run_each;
 use crate::report::{Report, RunContext, RunError};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -24,6 +25,28 @@ pub struct ModelArgs {
     /// Override a constant of the model: NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = lang::parse_assignment)]
     pub set: Vec<lang::Assignment>,
+}
+
+/// The sentences of `check`, `verify` and `emergence`: `--spec` (repeatable)
+/// and `--specs FILE`; several give one report with an entry each.
+#[derive(Args, Debug, Clone)]
+pub struct SpecArgs {
+    /// A bICTL or ATL sentence (repeatable; several are decided in turn, one
+    /// report with an entry each and their conjunction as the verdict).
+    #[arg(long, value_name = "SENTENCE", required_unless_present = "specs")]
+    pub spec: Vec<String>,
+    /// A file of sentences, one per line (blank lines and `#` comments
+    /// skipped), decided after the `--spec` ones.
+    #[arg(long, value_name = "FILE")]
+    pub specs: Option<PathBuf>,
+}
+
+impl SpecArgs {
+    /// Every sentence, parsed before any is decided (bad input is exit 2
+    /// at once), with its text.
+    fn sentences(&self) -> Result<Vec<(String, nis::Sentence)>, RunError> {
+        nis::sentences(&self.spec, self.specs.as_deref())
+    }
 }
 
 /// Options of the MILP decider.
@@ -212,9 +235,8 @@ pub enum NisCmd {
     Check {
         #[command(flatten)]
         model: ModelArgs,
-        /// The bICTL sentence.
-        #[arg(long)]
-        spec: String,
+        #[command(flatten)]
+        spec: SpecArgs,
         /// Number of agents N (not for a model with named agents only: its
         /// fixed agents are the system).
         #[arg(long, value_name = "N", conflicts_with = "abstract_system")]
@@ -241,8 +263,8 @@ pub enum NisCmd {
     Verify {
         #[command(flatten)]
         model: ModelArgs,
-        #[arg(long)]
-        spec: String,
+        #[command(flatten)]
+        spec: SpecArgs,
         #[arg(long, value_enum)]
         engine: Option<EngineArg>,
         #[command(flatten)]
@@ -262,8 +284,8 @@ pub enum NisCmd {
     Emergence {
         #[command(flatten)]
         model: ModelArgs,
-        #[arg(long)]
-        spec: String,
+        #[command(flatten)]
+        spec: SpecArgs,
         #[arg(long, value_enum)]
         engine: Option<EngineArg>,
         #[command(flatten)]
@@ -411,29 +433,6 @@ fn simulates_verb(
     reports::simulates(&request, ctx)
 }
 
-/// `mavis nis verify` (or `emergence`, with `threshold_only`).
-fn verify_verb(
-    model: &ModelArgs,
-    spec: &str,
-    options: &VerifyOptions,
-    procedure: Option<Procedure>,
-    threshold_only: bool,
-    given: &Given,
-    ctx: &RunContext,
-) -> Result<Report, RunError> {
-    let m = load(model, given, ctx)?;
-    let s = nis::spec(spec)?;
-    reports::verify_report(
-        &model.model,
-        &m,
-        &s,
-        options,
-        procedure,
-        ctx,
-        threshold_only,
-    )
-}
-
 pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunError> {
     // `emergence` is `verify` reporting the threshold alone.
     let threshold_only = matches!(cmd, NisCmd::Emergence { .. });
@@ -448,16 +447,18 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
             counts,
         } => {
             let m = load(&model, given, ctx)?;
-            let s = nis::spec(&spec)?;
-            reports::check(&reports::CheckRequest {
-                path: &model.model,
-                model: &m,
-                sentence: &s,
-                agents,
-                abstract_system,
-                engine: engine(e),
-                milp: &milp.options(ctx),
-                counts,
+            let milp = milp.options(ctx);
+            run_each(("nis", "check"), spec.sentences()?, ctx, |s| {
+                reports::check(&reports::CheckRequest {
+                    path: &model.model,
+                    model: &m,
+                    sentence: s,
+                    agents,
+                    abstract_system,
+                    engine: engine(e),
+                    milp: &milp,
+                    counts,
+                })
             })
         }
         NisCmd::Table(args) => table_verb(args, given, ctx),
@@ -484,15 +485,23 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
                 milp: milp.options(ctx),
             };
             let procedure = simulation.map(SimulationArg::procedure);
-            verify_verb(
-                &model,
-                &spec,
-                &options,
-                procedure,
-                threshold_only,
-                given,
-                ctx,
-            )
+            let m = load(&model, given, ctx)?;
+            let verb = if threshold_only {
+                "emergence"
+            } else {
+                "verify"
+            };
+            run_each(("nis", verb), spec.sentences()?, ctx, |s| {
+                reports::verify_report(
+                    &model.model,
+                    &m,
+                    s,
+                    &options,
+                    procedure,
+                    ctx,
+                    threshold_only,
+                )
+            })
         }
     }
 }

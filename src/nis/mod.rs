@@ -137,3 +137,27 @@ pub fn with_networks(model: &Model, given: &HashMap<String, Network>) -> Result<
 pub fn spec(text: &str) -> Result<Sentence, RunError> {
     Ok(parse_sentence(text)?)
 }
+
+/// Parses every `--spec`, then the sentences of a `--specs` file, each with
+/// its text; located errors included (a file's name its file, line and column).
+pub fn sentences(
+    specs: &[String],
+    file: Option<&Path>,
+) -> Result<Vec<(String, Sentence)>, RunError> {
+    let mut all = Vec::with_capacity(specs.len());
+    for text in specs {
+        all.push((text.clone(), spec(text)?));
+    }
+    if let Some(path) = file {
+        let source = Source::read(path).map_err(|e| RunError::reading(path, e))?;
+        let read = front::specs_file::parse_specs(&source)?;
+        if read.is_empty() {
+            return Err(RunError::input(format!(
+                "{}: no sentence (one per line; `#` starts a comment line)",
+                path.display()
+            )));
+        }
+        all.extend(read);
+    }
+    Ok(all)
+}

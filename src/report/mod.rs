@@ -9,6 +9,7 @@ mod font;
 mod outcome;
 pub mod output;
 pub mod part_schema;
+pub mod several;
 pub mod shard;
 mod stream;
 mod table;

@@ -154,8 +154,16 @@ pub fn depth(f: &Formula) -> u32 {
 
 /// Parses a sentence and refuses mixed path quantifiers.
 pub fn parse_sentence(text: &str) -> LangResult<Sentence> {
-    let source = Source::new("<spec>", text);
-    let mut p = Parser::new(&source)?;
+    parse_sentence_in(&Source::new("<spec>", text))
+}
+
+/// [`parse_sentence`] of a source's whole text, errors located in it (a
+/// sentence of a `--specs` file keeps its file's lines and columns).
+pub fn parse_sentence_in(source: &Source) -> LangResult<Sentence> {
+    let text = source.text();
+    // The sentence itself, without the lines a `--specs` file puts before it.
+    let whole = Span::new(text.len() - text.trim_start().len(), text.len());
+    let mut p = Parser::new(source)?;
     let mut vars: Vec<String> = Vec::new();
     if p.eat_keyword("forall") {
         loop {
@@ -175,8 +183,8 @@ pub fn parse_sentence(text: &str) -> LangResult<Sentence> {
     let strategy = parse_header(&mut p)?;
     if strategy.is_some() && !vars.is_empty() {
         return Err(error_at(
-            &source,
-            Span::new(0, text.len()),
+            source,
+            whole,
             "a strategic sentence `<<G>> X^k phi` is about named agents: it takes no `forall`",
         ));
     }
@@ -189,19 +197,19 @@ pub fn parse_sentence(text: &str) -> LangResult<Sentence> {
     if !p.at_eof() {
         return Err(p.unexpected("`&`, `|` or the end of the formula"));
     }
-    check_refs(&source, &body, &vars)?;
+    check_refs(source, &body, &vars)?;
     let propositional = classify(&body) == Some(Kind::Propositional) && max_index(&body) == 0;
     if strategy.is_some() && !propositional {
         return Err(error_at(
-            &source,
+            source,
             body_start.to(Span::new(text.len(), text.len())),
             "the body of `<<G>> X^k` / `[[G]] X^k` must be propositional over environment labels (no EX, AX, until or indexed atoms)",
         ));
     }
     if classify(&body).is_none() {
         return Err(error_at(
-            &source,
-            Span::new(0, text.len()),
+            source,
+            whole,
             "the formula mixes universal (A) and existential (E) path quantifiers",
         )
         .into_help_mixed());
@@ -209,7 +217,7 @@ pub fn parse_sentence(text: &str) -> LangResult<Sentence> {
     Ok(Sentence {
         vars,
         body,
-        source,
+        source: source.clone(),
         strategy,
     })
 }

@@ -9,5 +9,6 @@ pub mod formula;
 pub mod model;
 pub mod rules;
 pub mod scope;
+pub mod specs_file;
 pub mod strategic;
 pub mod syntax;
