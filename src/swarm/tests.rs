@@ -70,6 +70,7 @@ fn value(l: &Loaded, sem: &Sem, prop: &str, exact: bool) -> (f64, Option<Rat>) {
         Deadline::NONE,
         1,
         1e-6,
+        None,
     )
     .unwrap();
     let (f, e, _) = property::over_initials(&v, p.opt);
@@ -292,6 +293,7 @@ fn a_witness_replays_and_is_at_most_the_value() {
         Deadline::NONE,
         1,
         1e-6,
+        None,
     )
     .unwrap();
     let path = v.witness.clone().expect("reachable");
@@ -471,10 +473,22 @@ fn the_cutoff_sizes_agree_and_depth_bounded_exploration_is_exact() {
                 &property::path_formulas(&p.path),
             )
             .truth;
-            property::compute(m, p, &t, true, false, None, 0, Deadline::NONE, 1, 1e-6)
-                .unwrap()
-                .exact
-                .unwrap()
+            property::compute(
+                m,
+                p,
+                &t,
+                true,
+                false,
+                None,
+                0,
+                Deadline::NONE,
+                1,
+                1e-6,
+                None,
+            )
+            .unwrap()
+            .exact
+            .unwrap()
         };
         assert_eq!(vals(&full), vals(&cut));
     }

@@ -7,8 +7,9 @@ Storm peer tests and by benches/swarm_storm.py."""
 TRIP = 4
 
 
-def robot_commands(i, pf, flags):
-    """Robot i's commands, the fault multiplied into the moves that carry food."""
+def robot_commands(i, pf, flags, moves=""):
+    """Robot i's commands, the fault multiplied into the moves that carry food;
+    `moves` labels the robot's move commands (for action rewards)."""
     s, t, d = f"state{i}", f"t{i}", f"d{i}"
     # With the flags tracked, every move of the robot sets `injected` to
     # whether the fault struck, and `faulty` once it has.
@@ -30,18 +31,43 @@ def robot_commands(i, pf, flags):
         f"[] {s}=0 -> 0.5:{upd(s1)} + 0.5:{upd()};",
         f"[] {s}=1 & {t}=0 -> 0.3:{upd(s2)} + 0.7:{upd(t1)};",
         f"[] {s}=1 & {t}=1 -> 0.3:{upd(s2, t0)} + 0.7:{upd(s0, t0)};",
-        f"[] {s}=2 -> 1:{upd(s3)};",
+        f"[{moves}] {s}=2 -> 1:{upd(s3)};",
         f"[] {s}=3 -> 1:{upd(s4, dtrip)};",
-        f"[] {s}=4 & {d}>1 -> {pf}:{drop(s6, dstep)} + {q}:{upd(dstep)};",
-        f"[] {s}=4 & {d}=1 -> {pf}:{drop(s6, d0)} + {q}:{upd(s5, d0)};",
+        f"[{moves}] {s}=4 & {d}>1 -> {pf}:{drop(s6, dstep)} + {q}:{upd(dstep)};",
+        f"[{moves}] {s}=4 & {d}=1 -> {pf}:{drop(s6, d0)} + {q}:{upd(s5, d0)};",
         f"[deposit{i}] {s}=5 -> 1:{upd(s0)};",
-        f"[] {s}=6 & {d}>0 -> 1:{upd(dstep)};",
-        f"[] {s}=6 & {d}=0 -> 1:{upd(s0)};",
+        f"[{moves}] {s}=6 & {d}>0 -> 1:{upd(dstep)};",
+        f"[{moves}] {s}=6 & {d}=0 -> 1:{upd(s0)};",
     ]
 
 
-def prism_concrete(n, pf, flags=False):
-    """S(n) in PRISM: one module per robot, the nest synchronising on each robot's deposit."""
+# Reward structures, as a swarm file writes them (appended to foraging.swarm
+# by the tests) and as written here for PRISM by hand.
+SWARM_REWARDS = """
+rewards "steps"
+  true : 1;
+endrewards
+rewards "work"
+  [move] true : 1;
+  [deposit] true : 2;
+  state_1_1=4 : 1/4;
+  foodDeposited_E=1 : 3;
+endrewards
+"""
+
+
+def prism_rewards(n):
+    """The same reward structures over S(n)'s PRISM variables and labels."""
+    work = [f"  [move{i}] true : 1;" for i in range(1, n + 1)]
+    work += [f"  [deposit{i}] true : 2;" for i in range(1, n + 1)]
+    work += ["  state1=4 : 0.25;", "  food=1 : 3;"]
+    return ['rewards "steps"', "  true : 1;", "endrewards", 'rewards "work"', *work, "endrewards"]
+
+
+def prism_concrete(n, pf, flags=False, rewards=False):
+    """S(n) in PRISM: one module per robot, the nest synchronising on each
+    robot's deposit; with `rewards`, the robots' moves are labelled
+    `move{i}` (no other module has them) and the reward structures follow."""
     out = ["mdp", ""]
     for i in range(1, n + 1):
         out.append(f"module robot{i}")
@@ -51,7 +77,7 @@ def prism_concrete(n, pf, flags=False):
         if flags:
             out.append(f"  faulty{i} : bool init false;")
             out.append(f"  injected{i} : bool init false;")
-        out += ["  " + c for c in robot_commands(i, pf, flags)]
+        out += ["  " + c for c in robot_commands(i, pf, flags, f"move{i}" if rewards else "")]
         out.append("endmodule")
     out.append("module nest")
     out.append("  food : [0..2] init 0;")
@@ -59,6 +85,8 @@ def prism_concrete(n, pf, flags=False):
         out.append(f"  [deposit{i}] true -> (food'=min(food+1, 2));")
     out.append("endmodule")
     out.append('label "deposited2" = food > 1;')
+    if rewards:
+        out += prism_rewards(n)
     return "\n".join(out) + "\n"
 
 

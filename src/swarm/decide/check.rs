@@ -32,8 +32,8 @@ pub fn check(
     if l.model.faulty_fraction.is_some() && props.props.iter().any(|p| p.path.steps().is_none()) {
         return Err(RunError::input("an unbounded property with --faulty-fraction: Definition 16's phase is checked for step-bounded properties only"));
     }
-    if l.model.faulty_fraction.is_some() && props.props.iter().any(|p| p.path.steps().is_none()) {
-        return Err(RunError::input("an unbounded property with --faulty-fraction: Definition 16's phase is checked for step-bounded properties only"));
+    if l.model.faulty_fraction.is_some() && props.props.iter().any(|p| p.reward.is_some()) {
+        return Err(RunError::input("a reward property with --faulty-fraction: Definition 16's phase is checked for probabilities only"));
     }
     if opts.exact && opts.threshold.is_some() && l.model.faulty_fraction.is_some() {
         return Err(RunError::input("--exact with --faulty-fraction needs a concrete size (--agents n): the abstract initialisation phase has cycles"));
@@ -99,6 +99,9 @@ fn check_concrete(
             return Ok(());
         }
     };
+    if let Some(why) = ex.reward_error() {
+        return Err(RunError::input(why));
+    }
     let t1 = Instant::now();
     let rounds = counts.iter().sum::<usize>() + 2;
     for (i, p) in props.props.iter().enumerate() {
@@ -116,6 +119,7 @@ fn check_concrete(
         out.properties.push(PropertyOutcome {
             property: p.text.clone(),
             opt: p.opt,
+            word: p.word(),
             verdict: verdict_of(p, &value),
             answer: Answer::AtSize {
                 agents: counts.to_vec(),

@@ -81,6 +81,9 @@ pub(super) fn check_abstract(
             return Ok(());
         }
     };
+    if let Some(why) = ex.reward_error() {
+        return Err(RunError::input(why));
+    }
     let t1 = Instant::now();
     for (i, p) in props.props.iter().enumerate() {
         let v = match ex.compute(props, i, opts, ctx, 0) {
@@ -131,6 +134,7 @@ impl AbstractAnswers<'_> {
         PropertyOutcome {
             property: p.text.clone(),
             opt: p.opt,
+            word: p.word(),
             verdict,
             answer: Answer::AllSizes {
                 threshold: self.t,
@@ -155,6 +159,7 @@ impl AbstractAnswers<'_> {
             out.properties[first + i] = PropertyOutcome {
                 property: p.text.clone(),
                 opt: p.opt,
+                word: p.word(),
                 verdict: verdict_of(p, &cutoff.value),
                 answer: Answer::ByCutoff {
                     abstraction: stop_message(stop),
@@ -207,6 +212,7 @@ impl AbstractAnswers<'_> {
             ctx.deadline(),
             ctx.threads,
             opts.precision,
+            ex.reward(0),
         )
         .ok()?;
         Some(Cutoff {
@@ -251,6 +257,7 @@ impl AbstractAnswers<'_> {
                 ctx.deadline(),
                 ctx.threads,
                 opts.precision,
+                ex.reward(0),
             ) else {
                 break;
             };

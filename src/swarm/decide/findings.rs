@@ -44,6 +44,7 @@ pub(super) fn unknown(p: &Property, reason: &str) -> PropertyOutcome {
     PropertyOutcome {
         property: p.text.clone(),
         opt: p.opt,
+        word: p.word(),
         verdict: Some(Verdict::Unknown),
         answer: Answer::Unknown {
             reason: reason.to_string(),

@@ -170,10 +170,16 @@ pub struct Mecs {
 /// that stay in `within`, refined until every kept choice stays inside
 /// its component.
 pub fn mecs(mdp: &Mdp, within: &[bool]) -> Mecs {
+    mecs_over(mdp, within, &vec![true; mdp.num_choices()])
+}
+
+/// [`mecs`] of the sub-MDP that has only the choices `usable` (the
+/// zero-reward choices, for minimal expected rewards).
+pub fn mecs_over(mdp: &Mdp, within: &[bool], usable: &[bool]) -> Mecs {
     let n = mdp.num_states();
     let mut alive: Vec<bool> = within.to_vec();
     let mut keep: Vec<bool> = (0..mdp.num_choices())
-        .map(|c| mdp.entries(c).all(|e| within[mdp.targets[e] as usize]))
+        .map(|c| usable[c] && mdp.entries(c).all(|e| within[mdp.targets[e] as usize]))
         .collect();
     loop {
         let comp = scc(mdp, &alive, &keep);

@@ -13,8 +13,14 @@ pub mod outcome;
 pub mod policy;
 pub mod procedure;
 pub mod property;
+pub mod reward;
+pub mod reward_eval;
+pub mod reward_policy;
+pub mod reward_reach;
 pub mod sweep;
 pub mod unbounded;
 
+#[cfg(test)]
+mod reward_tests;
 #[cfg(test)]
 mod unbounded_tests;

@@ -45,6 +45,8 @@ pub struct PropertyOutcome {
     /// The property as written.
     pub property: String,
     pub opt: Opt,
+    /// `Pmax`, `Pmin`, `Rmax` or `Rmin`.
+    pub word: &'static str,
     /// None for a query (`Pmax=?`) that was answered.
     pub verdict: Option<Verdict>,
     pub answer: Answer,

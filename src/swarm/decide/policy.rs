@@ -123,14 +123,14 @@ fn evaluate(
 
 /// One state's equation x_s = sum a_t x_t + b over the states not yet eliminated.
 #[derive(Clone, Debug, Default)]
-struct Row {
-    a: BTreeMap<u32, Rat>,
-    b: Rat,
+pub(super) struct Row {
+    pub a: BTreeMap<u32, Rat>,
+    pub b: Rat,
 }
 
 /// Solves row `s` for x_s (dividing out its self-loop) and substitutes it
 /// into every row that reads x_s.
-fn eliminate(s: usize, rows: &mut [Row], users: &mut [BTreeSet<u32>]) {
+pub(super) fn eliminate(s: usize, rows: &mut [Row], users: &mut [BTreeSet<u32>]) {
     let mut row = std::mem::take(&mut rows[s]);
     if let Some(loop_p) = row.a.remove(&(s as u32)) {
         let scale = Rat::one() / (Rat::one() - loop_p);

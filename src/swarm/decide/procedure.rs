@@ -4,6 +4,8 @@
 
 use super::mdp::{Mdp, Stop};
 use super::property::{self, Phases, Sem, Values};
+use super::reward::RewardVectors;
+use super::reward_eval::evaluate_rewards;
 use crate::report::{Expired, RunContext, RunError};
 use crate::swarm::front::load::Loaded;
 use crate::swarm::front::model::GlobalVar;
@@ -117,6 +119,9 @@ pub struct Explored {
     pub mdp: Mdp,
     pub truth: Vec<Vec<Vec<bool>>>,
     pub phases: Option<Phases>,
+    /// Per property, its reward structure's values (reward properties), or
+    /// why they are refused (a negative reward).
+    pub rewards: Vec<Option<Result<RewardVectors, String>>>,
     pub build_s: f64,
 }
 
@@ -143,7 +148,21 @@ impl Explored {
             ctx.deadline(),
             ctx.threads,
             opts.precision,
+            self.reward(i),
         )
+    }
+
+    /// Property `i`'s reward values, when it is a reward property.
+    pub fn reward(&self, i: usize) -> Option<&RewardVectors> {
+        self.rewards.get(i)?.as_ref()?.as_ref().ok()
+    }
+
+    /// A refused reward structure: the first reason.
+    pub fn reward_error(&self) -> Option<String> {
+        self.rewards
+            .iter()
+            .flatten()
+            .find_map(|r| r.as_ref().err().cloned())
     }
 }
 
@@ -206,12 +225,39 @@ pub fn explore_and_label_to(
         let starting = t.pop().expect("two formulas");
         Phases { starting, before }
     });
+    let rewards = reward_vectors(l, sem, &mdp, props, exact);
     Ok(Explored {
         mdp,
         truth,
         phases,
+        rewards,
         build_s,
     })
+}
+
+/// Per property, its reward structure's values (reward properties).
+fn reward_vectors(
+    l: &Loaded,
+    sem: &Sem,
+    mdp: &Mdp,
+    props: &Properties,
+    exact: bool,
+) -> Vec<Option<Result<RewardVectors, String>>> {
+    props
+        .props
+        .iter()
+        .map(|p| {
+            let r = &l.model.rewards[p.reward?];
+            Some(evaluate_rewards(
+                sem,
+                mdp,
+                &l.model,
+                &l.model.label_refs,
+                r,
+                exact,
+            ))
+        })
+        .collect()
 }
 
 pub fn stop_message(s: &Stop) -> String {

@@ -3,9 +3,9 @@
 
 use super::bounded::{self, Bounded, Step};
 use super::mdp::{explore, Mdp, Semantics, Stop, Successors};
-use crate::lang::{eval_f64, Rat, TExpr};
+use crate::lang::{eval_f64, Rat, TExpr, Value};
 use crate::report::{Deadline, Expired};
-use crate::swarm::front::model::{GlobalVar, Model};
+use crate::swarm::front::model::{GlobalVar, Model, LABEL_BASE};
 use crate::swarm::front::props::{ObsEnv, Opt, Path, Property};
 use crate::swarm::semantics::concrete::Concrete;
 use crate::swarm::semantics::counting::Counting;
@@ -50,6 +50,76 @@ impl Sem<'_> {
         match self {
             Sem::Concrete(c) => c.columns(),
             Sem::Counting(c) => c.columns(),
+        }
+    }
+}
+
+/// What a state shows to labels, properties and rewards: the observed
+/// variables and every label's truth, refreshed per state.
+pub struct ObsValues {
+    refs: Vec<GlobalVar>,
+    labels_expr: Vec<TExpr>,
+    vars: Vec<f64>,
+    labels: Vec<f64>,
+}
+
+impl ObsValues {
+    pub fn new(model: &Model, refs: &[GlobalVar]) -> Self {
+        ObsValues {
+            refs: refs.to_vec(),
+            labels_expr: model.labels.iter().map(|(_, e)| e.clone()).collect(),
+            vars: Vec::new(),
+            labels: vec![0.0; model.labels.len()],
+        }
+    }
+
+    /// Reads `state` (the labels read only variables).
+    pub fn observe(&mut self, sem: &Sem, state: &[u64]) {
+        sem.observe(state, &self.refs, &mut self.vars);
+        for (i, l) in self.labels_expr.iter().enumerate() {
+            let env = ObsEnv {
+                vars: &self.vars,
+                labels: &[],
+            };
+            self.labels[i] = eval_f64(l, &env);
+        }
+    }
+
+    pub fn env(&self) -> ObsEnv<'_> {
+        ObsEnv {
+            vars: &self.vars,
+            labels: &self.labels,
+        }
+    }
+
+    /// The same values for the exact evaluator (Booleans as Booleans).
+    pub fn exact_env(&self, model: &Model) -> ExactObsEnv {
+        ExactObsEnv {
+            vars: self
+                .refs
+                .iter()
+                .zip(&self.vars)
+                .map(|(r, &x)| match r.is_bool(model) {
+                    true => Value::Bool(x != 0.0),
+                    false => Value::Num(crate::lang::num::int(x as i64)),
+                })
+                .collect(),
+            labels: self.labels.iter().map(|&b| Value::Bool(b != 0.0)).collect(),
+        }
+    }
+}
+
+/// [`ObsEnv`] for the exact evaluator.
+pub struct ExactObsEnv {
+    vars: Vec<Value>,
+    labels: Vec<Value>,
+}
+
+impl crate::lang::Env for ExactObsEnv {
+    fn var(&self, slot: usize) -> Value {
+        match slot.checked_sub(LABEL_BASE) {
+            Some(l) => self.labels[l].clone(),
+            None => self.vars[slot].clone(),
         }
     }
 }
@@ -102,6 +172,7 @@ pub fn path_formulas(path: &Path) -> Vec<&TExpr> {
         } => vec![psi, phi],
         Path::Until { psi, .. } => vec![psi],
         Path::Globally { phi, .. } | Path::Next { phi } => vec![phi],
+        Path::Cumulative { .. } | Path::Instant { .. } => vec![],
     }
 }
 
@@ -130,6 +201,26 @@ pub enum Method {
         iterations: usize,
         schedulers: usize,
     },
+}
+
+impl From<super::reward::RewardValues> for Values {
+    fn from(v: super::reward::RewardValues) -> Self {
+        let method = match (v.iterations, v.schedulers) {
+            (None, _) => Method::Bounded,
+            (Some(iterations), None) => Method::Interval { iterations },
+            (Some(iterations), Some(schedulers)) => Method::Policy {
+                iterations,
+                schedulers,
+            },
+        };
+        Values {
+            f64s: v.f64s,
+            exact: v.exact,
+            witness: None,
+            bounds: v.bounds,
+            method,
+        }
+    }
 }
 
 /// An unbounded property's values: interval iteration, then (`exact`)
@@ -240,6 +331,10 @@ fn goal(prop: &Property, truth: &[Vec<bool>], n: usize) -> Goal {
         ),
         Path::Globally { .. } => (negate(truth[0].clone()), all.clone(), prop.opt.flip(), true),
         Path::Next { .. } => (truth[0].clone(), all.clone(), prop.opt, false),
+        // Reward paths are computed by `reward::reward_values`.
+        Path::Cumulative { .. } | Path::Instant { .. } => {
+            (all.clone(), all.clone(), prop.opt, false)
+        }
     };
     Goal {
         target,
@@ -291,7 +386,13 @@ pub fn compute(
     deadline: Deadline,
     threads: usize,
     precision: f64,
+    rewards: Option<&super::reward::RewardVectors>,
 ) -> Result<Values, Expired> {
+    if let (Some(_), Some(r)) = (prop.reward, rewards) {
+        // The caller refuses reward properties with Definition 16's phases.
+        let v = super::reward::reward_values(mdp, prop, r, truth, exact, precision, deadline)?;
+        return Ok(v.into());
+    }
     let g = goal(prop, truth, mdp.num_states());
     let Some(steps) = prop.path.steps() else {
         // The caller refuses unbounded properties with Definition 16's phases.

@@ -14,7 +14,7 @@ use crate::report::Deadline;
 use crate::swarm::front::props::Opt;
 
 /// An MDP from its choices: per state, per choice, (target, probability).
-fn mdp(states: &[Vec<Vec<(u32, Rat)>>], initial: u32) -> Mdp {
+pub(super) fn mdp(states: &[Vec<Vec<(u32, Rat)>>], initial: u32) -> Mdp {
     let (mut row_start, mut choice_start) = (vec![0], vec![0]);
     let (mut targets, mut probs, mut exact, mut labels) = (vec![], vec![], vec![], vec![]);
     for choices in states {
@@ -41,7 +41,7 @@ fn mdp(states: &[Vec<Vec<(u32, Rat)>>], initial: u32) -> Mdp {
     }
 }
 
-fn r(n: i64, d: i64) -> Rat {
+pub(super) fn r(n: i64, d: i64) -> Rat {
     num::rat(n, d)
 }
 
@@ -124,7 +124,7 @@ fn an_end_component_is_collapsed_for_pmax() {
 
 /// A small pseudo-random MDP: each state has one or two choices of one to
 /// three successors with probabilities k/6.
-fn random_mdp(seed: &mut u64, n: usize) -> Mdp {
+pub(super) fn random_mdp(seed: &mut u64, n: usize) -> Mdp {
     let mut next = |m: u64| {
         *seed = seed
             .wrapping_mul(6364136223846793005)

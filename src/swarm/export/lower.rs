@@ -2,7 +2,7 @@
 //! abstraction as networks of modules, an explored model as [`Explicit`].
 
 use super::{Atom, CmpOp, Command, Dest, Explicit, Expr, Init, Module, Network, Prob, Sync, Val};
-use super::{Runs, Var, VarType};
+use super::{RewardEntry, RewardStructure, Runs, Var, VarType};
 use crate::lang::{TExpr, TKind, Value};
 use crate::swarm::decide::mdp::Mdp;
 use crate::swarm::front::load::Loaded;
@@ -13,8 +13,14 @@ use crate::swarm::semantics::local::{Dist, LocalSpace};
 /// The action of command `a` in the module with `suffix`: none for an
 /// asynchronous action, one per agent (or abstract move) for an
 /// agent-environment action, one for all for a global-synchronous one.
+/// With action rewards, a named asynchronous action is `a{suffix}` too (no
+/// other module has it, so it synchronises with nothing), so that rewards can
+/// name it; `[]` stays silent.
 fn action_label(model: &Model, a: usize, suffix: &str) -> String {
     match model.actions[a].ty {
+        ActionType::Asynchronous if a > 0 && has_action_rewards(model) => {
+            format!("{}{suffix}", model.actions[a].name)
+        }
         ActionType::Asynchronous => String::new(),
         ActionType::AgentEnvironment => format!("{}{suffix}", model.actions[a].name),
         ActionType::GlobalSynchronous => model.actions[a].name.clone(),
@@ -104,6 +110,7 @@ fn commands(
                 mv.action,
                 Command {
                     action: String::new(),
+                    act: Some(mv.action),
                     guard: shown(t).map(|v| is(t, v, suffix, st[v])).collect(),
                     dests: dests(t, sp, st, d, suffix),
                 },
@@ -135,7 +142,10 @@ fn env_module(l: &Loaded, syncs: &[Vec<(usize, String)>]) -> Module {
     let mut cs = Vec::new();
     commands(m, &m.env, &l.sys.env, "_E", true, |a, mut c| {
         match m.actions[a].ty {
-            ActionType::Asynchronous => cs.push(c),
+            ActionType::Asynchronous => {
+                c.action = action_label(m, a, "_E");
+                cs.push(c);
+            }
             ActionType::GlobalSynchronous => {
                 c.action = m.actions[a].name.clone();
                 cs.push(c);
@@ -204,12 +214,56 @@ fn network(
             })),
         }
     }
+    let rewards = rewards(m, &modules);
     Network {
         what,
         modules,
         syncs: out,
         labels: labels(m),
+        rewards,
     }
+}
+
+/// Whether some reward structure has an action reward.
+fn has_action_rewards(m: &Model) -> bool {
+    m.rewards
+        .iter()
+        .any(|r| r.items.iter().any(|i| i.action.is_some()))
+}
+
+/// The reward structures over the network: an action reward once per
+/// action of the network its model action became (each agent's, or
+/// each abstract move's), in the order the modules first have them.
+fn rewards(m: &Model, modules: &[Module]) -> Vec<RewardStructure> {
+    let mut names: Vec<Vec<String>> = vec![Vec::new(); m.actions.len()];
+    for c in modules.iter().flat_map(|md| &md.commands) {
+        if let Some(a) = c.act {
+            if !names[a].contains(&c.action) {
+                names[a].push(c.action.clone());
+            }
+        }
+    }
+    m.rewards
+        .iter()
+        .map(|r| RewardStructure {
+            name: r.name.clone(),
+            items: r
+                .items
+                .iter()
+                .flat_map(|i| {
+                    let actions: Vec<Option<String>> = match i.action {
+                        None => vec![None],
+                        Some(a) => names[a].iter().cloned().map(Some).collect(),
+                    };
+                    actions.into_iter().map(|action| RewardEntry {
+                        action,
+                        guard: expr(m, &i.guard),
+                        value: expr(m, &i.value),
+                    })
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 /// The concrete system S(counts).
@@ -294,6 +348,7 @@ fn counts_module(
                     }
                     cs.push(Command {
                         action,
+                        act: Some(mv.action),
                         guard: vec![Atom::Cmp(count(i, s), op, bound)],
                         dests: counted_dests(i, s, d, variant == "last", t),
                     });
@@ -418,6 +473,7 @@ pub fn explicit_command(mdp: &Mdp, state: usize, c: usize) -> Command {
         .collect();
     Command {
         action: String::new(),
+        act: None,
         guard: vec![Atom::Cmp("s".into(), CmpOp::Eq, state as i64)],
         dests,
     }

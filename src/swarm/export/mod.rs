@@ -34,6 +34,24 @@ pub struct Network {
     pub syncs: Vec<Sync>,
     /// The model's labels.
     pub labels: Vec<(String, Expr)>,
+    /// The model's reward structures, over the network's actions.
+    pub rewards: Vec<RewardStructure>,
+}
+
+/// A reward structure: state rewards (`action` is `None`) and action
+/// rewards (one entry per action of the network the model's action became).
+#[derive(Clone, Debug)]
+pub struct RewardStructure {
+    pub name: String,
+    pub items: Vec<RewardEntry>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RewardEntry {
+    /// `Some("")` is the silent action `[]`.
+    pub action: Option<String>,
+    pub guard: Expr,
+    pub value: Expr,
 }
 
 #[derive(Clone, Debug)]
@@ -92,6 +110,8 @@ pub enum CmpOp {
 #[derive(Clone, Debug)]
 pub struct Command {
     pub action: String,
+    /// The model's action this command performs (`None` in an explored model).
+    pub act: Option<usize>,
     pub guard: Vec<Atom>,
     pub dests: Vec<Dest>,
 }

@@ -5,6 +5,7 @@
 //! starts anywhere or under a condition. States without an enabled
 //! command get PRISM's and Storm's default self-loop.
 
+use super::RewardStructure;
 use super::VarType;
 use super::{Atom, CmpOp, Command, Dest, Explicit, Expr, Init, Module, Network, Prob, Val, Var};
 use crate::lang::types::Builtin;
@@ -33,7 +34,27 @@ pub fn write_network(n: &Network, w: &mut dyn Write) -> std::io::Result<()> {
         let parts: Vec<String> = vars().map(initial).collect();
         writeln!(w, "init\n  {}\nendinit\n", parts.join(" & "))?;
     }
-    labels(&n.labels, w)
+    labels(&n.labels, w)?;
+    rewards(&n.rewards, w)
+}
+
+fn rewards(rewards: &[RewardStructure], w: &mut dyn Write) -> std::io::Result<()> {
+    for r in rewards {
+        let mut text = format!("\nrewards \"{}\"\n", r.name);
+        for i in &r.items {
+            text.push_str("  ");
+            if let Some(a) = &i.action {
+                let _ = write!(text, "[{a}] ");
+            }
+            expr(&i.guard, &mut text);
+            text.push_str(" : ");
+            expr(&i.value, &mut text);
+            text.push_str(";\n");
+        }
+        text.push_str("endrewards\n");
+        w.write_all(text.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// A network's PRISM text (tests).

@@ -3,8 +3,8 @@
 //! the faulty fraction and labels, with every name resolved.
 
 use super::build_module::{build_branches, build_module, LocalScope};
-use super::model::{Action, FaultRule, GlobalScope, Model, Template, VarInfo};
-use super::syntax::{ActionType, FaultBlock, SwarmSyntax};
+use super::model::{Action, FaultRule, GlobalScope, Model, RewardItem, Rewards, Template, VarInfo};
+use super::syntax::{ActionType, FaultBlock, RewardsSyntax, SwarmSyntax};
 use crate::lang::{check_as, error_at, Constants, LangResult, Rat, Source, Span, TExpr, Ty};
 use num_traits::{One, Zero};
 use std::collections::HashMap;
@@ -80,6 +80,7 @@ pub fn build_model(
         templates,
         env,
         labels: Vec::new(),
+        rewards: Vec::new(),
         label_refs: Vec::new(),
         consts,
         faulty: has_faults,
@@ -240,6 +241,63 @@ pub(super) fn add_labels(
     }
     let refs = scope.refs.into_inner();
     model.labels = labels;
+    // Rewards read the variables and labels as labels do; their slots
+    // follow the labels' in the same list.
+    let scope = GlobalScope {
+        model: &*model,
+        refs: std::cell::RefCell::new(refs),
+    };
+    let rewards = syntax
+        .rewards
+        .iter()
+        .map(|r| reward_structure(source, r, &scope, &syntax.rewards))
+        .collect::<LangResult<Vec<_>>>()?;
+    let refs = scope.refs.into_inner();
+    model.rewards = rewards;
     model.label_refs = refs;
     Ok(())
+}
+
+/// One reward structure, checked: a unique name, known actions, Boolean
+/// guards and numeric values.
+fn reward_structure(
+    source: &Source,
+    r: &RewardsSyntax,
+    scope: &GlobalScope,
+    all: &[RewardsSyntax],
+) -> LangResult<Rewards> {
+    if all.iter().filter(|o| o.name == r.name).count() > 1 {
+        return Err(error_at(
+            source,
+            r.span,
+            format!("reward structure `{}` is declared twice", r.name),
+        ));
+    }
+    let actions = &scope.model.actions;
+    let mut items = Vec::new();
+    for item in &r.items {
+        let action = match &item.action {
+            None => None,
+            Some((name, span)) => match actions.iter().position(|a| a.name == *name) {
+                Some(a) => Some(a),
+                None => {
+                    return Err(error_at(
+                        source,
+                        *span,
+                        format!("action `{name}` of a reward is not declared"),
+                    ))
+                }
+            },
+        };
+        items.push(RewardItem {
+            action,
+            guard: check_as(source, &item.guard, scope, Ty::Bool)?,
+            value: check_as(source, &item.value, scope, Ty::Real)?,
+            span: item.span,
+        });
+    }
+    Ok(Rewards {
+        name: r.name.clone(),
+        items,
+    })
 }

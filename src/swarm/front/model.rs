@@ -86,7 +86,9 @@ pub struct Model {
     pub templates: Vec<Template>,
     pub env: Template,
     pub labels: Vec<(String, TExpr)>,
-    /// The variables the labels read; label slots index this list.
+    /// The reward structures; their expressions read `label_refs` too.
+    pub rewards: Vec<Rewards>,
+    /// The variables the labels and rewards read; their slots index this list.
     pub label_refs: Vec<GlobalVar>,
     pub consts: Constants,
     /// Whether a fault profile was given (Definition 13's extra Booleans exist).
@@ -97,6 +99,24 @@ pub struct Model {
     pub track_flags: bool,
     /// Definition 15's faultiness probability, if the construction is on.
     pub faulty_fraction: Option<Rat>,
+}
+
+/// A reward structure (PRISM's `rewards "name" ... endrewards`): at every
+/// step the state rewards of the state left and the action rewards of the
+/// action taken are earned, each item's value summed where its guard holds.
+#[derive(Clone, Debug)]
+pub struct Rewards {
+    pub name: String,
+    pub items: Vec<RewardItem>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RewardItem {
+    /// `None` for a state reward, else the action (0 is `[]`).
+    pub action: Option<usize>,
+    pub guard: TExpr,
+    pub value: TExpr,
+    pub span: Span,
 }
 
 /// A state variable seen from labels and properties: variable `var` of agent
@@ -200,6 +220,17 @@ impl Scope for GlobalScope<'_> {
             slot: self.slot(g),
             ty,
         })
+    }
+}
+
+impl GlobalVar {
+    /// Whether the variable is a Boolean (Definition 15's `starting` is).
+    pub fn is_bool(&self, model: &Model) -> bool {
+        match *self {
+            GlobalVar::Agent { template, var, .. } => model.templates[template].vars[var].is_bool,
+            GlobalVar::Env { var } => model.env.vars[var].is_bool,
+            GlobalVar::Starting => true,
+        }
     }
 }
 

@@ -72,6 +72,10 @@ pub enum Path {
     Globally { phi: TExpr, steps: Option<usize> },
     /// `X phi`
     Next { phi: TExpr },
+    /// `C<=steps`: the reward earned in the first `steps` steps.
+    Cumulative { steps: usize },
+    /// `I=steps`: the state reward at step `steps`.
+    Instant { steps: usize },
 }
 
 impl Path {
@@ -80,6 +84,7 @@ impl Path {
         match self {
             Path::Until { steps, .. } | Path::Globally { steps, .. } => *steps,
             Path::Next { .. } => Some(1),
+            Path::Cumulative { steps } | Path::Instant { steps } => Some(*steps),
         }
     }
 }
@@ -91,6 +96,20 @@ pub struct Property {
     pub opt: Opt,
     pub bound: Option<(Cmp, Rat)>,
     pub path: Path,
+    /// `Some(r)` for an expected-reward property `R` over the model's
+    /// reward structure `r`; `None` for a probability `P`.
+    pub reward: Option<usize>,
+}
+
+impl Property {
+    /// `Pmax`, `Pmin`, `Rmax` or `Rmin`.
+    pub fn word(&self) -> &'static str {
+        match (self.reward.is_some(), self.opt) {
+            (false, o) => o.word(),
+            (true, Opt::Max) => "Rmax",
+            (true, Opt::Min) => "Rmin",
+        }
+    }
 }
 
 /// Parsed properties with the variables they and the labels read.
@@ -183,52 +202,173 @@ fn path(p: &mut Parser, scope: &GlobalScope) -> LangResult<Path> {
     })
 }
 
+/// A property's bound, `None` for a query.
+type Bound = Option<(Cmp, Rat)>;
+
+/// `<=`, `<`, `>=` or `>` and the bound after `P` or `R`, checked by
+/// `valid` (which says what it wants on failure); `P<=p`/`R<=r` are
+/// decided with the maximum, `P>=p`/`R>=r` with the minimum.
+fn bound(
+    p: &mut Parser,
+    scope: &GlobalScope,
+    valid: fn(&Rat) -> bool,
+    wants: &str,
+) -> LangResult<(Opt, Bound)> {
+    let cmp = match p.peek() {
+        Tok::Le => Cmp::Le,
+        Tok::Lt => Cmp::Lt,
+        Tok::Ge => Cmp::Ge,
+        Tok::Gt => Cmp::Gt,
+        _ => return Err(p.unexpected("`<=`, `<`, `>=` or `>`")),
+    };
+    p.bump();
+    let e = p.expr()?;
+    let v = eval_const(p.source(), &e, &scope.model.consts)?;
+    let b = match v {
+        Value::Num(r) if valid(&r) => r,
+        other => return Err(p.error(e.span, format!("{wants}, found {other}"))),
+    };
+    let opt = if matches!(cmp, Cmp::Le | Cmp::Lt) {
+        Opt::Max
+    } else {
+        Opt::Min
+    };
+    Ok((opt, Some((cmp, b))))
+}
+
+/// `=?` after `Pmax`, `Rmin`, ...
+fn query(p: &mut Parser) -> LangResult<()> {
+    p.expect(Tok::Eq)?;
+    p.expect(Tok::Question)?;
+    Ok(())
+}
+
+/// The reward structure of `R{"name"}` (the first one without a name).
+fn reward_structure(p: &mut Parser, scope: &GlobalScope, at: Span) -> LangResult<usize> {
+    let rewards = &scope.model.rewards;
+    if p.eat(Tok::LBrace) {
+        let (encoded, span) = p.ident()?;
+        p.expect(Tok::RBrace)?;
+        let name = encoded
+            .strip_prefix('_')
+            .and_then(|n| n.strip_suffix('_'))
+            .unwrap_or(&encoded);
+        return rewards.iter().position(|r| r.name == name).ok_or_else(|| {
+            p.error(
+                span,
+                format!("the model has no reward structure \"{name}\""),
+            )
+        });
+    }
+    if rewards.is_empty() {
+        return Err(p.error(
+            at,
+            "the model has no reward structure (`rewards \"name\" ... endrewards`)",
+        ));
+    }
+    Ok(0)
+}
+
+/// After `R`, `Rmax` or `Rmin`: the structure, the optimum and the bound.
+fn reward_head(
+    p: &mut Parser,
+    scope: &GlobalScope,
+    word: &str,
+    wspan: Span,
+) -> LangResult<(Opt, Bound, usize)> {
+    let structure = reward_structure(p, scope, wspan)?;
+    let word = match word {
+        "R" if p.at_keyword("max") || p.at_keyword("min") => {
+            let t = p.bump();
+            p.source().slice(t.span).to_string()
+        }
+        w => w.trim_start_matches('R').to_string(),
+    };
+    let (opt, b) = match word.as_str() {
+        "max" => (Opt::Max, None),
+        "min" => (Opt::Min, None),
+        _ => {
+            let (opt, b) = bound(
+                p,
+                scope,
+                |r| *r >= Rat::zero(),
+                "a reward bound must be at least 0",
+            )?;
+            return Ok((opt, b, structure));
+        }
+    };
+    query(p)?;
+    Ok((opt, b, structure))
+}
+
+/// The path of an `R` property: `F psi`, `C<=k` or `I=k`.
+fn reward_path(p: &mut Parser, scope: &GlobalScope) -> LangResult<Path> {
+    let at = p.peek_span();
+    if p.eat_keyword("F") {
+        if matches!(p.peek(), Tok::Le | Tok::Lt) {
+            return Err(p.error(
+                p.peek_span(),
+                "a step-bounded `F` under `R` is not supported: `C<=k` is the reward of the first k steps",
+            ));
+        }
+        return Ok(Path::Until {
+            phi: None,
+            psi: state_formula(p, scope)?,
+            steps: None,
+        });
+    }
+    if p.eat_keyword("C") {
+        return match steps_of(p, scope.model)? {
+            Some(steps) => Ok(Path::Cumulative { steps }),
+            None => Err(p.error(at, "`C` needs a step bound, `C<=k`")),
+        };
+    }
+    if p.eat_keyword("I") {
+        p.expect(Tok::Eq)?;
+        let e = p.expr()?;
+        let v = eval_const(p.source(), &e, &scope.model.consts)?;
+        return match v.as_num().and_then(num::to_i64) {
+            Some(k) if (0..=MAX_STEP_BOUND).contains(&k) => Ok(Path::Instant { steps: k as usize }),
+            _ => Err(p.error(
+                e.span,
+                format!("`I=k` needs a natural number k of at most {MAX_STEP_BOUND}, found {v}"),
+            )),
+        };
+    }
+    Err(p.unexpected("`F`, `C<=k` or `I=k` (the reward properties)"))
+}
+
 fn property(p: &mut Parser, scope: &GlobalScope) -> LangResult<(Property, Span)> {
     let start = p.peek_span();
     let (word, wspan) = p.ident()?;
-    let (opt, bound) = match word.as_str() {
+    let (opt, bound, reward) = match word.as_str() {
         "Pmax" | "Pmin" => {
-            p.expect(Tok::Eq)?;
-            p.expect(Tok::Question)?;
-            (if word == "Pmax" { Opt::Max } else { Opt::Min }, None)
+            query(p)?;
+            (if word == "Pmax" { Opt::Max } else { Opt::Min }, None, None)
         }
         "P" => {
-            let cmp = match p.peek() {
-                Tok::Le => Cmp::Le,
-                Tok::Lt => Cmp::Lt,
-                Tok::Ge => Cmp::Ge,
-                Tok::Gt => Cmp::Gt,
-                _ => return Err(p.unexpected("`<=`, `<`, `>=` or `>`")),
-            };
-            p.bump();
-            let e = p.expr()?;
-            let v = eval_const(p.source(), &e, &scope.model.consts)?;
-            let b = match v {
-                Value::Num(r) if r >= Rat::zero() && r <= Rat::one() => r,
-                other => {
-                    return Err(p.error(
-                        e.span,
-                        format!("a probability bound must lie in [0, 1], found {other}"),
-                    ))
-                }
-            };
-            // P<=p is decided with Pmax, P>=p with Pmin.
-            let opt = if matches!(cmp, Cmp::Le | Cmp::Lt) {
-                Opt::Max
-            } else {
-                Opt::Min
-            };
-            (opt, Some((cmp, b)))
+            let in_unit = |r: &Rat| *r >= Rat::zero() && *r <= Rat::one();
+            let (opt, b) = bound(p, scope, in_unit, "a probability bound must lie in [0, 1]")?;
+            (opt, b, None)
+        }
+        "R" | "Rmax" | "Rmin" => {
+            let (opt, b, r) = reward_head(p, scope, &word, wspan)?;
+            (opt, b, Some(r))
         }
         _ => {
             return Err(p.error(
                 wspan,
-                format!("expected `Pmax=?`, `Pmin=?` or `P<=p`, found `{word}`"),
+                format!(
+                "expected `Pmax=?`, `Pmin=?`, `P<=p`, `Rmax=?`, `Rmin=?` or `R<=r`, found `{word}`"
+            ),
             ))
         }
     };
     p.expect(Tok::LBracket)?;
-    let path = path(p, scope)?;
+    let path = match reward {
+        Some(_) => reward_path(p, scope)?,
+        None => path(p, scope)?,
+    };
     p.expect(Tok::RBracket)?;
     let span = start.to(p.prev_span());
     Ok((
@@ -237,6 +377,7 @@ fn property(p: &mut Parser, scope: &GlobalScope) -> LangResult<(Property, Span)>
             opt,
             bound,
             path,
+            reward,
         },
         span,
     ))

@@ -85,6 +85,26 @@ pub struct SwarmSyntax {
     pub agents: Vec<ModuleSyntax>,
     pub env: Option<ModuleSyntax>,
     pub labels: Vec<(String, Span, Expr)>,
+    pub rewards: Vec<RewardsSyntax>,
+}
+
+/// `rewards "name" items endrewards` (PRISM's reward structures).
+#[derive(Clone, Debug)]
+pub struct RewardsSyntax {
+    pub name: String,
+    pub span: Span,
+    pub items: Vec<RewardItemSyntax>,
+}
+
+/// `guard : value;` (a state reward) or `[act] guard : value;` (an action
+/// reward, earned when `act` is taken in a state satisfying `guard`).
+#[derive(Clone, Debug)]
+pub struct RewardItemSyntax {
+    /// `Some` for an action reward: the action's name (empty for `[]`).
+    pub action: Option<(String, Span)>,
+    pub guard: Expr,
+    pub value: Expr,
+    pub span: Span,
 }
 
 /// `(action, guard) -> alts;` of a faults file; `action` is `None` for `_`.
@@ -153,13 +173,50 @@ pub fn parse_swarm(source: &Source, consts: &mut Constants) -> LangResult<SwarmS
             let e = p.expr()?;
             p.expect(Tok::Semi)?;
             out.labels.push((name, span, e));
+        } else if p.eat_keyword("rewards") {
+            out.rewards.push(parse_rewards(&mut p)?);
         } else {
             return Err(p.unexpected(
-                "`asynchronous`, `agentEnvironment`, `globalSynchronous`, `const`, `agent module`, `environment module` or `label`",
+                "`asynchronous`, `agentEnvironment`, `globalSynchronous`, `const`, `agent module`, `environment module`, `label` or `rewards`",
             ));
         }
     }
     Ok(out)
+}
+
+/// The body of `rewards "name" ... endrewards`, after `rewards`.
+fn parse_rewards(p: &mut Parser) -> LangResult<RewardsSyntax> {
+    let (name, span) = p.string()?;
+    let mut items = Vec::new();
+    while !p.eat_keyword("endrewards") {
+        if p.at_eof() {
+            return Err(p.unexpected(
+                "a reward `guard : value;`, `[action] guard : value;` or `endrewards`",
+            ));
+        }
+        let start = p.peek_span();
+        let action = if p.eat(Tok::LBracket) {
+            let a = match p.peek() {
+                Tok::Ident => p.ident()?,
+                _ => (String::new(), p.peek_span()),
+            };
+            p.expect(Tok::RBracket)?;
+            Some(a)
+        } else {
+            None
+        };
+        let guard = p.expr()?;
+        p.expect(Tok::Colon)?;
+        let value = p.expr()?;
+        p.expect(Tok::Semi)?;
+        items.push(RewardItemSyntax {
+            action,
+            guard,
+            value,
+            span: start.to(p.prev_span()),
+        });
+    }
+    Ok(RewardsSyntax { name, span, items })
 }
 
 fn parse_module(p: &mut Parser) -> LangResult<ModuleSyntax> {

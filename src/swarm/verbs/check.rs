@@ -77,6 +77,9 @@ fn render(outcome: CheckOutcome, quiet: bool, report: &mut Report) {
 /// A value as the table shows it; an unbounded property's says how it was
 /// computed (the certified interval in f64, or the exact value).
 fn show(v: &Probability) -> String {
+    if v.f64 == f64::INFINITY {
+        return "infinity (the target is missed with positive probability)".into();
+    }
     match (&v.exact, v.method, v.bounds) {
         (Some(e), Method::Policy { .. }, _) => {
             format!(
@@ -132,7 +135,7 @@ fn word(v: Option<Verdict>) -> &'static str {
 
 /// A property's result in the table.
 fn result_text(o: &PropertyOutcome) -> String {
-    let opt = o.opt.word();
+    let opt = o.word;
     match &o.answer {
         Answer::AtSize { value, .. } => match o.verdict {
             Some(v) => format!("{} ({opt} = {})", v.word(), show(value)),
@@ -187,6 +190,9 @@ fn result_json(o: &PropertyOutcome) -> Json {
     let mut j = match &o.answer {
         Answer::AtSize { agents, value } => {
             let mut j = json!({"mode": "concrete", "agents": agents, "value": value.f64, "exact": exact_text(value)});
+            if value.f64 == f64::INFINITY {
+                j["infinite"] = json!(true);
+            }
             method_json(value, "interval", &mut j);
             j
         }
