@@ -28,6 +28,15 @@
 //! properties; for those mavis uses the sound end of the certified
 //! interval (the upper for Pmax, the lower for Pmin).
 //!
+//! *Rewards.* A reward structure's items read only what labels read (the
+//! named agents and the environment) and the action taken, which a keeps
+//! and the matched choice carries, so every path of S(n) earns what its
+//! image earns in A; the same adversary correspondence gives every expected
+//! reward of S(n) (F, C<=k, I=k, an infinite one included) as one of A's:
+//! Rmax on A bounds sup over n from above, Rmin on A inf over n from below.
+//! `C<=k` and `I=k` look k steps ahead, so the cutoff below gives their
+//! exact optimum over n as it does for step-bounded probabilities.
+//!
 //! The cutoff does not carry over: it rests on a path of h steps moving at
 //! most h agents, and an unbounded path may move them all. So an unbounded
 //! property the bound does not prove is unknown for all n, reported with the
