@@ -260,7 +260,7 @@ fn layered_random(c: &mut Criterion) {
             std::fs::write(path, &text).expect("the models' directory is writable");
         }
         // Models of 2e3 to 4e5 states (the others are skipped, and said so).
-        let bfs = run(&m, Search::Bfs, Memory::Full, 400_000);
+        let bfs = run(&m, Search::Bfs, Memory::default(), 400_000);
         if !bfs.complete || bfs.expanded < 2_000 {
             eprintln!(
                 "random{seed}: skipped ({} states, complete {})",
@@ -307,7 +307,7 @@ fn layered_random(c: &mut Criterion) {
         if timed < 2 && bfs.expanded < 50_000 {
             timed += 1;
             g.bench_function(format!("random{seed}/bfs"), |b| {
-                b.iter(|| run(&m, Search::Bfs, Memory::Full, 20_000_000))
+                b.iter(|| run(&m, Search::Bfs, Memory::default(), 20_000_000))
             });
             g.bench_function(format!("random{seed}/sweep"), |b| {
                 b.iter(|| run_sweep(&m, Measure::Pacemaker, longest))

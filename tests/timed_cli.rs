@@ -107,7 +107,9 @@ fn searches_and_semantics_agree_on_the_minimal_gap() {
 }
 
 /// `--memory sweep` and `sweep-hyperperiod`: bfs's value and distinct
-/// states; under a horizon one sweep, each state expanded once.
+/// states; under a horizon one sweep, each state expanded once. The sweep
+/// is the layered search's default memory (issue 36: the policy that holds
+/// fewest states).
 #[test]
 fn the_sweep_line_search_agrees_with_bfs() {
     let run = |extra: &[&str]| {
@@ -131,6 +133,16 @@ fn the_sweep_line_search_agrees_with_bfs() {
         assert_eq!(q["sweeps"], 1, "{memory}");
         assert!(q["peak_stored"].as_u64() < bfs["peak_stored"].as_u64());
     }
+    let (default, _) = run(&["--search", "layered"]);
+    let (sweep, _) = run(&["--search", "layered", "--memory", "sweep"]);
+    let (d, s) = (
+        &default["results"]["queries"][0],
+        &sweep["results"]["queries"][0],
+    );
+    assert_eq!(
+        (&d["sweeps"], &d["peak_stored"]),
+        (&s["sweeps"], &s["peak_stored"])
+    );
 }
 
 /// The memory policies are the layered search's: with another search,

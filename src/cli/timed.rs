@@ -86,10 +86,11 @@ pub enum SearchArg {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum MemoryArg {
+    /// Every border state, the current layer and --recent-states of recent layers.
     Border,
+    /// The borders still to explore, the current layer and recent layers (needs --horizon).
     Layer,
-    Full,
-    /// Sweep-line search; progress: the time under --horizon, else the
+    /// Sweep-line search (the default); progress: the time under --horizon, else the
     /// pacemaker's clock (default pacemaker: the longest period).
     Sweep,
     /// Sweep-line search; progress: the time under --horizon, else the
@@ -104,7 +105,7 @@ pub struct ExploreArgs {
     semantics: SemanticsArg,
     #[arg(long, value_enum, default_value_t = SearchArg::Bfs)]
     search: SearchArg,
-    /// What the layered search remembers (with `--search layered`) [default: border].
+    /// What the layered search remembers (with `--search layered`) [default: sweep].
     #[arg(long, value_enum)]
     memory: Option<MemoryArg>,
     /// Bound runs: time units (`100`) or pacemaker periods (`5p`).
@@ -173,10 +174,9 @@ fn run_options(
             "--memory is the layered search's memory policy: add --search layered",
         ));
     }
-    let memory = match opts.memory.unwrap_or(MemoryArg::Border) {
+    let memory = match opts.memory.unwrap_or(MemoryArg::Sweep) {
         MemoryArg::Border => Memory::Border,
         MemoryArg::Layer => Memory::Layer,
-        MemoryArg::Full => Memory::Full,
         MemoryArg::Sweep => Memory::Sweep(Measure::Pacemaker),
         MemoryArg::SweepHyperperiod => Memory::Sweep(Measure::Hyperperiod),
     };

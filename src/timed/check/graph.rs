@@ -3,9 +3,11 @@
 //! evaluated by backward fixpoints (`EF`) and duality (`AG = !EF !`).
 //!
 //! The graph is built once per model and options (see [`GraphCache`]) and
-//! its predecessor lists once per graph, so that a query with many `EF`
-//! sub-formulas costs one backward pass per `EF` and one evaluation of each
-//! atom per state ([`Graph::sat`] memoises every sub-formula of a query).
+//! its predecessor lists once per graph; each atom is evaluated once per
+//! state ([`Graph::sat`] memoises every sub-formula of a query), and the
+//! `EF`/`AG` sub-formulas of one nesting depth are answered together, 64 to
+//! a backward pass, each state's marks one machine word
+//! ([`Graph::sat_batched`]), instead of one backward pass each.
 
 use crate::lang::{eval, TExpr, TKind, Value};
 use crate::report::RunError;
@@ -141,7 +143,7 @@ impl Graph {
         f: &Formula,
         memo: &mut Memo,
     ) -> Result<Vec<bool>, RunError> {
-        let key = f as *const Formula as usize;
+        let key = key(f);
         if let Some(v) = memo.sets.get(&key) {
             return Ok(v.clone());
         }
@@ -167,6 +169,76 @@ impl Graph {
         };
         memo.sets.insert(key, set.clone());
         Ok(set)
+    }
+
+    /// [`Graph::sat_memo`] after answering the `EF`/`AG` sub-formulas of `f`
+    /// by depth of nesting, those of one depth 64 to a backward pass
+    /// ([`Graph::reach_words`]); the answer equals one pass per sub-formula
+    /// (checked by `timed::tests::queries`).
+    pub fn sat_batched(
+        &self,
+        sem: &Semantics,
+        f: &Formula,
+        memo: &mut Memo,
+    ) -> Result<Vec<bool>, RunError> {
+        let mut levels = Vec::new();
+        temporal_by_depth(f, &mut levels);
+        for level in levels {
+            let todo: Vec<&Formula> = (level.into_iter())
+                .filter(|g| !memo.sets.contains_key(&key(g)))
+                .collect();
+            for chunk in todo.chunks(64) {
+                self.reach_chunk(sem, chunk, memo)?;
+            }
+        }
+        self.sat_memo(sem, f, memo)
+    }
+
+    /// Answers up to 64 `EF`/`AG` sub-formulas (their arguments already
+    /// answerable from `memo`) in one backward pass; bit `j` of a state's
+    /// word marks that target `j` is reachable from it.
+    fn reach_chunk(
+        &self,
+        sem: &Semantics,
+        chunk: &[&Formula],
+        memo: &mut Memo,
+    ) -> Result<(), RunError> {
+        let mut words = vec![0u64; self.states.len()];
+        for (j, g) in chunk.iter().enumerate() {
+            let (Formula::EF(a) | Formula::AG(a)) = g else {
+                unreachable!("temporal_by_depth collects EF and AG only")
+            };
+            let is_ag = matches!(g, Formula::AG(_));
+            let arg = self.sat_memo(sem, a, memo)?;
+            for (w, x) in words.iter_mut().zip(arg) {
+                // AG a = !EF !a: the target of AG is where a fails.
+                if x != is_ag {
+                    *w |= 1 << j;
+                }
+            }
+        }
+        self.reach_words(&mut words);
+        for (j, g) in chunk.iter().enumerate() {
+            let is_ag = matches!(g, Formula::AG(_));
+            let set = words.iter().map(|w| (w >> j & 1 == 1) != is_ag).collect();
+            memo.sets.insert(key(g), set);
+        }
+        Ok(())
+    }
+
+    /// Backward reachability for 64 targets at once: ORs each state's word
+    /// into its predecessors' until nothing changes.
+    fn reach_words(&self, words: &mut [u64]) {
+        let mut work: Vec<usize> = (0..words.len()).filter(|&s| words[s] != 0).collect();
+        while let Some(t) = work.pop() {
+            let w = words[t];
+            for &s in self.predecessors(t) {
+                if words[s] | w != words[s] {
+                    words[s] |= w;
+                    work.push(s);
+                }
+            }
+        }
     }
 
     /// An atom's truth in every state: once per distinct V when it reads only V.
@@ -218,6 +290,32 @@ impl Graph {
             }
         }
         set
+    }
+}
+
+/// The memo key of a sub-formula: its address (the query outlives the memo).
+fn key(f: &Formula) -> usize {
+    f as *const Formula as usize
+}
+
+/// Collects the `EF`/`AG` sub-formulas of `f` by nesting depth (`levels[d]`
+/// holds those with `d` temporal operators strictly inside); returns the
+/// depth of `f`.
+fn temporal_by_depth<'f>(f: &'f Formula, levels: &mut Vec<Vec<&'f Formula>>) -> usize {
+    match f {
+        Formula::Atom(_) => 0,
+        Formula::Not(a) => temporal_by_depth(a, levels),
+        Formula::And(a, b) | Formula::Or(a, b) | Formula::Implies(a, b) => {
+            temporal_by_depth(a, levels).max(temporal_by_depth(b, levels))
+        }
+        Formula::EF(a) | Formula::AG(a) => {
+            let d = temporal_by_depth(a, levels);
+            if levels.len() <= d {
+                levels.resize_with(d + 1, Vec::new);
+            }
+            levels[d].push(f);
+            d + 1
+        }
     }
 }
 

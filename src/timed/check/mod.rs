@@ -218,7 +218,7 @@ fn answer_on_graph(
     let memo = &mut Memo::new();
     match query {
         Query::Check(f) => {
-            let holds_init = g.sat_memo(sem, f, memo)?[0];
+            let holds_init = g.sat_batched(sem, f, memo)?[0];
             r.verdict = Some(Verdict::from_bool(holds_init));
             // A witness for a top-level EF, a counterexample for a top-level AG.
             match f {
@@ -240,7 +240,7 @@ fn answer_on_graph(
             subject,
         } => {
             let allowed = match subject {
-                Some(f) => g.sat_memo(sem, f, memo)?,
+                Some(f) => g.sat_batched(sem, f, memo)?,
                 None => vec![true; g.states.len()],
             };
             let mut best: Option<(Value, usize)> = None;

@@ -6,35 +6,40 @@
 //! independent actions); across layers it goes depth-first (or best-first)
 //! from border state to border state.
 //!
-//! Memory policies: `full` remembers every state and never expands one
-//! twice; `border` remembers every border state and the inside of the most
-//! recent layers ([`RecentLayers`]), so that a state reached again from a
-//! sibling border soon after is not expanded again; `layer` remembers only
-//! the borders still to explore (with their ancestry, for witnesses) and the
-//! recent layers, so it never holds more than `border`. The number of
-//! distinct states expanded is counted by fingerprints ([`fingerprint`]).
+//! Memory policies: `border` remembers every border state and the inside of
+//! the most recent layers ([`RecentLayers`]), so that a state reached again
+//! from a sibling border soon after is not expanded again; `layer` remembers
+//! only the borders still to explore (with their ancestry, for witnesses)
+//! and the recent layers, so it never holds more than `border`. The number
+//! of distinct states expanded is counted by fingerprints ([`fingerprint`]).
+//!
+//! Never more than bfs: the sets held (the borders remembered, the recent
+//! layers and the current layer) are kept disjoint and each state is stored
+//! once (shared by [`Rc`]), so the states held at once are distinct
+//! reachable states, at most the reachable set that bfs stores. A border
+//! keeps the steps from its parent border, not the states along them; a
+//! witness re-derives those states through the semantics ([`replay`]).
 
 use crate::report::RunError;
-use crate::timed::explore::{
-    flat_trace, out_of_budget, Heuristic, Memory, Options, Ranked, Scorer,
-};
+use crate::timed::explore::{out_of_budget, replay, Heuristic, Memory, Options, Ranked, Scorer};
 use crate::timed::explore::{Control, Search, Stats, Visitor};
-use crate::timed::semantics::trace::Trace;
 use crate::timed::semantics::{Semantics, State, Step};
 use rand::seq::SliceRandom;
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::rc::Rc;
 
 /// A border state with the steps that led to it from the previous border.
 /// `pending` counts the layers still to explore at it or below it: under
 /// `--memory layer` a border with none is freed.
 struct Border {
-    state: State,
+    state: Rc<State>,
     parent: Option<usize>,
-    steps: Vec<(Step, State)>,
+    steps: Vec<Step>,
     pending: usize,
 }
 
-fn border_trace(borders: &[Option<Border>], mut id: usize, local: Vec<(Step, State)>) -> Trace {
+/// The steps from the initial state to border `id`, then `local`.
+fn border_steps(borders: &[Option<Border>], mut id: usize, local: Vec<Step>) -> Vec<Step> {
     let mut chunks = vec![local];
     loop {
         let b = borders[id]
@@ -46,25 +51,34 @@ fn border_trace(borders: &[Option<Border>], mut id: usize, local: Vec<(Step, Sta
             None => break,
         }
     }
-    let initial = borders[id]
-        .as_ref()
-        .expect("the root is live")
-        .state
-        .clone();
-    let steps = chunks.into_iter().rev().flatten().collect();
-    Trace { initial, steps }
+    chunks.into_iter().rev().flatten().collect()
+}
+
+/// One state of the current layer: the state, its parent's index in the
+/// layer and the step from it.
+type Node = (Rc<State>, usize, Option<Step>);
+
+/// The steps from the layer's start to node `id`.
+fn layer_steps(layer: &[Node], mut id: usize) -> Vec<Step> {
+    let mut steps = Vec::new();
+    while let Some(step) = layer[id].2 {
+        steps.push(step);
+        id = layer[id].1;
+    }
+    steps.reverse();
+    steps
 }
 
 /// The inside states of the most recent layers. Whole layers are forgotten,
 /// oldest first, beyond `capacity` states.
 struct RecentLayers {
-    set: HashSet<State>,
-    layers: VecDeque<Vec<State>>,
+    set: HashSet<Rc<State>>,
+    layers: VecDeque<Vec<Rc<State>>>,
     capacity: usize,
 }
 
 impl RecentLayers {
-    fn push(&mut self, layer: Vec<State>) {
+    fn push(&mut self, layer: Vec<Rc<State>>) {
         self.set.extend(layer.iter().cloned());
         self.layers.push_back(layer);
         while self.set.len() > self.capacity && self.layers.len() > 1 {
@@ -88,16 +102,18 @@ pub(super) fn fingerprint(s: &State) -> u64 {
 /// Everything the search remembers across layers.
 struct Memo {
     borders: Vec<Option<Border>>,
-    live_borders: usize,
-    seen_borders: HashSet<State>,
+    /// The borders remembered: under `layer` memory the live ones, else all.
+    seen_borders: HashSet<Rc<State>>,
     recent: RecentLayers,
     distinct: HashSet<u64>,
     memory: Memory,
 }
 
 impl Memo {
+    /// The distinct states held with a layer of `layer` states, its start
+    /// (a border) counted once.
     fn held(&self, layer: usize) -> usize {
-        layer + self.live_borders + self.seen_borders.len() + self.recent.set.len()
+        layer.saturating_sub(1) + self.seen_borders.len() + self.recent.set.len()
     }
 
     /// A layer at or below `id` is done: under `--memory layer`, free the
@@ -114,7 +130,6 @@ impl Memo {
             }
             let b = self.borders[id].take().expect("checked live");
             self.seen_borders.remove(&b.state);
-            self.live_borders -= 1;
             match b.parent {
                 Some(p) => id = p,
                 None => return,
@@ -127,7 +142,7 @@ impl Memo {
 pub fn layered(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<Stats, RunError> {
     let mut stats = Stats::default();
     let mut scorer = Scorer::new(&opts.heuristic);
-    let init = sem.initial();
+    let init = Rc::new(sem.initial());
     let mut memo = Memo {
         seen_borders: HashSet::from([init.clone()]),
         borders: vec![Some(Border {
@@ -136,15 +151,10 @@ pub fn layered(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<S
             steps: Vec::new(),
             pending: 1,
         })],
-        live_borders: 1,
         recent: RecentLayers {
             set: HashSet::new(),
             layers: VecDeque::new(),
-            capacity: if opts.memory == Memory::Full {
-                usize::MAX
-            } else {
-                opts.recent_states
-            },
+            capacity: opts.recent_states,
         },
         distinct: HashSet::new(),
         memory: opts.memory,
@@ -213,8 +223,8 @@ fn explore_layer(
         .expect("a border to explore is live")
         .state
         .clone();
-    let mut layer: Vec<(State, usize, Option<Step>)> = vec![(start.clone(), 0, None)];
-    let mut index: HashMap<State, usize> = HashMap::from([(start, 0)]);
+    let mut layer: Vec<Node> = vec![(start.clone(), 0, None)];
+    let mut index: HashMap<Rc<State>, usize> = HashMap::from([(start, 0)]);
     let mut queue: VecDeque<usize> = VecDeque::from([0]);
     let mut new_borders: Vec<usize> = Vec::new();
     let mut succ = Vec::new();
@@ -227,7 +237,7 @@ fn explore_layer(
         let state = layer[id].0.clone();
         let control = {
             let (layer, borders) = (&layer, &memo.borders);
-            let trace = || border_trace(borders, bid, flat_trace(layer, id).steps);
+            let trace = || replay(sem, border_steps(borders, bid, layer_steps(layer, id)));
             visit(&state, &trace)?
         };
         if control == Control::Stop {
@@ -244,24 +254,24 @@ fn explore_layer(
             // The border: the first time step after the pacemaker's reset (its
             // clock is 0 only from its reset until time passes), so that the
             // diamonds of simultaneous resets are merged inside the layer.
+            // Held already (in this layer, a recent one or the borders): the
+            // sets stay disjoint, each state held once.
+            let known = memo.recent.set.contains(&s) || memo.seen_borders.contains(&s);
+            if index.contains_key(&s) || known {
+                continue;
+            }
+            let s = Rc::new(s);
             if matches!(step, Step::Delay(_)) && state.clocks[opts.pacemaker] == 0 {
-                if memo.recent.set.contains(&s) || !memo.seen_borders.insert(s.clone()) {
-                    continue;
-                }
-                let mut steps = flat_trace(&layer, id).steps;
-                steps.push((step, s.clone()));
+                memo.seen_borders.insert(s.clone());
+                let mut steps = layer_steps(&layer, id);
+                steps.push(step);
                 memo.borders.push(Some(Border {
                     state: s,
                     parent: Some(bid),
                     steps,
                     pending: 1,
                 }));
-                memo.live_borders += 1;
                 new_borders.push(memo.borders.len() - 1);
-                continue;
-            }
-            let known = memo.recent.set.contains(&s) || memo.seen_borders.contains(&s);
-            if index.contains_key(&s) || known {
                 continue;
             }
             index.insert(s.clone(), layer.len());
@@ -271,6 +281,7 @@ fn explore_layer(
         stats.peak_stored = stats.peak_stored.max(memo.held(layer.len()));
     }
     // The start is remembered as a border; the rest is the inside.
+    drop(index);
     memo.recent
         .push(layer.into_iter().skip(1).map(|n| n.0).collect());
     Ok(Some(new_borders))

@@ -29,7 +29,9 @@ pub enum Search {
     BestFirst,
 }
 
-/// What the layered search remembers (the other searches remember every state).
+/// What the layered search remembers (the other searches remember every
+/// state). Every policy holds at most the states bfs holds (the reachable
+/// set); remembering every state is bfs itself, so there is no such policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Memory {
     /// Border states of every layer, the current layer and recent layers.
@@ -37,11 +39,16 @@ pub enum Memory {
     /// The borders still to explore (with their ancestry), the current layer
     /// and recent layers: finished borders may be explored again.
     Layer,
-    /// Every state ever met.
-    Full,
     /// The sweep-line search ([`sweep`]) with this progress measure:
     /// the states not behind the sweep and the targets of regress edges.
+    /// The default: it holds the fewest states (docs/performance/timed.md).
     Sweep(Measure),
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Memory::Sweep(Measure::Pacemaker)
+    }
 }
 
 impl Memory {
@@ -50,7 +57,6 @@ impl Memory {
         match self {
             Memory::Border => "border",
             Memory::Layer => "layer",
-            Memory::Full => "full",
             Memory::Sweep(Measure::Pacemaker) => "sweep",
             Memory::Sweep(Measure::Hyperperiod) => "sweep-hyperperiod",
         }
@@ -282,6 +288,32 @@ pub(super) fn flat_trace(nodes: &[(State, usize, Option<Step>)], mut id: usize) 
     Trace {
         initial: nodes[0].0.clone(),
         steps,
+    }
+}
+
+/// The trace of `steps` from the initial state, each state re-derived
+/// through the semantics (the searches that forget states keep only the
+/// steps). A step that is not enabled (a bug) keeps the state unchanged, so
+/// that the trace's replay rejects it.
+pub(super) fn replay(sem: &Semantics, steps: Vec<Step>) -> Trace {
+    let initial = sem.initial();
+    let mut cur = initial.clone();
+    let mut succ = Vec::new();
+    let mut out = Vec::with_capacity(steps.len());
+    for step in steps {
+        let next = match sem.successors(&cur, &mut succ) {
+            Ok(()) => succ
+                .iter()
+                .find(|(st, _)| *st == step)
+                .map(|(_, s)| s.clone()),
+            Err(_) => None,
+        };
+        cur = next.unwrap_or(cur);
+        out.push((step, cur.clone()));
+    }
+    Trace {
+        initial,
+        steps: out,
     }
 }
 

@@ -22,7 +22,7 @@
 use super::layered::fingerprint;
 use super::progress::{Measure, Progress};
 use crate::report::RunError;
-use crate::timed::explore::{out_of_budget, Control, Options, Scorer, Stats, Visitor};
+use crate::timed::explore::{out_of_budget, replay, Control, Options, Scorer, Stats, Visitor};
 use crate::timed::semantics::trace::Trace;
 use crate::timed::semantics::{Semantics, State, Step};
 use std::cell::Cell;
@@ -71,6 +71,8 @@ type Root = (Rc<State>, Path);
 struct Slice {
     met: HashSet<Rc<State>>,
     queue: VecDeque<Root>,
+    /// Roots of the sweep among `met` (stored for good too, counted once).
+    roots: usize,
 }
 
 impl Slice {
@@ -138,12 +140,15 @@ impl Sweeper<'_, '_> {
         visit: &mut Visitor,
     ) -> Result<Option<Vec<Root>>, RunError> {
         let mut slices: BTreeMap<u64, Slice> = BTreeMap::new();
-        let mut held = 0usize;
+        // States in the slices, and those of them also in `persistent`.
+        let (mut held, mut roots_held) = (0usize, 0usize);
         for (s, path) in roots {
             let slice = slices.entry(self.progress.of(&s)).or_default();
             if !slice.met.contains(&s) {
                 slice.add(s, path);
+                slice.roots += 1;
                 held += 1;
+                roots_held += 1;
             }
         }
         let mut next = Vec::new();
@@ -179,13 +184,14 @@ impl Sweeper<'_, '_> {
                         held += 1;
                     }
                 }
-                let stored = held + self.persistent.len();
+                let stored = held - roots_held + self.persistent.len();
                 self.stats.peak_stored = self.stats.peak_stored.max(stored);
                 let links = LIVE_LINKS.with(Cell::get).saturating_sub(self.links_before);
                 self.stats.peak_links = self.stats.peak_links.max(links);
             }
             // Behind the sweep: forgotten.
             held -= slice.met.len();
+            roots_held -= slice.roots;
         }
         Ok(Some(next))
     }
@@ -217,9 +223,7 @@ impl Sweeper<'_, '_> {
     }
 }
 
-/// The trace of the steps of `path`, states re-derived from the initial
-/// state through the semantics. A step that is not enabled (a bug) keeps the
-/// state unchanged, so that the trace's replay rejects it.
+/// The trace of the steps of `path`, states re-derived through the semantics ([`replay`]).
 fn derive_trace(sem: &Semantics, path: &Path) -> Trace {
     let mut steps = Vec::new();
     let mut at = path.as_deref();
@@ -228,23 +232,5 @@ fn derive_trace(sem: &Semantics, path: &Path) -> Trace {
         at = link.parent.as_deref();
     }
     steps.reverse();
-    let initial = sem.initial();
-    let mut cur = initial.clone();
-    let mut succ = Vec::new();
-    let mut out = Vec::with_capacity(steps.len());
-    for step in steps {
-        let next = match sem.successors(&cur, &mut succ) {
-            Ok(()) => succ
-                .iter()
-                .find(|(st, _)| *st == step)
-                .map(|(_, s)| s.clone()),
-            Err(_) => None,
-        };
-        cur = next.unwrap_or(cur);
-        out.push((step, cur.clone()));
-    }
-    Trace {
-        initial,
-        steps: out,
-    }
+    replay(sem, steps)
 }

@@ -96,7 +96,7 @@ fn answer(m: &crate::timed::front::model::Model, q: &str, kind: SemanticsKind) -
         horizon: None,
         explore: Options {
             search: Search::Bfs,
-            memory: Memory::Full,
+            memory: Memory::default(),
             heuristic: Heuristic::None,
             pacemaker: 0,
             recent_states: 100_000,

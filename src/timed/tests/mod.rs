@@ -427,9 +427,8 @@ proptest! {
         let sem = Semantics::new(&m, SemanticsKind::Accelerated, None);
         let g = Graph::build(&sem, 1_000_000, None).unwrap();
         let reference: HashSet<State> = g.states.iter().cloned().collect();
-        for (search, memory) in [(Search::Bfs, Memory::Full), (Search::Dfs, Memory::Full),
-                                 (Search::BestFirst, Memory::Full), (Search::Layered, Memory::Border),
-                                 (Search::Layered, Memory::Full)] {
+        for (search, memory) in [(Search::Bfs, Memory::default()), (Search::Dfs, Memory::default()),
+                                 (Search::BestFirst, Memory::default()), (Search::Layered, Memory::Border)] {
             let mut seen = HashSet::new();
             let mut opts = options(search, memory);
             opts.pacemaker = crate::timed::verbs::check::default_pacemaker(&m);
@@ -550,7 +549,7 @@ fn layered_search_keeps_fewer_states_than_bfs() {
         };
         explore(&sem, &opts, &mut |_, _| Ok(Control::Continue)).unwrap()
     };
-    let bfs = run(Search::Bfs, Memory::Full);
+    let bfs = run(Search::Bfs, Memory::default());
     let layered = run(Search::Layered, Memory::Border);
     assert!(bfs.complete && layered.complete);
     assert!(

@@ -5,7 +5,7 @@
 
 use crate::lang::{Source, Span};
 use crate::report::Verdict;
-use crate::timed::check::graph::{holds, Graph};
+use crate::timed::check::graph::{holds, Graph, Memo};
 use crate::timed::check::{run_query, RunOptions};
 use crate::timed::explore::{Heuristic, Memory, Options, Search};
 use crate::timed::front::query::{parse_query, Formula, Query};
@@ -90,7 +90,7 @@ fn graph_options() -> RunOptions {
         horizon: None,
         explore: Options {
             search: Search::Bfs,
-            memory: Memory::Full,
+            memory: Memory::default(),
             heuristic: Heuristic::None,
             pacemaker: 0,
             recent_states: 100_000,
@@ -120,8 +120,68 @@ fn a_many_pair_query_is_the_disjunction_of_its_pairs() {
     assert!(g.sat(&sem, &formula(&m, "EF(x = 0 & EF y = 0)")).unwrap()[0]);
 }
 
+/// 150 `EF`/`AG` conjuncts (three batches of 64 and fewer, nested two
+/// deep) answered together ([`Graph::sat_batched`]) and one by one by the
+/// reference: the same set of states for the conjunction, and each conjunct
+/// on its own.
+#[test]
+fn conjuncts_in_one_pass_equal_one_by_one() {
+    let m = model(crate::timed::tests::REEXPANDING_MODEL);
+    // Under a horizon, so that states differ in what they reach (without
+    // one this model's graph is strongly connected).
+    let sem = Semantics::new(&m, SemanticsKind::Accelerated, Some(12));
+    let g = Graph::build(&sem, 1_000_000, None).unwrap();
+    let conjuncts: Vec<String> = (0..150)
+        .map(|i| match i % 3 {
+            0 => format!("EF(x = {} & g0@l{})", i % 3, i % 2),
+            1 => format!("EF(y = {} & EF x = {})", (i / 3) % 3, (i / 7) % 3),
+            _ => format!("!AG(x != {} | y != {})", (i / 3) % 3, i % 3),
+        })
+        .collect();
+    let one_by_one: Vec<Vec<bool>> = (conjuncts.iter())
+        .map(|c| reference_sat(&g, &sem, &formula(&m, c)))
+        .collect();
+    // Parenthesised: `EF` reaches as far right as it can (`EF p & q` is `EF(p & q)`).
+    let joined: Vec<String> = conjuncts.iter().map(|c| format!("({c})")).collect();
+    let f = formula(&m, &joined.join(" & "));
+    let together = g.sat_batched(&sem, &f, &mut Memo::new()).unwrap();
+    let expected: Vec<bool> = (0..g.states.len())
+        .map(|s| one_by_one.iter().all(|set| set[s]))
+        .collect();
+    assert_eq!(together, expected);
+    // Not trivially all false: some conjunct sets differ, and each conjunct
+    // batched alone equals its reference.
+    assert!(one_by_one
+        .iter()
+        .any(|set| set.contains(&true) && set.contains(&false)));
+    for (c, set) in conjuncts.iter().zip(&one_by_one) {
+        let f = formula(&m, c);
+        assert_eq!(
+            &g.sat_batched(&sem, &f, &mut Memo::new()).unwrap(),
+            set,
+            "{c}"
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Up to 80 random sub-queries joined by `&`/`|`, answered in batches,
+    /// against the reference on every state.
+    #[test]
+    fn batched_conjuncts_equal_the_reference(
+        text in random_model(), qs in prop::collection::vec(random_query(), 1..80), or in any::<bool>(),
+    ) {
+        let m = model(&text);
+        let q = qs.join(if or { " | " } else { " & " });
+        let f = formula(&m, &q);
+        let sem = Semantics::new(&m, SemanticsKind::Accelerated, None);
+        let g = Graph::build(&sem, 1_000_000, None).unwrap();
+        prop_assert!(g.complete);
+        let expected = reference_sat(&g, &sem, &f);
+        prop_assert_eq!(&g.sat_batched(&sem, &f, &mut Memo::new()).unwrap(), &expected, "{}", q);
+    }
 
     #[test]
     fn the_memoised_evaluator_equals_the_reference(text in random_model(), q in random_query()) {

@@ -117,7 +117,7 @@ proptest! {
         let m = model(&text);
         for h in [None, Some(20)] {
             for q in QUERIES {
-                let bfs = answer(&m, q, h, Search::Bfs, Memory::Full);
+                let bfs = answer(&m, q, h, Search::Bfs, Memory::default());
                 for measure in [Measure::Pacemaker, Measure::Hyperperiod] {
                     let sweep = answer(&m, q, h, Search::Layered, Memory::Sweep(measure));
                     prop_assert_eq!(&sweep, &bfs, "{} {:?} {:?}\n{}", q, h, measure, text);
