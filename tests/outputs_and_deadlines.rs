@@ -137,3 +137,52 @@ fn a_table_stopped_from_outside_keeps_its_decided_cells_in_its_output_file() {
     assert!(decided.contains(&"spec 1, n=2, k=12"), "{decided:?}");
     assert!(part["shard"]["index"] == 1, "{part}");
 }
+
+/// One cell that outlasts the deadline by far (M(30), k = 12, explicit: 40 s
+/// alone on the quiet 2-core VM; the M(20), k = 10 finished inside
+/// short deadlines there). Before, such a run wrote no file and printed a
+/// bare error object: the table, its one `timeout` cell and the shard (a
+/// merge would have called it missing) were lost. Now the file holds the
+/// whole table, the cell drawn as `timeout`, whether the decider stopped
+/// itself or the run's last resort wrote what it had.
+#[test]
+fn a_table_whose_only_cell_outlasts_the_deadline_still_writes_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = repo("examples/guarding/guarding.nis");
+    let grid = [
+        "nis", "table", &model, "--spec", SPEC, "--k", "12", "--agents", "30",
+    ];
+    let text = dir.path().join("single.txt");
+    let mut args = vec!["--timeout", "3"];
+    args.extend(grid);
+    let path = text.display().to_string();
+    args.extend(["-o", &path]);
+    let r = cli::run(&args).expect_code(3);
+    let table = std::fs::read_to_string(&text).unwrap_or_else(|e| panic!("{e}: {}", r.stderr));
+    assert!(table.contains(SPEC), "{table}");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("30 "))
+        .unwrap_or_else(|| panic!("no row n = 30: {table}"));
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>(),
+        ["30", "timeout"],
+        "{table}"
+    );
+
+    let json = dir.path().join("part.json");
+    let mut args = vec!["--timeout", "3", "--format", "json"];
+    args.extend(grid);
+    let path = json.display().to_string();
+    args.extend(["--shard", "1/1", "-o", &path]);
+    let r = cli::run(&args).expect_code(3);
+    let text = std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("{e}: {}", r.stderr));
+    let part: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(part["verdict"], "unknown", "{part}");
+    assert_eq!(part["shard"]["index"], 1, "{part}");
+    assert_eq!(
+        part["cells"],
+        serde_json::json!([{"key": "spec 1, n=30, k=12", "result": "timeout"}]),
+        "{part}"
+    );
+}

@@ -246,10 +246,18 @@ impl ExplicitDecider {
         let mut g =
             Graph::new(Concrete::new(semantics(model)?, agents, m))?.with_deadline(self.deadline);
         explore_horizon(&mut g, sentence)?;
+        // Checked before the formula too: checking it over a graph cut by
+        // the deadline would only delay the report.
+        let cut = |states: usize| {
+            let target = Target::Concrete { agents };
+            stopped(self.deadline, &target.describe(m), states)
+        };
+        if g.expired() {
+            return Err(cut(g.states.len()));
+        }
         let outcome = check_system(&mut g, &sentence.core)?;
         if g.expired() {
-            let target = Target::Concrete { agents };
-            return Err(stopped(self.deadline, &target.describe(m), g.states.len()));
+            return Err(cut(g.states.len()));
         }
         let traces = replay_concrete_all(&mut g, &outcome)?;
         let stats = ExplicitStats {
@@ -276,10 +284,13 @@ impl ExplicitDecider {
         let m = phi.agents();
         let mut g = Graph::new(Abstract::new(semantics(model)?, m))?.with_deadline(self.deadline);
         explore_horizon(&mut g, phi)?;
+        let cut = |states: usize| stopped(self.deadline, &Target::Abstract.describe(m), states);
+        if g.expired() {
+            return Err(cut(g.states.len()));
+        }
         let outcome = check_system(&mut g, &phi.core)?;
         if g.expired() {
-            let what = Target::Abstract.describe(m);
-            return Err(stopped(self.deadline, &what, g.states.len()));
+            return Err(cut(g.states.len()));
         }
         replay_abstract_all(&mut g, &outcome)?;
         let stats = ExplicitStats {

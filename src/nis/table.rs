@@ -193,10 +193,10 @@ pub fn table(
     };
     for &i in &mine {
         progress.inc(1);
-        outcomes[i] = Some(decide_cell(d, &cells[i], ctx)?);
-        // Kept for the run to report if a later cell outlasts the deadline
-        // (the cells decided stay, docs/cluster.md).
-        // The cells not decided yet are drawn as `timeout` there.
+        // Kept for the run to report if this cell outlasts the deadline
+        // (the cells decided stay, docs/cluster.md): the cells not decided
+        // yet are drawn as `timeout` there. Published before the first cell
+        // too, so that a run stopped from outside still writes its table.
         if ctx.timeout().is_some() {
             let mut partial = outcomes.clone();
             for &j in &mine {
@@ -204,6 +204,7 @@ pub fn table(
             }
             ctx.publish(report(&partial)?);
         }
+        outcomes[i] = Some(decide_cell(d, &cells[i], ctx)?);
     }
     progress.finish_and_clear();
     report(&outcomes)

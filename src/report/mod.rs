@@ -16,7 +16,7 @@ mod table;
 mod verdict;
 
 pub use context::{Format, Progress, RunContext};
-pub use deadline::{parse_timeout, Deadline, Expired, MAX_TIMEOUT_S};
+pub use deadline::{free_in_background, parse_timeout, Deadline, Expired, MAX_TIMEOUT_S};
 pub use font::register_plot_font;
 pub use outcome::{stat_lines, stats_json, Outcome, StatValue, Statistics};
 pub use stream::err_line;

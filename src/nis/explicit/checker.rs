@@ -56,6 +56,8 @@ impl<'m, S: System<'m>> Graph<'m, S> {
     /// the answer when [`Graph::expired`] says so.
     pub fn with_deadline(mut self, deadline: Deadline) -> Self {
         self.deadline = deadline;
+        // One expansion of a large M(n) can outlast the deadline by itself.
+        self.sys.semantics().set_deadline(deadline);
         self
     }
 
@@ -84,6 +86,11 @@ impl<'m, S: System<'m>> Graph<'m, S> {
             }
             let state = self.states[id as usize].clone();
             let next = self.sys.successors(&state)?;
+            if self.deadline.expired() {
+                // The expansion may have stopped early: its list is not kept.
+                self.expired = true;
+                return Ok(&[]);
+            }
             if self.states.len() + next.len() > MAX_EXPLICIT_STATES {
                 return Err(crate::lang::error_at(
                     &self.sys.semantics_ref().model.source,
@@ -144,6 +151,10 @@ impl<'m, S: System<'m>> Graph<'m, S> {
                         return Err(e);
                     }
                 };
+                if self.expired {
+                    // Cut by the deadline: the layers mean nothing now.
+                    return Ok(layers);
+                }
                 for t in succ {
                     if seen.insert(t) {
                         next.push(t);
@@ -172,6 +183,20 @@ impl<'m, S: System<'m>> Graph<'m, S> {
             .map(|(j, &id)| format!("step {j}: {}", self.sys.describe(&self.states[id as usize])))
             .collect();
         format!("the run to it: {}, then the update", steps.join("; "))
+    }
+}
+
+impl<'m, S: System<'m>> Drop for Graph<'m, S> {
+    /// A graph cut by the deadline is freed on another thread, so that the
+    /// run reports in time (see [`crate::report::free_in_background`]).
+    fn drop(&mut self) {
+        if self.expired {
+            crate::report::free_in_background((
+                std::mem::take(&mut self.states),
+                std::mem::take(&mut self.index),
+                std::mem::take(&mut self.succ),
+            ));
+        }
     }
 }
 

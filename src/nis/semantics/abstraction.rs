@@ -13,7 +13,9 @@
 //! the tied percepts. S_ab(m) is m concrete agents + the zero-one agent + the
 //! environment; labels are read on the m concrete agents only.
 
-use super::system::{enabled_choices, for_each_product, nonempty_submasks, System};
+use super::system::{
+    enabled_choices, for_each_product, for_each_product_until, nonempty_submasks, System,
+};
 pub use super::zero_one_step::LocalSet;
 use super::zero_one_step::{observed_sets, performed_sets, zero_one_outcomes, ZeroOneOutcome};
 use super::{bits, ActionMask, EnvId, LocalId, SemResult, Semantics};
@@ -133,8 +135,8 @@ impl<'m> System<'m> for Abstract<'m> {
             out: Vec::new(),
             seen: HashSet::default(),
         };
-        let source = sem.model.source.clone();
-        for_each_product(&source, &sizes, |choice| {
+        let (source, deadline) = (sem.model.source.clone(), sem.deadline());
+        for_each_product_until(&source, &sizes, deadline, |choice| {
             let env_action = env_actions[choice[0]];
             let acts: Vec<usize> = (1..choice.len())
                 .map(|i| indexed_options[i - 1][choice[i]])
@@ -185,7 +187,7 @@ impl Step<'_> {
         (env_action, acts, performed): (usize, &[usize], ActionMask),
         outcomes: &[ZeroOneOutcome],
     ) -> SemResult<()> {
-        let source = sem.model.source.clone();
+        let (source, deadline) = (sem.model.source.clone(), sem.deadline());
         let m = acts.len();
         for env_next in sem
             .env_successors(self.from.env, env_action, performed)?
@@ -200,7 +202,7 @@ impl Step<'_> {
                 let zo_sets = observed_sets(sem, outcome, env_next)?;
                 let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
                 inner.push(zo_sets.len());
-                for_each_product(&source, &inner, |pick| {
+                for_each_product_until(&source, &inner, deadline, |pick| {
                     let next = AState {
                         indexed: (0..m).map(|i| ind_opts[i][pick[i]]).collect(),
                         zo: zo_sets[pick[m]].clone(),

@@ -3,7 +3,10 @@
 //! as a multiset of local states, so states do not multiply by permutations
 //! of interchangeable agents.
 
-use super::system::{composition_count, compositions, enabled_choices, for_each_product, System};
+use super::system::{
+    composition_count, compositions, enabled_choices, for_each_product, for_each_product_until,
+    System,
+};
 use super::{bits, ActionMask, EnvId, LocalId, SemResult, Semantics};
 use std::collections::HashSet;
 
@@ -129,8 +132,8 @@ fn successors_at(
     }
     let mut inner: Vec<usize> = ind_opts.iter().map(Vec::len).collect();
     inner.extend(grp_splits.iter().map(Vec::len));
-    let source = sem.model.source.clone();
-    for_each_product(&source, &inner, |pick| {
+    let (source, deadline) = (sem.model.source.clone(), sem.deadline());
+    for_each_product_until(&source, &inner, deadline, |pick| {
         let indexed: Vec<LocalId> = (0..m).map(|i| ind_opts[i][pick[i]]).collect();
         let mut others = Vec::new();
         let mut moves = Vec::new();
@@ -218,7 +221,8 @@ impl<'m> System<'m> for Concrete<'m> {
         let m = s.indexed.len();
         let mut out = Vec::new();
         let mut seen = HashSet::new();
-        for_each_product(&source, &sizes, |choice| {
+        let deadline = sem.deadline();
+        for_each_product_until(&source, &sizes, deadline, |choice| {
             let env_action = env_actions[choice[0]];
             let acts: Vec<usize> = (0..m).map(|i| indexed_options[i][choice[1 + i]]).collect();
             let picked: Vec<&[u32]> = (0..s.others.len())

@@ -16,6 +16,7 @@
 
 use crate::lang::{error_at, num, DeclType, SourceError, Value};
 use crate::nis::front::model::{InitSpec, Model, Template};
+use crate::report::Deadline;
 use num_bigint::BigInt;
 use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
@@ -147,6 +148,10 @@ pub struct Semantics<'m> {
     env_label_cache: Vec<Option<u64>>,
     /// Distinct network inputs evaluated so far.
     pub network_evaluations: usize,
+    /// The run's deadline, checked inside one state's expansion (a state of
+    /// M(20) has millions of joint moves, issue 33 item 6); set by
+    /// `Graph::with_deadline`.
+    deadline: Deadline,
 }
 
 impl<'m> Semantics<'m> {
@@ -192,7 +197,19 @@ impl<'m> Semantics<'m> {
             label_cache: HashMap::default(),
             env_label_cache: Vec::new(),
             network_evaluations: 0,
+            deadline: Deadline::NONE,
         })
+    }
+
+    /// Past `deadline` an expansion stops early; its successors are then
+    /// incomplete, and whoever set it discards them (see
+    /// `Graph::successors`).
+    pub fn set_deadline(&mut self, deadline: Deadline) {
+        self.deadline = deadline;
+    }
+
+    pub fn deadline(&self) -> Deadline {
+        self.deadline
     }
 
     pub fn env_id(&mut self, codes: Vec<i64>) -> EnvId {

@@ -6,12 +6,15 @@
 
 use super::{bits, EnvId, LocalId, SemResult, Semantics};
 use crate::lang::Source;
+use crate::report::Deadline;
 use std::fmt::Debug;
 use std::hash::Hash;
 
 pub trait System<'m> {
-    type State: Clone + Eq + Hash + Debug;
-    type Move: Clone + Debug;
+    // Send and 'static: a graph cut by the deadline frees its states on
+    // another thread (see `Graph`'s Drop).
+    type State: Clone + Eq + Hash + Debug + Send + 'static;
+    type Move: Clone + Debug + Send + 'static;
 
     /// The initial global states (Definition 4 / Definition 13).
     fn initial(&mut self) -> SemResult<Vec<Self::State>>;
@@ -75,6 +78,22 @@ pub const MAX_JOINT_CHOICES: u128 = 1 << 24;
 pub fn for_each_product(
     source: &Source,
     sizes: &[usize],
+    f: impl FnMut(&[usize]) -> SemResult<()>,
+) -> SemResult<()> {
+    for_each_product_until(source, sizes, Deadline::NONE, f)
+}
+
+/// How many index vectors [`for_each_product_until`] visits between two
+/// looks at the clock.
+const VECTORS_PER_CLOCK_CHECK: usize = 256;
+
+/// [`for_each_product`] that stops early, without an error, once `deadline`
+/// has passed: the caller must then treat what `f` collected as incomplete
+/// (the deadline tells the two endings apart).
+pub fn for_each_product_until(
+    source: &Source,
+    sizes: &[usize],
+    deadline: Deadline,
     mut f: impl FnMut(&[usize]) -> SemResult<()>,
 ) -> SemResult<()> {
     if sizes.contains(&0) {
@@ -88,8 +107,11 @@ pub fn for_each_product(
         return Err(joint_choice_error(source, sizes.len()));
     }
     let mut idx = vec![0usize; sizes.len()];
-    loop {
+    for visited in 1usize.. {
         f(&idx)?;
+        if visited % VECTORS_PER_CLOCK_CHECK == 0 && deadline.expired() {
+            return Ok(());
+        }
         let mut i = sizes.len();
         loop {
             if i == 0 {
@@ -103,6 +125,7 @@ pub fn for_each_product(
             idx[i] = 0;
         }
     }
+    Ok(())
 }
 
 /// The refusal of a state with more than [`MAX_JOINT_CHOICES`] joint choices.
@@ -221,5 +244,36 @@ mod tests {
         let over = [4096usize, 4097];
         assert!(for_each_product(&source, &over, |_| Ok(())).is_err());
         assert_eq!(calls, 0);
+    }
+
+    /// One expansion of a large M(n) (2^20 joint moves here) stops at the
+    /// deadline instead of running to its end (issue 33, item 6): the
+    /// deadline passes during the first call, and the clock is looked at
+    /// every [`VECTORS_PER_CLOCK_CHECK`] vectors, so exactly that many are
+    /// visited, however slow the machine.
+    #[test]
+    fn a_product_stops_at_the_deadline_that_passes_during_it() {
+        let source = Source::new("m.nis", "agent a {}");
+        let deadline = Deadline::after(std::time::Duration::from_millis(5));
+        let mut calls = 0usize;
+        for_each_product_until(&source, &[2; 20], deadline, |_| {
+            if calls == 0 {
+                while !deadline.expired() {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+            calls += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(calls, VECTORS_PER_CLOCK_CHECK);
+        // Without a deadline every vector is visited.
+        let mut all = 0usize;
+        for_each_product_until(&source, &[2; 12], Deadline::NONE, |_| {
+            all += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(all, 1 << 12);
     }
 }
