@@ -81,6 +81,11 @@ pub struct MergeArgs {
     /// Leave every measured time out of the output.
     #[arg(long)]
     pub no_times: bool,
+    /// `nis table`: merge even when shards are missing (a Slurm task that
+    /// never wrote its part): their cells are drawn as `.`, the missing
+    /// shards are named, and the verdict is unknown (exit 3).
+    #[arg(long)]
+    pub allow_missing: bool,
 }
 
 /// Checks the parts and draws the report of the verb that wrote them.
@@ -92,7 +97,7 @@ pub fn merge(args: MergeArgs, ctx: &RunContext) -> Result<Report, RunError> {
             json: shard::read_part(path)?,
         });
     }
-    let merged = shard::merge_parts(&files)?;
+    let merged = shard::merge_parts(&files, args.allow_missing)?;
     let mut r = match (merged.engine.as_str(), merged.command.as_str()) {
         ("nis", "table") => {
             let look = TableLook {

@@ -245,9 +245,18 @@ pub fn merge(parts: Merged, look: TableLook) -> Result<Report, RunError> {
     let grid = TableGrid::from_query(&parts.query)?;
     let model = serde_json::from_value::<ModelRef>(parts.model.clone()).ok();
     let total = parts.sum_stat("time_s");
-    let (_, cells) = parts.take(&grid.keys(), &CELL)?;
-    let outcomes: Vec<Option<Value>> = cells.into_iter().map(Some).collect();
-    render(model, &grid, &outcomes, look, total)
+    let (parts, outcomes) = parts.take_present(&grid.keys(), &CELL)?;
+    let mut r = render(model, &grid, &outcomes, look, total)?;
+    if !parts.missing_shards.is_empty() {
+        let why = format!(
+            "{}: their cells are drawn as `.`",
+            shard::missing_message(&parts.missing_shards)
+        );
+        r.verdict = Some(Verdict::Unknown);
+        r.stat("missing_shards", parts.missing_shards.len());
+        r.warnings.push(why);
+    }
+    Ok(r)
 }
 
 /// The report from the cells' outcomes (`None`: a cell of another shard,

@@ -163,6 +163,9 @@ pub struct Merged {
     pub stats: Vec<Value>,
     /// The file each cell came from, for messages.
     pub origin: HashMap<String, PathBuf>,
+    /// The shards (`I/N`) no part holds, when the merge was asked to go on
+    /// without them (`mavis merge --allow-missing`).
+    pub missing_shards: Vec<String>,
 }
 
 impl Merged {
@@ -187,6 +190,48 @@ impl Merged {
             }
         }
         self.take_unchecked(keys)
+    }
+
+    /// As [`Merged::take`], a cell of a missing shard `None`
+    /// ([`Merged::missing_shards`]); a cell missing otherwise is refused.
+    pub fn take_present(
+        mut self,
+        keys: &[String],
+        shape: &Shape,
+    ) -> Result<(Self, Vec<Option<Value>>), RunError> {
+        if self.missing_shards.is_empty() {
+            let (rest, values) = self.take(keys, shape)?;
+            return Ok((rest, values.into_iter().map(Some).collect()));
+        }
+        let present: Vec<String> = keys
+            .iter()
+            .filter(|k| self.cells.contains_key(*k))
+            .cloned()
+            .collect();
+        let missing = std::mem::take(&mut self.missing_shards);
+        let (mut rest, mut values) = self.take(&present, shape)?;
+        rest.missing_shards = missing;
+        let mut drained = present.iter().zip(values.drain(..)).peekable();
+        let mut out = Vec::with_capacity(keys.len());
+        for key in keys {
+            match drained.peek() {
+                Some((k, _)) if *k == key => out.push(drained.next().map(|(_, v)| v)),
+                _ => out.push(None),
+            }
+        }
+        Ok((rest, out))
+    }
+
+    /// Refuses a merge with shards missing: the verb's merge draws them only
+    /// for `nis table`.
+    pub fn refuse_missing(&self) -> Result<(), RunError> {
+        if self.missing_shards.is_empty() {
+            return Ok(());
+        }
+        Err(RunError::input(format!(
+            "{} (--allow-missing draws the cells of missing shards for `nis table` parts only)",
+            missing_message(&self.missing_shards)
+        )))
     }
 
     fn take_unchecked(mut self, keys: &[String]) -> Result<(Self, Vec<Value>), RunError> {
@@ -272,7 +317,9 @@ fn shown(v: Option<&Value>) -> String {
 /// (an error names the first difference and the two files), every shard
 /// exactly once, and no cell in two parts. The coverage of the grid is
 /// checked by [`Merged::take`] against the keys the engine expects.
-pub fn merge_parts(parts: &[PartFile]) -> Result<Merged, RunError> {
+/// With `allow_missing`, shards no part holds are named in
+/// [`Merged::missing_shards`] instead of refused.
+pub fn merge_parts(parts: &[PartFile], allow_missing: bool) -> Result<Merged, RunError> {
     let first = parts
         .first()
         .ok_or_else(|| RunError::input("merge needs at least one part"))?;
@@ -311,14 +358,27 @@ pub fn merge_parts(parts: &[PartFile]) -> Result<Merged, RunError> {
             )));
         }
     }
-    check_shards(parts)?;
-    let merged = gather(parts)?;
+    let missing = check_shards(parts)?;
+    if !missing.is_empty() && !allow_missing {
+        return Err(RunError::input(missing_message(&missing)));
+    }
+    let mut merged = gather(parts)?;
+    merged.missing_shards = missing;
     check_checksums(parts)?;
     Ok(merged)
 }
 
-/// Every shard index 1..=N exactly once.
-fn check_shards(parts: &[PartFile]) -> Result<(), RunError> {
+/// `missing shard 2/3` or `missing shards 2/3, 3/3`.
+pub fn missing_message(missing: &[String]) -> String {
+    format!(
+        "missing shard{} {}",
+        if missing.len() == 1 { "" } else { "s" },
+        missing.join(", ")
+    )
+}
+
+/// Every shard index in 1..=N at most once; the indices no part has (`I/N`).
+fn check_shards(parts: &[PartFile]) -> Result<Vec<String>, RunError> {
     let count = parts[0].json["shard"]["count"].as_u64().unwrap_or(0) as usize;
     let mut seen: BTreeMap<usize, &Path> = BTreeMap::new();
     for p in parts {
@@ -341,14 +401,7 @@ fn check_shards(parts: &[PartFile]) -> Result<(), RunError> {
         .filter(|i| !seen.contains_key(i))
         .map(|i| format!("{i}/{count}"))
         .collect();
-    if !missing.is_empty() {
-        return Err(RunError::input(format!(
-            "missing shard{} {}",
-            if missing.len() == 1 { "" } else { "s" },
-            missing.join(", ")
-        )));
-    }
-    Ok(())
+    Ok(missing)
 }
 
 /// The parts' cells by key, refusing a key two parts both have.
@@ -377,6 +430,7 @@ fn gather(parts: &[PartFile]) -> Result<Merged, RunError> {
         cells,
         stats: parts.iter().map(|p| p.json["stats"].clone()).collect(),
         origin: from,
+        missing_shards: Vec::new(),
     })
 }
 

@@ -250,6 +250,7 @@ pub fn merge(parts: Merged, look: &FaultsLook) -> Result<Report, RunError> {
     r.warnings = warnings;
     let solve_s = parts.sum_stat("solve_s");
     let keys: Vec<String> = (lo..=hi).map(key).collect();
+    parts.refuse_missing()?;
     let (_, cells) = parts.take(&keys, &CELL)?;
     let rows = cells
         .iter()

@@ -204,6 +204,7 @@ pub fn merge(parts: Merged, look: &SweepLook) -> Result<Report, RunError> {
     let model = serde_json::from_value::<ModelRef>(parts.model.clone()).ok();
     let total = parts.sum_stat("time_s");
     let keys: Vec<String> = values.iter().map(|v| format!("{name}={v}")).collect();
+    parts.refuse_missing()?;
     let (_, cells) = parts.take(&keys, &CELL)?;
     let mut table = SweepTable::default();
     for (index, cell) in cells.iter().enumerate() {
