@@ -9,7 +9,7 @@ use crate::report::{
 };
 use crate::timed::check::graph::GraphCache;
 use crate::timed::check::{run_query_cached, QueryResult, RunOptions};
-use crate::timed::explore::Memory;
+use crate::timed::explore::{Memory, Search};
 use crate::timed::front::ast::Loc;
 use crate::timed::front::model::Model;
 use crate::timed::semantics::SemanticsKind;
@@ -192,11 +192,17 @@ fn render(
     let (json_results, witnesses) = render_queries(&mut r, model, results);
     r.line("");
     render_stats_table(&mut r, results);
+    // The memory policy is the layered search's; the other searches keep
+    // every state, so naming a policy there would say what does not apply.
+    let memory = if opts.explore.search == Search::Layered {
+        format!(", memory {}", opts.explore.memory.name())
+    } else {
+        String::new()
+    };
     r.line(format!(
-        "semantics {}, search {}, memory {}, horizon {}",
+        "semantics {}, search {}{memory}, horizon {}",
         format!("{:?}", opts.semantics).to_lowercase(),
         format!("{:?}", opts.explore.search).to_lowercase(),
-        opts.explore.memory.name(),
         opts.horizon.map_or("none".to_string(), |h| h.to_string())
     ));
     warn_incomplete(&mut r, results, opts);
