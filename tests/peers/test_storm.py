@@ -4,32 +4,13 @@ have the same numbers of states, choices and transitions (built without
 properties) and the same Pmax/Pmin values (1e-9 in f64; equal fractions with
 `--exact` and Storm's rational mode)."""
 
-import json
-import os
 import subprocess
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from swarm_peer import EX, mavis, mavis_bin
 
 stormpy = pytest.importorskip("stormpy")
-
-REPO = Path(__file__).resolve().parents[2]
-EX = REPO / "examples" / "foraging"
-
-
-def mavis_bin():
-    if os.environ.get("MAVIS_BIN"):
-        return os.environ["MAVIS_BIN"]
-    target = os.environ.get("CARGO_TARGET_DIR", str(REPO / "target"))
-    return str(Path(target) / "release" / "mavis")
-
-
-def mavis(*args, ok=(0, 1, 3)):
-    r = subprocess.run([mavis_bin(), "--format", "json", "swarm", *args], capture_output=True, text=True)
-    assert r.returncode in ok, r.stderr
-    return json.loads(r.stdout)
-
 
 CASES = [
     ("foraging_small.swarm", "foraging_small.faults", "1", "pf=0.4"),

@@ -8,33 +8,18 @@ are projected away when nothing reads them (14 local states per robot, not
 with the two Booleans."""
 
 import json
-import os
 import subprocess
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 from foraging_prism import prism_concrete, prism_set_abstraction
+from swarm_peer import EX, mavis, mavis_bin
 
 stormpy = pytest.importorskip("stormpy")
 
-REPO = Path(__file__).resolve().parents[2]
-EX = REPO / "examples" / "foraging"
 MODEL, FAULTS = str(EX / "foraging.swarm"), str(EX / "foraging.faults")
 PROP = 'Pmax=? [ F<20 "deposited2" ]'
-
-
-def mavis_bin():
-    if os.environ.get("MAVIS_BIN"):
-        return os.environ["MAVIS_BIN"]
-    target = os.environ.get("CARGO_TARGET_DIR", str(REPO / "target"))
-    return str(Path(target) / "release" / "mavis")
-
-
-def mavis(*args, ok=(0, 1, 3)):
-    r = subprocess.run([mavis_bin(), "--format", "json", "swarm", *args], capture_output=True, text=True)
-    assert r.returncode in ok, r.stderr
-    return json.loads(r.stdout)
 
 
 def storm(tmp_path, text, name, prop=None, exact=False):

@@ -6,19 +6,15 @@ written by hand beside the swarm file's (SWARM_REWARDS): Storm's exact value
 (of width at most the precision) or equal its f64 value for the step-bounded
 forms, and equal mavis's exact value."""
 
-import json
-import os
 import subprocess
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 from foraging_prism import SWARM_REWARDS, prism_concrete
+from swarm_peer import EX, assert_equals_storm_exact, mavis_bin, storm_exact
 
 stormpy = pytest.importorskip("stormpy")
 
-REPO = Path(__file__).resolve().parents[2]
-EX = REPO / "examples" / "foraging"
 FAULTS = str(EX / "foraging.faults")
 PROPS = [
     'R{"steps"}min=? [ F "deposited2" ]',
@@ -32,31 +28,10 @@ PROPS = [
 ]
 
 
-def mavis_bin():
-    if os.environ.get("MAVIS_BIN"):
-        return os.environ["MAVIS_BIN"]
-    target = os.environ.get("CARGO_TARGET_DIR", str(REPO / "target"))
-    return str(Path(target) / "release" / "mavis")
-
-
 def swarm_with_rewards(tmp_path):
     path = tmp_path / "foraging_rewards.swarm"
     path.write_text((EX / "foraging.swarm").read_text() + SWARM_REWARDS)
     return str(path)
-
-
-def mavis(*args):
-    r = subprocess.run([mavis_bin(), "--format", "json", "swarm", *args], capture_output=True, text=True)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)["results"]["properties"][0]
-
-
-def storm_exact(path, prop):
-    program = stormpy.parse_prism_program(str(path))
-    props = stormpy.parse_properties(prop, program)
-    model = stormpy.build_model[stormpy.Rational](program, props)
-    result = stormpy.model_checking(model, props[0])
-    return Fraction(str(result.get_value(model.initial_states[0])))
 
 
 # Storm over the rationals takes minutes per reward property from S(4) on,
@@ -68,16 +43,8 @@ def test_reward_values_equal_storm(tmp_path, n, prop):
     prism.write_text(prism_concrete(n, Fraction(2, 5), rewards=True))
     theirs = storm_exact(prism, prop)
     model = swarm_with_rewards(tmp_path)
-    args = ["check", model, "--faults", FAULTS, "--set", "pf=2/5", "--agents", str(n), "--prop", prop]
-    got = mavis(*args)
-    if "[ F" in prop:
-        lo, hi = got["interval"]
-        assert got["method"] == "interval iteration"
-        assert lo <= float(theirs) <= hi and hi - lo <= 1e-6, (lo, float(theirs), hi)
-    else:
-        assert got["value"] == pytest.approx(float(theirs), rel=1e-12, abs=1e-12)
-    exact = mavis(*args, "--exact")
-    assert Fraction(exact["exact"]) == theirs
+    args = [model, "--faults", FAULTS, "--set", "pf=2/5", "--agents", str(n), "--prop", prop]
+    assert_equals_storm_exact(args, theirs)
 
 
 @pytest.mark.parametrize("prop", ['R{"work"}min=? [ F "deposited2" ]', 'R{"work"}max=? [ C<=12 ]'])

@@ -15,12 +15,13 @@ pub mod procedure;
 pub mod property;
 pub mod reward;
 pub mod reward_eval;
-pub mod reward_policy;
 pub mod reward_reach;
 pub mod sweep;
 pub mod unbounded;
 
 #[cfg(test)]
 mod reward_tests;
+#[cfg(test)]
+mod test_mdps;
 #[cfg(test)]
 mod unbounded_tests;

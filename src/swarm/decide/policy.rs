@@ -1,10 +1,18 @@
-//! Exact unbounded reachability by policy iteration (Puterman, Markov
-//! Decision Processes, Section 7.2; for reachability, Baier and Katoen,
-//! Section 10.6.1): the scheduler interval iteration found in f64 is
-//! evaluated exactly, by solving the linear equations of the Markov chain
-//! it induces over the rationals, and improved wherever a choice is
-//! strictly better under the exact values, until none is. The last
-//! scheduler is optimal and its values are the exact probabilities.
+//! Exact policy iteration (Puterman, Markov Decision Processes, Section
+//! 7.2; for reachability, Baier and Katoen, Section 10.6.1; for expected
+//! rewards until a target, Bertsekas and Tsitsiklis 1991), shared by the
+//! unbounded probabilities ([`super::property`]) and the expected rewards
+//! ([`super::reward`]): the scheduler found in f64 is evaluated exactly, by
+//! solving the linear equations of the Markov chain it induces over the
+//! rationals, and improved wherever a choice is strictly better under the
+//! exact values, until none is. The last scheduler is optimal and its values
+//! are the exact ones.
+//!
+//! Both problems are one equation system: at a free state s with chosen
+//! choice c, x_s = step(c) + sum_t P(c, t) x_t; every other state keeps its
+//! `outside` value (1 or 0 at the fixed states of reachability, 0 at the
+//! targets of a reward). Reachability has no step reward; a reward has no
+//! outside value but 0.
 
 use super::mdp::Mdp;
 use crate::lang::Rat;
@@ -19,118 +27,163 @@ pub struct Exact {
     pub rounds: usize,
 }
 
-/// Policy iteration from `scheduler` (one choice per state that is not
-/// `fixed`); `fixed` states keep `base`'s value (1 or 0).
-pub fn policy_iteration(
-    mdp: &Mdp,
-    fixed: &[bool],
-    base: &[Rat],
-    mut scheduler: Vec<u32>,
-    opt: Opt,
-    deadline: Deadline,
-) -> Result<Exact, Expired> {
-    let p = mdp
-        .exact
-        .as_ref()
-        .expect("explored with exact probabilities");
-    let value = |c: usize, x: &[Rat]| -> Rat {
-        mdp.entries(c).fold(Rat::zero(), |acc, e| {
-            acc + &p[e] * &x[mdp.targets[e] as usize]
-        })
-    };
-    let mut rounds = 0;
-    loop {
-        rounds += 1;
-        let x = evaluate(mdp, fixed, base, &scheduler, deadline)?;
-        let mut improved = false;
-        for s in (0..mdp.num_states()).filter(|&s| !fixed[s]) {
-            deadline.check()?;
-            let mut cur = value(scheduler[s] as usize, &x);
-            for c in mdp.choices(s) {
-                let v = value(c, &x);
-                let better = match opt {
-                    Opt::Max => v > cur,
-                    Opt::Min => v < cur,
-                };
-                if better {
-                    cur = v;
-                    scheduler[s] = c as u32;
-                    improved = true;
-                }
-            }
-        }
-        if !improved {
-            return Ok(Exact { values: x, rounds });
-        }
-    }
+/// One policy-iteration problem over the exact probabilities of `mdp`.
+pub struct Problem<'a> {
+    pub mdp: &'a Mdp,
+    /// The states whose choice is improved and whose value is solved for.
+    pub free: &'a [usize],
+    /// Per state, whether it is free (the complement keeps `outside`).
+    pub is_free: &'a [bool],
+    /// The value of every state that is not free.
+    pub outside: &'a [Rat],
+    /// The choices a scheduler may take (`None`: every choice).
+    pub usable: Option<&'a [bool]>,
+    /// The reward of a step taking each choice (`None`: no reward).
+    pub step: Option<&'a [Rat]>,
+    pub opt: Opt,
 }
 
-/// The exact values of the chain `scheduler` induces: states that cannot
-/// reach a fixed state with a positive value get 0, the others solve
-/// x = P x + b by eliminating one state at a time.
-fn evaluate(
-    mdp: &Mdp,
-    fixed: &[bool],
-    base: &[Rat],
-    scheduler: &[u32],
-    deadline: Deadline,
-) -> Result<Vec<Rat>, Expired> {
-    let n = mdp.num_states();
-    let p = mdp
-        .exact
-        .as_ref()
-        .expect("explored with exact probabilities");
-    let live = reaches_value(mdp, fixed, base, scheduler);
-    let mut rows: Vec<Row> = vec![Row::default(); n];
-    let mut users: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
-    let order: Vec<usize> = (0..n).filter(|&s| !fixed[s] && live[s]).collect();
-    for &s in &order {
-        let row = &mut rows[s];
-        for e in mdp.entries(scheduler[s] as usize) {
-            let t = mdp.targets[e] as usize;
-            if fixed[t] || !live[t] {
-                if fixed[t] {
-                    row.b += &p[e] * &base[t];
+impl Problem<'_> {
+    /// The value of choice `c` under `x`.
+    fn value(&self, c: usize, x: &[Rat]) -> Rat {
+        let p = self.probs();
+        let start = self.step.map_or_else(Rat::zero, |r| r[c].clone());
+        self.mdp.entries(c).fold(start, |acc, e| {
+            acc + &p[e] * &x[self.mdp.targets[e] as usize]
+        })
+    }
+
+    fn probs(&self) -> &[Rat] {
+        self.mdp
+            .exact
+            .as_ref()
+            .expect("explored with exact probabilities")
+    }
+
+    fn usable(&self, c: usize) -> bool {
+        self.usable.is_none_or(|u| u[c])
+    }
+
+    /// Policy iteration from `scheduler` (one choice per free state; for a
+    /// reward it must be proper, see [`super::reward_reach`]).
+    pub fn solve(&self, mut scheduler: Vec<u32>, deadline: Deadline) -> Result<Exact, Expired> {
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            let x = self.evaluate(&scheduler, deadline)?;
+            let mut improved = false;
+            for &s in self.free {
+                deadline.check()?;
+                let mut cur = self.value(scheduler[s] as usize, &x);
+                for c in self.mdp.choices(s).filter(|&c| self.usable(c)) {
+                    let v = self.value(c, &x);
+                    let better = match self.opt {
+                        Opt::Max => v > cur,
+                        Opt::Min => v < cur,
+                    };
+                    if better {
+                        cur = v;
+                        scheduler[s] = c as u32;
+                        improved = true;
+                    }
                 }
-            } else {
-                *row.a.entry(t as u32).or_insert_with(Rat::zero) += &p[e];
-                users[t].insert(s as u32);
+            }
+            if !improved {
+                return Ok(Exact { values: x, rounds });
             }
         }
     }
-    for &s in &order {
-        deadline.check()?;
-        eliminate(s, &mut rows, &mut users);
-    }
-    let mut x: Vec<Rat> = (0..n)
-        .map(|s| {
-            if fixed[s] {
-                base[s].clone()
-            } else {
-                Rat::zero()
+
+    /// The exact values of the chain `scheduler` induces: free states that
+    /// reach neither a positive outside value nor a positive step reward
+    /// get 0 (an end component of them would make the equations singular),
+    /// the others solve x = P x + b by eliminating one state at a time.
+    fn evaluate(&self, scheduler: &[u32], deadline: Deadline) -> Result<Vec<Rat>, Expired> {
+        let mdp = self.mdp;
+        let n = mdp.num_states();
+        let p = self.probs();
+        let live = self.live(scheduler);
+        let solved = |t: usize| self.is_free[t] && live[t];
+        let mut rows: Vec<Row> = vec![Row::default(); n];
+        let mut users: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
+        let order: Vec<usize> = self.free.iter().copied().filter(|&s| live[s]).collect();
+        for &s in &order {
+            let c = scheduler[s] as usize;
+            let row = &mut rows[s];
+            row.b = self.step.map_or_else(Rat::zero, |r| r[c].clone());
+            for e in mdp.entries(c) {
+                let t = mdp.targets[e] as usize;
+                if solved(t) {
+                    *row.a.entry(t as u32).or_insert_with(Rat::zero) += &p[e];
+                    users[t].insert(s as u32);
+                } else if !self.is_free[t] {
+                    row.b += &p[e] * &self.outside[t];
+                }
             }
-        })
-        .collect();
-    for &s in order.iter().rev() {
-        let row = &rows[s];
-        x[s] = row
-            .a
-            .iter()
-            .fold(row.b.clone(), |acc, (t, c)| acc + c * &x[*t as usize]);
+        }
+        for &s in &order {
+            deadline.check()?;
+            eliminate(s, &mut rows, &mut users);
+        }
+        let mut x: Vec<Rat> = (0..n)
+            .map(|s| {
+                if self.is_free[s] {
+                    Rat::zero()
+                } else {
+                    self.outside[s].clone()
+                }
+            })
+            .collect();
+        for &s in order.iter().rev() {
+            let row = &rows[s];
+            x[s] = row
+                .a
+                .iter()
+                .fold(row.b.clone(), |acc, (t, c)| acc + c * &x[*t as usize]);
+        }
+        Ok(x)
     }
-    Ok(x)
+
+    /// The free states from which the chain reaches a positive outside
+    /// value or a choice with a positive step reward.
+    fn live(&self, scheduler: &[u32]) -> Vec<bool> {
+        let mdp = self.mdp;
+        let n = mdp.num_states();
+        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut live = vec![false; n];
+        for &s in self.free {
+            let c = scheduler[s] as usize;
+            live[s] = self.step.is_some_and(|r| !r[c].is_zero());
+            for e in mdp.entries(c) {
+                preds[mdp.targets[e] as usize].push(s as u32);
+            }
+        }
+        for (s, l) in live.iter_mut().enumerate() {
+            *l = *l || (!self.is_free[s] && !self.outside[s].is_zero());
+        }
+        let mut stack: Vec<usize> = (0..n).filter(|&s| live[s]).collect();
+        while let Some(t) = stack.pop() {
+            for &s in &preds[t] {
+                if !live[s as usize] {
+                    live[s as usize] = true;
+                    stack.push(s as usize);
+                }
+            }
+        }
+        live
+    }
 }
 
 /// One state's equation x_s = sum a_t x_t + b over the states not yet eliminated.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Row {
-    pub a: BTreeMap<u32, Rat>,
-    pub b: Rat,
+struct Row {
+    a: BTreeMap<u32, Rat>,
+    b: Rat,
 }
 
 /// Solves row `s` for x_s (dividing out its self-loop) and substitutes it
 /// into every row that reads x_s.
-pub(super) fn eliminate(s: usize, rows: &mut [Row], users: &mut [BTreeSet<u32>]) {
+fn eliminate(s: usize, rows: &mut [Row], users: &mut [BTreeSet<u32>]) {
     let mut row = std::mem::take(&mut rows[s]);
     if let Some(loop_p) = row.a.remove(&(s as u32)) {
         let scale = Rat::one() / (Rat::one() - loop_p);
@@ -155,24 +208,35 @@ pub(super) fn eliminate(s: usize, rows: &mut [Row], users: &mut [BTreeSet<u32>])
     rows[s] = row;
 }
 
-/// The states from which the chain reaches a fixed state of positive value.
-fn reaches_value(mdp: &Mdp, fixed: &[bool], base: &[Rat], scheduler: &[u32]) -> Vec<bool> {
+/// Exact `P_opt[ allowed U target ]` from an interval iteration's result:
+/// the states it fixed keep 1 or 0, the others are improved from its
+/// scheduler.
+pub fn exact_reachability(
+    mdp: &Mdp,
+    iv: &super::unbounded::Interval,
+    opt: Opt,
+    deadline: Deadline,
+) -> Result<Exact, Expired> {
     let n = mdp.num_states();
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for s in (0..n).filter(|&s| !fixed[s]) {
-        for e in mdp.entries(scheduler[s] as usize) {
-            preds[mdp.targets[e] as usize].push(s as u32);
-        }
-    }
-    let mut live: Vec<bool> = (0..n).map(|s| fixed[s] && !base[s].is_zero()).collect();
-    let mut stack: Vec<usize> = (0..n).filter(|&s| live[s]).collect();
-    while let Some(t) = stack.pop() {
-        for &s in &preds[t] {
-            if !live[s as usize] {
-                live[s as usize] = true;
-                stack.push(s as usize);
+    let outside: Vec<Rat> = (0..n)
+        .map(|s| {
+            if iv.fixed[s] && iv.lo[s] == 1.0 {
+                Rat::one()
+            } else {
+                Rat::zero()
             }
-        }
-    }
-    live
+        })
+        .collect();
+    let is_free: Vec<bool> = iv.fixed.iter().map(|f| !f).collect();
+    let free: Vec<usize> = (0..n).filter(|&s| is_free[s]).collect();
+    let problem = Problem {
+        mdp,
+        free: &free,
+        is_free: &is_free,
+        outside: &outside,
+        usable: None,
+        step: None,
+        opt,
+    };
+    problem.solve(iv.scheduler.clone(), deadline)
 }

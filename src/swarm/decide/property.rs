@@ -250,23 +250,7 @@ fn unbounded_values(
     };
     let mut ex = None;
     if exact && mdp.exact.is_some() {
-        let base: Vec<Rat> = (0..mdp.num_states())
-            .map(|s| {
-                if iv.fixed[s] && iv.lo[s] == 1.0 {
-                    Rat::one()
-                } else {
-                    Rat::zero()
-                }
-            })
-            .collect();
-        let e = super::policy::policy_iteration(
-            mdp,
-            &iv.fixed,
-            &base,
-            iv.scheduler.clone(),
-            g.opt,
-            deadline,
-        )?;
+        let e = super::policy::exact_reachability(mdp, &iv, g.opt, deadline)?;
         let values: Vec<Rat> = mdp
             .initial
             .iter()

@@ -10,6 +10,7 @@ use super::mdp::Mdp;
 use crate::lang::{num, Rat};
 use crate::report::{Deadline, Expired};
 use crate::swarm::front::props::Opt;
+use num_traits::Zero;
 
 /// One reward structure's values: per state (state rewards) and per choice
 /// (action rewards), in f64 and, when explored exactly, as rationals.
@@ -75,35 +76,39 @@ impl RewardNum for Rat {
     }
 }
 
-/// `C<=k`: the optimal expected reward of the first `k` steps, at every state.
-pub fn cumulative<T: RewardNum>(
-    mdp: &Mdp,
-    r: &RewardVectors,
-    k: usize,
-    opt: Opt,
-    deadline: Deadline,
-) -> Result<Vec<T>, Expired> {
-    let step = r.per_choice::<T>(mdp);
-    let mut v = vec![T::zero(); mdp.num_states()];
-    for _ in 0..k {
-        deadline.check()?;
-        v = bellman(mdp, &v, Some(&step), opt);
-    }
-    Ok(v)
+/// The step-bounded reward properties.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bounded {
+    /// `C<=k`: the expected reward of the first k steps.
+    Cumulative,
+    /// `I=k`: the expected state reward of the state at step k.
+    Instant,
 }
 
-/// `I=k`: the optimal expected state reward at step `k`, at every state.
-pub fn instantaneous<T: RewardNum>(
+/// The optimal value of `C<=k` or `I=k` at every state: k rounds of
+/// [`bellman`], from 0 with each choice's step reward (`C`), or from the
+/// state rewards with none (`I`).
+pub fn step_bounded<T: RewardNum>(
     mdp: &Mdp,
     r: &RewardVectors,
+    kind: Bounded,
     k: usize,
     opt: Opt,
     deadline: Deadline,
 ) -> Result<Vec<T>, Expired> {
-    let mut v: Vec<T> = (0..mdp.num_states()).map(|s| T::state(r, s)).collect();
+    let (mut v, step) = match kind {
+        Bounded::Cumulative => (
+            vec![T::zero(); mdp.num_states()],
+            Some(r.per_choice::<T>(mdp)),
+        ),
+        Bounded::Instant => (
+            (0..mdp.num_states()).map(|s| T::state(r, s)).collect(),
+            None,
+        ),
+    };
     for _ in 0..k {
         deadline.check()?;
-        v = bellman(mdp, &v, None, opt);
+        v = bellman(mdp, &v, step.as_deref(), opt);
     }
     Ok(v)
 }
@@ -145,25 +150,18 @@ pub fn reward_values(
     deadline: Deadline,
 ) -> Result<RewardValues, Expired> {
     use crate::swarm::front::props::Path;
-    let at = |v: &[f64]| mdp.initial.iter().map(|&i| v[i as usize]).collect();
-    let at_exact = |v: &[Rat]| mdp.initial.iter().map(|&i| v[i as usize].clone()).collect();
-    let (f64s, ex) = match &prop.path {
-        Path::Cumulative { steps } => (
-            at(&cumulative::<f64>(mdp, r, *steps, prop.opt, deadline)?),
-            exact
-                .then(|| cumulative::<Rat>(mdp, r, *steps, prop.opt, deadline))
-                .transpose()?
-                .map(|v| at_exact(&v)),
-        ),
-        Path::Instant { steps } => (
-            at(&instantaneous::<f64>(mdp, r, *steps, prop.opt, deadline)?),
-            exact
-                .then(|| instantaneous::<Rat>(mdp, r, *steps, prop.opt, deadline))
-                .transpose()?
-                .map(|v| at_exact(&v)),
-        ),
+    let (k, kind) = match &prop.path {
+        Path::Cumulative { steps } => (*steps, Bounded::Cumulative),
+        Path::Instant { steps } => (*steps, Bounded::Instant),
         _ => return reach_values(mdp, prop.opt, r, &truth[0], exact, precision, deadline),
     };
+    let at = |v: &[f64]| mdp.initial.iter().map(|&i| v[i as usize]).collect();
+    let at_exact = |v: Vec<Rat>| mdp.initial.iter().map(|&i| v[i as usize].clone()).collect();
+    let f64s = at(&step_bounded::<f64>(mdp, r, kind, k, prop.opt, deadline)?);
+    let ex = exact
+        .then(|| step_bounded::<Rat>(mdp, r, kind, k, prop.opt, deadline))
+        .transpose()?
+        .map(at_exact);
     Ok(RewardValues {
         f64s,
         exact: ex,
@@ -204,11 +202,15 @@ pub(super) fn reach_values(
     if exact && finite && mdp.exact.is_some() {
         let st = Setup::new(mdp, &step, target, opt);
         let step_exact = r.per_choice::<Rat>(mdp);
-        let problem = super::reward_policy::RewardProblem {
+        let mut is_free = vec![false; mdp.num_states()];
+        st.maybe.iter().for_each(|&s| is_free[s] = true);
+        let problem = super::policy::Problem {
             mdp,
-            maybe: &st.maybe,
-            usable: &st.usable,
-            step: &step_exact,
+            free: &st.maybe,
+            is_free: &is_free,
+            outside: &vec![Rat::zero(); mdp.num_states()],
+            usable: Some(&st.usable),
+            step: Some(&step_exact),
             opt,
         };
         let e = problem.solve(iv.scheduler.clone(), deadline)?;

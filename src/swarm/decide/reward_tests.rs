@@ -7,8 +7,8 @@
 //! interval and exact policy iteration.
 
 use super::mdp::Mdp;
-use super::reward::{cumulative, instantaneous, reach_values, RewardVectors};
-use super::unbounded_tests::{mdp, r, random_mdp};
+use super::reward::{reach_values, step_bounded, Bounded, RewardVectors};
+use super::test_mdps::{assert_certified, every_scheduler, mdp, optimum, r, random_mdp};
 use crate::lang::{num, Rat};
 use crate::report::Deadline;
 use crate::swarm::front::props::Opt;
@@ -53,12 +53,18 @@ fn the_slow_loop_and_the_dear_move_have_their_hand_values() {
     assert_eq!(e, Some(r(4, 1)));
     assert!(lo <= 4.0 && 4.0 <= hi && hi - lo <= 1e-9, "[{lo}, {hi}]");
     // C<=2: max takes b at once (4); min takes a twice: 1 + (1/2)(1) = 3/2.
-    let c = |opt| cumulative::<Rat>(&m, &rw, 2, opt, Deadline::NONE).unwrap()[0].clone();
+    let c = |opt| {
+        step_bounded::<Rat>(&m, &rw, Bounded::Cumulative, 2, opt, Deadline::NONE).unwrap()[0]
+            .clone()
+    };
     assert_eq!((c(Opt::Max), c(Opt::Min)), (r(4, 1), r(3, 2)));
     // I=1: the state reward after one step, 1/2 by a and 0 by b.
-    let i = |opt| instantaneous::<Rat>(&m, &rw, 1, opt, Deadline::NONE).unwrap()[0].clone();
+    let i = |opt| {
+        step_bounded::<Rat>(&m, &rw, Bounded::Instant, 1, opt, Deadline::NONE).unwrap()[0].clone()
+    };
     assert_eq!((i(Opt::Max), i(Opt::Min)), (r(1, 2), r(0, 1)));
-    let f = cumulative::<f64>(&m, &rw, 2, Opt::Min, Deadline::NONE).unwrap()[0];
+    let f =
+        step_bounded::<f64>(&m, &rw, Bounded::Cumulative, 2, Opt::Min, Deadline::NONE).unwrap()[0];
     assert_eq!(f, 1.5);
 }
 
@@ -138,39 +144,17 @@ fn every_memoryless_scheduler_agrees_with_the_optimal_reward() {
         let action: Vec<Rat> = (0..m.num_choices()).map(|_| r(pick(3) as i64, 2)).collect();
         let rw = rewards(&state, &action);
         let target: Vec<bool> = (0..n).map(|s| s == n - 1).collect();
-        let arity: Vec<usize> = (0..n).map(|s| m.choices(s).len()).collect();
-        let mut values = Vec::new();
-        let mut sigma = vec![0usize; n];
-        loop {
-            values.push(chain_reward(&m, &rw, &sigma, &target));
-            let Some(s) = (0..n).find(|&s| sigma[s] + 1 < arity[s]) else {
-                break;
-            };
-            sigma[s] += 1;
-            sigma[..s].iter_mut().for_each(|x| *x = 0);
-        }
+        let values = every_scheduler(&m, |sigma| chain_reward(&m, &rw, sigma, &target));
         for opt in [Opt::Max, Opt::Min] {
-            let brute = match opt {
-                Opt::Max => values.iter().cloned().fold(0.0, f64::max),
-                Opt::Min => values.iter().cloned().fold(f64::INFINITY, f64::min),
-            };
+            let brute = optimum(&values, opt);
             let ((lo, hi), exact) = reach(&m, &rw, &target, opt);
+            let what = format!("case {case} {opt:?}");
             match exact {
                 None => assert!(
                     brute.is_infinite() && lo.is_infinite(),
-                    "case {case} {opt:?}: brute {brute}, [{lo}, {hi}]"
+                    "{what}: brute {brute}, [{lo}, {hi}]"
                 ),
-                Some(e) => {
-                    let e = num::to_f64(&e);
-                    assert!(
-                        (e - brute).abs() < 1e-7,
-                        "case {case} {opt:?}: exact {e}, brute {brute}"
-                    );
-                    assert!(
-                        lo - 1e-12 <= e && e <= hi + 1e-12 && hi - lo <= 1e-9,
-                        "case {case} {opt:?}: {e} not in [{lo}, {hi}]"
-                    );
-                }
+                Some(e) => assert_certified(&what, &e, brute, (lo, hi)),
             }
         }
     }

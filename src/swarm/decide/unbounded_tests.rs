@@ -6,67 +6,19 @@
 //! policy iteration.
 
 use super::graph::{zero_one, Preds};
-use super::mdp::{Mdp, StateTable};
-use super::policy::policy_iteration;
+use super::mdp::Mdp;
+use super::policy::exact_reachability;
+use super::test_mdps::{assert_certified, every_scheduler, mdp, optimum, r, random_mdp};
 use super::unbounded::interval_iteration;
 use crate::lang::{num, Rat};
 use crate::report::Deadline;
 use crate::swarm::front::props::Opt;
 
-/// An MDP from its choices: per state, per choice, (target, probability).
-pub(super) fn mdp(states: &[Vec<Vec<(u32, Rat)>>], initial: u32) -> Mdp {
-    let (mut row_start, mut choice_start) = (vec![0], vec![0]);
-    let (mut targets, mut probs, mut exact, mut labels) = (vec![], vec![], vec![], vec![]);
-    for choices in states {
-        for c in choices {
-            for (t, p) in c {
-                targets.push(*t);
-                probs.push(num::to_f64(p));
-                exact.push(p.clone());
-            }
-            choice_start.push(targets.len());
-            labels.push(0);
-        }
-        row_start.push(labels.len());
-    }
-    Mdp {
-        states: StateTable::new(1),
-        initial: vec![initial],
-        row_start,
-        choice_label: labels,
-        choice_start,
-        targets,
-        probs,
-        exact: Some(exact),
-    }
-}
-
-pub(super) fn r(n: i64, d: i64) -> Rat {
-    num::rat(n, d)
-}
-
 /// Both ways of computing `P_opt[ F target ]` from state `init`.
 fn both(m: &Mdp, target: &[bool], opt: Opt) -> ((f64, f64), Rat) {
     let all = vec![true; m.num_states()];
     let iv = interval_iteration(m, target, &all, opt, 1e-9, Deadline::NONE).unwrap();
-    let base: Vec<Rat> = (0..m.num_states())
-        .map(|s| {
-            if iv.fixed[s] && iv.lo[s] == 1.0 {
-                r(1, 1)
-            } else {
-                r(0, 1)
-            }
-        })
-        .collect();
-    let ex = policy_iteration(
-        m,
-        &iv.fixed,
-        &base,
-        iv.scheduler.clone(),
-        opt,
-        Deadline::NONE,
-    )
-    .unwrap();
+    let ex = exact_reachability(m, &iv, opt, Deadline::NONE).unwrap();
     let i = m.initial[0] as usize;
     ((iv.lo[i], iv.hi[i]), ex.values[i].clone())
 }
@@ -122,41 +74,6 @@ fn an_end_component_is_collapsed_for_pmax() {
     assert_eq!(zo.zero, [true, true, true, false]);
 }
 
-/// A small pseudo-random MDP: each state has one or two choices of one to
-/// three successors with probabilities k/6.
-pub(super) fn random_mdp(seed: &mut u64, n: usize) -> Mdp {
-    let mut next = |m: u64| {
-        *seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (*seed >> 33) % m
-    };
-    let states: Vec<Vec<Vec<(u32, Rat)>>> = (0..n)
-        .map(|_| {
-            (0..1 + next(2))
-                .map(|_| {
-                    let k = 1 + next(3) as i64;
-                    let mut left = 6i64;
-                    (0..k)
-                        .map(|j| {
-                            // Each later successor still needs at least 1/6.
-                            let rest = k - j - 1;
-                            let p = if rest == 0 {
-                                left
-                            } else {
-                                1 + next((left - rest) as u64) as i64
-                            };
-                            left -= p;
-                            (next(n as u64) as u32, r(p, 6))
-                        })
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
-    mdp(&states, 0)
-}
-
 /// The value of the chain that `sigma` induces, by plain value iteration
 /// from 0 (converges from below; 20,000 sweeps of a 6-state chain leave an
 /// error far below the tolerance of the comparison for these chains, whose
@@ -184,32 +101,11 @@ fn every_memoryless_scheduler_agrees_with_the_optimum() {
         let n = 3 + case % 4;
         let m = random_mdp(&mut seed, n);
         let target: Vec<bool> = (0..n).map(|s| s == n - 1).collect();
-        let arity: Vec<usize> = (0..n).map(|s| m.choices(s).len()).collect();
-        let mut values = Vec::new();
-        let mut sigma = vec![0usize; n];
-        loop {
-            values.push(chain_value(&m, &sigma, &target));
-            let Some(s) = (0..n).find(|&s| sigma[s] + 1 < arity[s]) else {
-                break;
-            };
-            sigma[s] += 1;
-            sigma[..s].iter_mut().for_each(|x| *x = 0);
-        }
+        let values = every_scheduler(&m, |sigma| chain_value(&m, sigma, &target));
         for opt in [Opt::Max, Opt::Min] {
-            let brute = match opt {
-                Opt::Max => values.iter().cloned().fold(0.0, f64::max),
-                Opt::Min => values.iter().cloned().fold(1.0, f64::min),
-            };
-            let ((lo, hi), exact) = both(&m, &target, opt);
-            let e = num::to_f64(&exact);
-            assert!(
-                (e - brute).abs() < 1e-7,
-                "case {case} {opt:?}: exact {exact}, brute {brute}"
-            );
-            assert!(
-                lo - 1e-12 <= e && e <= hi + 1e-12 && hi - lo <= 1e-9,
-                "case {case} {opt:?}: {e} not in [{lo}, {hi}]"
-            );
+            let (interval, exact) = both(&m, &target, opt);
+            let what = format!("case {case} {opt:?}");
+            assert_certified(&what, &exact, optimum(&values, opt), interval);
         }
     }
 }

@@ -266,7 +266,9 @@ fn reward_structure(
     scope: &GlobalScope,
     all: &[RewardsSyntax],
 ) -> LangResult<Rewards> {
-    if all.iter().filter(|o| o.name == r.name).count() > 1 {
+    // The later declaration is the one in error.
+    let first = all.iter().find(|o| o.name == r.name);
+    if first.is_some_and(|o| !std::ptr::eq(o, r)) {
         return Err(error_at(
             source,
             r.span,
