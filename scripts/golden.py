@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Record or compare the outputs of scripts/golden_commands.txt (text and JSON).
 
-    scripts/golden.py record DIR [--bin PATH]
-    scripts/golden.py compare DIR [--bin PATH]
+    scripts/golden.py record DIR [--bin PATH] [--docs] [--only WORD]
+    scripts/golden.py compare DIR [--bin PATH] [--docs] [--only WORD]
 
 While a restructuring is under way, behaviour must not change: record the
 outputs with the binary before the change, compare after. Timings (seconds,
 milliseconds, rates and JSON keys that hold times) are masked so that only
-behaviour is compared. A command that takes more than 120 s is recorded as a
+behaviour is compared (a shard's checksum, which covers times, too). A command that takes more than 120 s is recorded as a
 timeout and compared as such.
+
+--docs adds every complete `mavis ...` command shown in README.md, docs/ and
+examples/ (a line that names a placeholder such as MODEL or `...` is not a
+command); --only WORD keeps the commands whose first word is WORD (`nis`).
 """
 import json
 import os
@@ -20,6 +24,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIME_KEY = re.compile(r'("?)([a-z_.]*(time|secs|seconds|elapsed|_s|_ms|rate|per_second)[a-z_]*)("?):\s*-?[0-9.eE+-]+')
 TRAILING_NUMBER = re.compile(r'-?\d+(\.\d+)?\s*$')
+# A shard's checksum covers its cells' times.
+CHECKSUM = re.compile(r'"checksum": "[0-9a-f]{64}"')
 TIME_TEXT = re.compile(r'-?\d[\d,]*(\.\d+)?(e[+-]?\d+)?\s?(s|ms|µs|us|ns|min|/s)\b')
 
 
@@ -38,16 +44,72 @@ def mask_time_columns(text):
 
 
 def mask(text):
+    text = CHECKSUM.sub('"checksum": "C"', text)
     text = TIME_KEY.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(4)}: T", text)
     return mask_time_columns(TIME_TEXT.sub("T", text))
 
 
-def commands():
+def listed_commands():
     with open(os.path.join(ROOT, "scripts", "golden_commands.txt")) as f:
         for line in f:
             line = line.strip()
             if line and not line.startswith("#"):
                 yield line
+
+
+DOC_COMMAND = re.compile(r"^\s*(?:\$\s+)?mavis\s+(.*)$")
+PLACEHOLDER = re.compile(r"\b(MODEL|SPEC|FILE|PATH|DIR|N|M|B|C)\b|\.\.\.|<|\[-")
+
+
+def doc_files():
+    for top in ("README.md", "docs", "examples"):
+        path = os.path.join(ROOT, top)
+        if os.path.isfile(path):
+            yield path
+            continue
+        for d, _, files in sorted(os.walk(path)):
+            for name in sorted(files):
+                if name.endswith((".md", ".sh", ".txt")):
+                    yield os.path.join(d, name)
+
+
+def doc_commands():
+    """The `mavis ...` lines of the documents (continued by a trailing `\\`)."""
+    for path in doc_files():
+        with open(path) as f:
+            lines = f.read().split("\n")
+        i = 0
+        while i < len(lines):
+            m = DOC_COMMAND.match(lines[i])
+            i += 1
+            if not m:
+                continue
+            cmd = m.group(1)
+            while cmd.rstrip().endswith("\\") and i < len(lines):
+                cmd = cmd.rstrip()[:-1] + " " + lines[i].strip()
+                i += 1
+            cmd = re.sub(r"\s+#.*$", "", cmd).strip()
+            if "`" in cmd or PLACEHOLDER.search(cmd.replace("--format", "")):
+                continue
+            try:
+                shlex.split(cmd)
+            except ValueError:
+                continue
+            yield cmd
+
+
+def commands(docs, only):
+    seen = set()
+    for line in list(listed_commands()) + (list(doc_commands()) if docs else []):
+        words = shlex.split(line)
+        while words and words[0].startswith("-"):
+            # global options before the engine (`-q`, `--format json`)
+            words = words[2:] if words[0] in ("--format", "-o") else words[1:]
+        if only and (not words or words[0] != only):
+            continue
+        if line not in seen:
+            seen.add(line)
+            yield line
 
 
 def run(binary, line, fmt):
@@ -68,7 +130,9 @@ def main():
         binary = sys.argv[sys.argv.index("--bin") + 1]
     os.makedirs(out, exist_ok=True)
     differ = 0
-    for i, line in enumerate(commands()):
+    docs = "--docs" in sys.argv
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    for i, line in enumerate(commands(docs, only)):
         for fmt in ("text", "json"):
             got = f"$ mavis --format {fmt} {line}\n" + run(binary, line, fmt)
             path = os.path.join(out, f"{i:03}.{fmt}.txt")

@@ -127,7 +127,7 @@ fn leaving_a_declared_real_range_is_an_input_error() {
 #[test]
 fn counterexample_at_the_tie_replays() {
     let r = check(&climber("[0.5..1]"), "forall v1: AX^2 !(big, v1)", 1);
-    let w = mavis::nis::render::witness_json(&r).expect("a counterexample");
+    let w = mavis::nis::verbs::json::witness_json(&r).expect("a counterexample");
     let steps = &w["branches"][0];
     let c = steps[0]["env"]["c"].as_f64().unwrap();
     assert!((c - 0.5).abs() < 1e-6, "only c = 0.5 (the tie) fails: {c}");
@@ -470,7 +470,7 @@ fn interval_verdicts_agree_with_sampled_initial_states() {
             let uncovered = milp.real.uncovered.as_ref();
             uncovered.and_then(|u| u.iter().find(|(v, _)| v == "b").map(|x| x.1))
         } else {
-            mavis::nis::render::witness_json(&r)
+            mavis::nis::verbs::json::witness_json(&r)
                 .and_then(|w| w["branches"][0][0]["env"]["b"].as_f64())
         };
         match bad {

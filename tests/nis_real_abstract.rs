@@ -46,9 +46,9 @@ fn universal_counterexamples_are_concrete() {
         assert!(!r.holds, "{spec}: nobody guards, both die");
         let (n0, counterexample) = replayed_in(&r);
         assert!(counterexample && n0 >= 2);
-        let json = mavis::nis::render::witness_json(&r).unwrap();
+        let json = mavis::nis::verbs::json::witness_json(&r).unwrap();
         assert_eq!(json["concretized_in"], format!("M({n0})"));
-        let key = mavis::nis::render::check_stats(&r)["counterexample_agents"].clone();
+        let key = mavis::nis::verbs::json::check_stats(&r)["counterexample_agents"].clone();
         assert_eq!(key, n0);
         let c = check(&model, &spec, Target::Concrete { agents: n0 });
         assert!(!c.holds, "{spec}: M({n0}) must fail as well");

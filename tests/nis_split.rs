@@ -126,7 +126,7 @@ fn a_counterexample_in_a_sub_box_is_replayed_and_reported() {
     let r = check(&m, FORCED);
     assert!(!r.holds);
     assert_eq!(counts(&r), [4, 2, 2, 1]);
-    let w = mavis::nis::render::witness_json(&r).expect("a replayed counterexample");
+    let w = mavis::nis::verbs::json::witness_json(&r).expect("a replayed counterexample");
     let c = w["branches"][0][0]["env"]["c"].as_f64().unwrap();
     assert!((1.8 - 1e-6..=2.0).contains(&c), "c = {c}");
     assert!(tent_f64(c) >= 0.8 - 1e-6);

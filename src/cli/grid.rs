@@ -3,7 +3,7 @@
 //! engine whose verb wrote them. Parsing and dispatch only: the checks of
 //! the parts are in `report::shard`, the drawing in each engine.
 
-use crate::nis::table::TableLook;
+use crate::nis::verbs::table::TableLook;
 use crate::report::shard::{self, PartFile, Shard};
 use crate::report::TableFormat;
 use crate::report::{Report, RunContext, RunError};
@@ -104,7 +104,7 @@ pub fn merge(args: MergeArgs, ctx: &RunContext) -> Result<Report, RunError> {
                 format: args.table_format.format(),
                 no_times: args.no_times,
             };
-            crate::nis::table::merge(merged, look)?
+            crate::nis::verbs::table::merge(merged, look)?
         }
         ("swarm", "sweep") => {
             let look = SweepLook {

@@ -6,8 +6,9 @@ use crate::lang;
 use crate::milp::{EncodeOptions, SolveOptions};
 use crate::nis::encode::{MilpOptions, SplitOptions};
 use crate::nis::procedures::{Procedure, VerifyOptions};
-use crate::nis::table::{self, Decide, TableGrid, TableLook};
-use crate::nis::{self, reports, EngineChoice, LoadOptions};
+use crate::nis::verbs::table::{self, Decide, TableGrid, TableLook};
+use crate::nis::verbs::{check, simulates, verify};
+use crate::nis::{self, EngineChoice, LoadOptions};
 use crate::report::several::run_each;
 use crate::report::{Report, RunContext, RunError};
 use clap::{Args, Subcommand, ValueEnum};
@@ -421,7 +422,7 @@ fn simulates_verb(
 ) -> Result<Report, RunError> {
     let m = load(&args.model, given, ctx)?;
     simulates_limits(args.indexed, args.agents, args.cap)?;
-    let request = reports::SimulatesRequest {
+    let request = simulates::SimulatesRequest {
         path: &args.model.model,
         model: &m,
         indexed: args.indexed,
@@ -430,7 +431,7 @@ fn simulates_verb(
         reverse: args.reverse,
         cap: args.cap,
     };
-    reports::simulates(&request, ctx)
+    simulates::simulates(&request, ctx)
 }
 
 pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunError> {
@@ -449,7 +450,7 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
             let m = load(&model, given, ctx)?;
             let milp = milp.options(ctx);
             run_each(("nis", "check"), spec.sentences()?, ctx, |s| {
-                reports::check(&reports::CheckRequest {
+                check::check(&check::CheckRequest {
                     path: &model.model,
                     model: &m,
                     sentence: s,
@@ -492,7 +493,7 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
                 "verify"
             };
             run_each(("nis", verb), spec.sentences()?, ctx, |s| {
-                reports::verify_report(
+                verify::verify_report(
                     &model.model,
                     &m,
                     s,

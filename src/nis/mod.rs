@@ -10,8 +10,8 @@
 //! finite semantics ([`explicit`]) and the MILP ones over unrollings
 //! ([`encode`]) -> typed outcomes ([`outcome`]: verdict, replayed
 //! [`witness`], statistics) -> the parameterised procedures of Corollaries 1
-//! and 2 ([`procedures`]) -> reports ([`reports`], [`table`]), the only
-//! layer that renders text and JSON ([`render`]).
+//! and 2 ([`procedures`]) -> the verbs ([`verbs`]), the only layer that
+//! renders text and JSON.
 
 pub mod atl;
 pub mod encode;
@@ -20,10 +20,8 @@ pub mod explicit;
 pub mod front;
 pub mod outcome;
 pub mod procedures;
-pub mod render;
-pub mod reports;
 pub mod semantics;
-pub mod table;
+pub mod verbs;
 pub mod witness;
 
 #[cfg(test)]

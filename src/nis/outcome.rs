@@ -1,7 +1,7 @@
 //! What a NIS decider returns, as Rust values (issue 31, section 2): the
 //! verdict and the replayed witness ([`Witness`]) in a
 //! [`crate::report::Outcome`], and the statistics of the decider that ran
-//! ([`DeciderStats`]). The reports render them ([`super::render`]); nothing
+//! ([`DeciderStats`]). The verbs render them ([`super::verbs`]); nothing
 //! here knows JSON.
 
 use super::encode::MilpStats;

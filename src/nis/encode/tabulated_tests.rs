@@ -100,7 +100,7 @@ fn verify_with_both_engines_matches_explicit() {
         assert_eq!(got, want, "{spec}");
         // The abstract check ran on both deciders.
         assert!(
-            crate::nis::render::check_stats(&b.checks[0]).contains_key("milp.milp_binaries"),
+            crate::nis::verbs::json::check_stats(&b.checks[0]).contains_key("milp.milp_binaries"),
             "{spec}"
         );
     }
@@ -270,7 +270,7 @@ fn a_present_state_takes_several_actions() {
         &MilpOptions::default(),
     )
     .unwrap();
-    let w = out.witness.unwrap().json();
+    let w = crate::nis::verbs::json::witness(&out.witness.unwrap());
     let acts = w["branches"][0][0]["zero_one_action"][0]["actions"].clone();
     let acts: Vec<&str> = acts
         .as_array()

@@ -85,10 +85,10 @@ fn universal_guarding_fails_with_a_replayed_counterexample() {
         )
         .unwrap();
         let w = m.witness.expect("a counterexample");
-        let json = w.json();
+        let json = crate::nis::verbs::json::witness(&w);
         assert_eq!(json["kind"], "counterexample");
         assert_eq!(json["branches"][0].as_array().unwrap().len(), k + 1);
-        assert!(w.text().contains("agent 3"));
+        assert!(crate::nis::verbs::text::witness(&w).contains("agent 3"));
         assert_eq!(m.stats.sizes.milps, 1);
     }
     // Negated atoms: two agents resting in the first round both die (h = 3 - 3).
@@ -316,7 +316,7 @@ fn environment_scalar_outputs_ties_and_tree_witnesses_agree_with_explicit() {
     )
     .unwrap();
     assert!(m.holds());
-    let branches = m.witness.unwrap().json()["branches"]
+    let branches = crate::nis::verbs::json::witness(&m.witness.unwrap())["branches"]
         .as_array()
         .unwrap()
         .len();
@@ -331,5 +331,8 @@ fn environment_scalar_outputs_ties_and_tree_witnesses_agree_with_explicit() {
     )
     .unwrap();
     assert_eq!(m.stats.sizes.milps, 2);
-    assert_eq!(m.witness.unwrap().json()["initial_states"], 2);
+    assert_eq!(
+        crate::nis::verbs::json::witness(&m.witness.unwrap())["initial_states"],
+        2
+    );
 }

@@ -3,11 +3,11 @@
 //! shard I of N (`--shard`), and rendered from the list of cell results, so
 //! that `mavis merge` renders the parts' cells with the same function.
 
-use super::encode::MilpOptions;
-use super::engine::{decide_with, EngineChoice, Target};
-use super::front::model::Model;
-use super::render::check_stats;
-use super::reports::{instantiate, model_ref};
+use super::json::check_stats;
+use super::{instantiate, model_ref};
+use crate::nis::encode::MilpOptions;
+use crate::nis::engine::{decide_with, EngineChoice, Target};
+use crate::nis::front::model::Model;
 use crate::report::part_schema::Shape;
 use crate::report::shard::{self, Merged, Part, Shard};
 use crate::report::{ModelRef, Report, RunContext, RunError, Table, TableFormat, Verdict};
@@ -81,7 +81,7 @@ impl TableGrid {
             .iter()
             .map(|c| {
                 let agents = c.row.unwrap_or_else(|| {
-                    super::spec(&instantiate(c.spec_text, c.k)).map_or(1, |s| s.agents() + 1)
+                    crate::nis::spec(&instantiate(c.spec_text, c.k)).map_or(1, |s| s.agents() + 1)
                 });
                 u64::from(c.k.max(1)) * agents.max(1) as u64
             })
@@ -215,7 +215,7 @@ fn decide_cell(d: &Decide, c: &CellAt, ctx: &RunContext) -> Result<Value, RunErr
     if ctx.timed_out() {
         return Ok(TIMEOUT.into());
     }
-    let s = super::spec(&instantiate(c.spec_text, c.k))?;
+    let s = crate::nis::spec(&instantiate(c.spec_text, c.k))?;
     ctx.stage(match c.row {
         Some(n) => format!("nis table: M({n}), {s}"),
         None => format!("nis table: M_ab({}), {s}", s.agents()),
@@ -345,7 +345,10 @@ fn render(
 fn row_label(spec: &str, row: Option<usize>, k: u32) -> Result<String, RunError> {
     Ok(match row {
         Some(n) => n.to_string(),
-        None => format!("M_ab({})", super::spec(&instantiate(spec, k))?.agents()),
+        None => format!(
+            "M_ab({})",
+            crate::nis::spec(&instantiate(spec, k))?.agents()
+        ),
     })
 }
 
