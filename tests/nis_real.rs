@@ -5,13 +5,14 @@
 //! on models whose real variables happen to take integral values only.
 
 use mavis::lang::Source;
-use mavis::nis::encode::MilpOptions;
+use mavis::nis::encode::{falsify_universal, FalsifyOptions, MilpOptions};
 use mavis::nis::engine::{decide_with, EngineChoice, Target};
+use mavis::nis::front::core::Lowered;
 use mavis::nis::witness::replay_real::{replay_real, RealLocal, RealMove, RealState, RealTree};
 use mavis::nis::witness::WitnessTree;
 use mavis::nis::{parse_model, parse_sentence, LoadOptions, Model};
 use mavis::nn::{Activation, Layer, Network};
-use mavis::report::RunError;
+use mavis::report::{Deadline, RunError};
 use ndarray::{Array1, Array2};
 use proptest::prelude::*;
 use std::path::Path;
@@ -359,6 +360,11 @@ proptest! {
         obbt.encode.obbt_budget = std::time::Duration::from_secs(60);
         let z = decide_with(EngineChoice::Auto, &obbt, &real, &spec, target);
         prop_assert_eq!(z.as_ref().map(|r| r.holds).ok(), y.as_ref().map(|r| r.holds).ok());
+        // And without falsification (the MILP alone).
+        let off = MilpOptions { falsify: FalsifyOptions::off(), ..MilpOptions::default() };
+        let w = decide_with(EngineChoice::Auto, &off, &real, &spec, target);
+        prop_assert_eq!(w.as_ref().map(|r| r.holds).ok(), y.as_ref().map(|r| r.holds).ok());
+        falsified_runs_are_counterexamples(&real, &spec, n, x.as_ref().ok().map(|r| r.holds))?;
         match (x, y) {
             (Ok(x), Ok(y)) => {
                 prop_assert_eq!(y.engine, "milp");
@@ -369,6 +375,30 @@ proptest! {
             (x, y) => prop_assert!(false, "explicit {:?} vs milp {:?}\n{}", x.map(|r| r.holds), y.map(|r| r.holds), text(&s, true)),
         }
     }
+}
+
+/// A run the falsifier finds for a universal sentence replays in f64, and
+/// the explicit decider of the integer twin (`explicit`: its verdict, if
+/// it gave one) finds the sentence violated.
+fn falsified_runs_are_counterexamples(
+    real: &Model,
+    spec: &mavis::nis::Sentence,
+    n: usize,
+    explicit: Option<bool>,
+) -> Result<(), TestCaseError> {
+    let lowered = Lowered::new(spec, real).unwrap();
+    if !lowered.core.has_universal() {
+        return Ok(());
+    }
+    let goal = lowered.core.negate();
+    let opts = FalsifyOptions::default();
+    let (tree, stats) = falsify_universal(real, &goal, n, &opts, &Deadline::NONE);
+    prop_assert!(stats.samples > 0);
+    if let Some(t) = tree {
+        prop_assert!(replay_real(real, &t).is_ok(), "{:?}", replay_real(real, &t));
+        prop_assert_eq!(explicit, Some(false));
+    }
+    Ok(())
 }
 
 /// M_ab(m) of the real twin of `s` (slot encoding, traces concretized and

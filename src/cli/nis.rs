@@ -4,7 +4,7 @@ use super::grid::TableFormatArg;
 use super::Given;
 use crate::lang;
 use crate::milp::{EncodeOptions, SolveOptions};
-use crate::nis::encode::{MilpOptions, SplitOptions};
+use crate::nis::encode::{FalsifyOptions, MilpOptions, SplitOptions};
 use crate::nis::procedures::{Procedure, VerifyOptions};
 use crate::nis::verbs::table::{self, Decide, TableGrid, TableLook};
 use crate::nis::verbs::{check, simulates, verify};
@@ -78,6 +78,13 @@ pub struct MilpArgs {
     /// (0: no splitting, one MILP over the whole initial set).
     #[arg(long = "split-depth", value_name = "N", default_value_t = 12)]
     pub split_depth: usize,
+    /// MILP decider, universal sentences on real-valued models: initial
+    /// states simulated per root before any MILP (falsify first; 0: off).
+    #[arg(long = "falsify-samples", value_name = "N", default_value_t = FalsifyOptions::default().samples)]
+    pub falsify_samples: usize,
+    /// The seed of the falsifier's sampled initial states and branches.
+    #[arg(long = "falsify-seed", value_name = "N", default_value_t = 0)]
+    pub falsify_seed: u64,
 }
 
 /// A budget in seconds: finite and not negative.
@@ -109,6 +116,11 @@ impl MilpArgs {
             split: SplitOptions {
                 budget: Duration::from_secs_f64(self.split_budget),
                 max_depth: self.split_depth,
+            },
+            falsify: FalsifyOptions {
+                samples: self.falsify_samples,
+                seed: self.falsify_seed,
+                ..FalsifyOptions::default()
             },
             ..MilpOptions::default()
         }

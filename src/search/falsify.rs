@@ -5,7 +5,7 @@
 //! A point counts only when its excess is `<= 0` in the problem's own f64
 //! semantics; the driver replays it again before reporting it.
 
-use super::problem::{Problem, Source};
+use super::problem::{Objective, Source};
 use super::split::{lerp, midpoint};
 use crate::nn::InputBox;
 use rand::rngs::StdRng;
@@ -55,7 +55,7 @@ pub struct Falsified {
 
 /// Looks for a counterexample in `region` (a sub-box of root `root`'s box).
 /// `stop` is polled between local searches.
-pub fn falsify<P: Problem + ?Sized>(
+pub fn falsify<P: Objective + ?Sized>(
     problem: &P,
     root: usize,
     region: &InputBox,
@@ -172,7 +172,7 @@ fn first_primes(n: usize) -> Vec<u64> {
 /// From `start`: signed gradient steps (half the budget, when the problem
 /// has a gradient), then pattern search. Returns the best point, its excess
 /// and the evaluations spent.
-fn local_search<P: Problem + ?Sized>(
+fn local_search<P: Objective + ?Sized>(
     problem: &P,
     root: usize,
     region: &InputBox,
@@ -189,7 +189,7 @@ fn local_search<P: Problem + ?Sized>(
 
 /// Steps of a quarter of the box's width against the sign of the gradient,
 /// clamped into the box; a step that does not improve halves the step.
-fn gradient_steps<P: Problem + ?Sized>(
+fn gradient_steps<P: Objective + ?Sized>(
     problem: &P,
     root: usize,
     region: &InputBox,
@@ -224,7 +224,7 @@ fn gradient_steps<P: Problem + ?Sized>(
 
 /// Try `x +- step_i` along each input, keep any improvement (and double
 /// that step), halve the steps when none improves.
-fn pattern_search<P: Problem + ?Sized>(
+fn pattern_search<P: Objective + ?Sized>(
     problem: &P,
     root: usize,
     region: &InputBox,

@@ -81,5 +81,5 @@ mod tests;
 pub use driver::{search, Search};
 pub use falsify::{falsify, FalsifyOptions};
 pub use options::{Outcome, SearchOptions, SearchStats};
-pub use problem::{Bounded, Leaf, Problem, Source};
+pub use problem::{Bounded, Leaf, Objective, Problem, Source};
 pub use split::SplitRule;

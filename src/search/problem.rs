@@ -40,12 +40,34 @@ pub enum Source {
     Milp,
 }
 
+/// What falsification scores: the concrete (f64) run's distance from a
+/// violation at a point of a root's box. The sampler of [`super::falsify()`]
+/// needs only this, so a decider may falsify without being a whole
+/// [`Problem`] (the NIS deciders falsify before their MILPs).
+pub trait Objective: Sync {
+    /// The concrete run's distance from a violation at `x` (in the root
+    /// `root`'s box): `<= 0` exactly when `x` is a counterexample (no
+    /// tolerance: the f64 semantics is the judge).
+    fn excess(&self, root: usize, x: &[f64]) -> f64;
+
+    /// [`Objective::excess`] at many points (a problem may batch them).
+    fn excess_batch(&self, root: usize, points: &[Vec<f64>]) -> Vec<f64> {
+        points.iter().map(|x| self.excess(root, x)).collect()
+    }
+
+    /// A direction in which the excess decreases at `x` (its gradient,
+    /// where the run is differentiable); `None` when the problem has none.
+    fn gradient(&self, _root: usize, _x: &[f64]) -> Option<Vec<f64>> {
+        None
+    }
+}
+
 /// A problem over a box of inputs: is there an input in the box whose
 /// concrete (f64) run violates the property? Parts are sub-problems: a
 /// sub-box, and whatever else narrows them (for a network, ReLU phases;
 /// for an unrolled system, the branch taken). Every method is called from
 /// worker threads, on distinct parts.
-pub trait Problem: Sync {
+pub trait Problem: Objective {
     /// A sub-problem, with what it inherits from its parent (bounds).
     type Part: Send;
     /// A counterexample, replayed.
@@ -58,22 +80,6 @@ pub trait Problem: Sync {
 
     /// The box of a part's inputs.
     fn region<'a>(&self, part: &'a Self::Part) -> &'a InputBox;
-
-    /// The concrete run's distance from a violation at `x` (in the root
-    /// `root`'s box): `<= 0` exactly when `x` is a counterexample (no
-    /// tolerance: the f64 semantics is the judge).
-    fn excess(&self, root: usize, x: &[f64]) -> f64;
-
-    /// [`Problem::excess`] at many points (a problem may batch them).
-    fn excess_batch(&self, root: usize, points: &[Vec<f64>]) -> Vec<f64> {
-        points.iter().map(|x| self.excess(root, x)).collect()
-    }
-
-    /// A direction in which the excess decreases at `x` (its gradient,
-    /// where the run is differentiable); `None` when the problem has none.
-    fn gradient(&self, _root: usize, _x: &[f64]) -> Option<Vec<f64>> {
-        None
-    }
 
     /// The root index a part descends from.
     fn root_of(&self, part: &Self::Part) -> usize;

@@ -37,6 +37,21 @@ impl Ball {
     }
 }
 
+impl Objective for Ball {
+    fn excess(&self, _: usize, x: &[f64]) -> f64 {
+        self.dist2(x) - self.radius * self.radius
+    }
+
+    fn gradient(&self, _: usize, x: &[f64]) -> Option<Vec<f64>> {
+        Some(
+            x.iter()
+                .zip(&self.centre)
+                .map(|(a, c)| 2.0 * (a - c))
+                .collect(),
+        )
+    }
+}
+
 impl Problem for Ball {
     type Part = BallPart;
     type Witness = Vec<f64>;
@@ -50,17 +65,6 @@ impl Problem for Ball {
     }
     fn root_of(&self, _: &BallPart) -> usize {
         0
-    }
-    fn excess(&self, _: usize, x: &[f64]) -> f64 {
-        self.dist2(x) - self.radius * self.radius
-    }
-    fn gradient(&self, _: usize, x: &[f64]) -> Option<Vec<f64>> {
-        Some(
-            x.iter()
-                .zip(&self.centre)
-                .map(|(a, c)| 2.0 * (a - c))
-                .collect(),
-        )
     }
     fn replay(&self, part: &BallPart, x: Vec<f64>, _: Source) -> Option<Vec<f64>> {
         let inside = (0..x.len()).all(|i| part.0.lo[i] <= x[i] && x[i] <= part.0.hi[i]);

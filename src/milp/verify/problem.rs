@@ -12,7 +12,7 @@ use crate::milp::model::MilpError;
 use crate::milp::tolerance;
 use crate::nn::vnnlib::Property;
 use crate::nn::{interval_bounds, output_linear_bounds, InputBox, Network, NetworkBounds};
-use crate::search::{Bounded, Leaf, Problem, Source, SplitRule};
+use crate::search::{Bounded, Leaf, Objective, Problem, Source, SplitRule};
 use ndarray::Array2;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -66,32 +66,7 @@ pub struct NetStats {
     pub root_lp: bool,
 }
 
-impl Problem for NetProblem<'_> {
-    type Part = NetPart;
-    type Witness = Counterexample;
-    type Stats = NetStats;
-
-    fn roots(&self) -> Vec<NetPart> {
-        (0..self.prop.cases.len())
-            .map(|c| NetPart {
-                case: c,
-                region: self.prop.cases[c].input.clone(),
-                open: (0..self.prop.cases[c].disjuncts.len()).collect(),
-                phases: Vec::new(),
-                parent: None,
-                bounds: None,
-            })
-            .collect()
-    }
-
-    fn region<'p>(&self, part: &'p NetPart) -> &'p InputBox {
-        &part.region
-    }
-
-    fn root_of(&self, part: &NetPart) -> usize {
-        part.case
-    }
-
+impl Objective for NetProblem<'_> {
     fn excess(&self, root: usize, x: &[f64]) -> f64 {
         self.prop.cases[root].excess(x, &self.net.eval(x))
     }
@@ -126,6 +101,33 @@ impl Problem for NetProblem<'_> {
         let (_, atom) = best?;
         let g = output_gradient(self.net, x, &atom.outputs);
         Some(g.iter().zip(&atom.inputs).map(|(g, a)| g + a).collect())
+    }
+}
+
+impl Problem for NetProblem<'_> {
+    type Part = NetPart;
+    type Witness = Counterexample;
+    type Stats = NetStats;
+
+    fn roots(&self) -> Vec<NetPart> {
+        (0..self.prop.cases.len())
+            .map(|c| NetPart {
+                case: c,
+                region: self.prop.cases[c].input.clone(),
+                open: (0..self.prop.cases[c].disjuncts.len()).collect(),
+                phases: Vec::new(),
+                parent: None,
+                bounds: None,
+            })
+            .collect()
+    }
+
+    fn region<'p>(&self, part: &'p NetPart) -> &'p InputBox {
+        &part.region
+    }
+
+    fn root_of(&self, part: &NetPart) -> usize {
+        part.case
     }
 
     fn replay(&self, part: &NetPart, x: Vec<f64>, source: Source) -> Option<Counterexample> {

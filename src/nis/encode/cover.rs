@@ -268,7 +268,7 @@ fn cover_with(
 /// Checks the unrolling from the free initial state once: the witness MILPs
 /// check declared ranges from their own initial state only, and leaving a
 /// range from ANY initial state is a model error.
-fn check_every_start(
+pub fn check_every_start(
     model: &Model,
     goal: &Core,
     (n, m): (usize, usize),

@@ -4,7 +4,7 @@
 use super::stats::MilpStats;
 use crate::milp::{EncodeOptions, SolveOptions};
 use crate::nis::witness::shown::Witness;
-use crate::report::{Outcome, RunError};
+use crate::report::{Deadline, Outcome, RunError};
 use std::time::Duration;
 
 /// Default cap of the slots of one unrolling of M_ab(m) by slots (the
@@ -27,6 +27,72 @@ pub struct MilpOptions {
     pub max_slots: usize,
     /// Input splitting of the initial interval for universal sentences.
     pub split: SplitOptions,
+    /// Falsification before the MILP of a universal sentence on a
+    /// real-valued model ([`super::falsify`]).
+    pub falsify: FalsifyOptions,
+}
+
+/// How hard the falsifier looks before the MILP ([`super::falsify`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FalsifyOptions {
+    /// Initial states sampled per root (0: no falsification).
+    pub samples: usize,
+    /// Local (pattern) searches from the best samples, and their evaluations each.
+    pub starts: usize,
+    pub steps: usize,
+    /// Most successors of a state the walk follows; more are sampled.
+    pub branches: usize,
+    /// Most successor states one initial state's walk computes.
+    pub states_per_sample: usize,
+    /// The seed of the points and of the branches sampled.
+    pub seed: u64,
+    /// The most of the run's time left the falsifier may take, and the
+    /// most without a deadline.
+    pub share: f64,
+    pub max_time: Duration,
+}
+
+impl Default for FalsifyOptions {
+    fn default() -> Self {
+        FalsifyOptions {
+            samples: 128,
+            starts: 2,
+            steps: 48,
+            branches: 16,
+            states_per_sample: 4096,
+            seed: 0,
+            share: 0.2,
+            max_time: Duration::from_secs(2),
+        }
+    }
+}
+
+impl FalsifyOptions {
+    /// No falsification: the MILP decides alone.
+    pub fn off() -> Self {
+        FalsifyOptions {
+            samples: 0,
+            ..FalsifyOptions::default()
+        }
+    }
+
+    /// The falsifier's time: [`FalsifyOptions::share`] of what `deadline`
+    /// leaves, at most [`FalsifyOptions::max_time`].
+    pub fn share_of(&self, deadline: &Deadline) -> Duration {
+        deadline
+            .remaining()
+            .map_or(self.max_time, |r| r.mul_f64(self.share).min(self.max_time))
+    }
+
+    /// The shared sampler's options.
+    pub fn sampler(&self) -> crate::search::FalsifyOptions {
+        crate::search::FalsifyOptions {
+            samples: self.samples,
+            starts: self.starts,
+            steps: self.steps,
+            seed: self.seed,
+        }
+    }
 }
 
 /// Input splitting of a universal sentence's MILP over an interval of
@@ -59,6 +125,7 @@ impl Default for MilpOptions {
             zero_one_slots: false,
             max_slots: MAX_SLOTS,
             split: SplitOptions::default(),
+            falsify: FalsifyOptions::default(),
         }
     }
 }

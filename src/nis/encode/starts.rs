@@ -15,9 +15,10 @@
 //! decided per initial state when I_e is finite, and by covering
 //! ([`super::cover`]) when I_e contains a real interval.
 
-use super::cover::{cover, solve_from};
+use super::cover::{check_every_start, cover, solve_from};
 use super::decide::decide;
-use super::initial::StartVar;
+use super::falsify::falsify_universal;
+use super::initial::{Start, StartVar};
 use super::options::MilpOptions;
 use super::split;
 use super::stats::{RealStats, Sizes};
@@ -79,6 +80,15 @@ pub fn decide_f64(
     sizes: &mut Sizes,
 ) -> Result<RealAnswer, RunError> {
     let mut extra = RealStats::default();
+    if universal && !zero_one {
+        if let Some(tree) = falsified(model, goal, (n, m), opts, sizes, &mut extra)? {
+            return Ok(RealAnswer {
+                holds: false,
+                trees: vec![tree],
+                extra,
+            });
+        }
+    }
     if universal && split::splits(model, &opts.split) {
         let s = split::decide_split(model, goal, (n, m), zero_one, opts, sizes)?;
         extra.split = Some(s.stats);
@@ -121,6 +131,37 @@ pub fn decide_f64(
         trees: d.witnesses,
         extra,
     })
+}
+
+/// Falsify first: a counterexample of M(n) found by simulation
+/// ([`falsify_universal`]) that replays, after the check that no run from
+/// any initial state leaves a declared range (which the MILP would have
+/// made); `None` when none is found (or `opts.falsify` is off).
+fn falsified(
+    model: &Model,
+    goal: &Core,
+    (n, m): (usize, usize),
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+    extra: &mut RealStats,
+) -> Result<Option<RealTree>, RunError> {
+    if opts.falsify.samples == 0 || goal.has_universal() {
+        return Ok(None);
+    }
+    let deadline = &opts.solve.deadline;
+    let (tree, mut stats) = falsify_universal(model, goal, n, &opts.falsify, deadline);
+    let replayed = tree.filter(|t| {
+        let ok = replay_real::replay_real(model, t).is_ok();
+        stats.unreplayed += usize::from(!ok);
+        ok
+    });
+    extra.falsify = Some(stats);
+    let Some(tree) = replayed else {
+        return Ok(None);
+    };
+    let free = vec![StartVar::Free; model.env.vars.len()];
+    check_every_start(model, goal, (n, m), false, &Start::Vars(free), opts, sizes)?;
+    Ok(Some(tree))
 }
 
 /// Replays the decoded trees (a tree that does not replay is an internal

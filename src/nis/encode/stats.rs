@@ -98,6 +98,32 @@ impl Statistics for SplitStats {
     }
 }
 
+/// What the falsifier did before the MILP ([`super::falsify`]; the statistics `falsify_*`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FalsifyStats {
+    /// Initial states scored.
+    pub samples: usize,
+    /// Successor states computed by the walks.
+    pub states: usize,
+    /// Counterexample runs found (the first ends the search).
+    pub traces: usize,
+    /// Runs found that the replay rejected (the MILP then decided).
+    pub unreplayed: usize,
+    pub time_s: f64,
+}
+
+impl Statistics for FalsifyStats {
+    fn attributes(&self) -> Vec<(&'static str, StatValue)> {
+        vec![
+            ("falsify_samples", self.samples.into()),
+            ("falsify_states", self.states.into()),
+            ("falsify_traces", self.traces.into()),
+            ("falsify_unreplayed", self.unreplayed.into()),
+            ("falsify_time_s", self.time_s.into()),
+        ]
+    }
+}
+
 /// Which MILPs a check built, hence which sizes it lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MilpForm {
@@ -119,11 +145,16 @@ pub struct RealStats {
     /// An initial environment state (by variable) from which no witness
     /// exists, when the covering found one.
     pub uncovered: Option<Vec<(String, f64)>>,
+    /// Falsification before the MILP ([`super::falsify`]).
+    pub falsify: Option<FalsifyStats>,
 }
 
 impl Statistics for RealStats {
     fn attributes(&self) -> Vec<(&'static str, StatValue)> {
         let mut a = Vec::new();
+        if let Some(f) = &self.falsify {
+            a.extend(f.attributes());
+        }
         if let Some(s) = &self.split {
             a.extend(s.attributes());
         }

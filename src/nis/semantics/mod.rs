@@ -30,6 +30,7 @@ pub mod named;
 mod observation;
 pub mod real;
 pub mod real_named;
+pub mod real_sim;
 pub mod real_truth;
 pub mod rules;
 mod step;
