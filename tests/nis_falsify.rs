@@ -71,15 +71,10 @@ fn no_falsify() -> MilpOptions {
     }
 }
 
-/// The counterexample's initial x, from the shown witness's first row.
+/// The counterexample's initial x, from the report's witness.
 fn initial_x(rec: &CheckRecord) -> f64 {
-    let w = rec.witness.as_ref().expect("a counterexample");
-    let text = w.text();
-    let at = text.find("x=").expect("the environment's x in the trace") + 2;
-    let end = text[at..]
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e'))
-        .unwrap();
-    text[at..at + end].parse().unwrap()
+    let w = mavis::nis::verbs::json::witness_json(rec).expect("a replayed counterexample");
+    w["branches"][0][0]["env"]["x"].as_f64().unwrap()
 }
 
 #[test]

@@ -133,8 +133,9 @@ impl<'a> Sampled<'a> {
     }
 
     /// The initial states at `env` (one per combination of first percepts,
-    /// sampled as moves are) with the best score from them, and the tree.
-    fn best(&self, root: usize, x: &[f64]) -> (f64, Option<RealTree>) {
+    /// sampled as moves are) with the best score from them, the tree, and
+    /// the successor states the walk computed.
+    fn best(&self, root: usize, x: &[f64]) -> (f64, Option<RealTree>, usize) {
         let env = self.env(root, x);
         let mut w = self.walk(root, x);
         let starts = self.starts(&env, &mut w);
@@ -147,9 +148,7 @@ impl<'a> Sampled<'a> {
             }
             best.0 = best.0.max(sc);
         }
-        self.samples.fetch_add(1, Ordering::Relaxed);
-        self.states.fetch_add(w.expanded, Ordering::Relaxed);
-        best
+        (best.0, best.1, w.expanded)
     }
 
     /// The initial global states at `env` (Definition 4's I), or none when
@@ -194,7 +193,9 @@ impl Objective for Sampled<'_> {
         if self.hit.load(Ordering::Relaxed) || self.stop.expired() {
             return f64::INFINITY;
         }
-        let sc = self.best(root, x).0;
+        let (sc, _, expanded) = self.best(root, x);
+        self.samples.fetch_add(1, Ordering::Relaxed);
+        self.states.fetch_add(expanded, Ordering::Relaxed);
         if sc > 0.0 {
             self.hit.store(true, Ordering::Relaxed);
         }
