@@ -12,6 +12,8 @@ echo "== import cycles between files of src/"
 python3 scripts/check_cycles.py
 echo "== functions of at most 80 lines in src/"
 python3 scripts/long_functions.py
+echo "== serde_json only in rendering layers and JSON readers"
+python3 scripts/check_json_imports.py
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy --all-targets -- -D warnings"

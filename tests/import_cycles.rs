@@ -1,5 +1,7 @@
 //! `scripts/check_cycles.py` on small made-up crates (each cycle written by
-//! hand, so the expected answer is known) and on this crate's own src/.
+//! hand, so the expected answer is known) and on this crate's own src/;
+//! `scripts/check_json_imports.py` (serde_json only where reports are
+//! rendered and JSON read) the same way.
 
 use std::fs;
 use std::path::Path;
@@ -7,13 +9,25 @@ use std::process::Command;
 
 /// Runs the checker on a crate whose src/ holds `files` (path, text).
 fn check(files: &[(&str, &str)], extra: &[&str]) -> (i32, String) {
+    let files: Vec<(String, &str)> = files
+        .iter()
+        .map(|(p, t)| (format!("src/{p}"), *t))
+        .collect();
+    run_script("check_cycles.py", &files, extra)
+}
+
+/// Runs `scripts/SCRIPT` on a made-up repository of `files` (path from
+/// its root, text): its exit status and its output.
+fn run_script(script: &str, files: &[(String, &str)], extra: &[&str]) -> (i32, String) {
     let dir = tempfile::tempdir().unwrap();
     for (path, text) in files {
-        let p = dir.path().join("src").join(path);
+        let p = dir.path().join(path);
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         fs::write(p, text).unwrap();
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check_cycles.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts")
+        .join(script);
     let out = Command::new("python3")
         .arg(script)
         .arg("--root")
@@ -193,4 +207,66 @@ fn this_crate_has_no_cycle_outside_the_allow_list() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(!text.contains("stale"), "{text}");
+}
+
+/// A made-up crate whose `engine/core.rs` has `core` as its code, beside
+/// a verb that renders JSON; serde_json is allowed under `*/verbs/` only.
+fn json_crate(core: &str) -> Vec<(String, &str)> {
+    vec![
+        ("src/lib.rs".into(), "pub mod engine;\n"),
+        (
+            "src/engine/mod.rs".into(),
+            "pub mod core;\npub mod verbs;\n#[cfg(test)]\nmod tests;\n",
+        ),
+        ("src/engine/core.rs".into(), core),
+        (
+            "src/engine/verbs/mod.rs".into(),
+            "use serde_json::json;\npub fn f() -> String { json!(1).to_string() }\n",
+        ),
+        (
+            "src/engine/tests.rs".into(),
+            "use serde_json::Value;\n#[test]\nfn t() { let _: Value = 1.into(); }\n",
+        ),
+        (
+            "scripts/json_imports_allowed.txt".into(),
+            "# the verbs render\n*/verbs/\n",
+        ),
+    ]
+}
+
+#[test]
+fn serde_json_outside_the_allowed_files_fails_and_names_the_file() {
+    let core =
+        "pub struct Outcome;\n\npub fn g() -> serde_json::Value { serde_json::Value::Null }\n";
+    let (code, out) = run_script("check_json_imports.py", &json_crate(core), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("src/engine/core.rs:3: names serde_json"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("verbs"),
+        "an allowed file is not named: {out}"
+    );
+    assert!(!out.contains("tests.rs"), "a test file is not named: {out}");
+}
+
+#[test]
+fn serde_json_in_comments_strings_and_test_modules_passes() {
+    let core = "// serde_json is not needed here\npub const S: &str = \"serde_json\";\n\
+                #[cfg(test)]\nmod t {\n    use serde_json::json;\n}\n";
+    let (code, out) = run_script("check_json_imports.py", &json_crate(core), &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("0 naming serde_json"), "{out}");
+}
+
+#[test]
+fn this_crate_names_serde_json_only_where_it_renders_or_reads_json() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check_json_imports.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
 }

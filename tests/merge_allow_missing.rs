@@ -12,27 +12,22 @@ use serde_json::Value;
 
 const SPEC: &str = "forall v1, v2: EX^{k} (alive, v1) & (alive, v2)";
 
-fn table_args(extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = ["--format", "json", "nis", "table"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    args.extend([
-        repo("examples/guarding/guarding.nis"),
-        "--spec".into(),
-        SPEC.into(),
-    ]);
-    args.extend(
-        ["--k", "1..3", "--agents", "2..4"]
-            .iter()
-            .map(|s| s.to_string()),
-    );
-    args.extend(extra.iter().map(|s| s.to_string()));
-    args
+/// The JSON `nis table` of SPEC, k 1..3 on M(2)..M(4), with `extra`.
+fn table(extra: &[&str]) -> cli::Run {
+    let model = repo("examples/guarding/guarding.nis");
+    let mut args = vec!["--format", "json", "nis", "table", &model, "--spec", SPEC];
+    args.extend(["--k", "1..3", "--agents", "2..4"]);
+    args.extend(extra);
+    cli::run(&args)
 }
 
-fn run(args: &[String]) -> cli::Run {
-    cli::run(&args.iter().map(String::as_str).collect::<Vec<_>>())
+/// `mavis [--format json] merge --allow-missing PARTS...`.
+fn merge_allowing_missing(json: bool, parts: &[&str]) -> cli::Run {
+    let format: &[&str] = if json { &["--format", "json"] } else { &[] };
+    let mut args = format.to_vec();
+    args.extend(["merge", "--allow-missing"]);
+    args.extend(parts);
+    cli::run(&args)
 }
 
 /// (k, agents, holds) of every cell.
@@ -64,26 +59,20 @@ fn a_missing_shard_is_drawn_as_dots_when_asked() {
     };
     for i in 1..=3 {
         let shard = format!("{i}/3");
-        run(&table_args(&["--shard", &shard, "-o", &part(i)])).success();
+        table(&["--shard", &shard, "-o", &part(i)]).success();
     }
-    let whole = run(&table_args(&[])).success().json();
-    let refused = cli::run(&["merge", &part(1), &part(2)]).expect_code(2);
+    let (p1, p2, p3) = (part(1), part(2), part(3));
+    let whole = table(&[]).success().json();
+    let refused = cli::run(&["merge", &p1, &p2]).expect_code(2);
     assert!(
         refused.stderr.contains("missing shard 3/3"),
         "{}",
         refused.stderr
     );
 
-    let merged = cli::run(&[
-        "--format",
-        "json",
-        "merge",
-        "--allow-missing",
-        &part(1),
-        &part(2),
-    ])
-    .expect_code(3)
-    .json();
+    let merged = merge_allowing_missing(true, &[&p1, &p2])
+        .expect_code(3)
+        .json();
     assert_eq!(merged["verdict"], "unknown");
     assert_eq!(merged["stats"]["missing_shards"], 1);
     let got = cells(&merged);
@@ -99,22 +88,14 @@ fn a_missing_shard_is_drawn_as_dots_when_asked() {
         got.len(),
         all.len()
     );
-    let text = cli::run(&["merge", "--allow-missing", &part(1), &part(2)]).expect_code(3);
+    let text = merge_allowing_missing(false, &[&p1, &p2]).expect_code(3);
     let dots = text.stdout.split_whitespace().filter(|w| *w == ".").count();
     assert_eq!(dots, all.len() - got.len(), "{}", text.stdout);
     assert!(text.stderr.contains("missing shard 3/3"), "{}", text.stderr);
     // All three parts: the flag changes nothing.
-    let full = cli::run(&[
-        "--format",
-        "json",
-        "merge",
-        "--allow-missing",
-        &part(1),
-        &part(2),
-        &part(3),
-    ])
-    .success()
-    .json();
+    let full = merge_allowing_missing(true, &[&p1, &p2, &p3])
+        .success()
+        .json();
     assert_eq!(cells(&full), all);
 }
 
@@ -136,7 +117,7 @@ fn a_sweep_with_a_missing_shard_is_still_refused() {
         &part,
     ])
     .success();
-    let r = cli::run(&["merge", "--allow-missing", &part]).expect_code(2);
+    let r = merge_allowing_missing(false, &[&part]).expect_code(2);
     assert!(r.stderr.contains("missing shard 2/2"), "{}", r.stderr);
     assert!(r.stderr.contains("nis table"), "{}", r.stderr);
 }

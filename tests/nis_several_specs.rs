@@ -11,21 +11,36 @@ use cli::repo;
 const HOLDS_ON_M3: &str = "forall v1, v2: EX^2 (alive, v1) & (alive, v2)";
 const FAILS_ON_M3: &str = "forall v1: AX^1 (alive, v1)";
 
-fn verdict_alone(verb: &str, extra: &[&str], spec: &str) -> serde_json::Value {
+/// `mavis [--format json] nis VERB examples/guarding/guarding.nis ARGS...`.
+fn nis(json: bool, verb: &str, args: &[&str]) -> cli::Run {
     let model = repo("examples/guarding/guarding.nis");
-    let mut args = vec!["--format", "json", "nis", verb, &model, "--spec", spec];
+    let format: &[&str] = if json { &["--format", "json"] } else { &[] };
+    let mut all = format.to_vec();
+    all.extend(["nis", verb, &model]);
+    all.extend(args);
+    cli::run(&all)
+}
+
+/// A `--specs` file with `text` in a fresh folder (kept while the folder lives).
+fn specs_file(text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("q.specs");
+    std::fs::write(&file, text).unwrap();
+    (dir, file.display().to_string())
+}
+
+fn verdict_alone(verb: &str, extra: &[&str], spec: &str) -> serde_json::Value {
+    let mut args = vec!["--spec", spec];
     args.extend(extra);
-    cli::run(&args).json()["verdict"].clone()
+    nis(true, verb, &args).json()["verdict"].clone()
 }
 
 #[test]
 fn each_entry_is_what_its_sentence_alone_gives() {
-    let model = repo("examples/guarding/guarding.nis");
     for (verb, extra) in [("check", &["--agents", "3"][..]), ("verify", &[][..])] {
-        let mut args = vec!["--format", "json", "nis", verb, &model];
-        args.extend(extra);
+        let mut args = extra.to_vec();
         args.extend(["--spec", HOLDS_ON_M3, "--spec", FAILS_ON_M3]);
-        let both = cli::run(&args).expect_code(1).json();
+        let both = nis(true, verb, &args).expect_code(1).json();
         let queries = both["results"]["queries"].as_array().unwrap();
         assert_eq!(queries.len(), 2);
         for (q, spec) in queries.iter().zip([HOLDS_ON_M3, FAILS_ON_M3]) {
@@ -43,45 +58,18 @@ fn each_entry_is_what_its_sentence_alone_gives() {
         assert_eq!(both["verdict"], "violated", "the conjunction");
     }
     // One sentence alone keeps the report it always had (no `queries`).
-    let one = cli::run(&[
-        "--format",
-        "json",
-        "nis",
-        "check",
-        &model,
-        "--agents",
-        "3",
-        "--spec",
-        HOLDS_ON_M3,
-    ])
-    .success()
-    .json();
+    let one = nis(true, "check", &["--agents", "3", "--spec", HOLDS_ON_M3])
+        .success()
+        .json();
     assert!(one["results"].get("queries").is_none(), "{one}");
 }
 
 #[test]
 fn a_specs_file_reads_as_its_lines() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("q.specs");
-    std::fs::write(
-        &file,
-        format!("# guarding\n{HOLDS_ON_M3}\n\n  {HOLDS_ON_M3}\n"),
-    )
-    .unwrap();
-    let model = repo("examples/guarding/guarding.nis");
-    let r = cli::run(&[
-        "--format",
-        "json",
-        "nis",
-        "check",
-        &model,
-        "--agents",
-        "3",
-        "--specs",
-        file.to_str().unwrap(),
-    ])
-    .success()
-    .json();
+    let (_dir, file) = specs_file(&format!("# guarding\n{HOLDS_ON_M3}\n\n  {HOLDS_ON_M3}\n"));
+    let r = nis(true, "check", &["--agents", "3", "--specs", &file])
+        .success()
+        .json();
     let queries = r["results"]["queries"].as_array().unwrap();
     assert_eq!(queries.len(), 2);
     assert!(queries
@@ -92,27 +80,19 @@ fn a_specs_file_reads_as_its_lines() {
 
 #[test]
 fn a_bad_sentence_of_a_file_is_located_before_any_is_decided() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("q.specs");
-    std::fs::write(
-        &file,
-        format!("{HOLDS_ON_M3}\n\nforall v1: EX^1 (alive, v2)\n"),
-    )
-    .unwrap();
-    let model = repo("examples/guarding/guarding.nis");
-    let r = cli::run(&["nis", "verify", &model, "--specs", file.to_str().unwrap()]).expect_code(2);
+    let (_dir, file) = specs_file(&format!("{HOLDS_ON_M3}\n\nforall v1: EX^1 (alive, v2)\n"));
+    let r = nis(false, "verify", &["--specs", &file]).expect_code(2);
     assert!(r.stderr.contains("q.specs:3:17"), "{}", r.stderr);
     assert!(r.stdout.is_empty(), "nothing was decided: {}", r.stdout);
-    let empty = dir.path().join("empty.specs");
-    std::fs::write(&empty, "# nothing\n").unwrap();
-    let r = cli::run(&["nis", "verify", &model, "--specs", empty.to_str().unwrap()]).expect_code(2);
+    let (_empty_dir, empty) = specs_file("# nothing\n");
+    let r = nis(false, "verify", &["--specs", &empty]).expect_code(2);
     assert!(r.stderr.contains("no sentence"), "{}", r.stderr);
 }
 
 #[test]
 fn the_deadline_keeps_the_sentences_decided_before_it() {
-    let model = repo("examples/guarding/guarding.nis");
     // The second sentence explores M(30) to depth 12 (tens of seconds).
+    let model = repo("examples/guarding/guarding.nis");
     let r = cli::run(&[
         "--timeout",
         "2",

@@ -273,43 +273,32 @@ pub enum NisCmd {
     Simulates(SimulatesArgs),
     /// Verify a sentence for every number of agents (Corollaries 1 and 2).
     #[command(after_help = VERIFY_HELP)]
-    Verify {
-        #[command(flatten)]
-        model: ModelArgs,
-        #[command(flatten)]
-        spec: SpecArgs,
-        #[arg(long, value_enum)]
-        engine: Option<EngineArg>,
-        #[command(flatten)]
-        milp: MilpArgs,
-        /// Largest N tried: in the search for the simulating system, or
-        /// among the M(N) checked by `--simulation bound`.
-        #[arg(long)]
-        cap: Option<usize>,
-        /// How the simulating M(n) is found: `search` (explicit, finite
-        /// models; their default) or `bound` (n = m + B^b, no search; the
-        /// default for models with real variables or an initial interval).
-        #[arg(long, value_enum, value_name = "HOW")]
-        simulation: Option<SimulationArg>,
-    },
+    Verify(VerifyArgs),
     /// The emergence threshold of a sentence alone.
     #[command(after_help = EMERGENCE_HELP)]
-    Emergence {
-        #[command(flatten)]
-        model: ModelArgs,
-        #[command(flatten)]
-        spec: SpecArgs,
-        #[arg(long, value_enum)]
-        engine: Option<EngineArg>,
-        #[command(flatten)]
-        milp: MilpArgs,
-        /// As for `verify`.
-        #[arg(long)]
-        cap: Option<usize>,
-        /// As for `verify`: `search` or `bound`.
-        #[arg(long, value_enum, value_name = "HOW")]
-        simulation: Option<SimulationArg>,
-    },
+    Emergence(VerifyArgs),
+}
+
+/// The arguments of `mavis nis verify` and `mavis nis emergence`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    #[command(flatten)]
+    spec: SpecArgs,
+    #[arg(long, value_enum)]
+    engine: Option<EngineArg>,
+    #[command(flatten)]
+    milp: MilpArgs,
+    /// Largest N tried: in the search for the simulating system, or
+    /// among the M(N) checked by `--simulation bound`.
+    #[arg(long)]
+    cap: Option<usize>,
+    /// How the simulating M(n) is found: `search` (explicit, finite
+    /// models; their default) or `bound` (n = m + B^b, no search; the
+    /// default for models with real variables or an initial interval).
+    #[arg(long, value_enum, value_name = "HOW")]
+    simulation: Option<SimulationArg>,
 }
 
 fn engine(e: Option<EngineArg>) -> EngineChoice {
@@ -448,7 +437,6 @@ fn simulates_verb(
 
 pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunError> {
     // `emergence` is `verify` reporting the threshold alone.
-    let threshold_only = matches!(cmd, NisCmd::Emergence { .. });
     match cmd {
         NisCmd::Check {
             model,
@@ -476,45 +464,39 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
         }
         NisCmd::Table(args) => table_verb(args, given, ctx),
         NisCmd::Simulates(args) => simulates_verb(&args, given, ctx),
-        NisCmd::Verify {
-            model,
-            spec,
-            engine: e,
-            milp,
-            cap,
-            simulation,
-        }
-        | NisCmd::Emergence {
-            model,
-            spec,
-            engine: e,
-            milp,
-            cap,
-            simulation,
-        } => {
-            let options = VerifyOptions {
-                engine: engine(e),
-                cap,
-                milp: milp.options(ctx),
-            };
-            let procedure = simulation.map(SimulationArg::procedure);
-            let m = load(&model, given, ctx)?;
-            let verb = if threshold_only {
-                "emergence"
-            } else {
-                "verify"
-            };
-            run_each(("nis", verb), spec.sentences()?, ctx, |s| {
-                verify::verify_report(
-                    &model.model,
-                    &m,
-                    s,
-                    &options,
-                    procedure,
-                    ctx,
-                    threshold_only,
-                )
-            })
-        }
+        NisCmd::Verify(args) => verify_verb(args, false, given, ctx),
+        NisCmd::Emergence(args) => verify_verb(args, true, given, ctx),
     }
+}
+
+/// `verify`, or with `threshold_only` `emergence`, of every sentence.
+fn verify_verb(
+    args: VerifyArgs,
+    threshold_only: bool,
+    given: &Given,
+    ctx: &RunContext,
+) -> Result<Report, RunError> {
+    let options = VerifyOptions {
+        engine: engine(args.engine),
+        cap: args.cap,
+        milp: args.milp.options(ctx),
+    };
+    let procedure = args.simulation.map(SimulationArg::procedure);
+    let m = load(&args.model, given, ctx)?;
+    let verb = if threshold_only {
+        "emergence"
+    } else {
+        "verify"
+    };
+    run_each(("nis", verb), args.spec.sentences()?, ctx, |s| {
+        verify::verify_report(
+            &args.model.model,
+            &m,
+            s,
+            &options,
+            procedure,
+            ctx,
+            threshold_only,
+        )
+    })
 }

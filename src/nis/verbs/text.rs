@@ -121,21 +121,32 @@ fn then(text: String, action: Option<String>) -> String {
     }
 }
 
+/// A step table's header: `step`, `agent 1` .. `agent n`, then `more`.
+fn header(n: usize, more: &[&str]) -> Table {
+    let mut header = vec!["step".to_string()];
+    header.extend((1..=n).map(|i| format!("agent {i}")));
+    header.extend(more.iter().map(|s| s.to_string()));
+    Table::new(header)
+}
+
+/// A row's first cells: the step, then every agent's local state and the
+/// action it takes next (`actions`, none at the last step).
+fn agent_cells(j: usize, agents: &[Local], actions: Option<&[String]>) -> Vec<String> {
+    let mut row = vec![j.to_string()];
+    for (i, l) in agents.iter().enumerate() {
+        row.push(then(local_text(l), actions.map(|a| a[i].clone())));
+    }
+    row
+}
+
 /// One row per step: every agent's local state and the action it takes
 /// next; the environment and, when `env_moves` (it has variables or more
 /// than one joint action), the joint action it takes next.
 fn step_table(steps: &[Step], env_moves: bool) -> Table {
-    let n = steps.first().map_or(0, |s| s.agents.len());
-    let mut header = vec!["step".to_string()];
-    header.extend((1..=n).map(|i| format!("agent {i}")));
-    header.push("env".into());
-    let mut t = Table::new(header);
+    let mut t = header(steps.first().map_or(0, |s| s.agents.len()), &["env"]);
     for (j, s) in steps.iter().enumerate() {
         let next = steps.get(j + 1).and_then(|x| x.moved.as_ref());
-        let mut row = vec![j.to_string()];
-        for (i, l) in s.agents.iter().enumerate() {
-            row.push(then(local_text(l), next.map(|mv| mv.actions[i].clone())));
-        }
+        let mut row = agent_cells(j, &s.agents, next.map(|mv| &mv.actions[..]));
         let env_action = next.filter(|_| env_moves).map(|mv| env_move_text(&mv.env));
         row.push(then(env_text(&s.env), env_action));
         t.row(row);
@@ -147,21 +158,15 @@ fn step_table(steps: &[Step], env_moves: bool) -> Table {
 /// action; with named agents (they live in the environment) the environment
 /// and its joint action.
 fn abstract_table(steps: &[AbstractStep], with_env: bool) -> Table {
-    let m = steps.first().map_or(0, |s| s.agents.len());
-    let mut header = vec!["step".to_string()];
-    header.extend((1..=m).map(|i| format!("agent {i}")));
-    header.push("zero-one agent".into());
-    header.push("zero-one action".into());
-    if with_env {
-        header.push("env".into());
-    }
-    let mut t = Table::new(header);
+    let more: &[&str] = if with_env {
+        &["zero-one agent", "zero-one action", "env"]
+    } else {
+        &["zero-one agent", "zero-one action"]
+    };
+    let mut t = header(steps.first().map_or(0, |s| s.agents.len()), more);
     for (j, s) in steps.iter().enumerate() {
         let next = steps.get(j + 1).and_then(|x| x.moved.as_ref());
-        let mut row = vec![j.to_string()];
-        for (i, l) in s.agents.iter().enumerate() {
-            row.push(then(local_text(l), next.map(|mv| mv.actions[i].clone())));
-        }
+        let mut row = agent_cells(j, &s.agents, next.map(|mv| &mv.actions[..]));
         let set: Vec<String> = s.zero_one.iter().map(local_text).collect();
         row.push(format!("{{{}}}", set.join("; ")));
         row.push(next.map_or(String::new(), |mv| {

@@ -4,19 +4,24 @@
 use super::replay::ConcreteTrace;
 use super::replay_real::RealStep;
 use super::replay_strategy_f64::Shape;
-use super::shown::{Runs, Trace, TraceKind, Witness};
+use super::shown::{Runs, Step, Trace, TraceKind, Witness};
 use super::views::{abstract_steps, env_moves, exact_steps, real_steps};
 use super::WitnessTree;
 use crate::nis::front::model::Model;
 use crate::nis::semantics::abstraction::{AMove, AState};
 use crate::nis::semantics::Semantics;
 
-/// The concrete runs of a model, as shown: `branches` of the first tree.
-fn concrete_runs(model: &Model, branches: Vec<Vec<super::shown::Step>>) -> Runs {
-    Runs::Concrete {
-        branches,
-        named_agents: !model.named.is_empty(),
-        env_moves: env_moves(model),
+/// A trace of S(n) (or M(0)) from the first tree's `branches`, one tree per
+/// initial state.
+fn concrete(model: &Model, counterexample: bool, trees: usize, branches: Vec<Vec<Step>>) -> Trace {
+    Trace {
+        kind: TraceKind::of(counterexample),
+        initial_states: trees,
+        runs: Runs::Concrete {
+            branches,
+            named_agents: !model.named.is_empty(),
+            env_moves: env_moves(model),
+        },
     }
 }
 
@@ -26,13 +31,12 @@ pub fn concrete_trace(
     traces: &[ConcreteTrace],
     counterexample: bool,
 ) -> Option<Trace> {
-    let first = traces.first()?;
-    let branches = first.iter().map(|b| exact_steps(sem, b)).collect();
-    Some(Trace {
-        kind: TraceKind::of(counterexample),
-        initial_states: traces.len(),
-        runs: concrete_runs(sem.model, branches),
-    })
+    let branches = traces
+        .first()?
+        .iter()
+        .map(|b| exact_steps(sem, b))
+        .collect();
+    Some(concrete(sem.model, counterexample, traces.len(), branches))
 }
 
 /// Replayed f64 traces (per initial state, its branches) as shown: the
@@ -42,13 +46,12 @@ pub fn real_trace(
     traces: &[Vec<Vec<RealStep>>],
     counterexample: bool,
 ) -> Option<Trace> {
-    let first = traces.first()?;
-    let branches = first.iter().map(|b| real_steps(model, b)).collect();
-    Some(Trace {
-        kind: TraceKind::of(counterexample),
-        initial_states: traces.len(),
-        runs: concrete_runs(model, branches),
-    })
+    let branches = traces
+        .first()?
+        .iter()
+        .map(|b| real_steps(model, b))
+        .collect();
+    Some(concrete(model, counterexample, traces.len(), branches))
 }
 
 /// Replayed strategic trees of M(0) as shown: the counterexample of a

@@ -7,9 +7,9 @@
 use crate::lang::{Source, Span, Value};
 use crate::timed::check::graph::Graph;
 use crate::timed::check::{run_query, QueryResult, RunOptions};
-use crate::timed::explore::{Heuristic, Memory, Options, Search};
+use crate::timed::explore::{Memory, Options, Search};
 use crate::timed::semantics::{Semantics, SemanticsKind, Step};
-use crate::timed::tests::model;
+use crate::timed::tests::{model, options, ON_THE_FLY_QUERIES};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
@@ -95,13 +95,8 @@ fn answer(m: &crate::timed::front::model::Model, q: &str, kind: SemanticsKind) -
         semantics: kind,
         horizon: None,
         explore: Options {
-            search: Search::Bfs,
-            memory: Memory::default(),
-            heuristic: Heuristic::None,
-            pacemaker: 0,
-            recent_states: 100_000,
             max_states: 2_000_000,
-            deadline: None,
+            ..options(Search::Bfs, Memory::default())
         },
     };
     let r = query_result(m, q, &opts);
@@ -120,23 +115,15 @@ pub(super) fn query_result(
     run_query(m, "q", &loc, opts).unwrap()
 }
 
-/// Untimed queries: state conditions over V and localities, `EF` nested in
-/// `EF` (a property of single runs), numerical. Not `AG(p => EF q)`: plain
+/// Untimed queries: state conditions over V and localities, numerical
+/// ([`ON_THE_FLY_QUERIES`]), and these, `EF` nested in `EF` (a property of
+/// single runs). Not `AG(p => EF q)`: plain
 /// time may wait into a state where only a deadlock follows, which the
 /// accelerated semantics skips (no jump when no lower bound lies ahead), so
 /// branching properties mixing `AG` and `EF` may differ (found by this test
 /// on a model with monotone deadlines: it is the seed's acceleration, not
 /// its extension).
-const QUERIES: &[&str] = &[
-    "EF x = 2 & y = 0",
-    "EF g0@l1 & x = 1",
-    "AG x + y <= 3",
-    "AG y != 2 | x != 2",
-    "max x + 3 * y",
-    "min x - y",
-    "EF(x = 1 & EF y = 2)",
-    "EF(g0@l0 & EF(x = 0 & EF y = 0))",
-];
+const NESTED_QUERIES: &[&str] = &["EF(x = 1 & EF y = 2)", "EF(g0@l0 & EF(x = 0 & EF y = 0))"];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
@@ -148,7 +135,7 @@ proptest! {
         let (accel_states, accel_resets) = untimed_sets(&m, SemanticsKind::Accelerated);
         prop_assert_eq!(&plain_states, &accel_states, "{}", text);
         prop_assert_eq!(&plain_resets, &accel_resets, "{}", text);
-        for q in QUERIES {
+        for q in ON_THE_FLY_QUERIES.iter().chain(NESTED_QUERIES) {
             prop_assert_eq!(
                 answer(&m, q, SemanticsKind::Plain),
                 answer(&m, q, SemanticsKind::Accelerated),

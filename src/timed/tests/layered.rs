@@ -9,7 +9,7 @@ use crate::timed::check::graph::Graph;
 use crate::timed::check::RunOptions;
 use crate::timed::explore::progress::Measure;
 use crate::timed::explore::search::explore;
-use crate::timed::explore::{Control, Heuristic, Memory, Options, Search, Stats};
+use crate::timed::explore::{Control, Memory, Options, Search, Stats};
 use crate::timed::front::model::Model;
 use crate::timed::semantics::{Semantics, SemanticsKind, State};
 use crate::timed::tests::{model, REEXPANDING_MODEL};
@@ -19,13 +19,10 @@ use std::collections::{HashMap, HashSet};
 
 fn options(m: &Model, search: Search, memory: Memory, recent: usize) -> Options {
     Options {
-        search,
-        memory,
-        heuristic: Heuristic::None,
         pacemaker: default_pacemaker_for(m, memory),
         max_states: 5_000_000,
         recent_states: recent,
-        deadline: None,
+        ..crate::timed::tests::options(search, memory)
     }
 }
 

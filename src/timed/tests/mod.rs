@@ -156,7 +156,9 @@ fn decreasing_deadlines_are_accelerated_with_downstream_cuts() {
     assert!(verbs::acceleration_warning(&model(FLIP)).is_none());
 }
 
-fn options(search: Search, memory: Memory) -> Options {
+/// Exploration options without a heuristic, pacemaker or deadline, up to
+/// a million states; the other tests change a field or two of them.
+pub(super) fn options(search: Search, memory: Memory) -> Options {
     Options {
         search,
         memory,
@@ -167,6 +169,17 @@ fn options(search: Search, memory: Memory) -> Options {
         deadline: None,
     }
 }
+
+/// Queries answered on the fly (state conditions and extrema, answered by
+/// the search itself).
+pub(super) const ON_THE_FLY_QUERIES: &[&str] = &[
+    "EF x = 2 & y = 0",
+    "EF g0@l1 & x = 1",
+    "AG x + y <= 3",
+    "AG y != 2 | x != 2",
+    "max x + 3 * y",
+    "min x - y",
+];
 
 fn ask(
     m: &Model,

@@ -7,7 +7,7 @@ use crate::lang::{Source, Span};
 use crate::report::Verdict;
 use crate::timed::check::graph::{holds, Graph, Memo};
 use crate::timed::check::{run_query, RunOptions};
-use crate::timed::explore::{Heuristic, Memory, Options, Search};
+use crate::timed::explore::{Memory, Search};
 use crate::timed::front::query::{parse_query, Formula, Query};
 use crate::timed::semantics::{Semantics, SemanticsKind};
 use crate::timed::tests::{model, random_model};
@@ -88,15 +88,7 @@ fn graph_options() -> RunOptions {
     RunOptions {
         semantics: SemanticsKind::Accelerated,
         horizon: None,
-        explore: Options {
-            search: Search::Bfs,
-            memory: Memory::default(),
-            heuristic: Heuristic::None,
-            pacemaker: 0,
-            recent_states: 100_000,
-            max_states: 1_000_000,
-            deadline: None,
-        },
+        explore: crate::timed::tests::options(Search::Bfs, Memory::default()),
     }
 }
 

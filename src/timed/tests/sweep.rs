@@ -9,10 +9,10 @@ use crate::timed::check::graph::Graph;
 use crate::timed::check::RunOptions;
 use crate::timed::explore::progress::{Measure, Progress};
 use crate::timed::explore::search::explore;
-use crate::timed::explore::{Control, Heuristic, Memory, Options, Search, Stats};
+use crate::timed::explore::{Control, Memory, Options, Search, Stats};
 use crate::timed::front::model::Model;
 use crate::timed::semantics::{Semantics, SemanticsKind, State, Step};
-use crate::timed::tests::model;
+use crate::timed::tests::{model, ON_THE_FLY_QUERIES};
 use proptest::prelude::*;
 use std::collections::HashSet;
 
@@ -23,13 +23,10 @@ fn pacemaker(m: &Model) -> usize {
 
 fn options(search: Search, memory: Memory, pacemaker: usize) -> Options {
     Options {
-        search,
-        memory,
-        heuristic: Heuristic::None,
         pacemaker,
         recent_states: 1000,
         max_states: 2_000_000,
-        deadline: None,
+        ..crate::timed::tests::options(search, memory)
     }
 }
 
@@ -61,16 +58,6 @@ fn answer(m: &Model, q: &str, horizon: Option<u64>, search: Search, memory: Memo
     assert!(r.stats.complete || r.stats.stopped, "{q}");
     format!("{:?} {:?}", r.verdict, r.value)
 }
-
-/// On-the-fly queries (state conditions and extrema, answered by the search itself).
-const QUERIES: &[&str] = &[
-    "EF x = 2 & y = 0",
-    "EF g0@l1 & x = 1",
-    "AG x + y <= 3",
-    "AG y != 2 | x != 2",
-    "max x + 3 * y",
-    "min x - y",
-];
 
 fn lcm_of_periods(m: &Model) -> u64 {
     fn gcd(a: u64, b: u64) -> u64 {
@@ -116,7 +103,7 @@ proptest! {
     fn the_sweep_answers_as_bfs(text in random_general_model()) {
         let m = model(&text);
         for h in [None, Some(20)] {
-            for q in QUERIES {
+            for q in ON_THE_FLY_QUERIES {
                 let bfs = answer(&m, q, h, Search::Bfs, Memory::default());
                 for measure in [Measure::Pacemaker, Measure::Hyperperiod] {
                     let sweep = answer(&m, q, h, Search::Layered, Memory::Sweep(measure));
