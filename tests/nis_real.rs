@@ -292,6 +292,7 @@ environment {{
 }}
 label q = x >= {lx};
 label r = percept = p0;
+label z = e = 1;
 ",
         x0 = s.x0,
         m0 = names(s.prot[0]),
@@ -332,13 +333,18 @@ fn both_refuse_an_empty_protocol(a: &RunError, b: &RunError) -> Result<(), TestC
     Ok(())
 }
 
-const SPECS: [&str; 6] = [
+// The last two read only the environment after their last step: the MILP
+// does not encode the agents' observations there (their percepts are
+// observed in f64 when a solution is read back).
+const SPECS: [&str; 8] = [
     "forall v1: EX (q, v1)",
     "forall v1: AX^2 (q, v1) | (r, v1)",
     "forall v1, v2: EX^2 (q, v1) & !(r, v2)",
     "forall v1: AX (r, v1)",
     "forall v1: EX (r, v1) & EX !(q, v1)",
     "forall v1, v2: AX !(q, v1) | (q, v2)",
+    "AX^2 z",
+    "EX^2 !z & EX z",
 ];
 
 proptest! {

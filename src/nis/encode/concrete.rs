@@ -29,6 +29,12 @@ pub trait Decoding {
     type Witness;
     fn decode(&mut self, model: &Model, s: Solved<State, Round>, m: usize) -> Self::Witness;
 
+    /// Whether the decoder observes the percepts of the states whose
+    /// observations were not encoded ([`Unrolling::round_unobserved`]).
+    fn observes(&self) -> bool {
+        false
+    }
+
     /// Cuts off a percept the solution took on an argmax near-tie that the
     /// f64 network breaks ([`super::ties`]); false when there is none.
     fn cut_near_tie(
@@ -135,6 +141,22 @@ impl<D: Decoding> Unrolling for Concrete<'_, D> {
 
     fn round(&mut self, from: &State, tag: &str) -> Result<(Round, State), RunError> {
         self.enc.round(from, tag, None)
+    }
+
+    /// Without named agents (whose percepts the environment's labels may
+    /// read), for the decoders that observe the percepts themselves.
+    fn round_unobserved(
+        &mut self,
+        from: &State,
+        tag: &str,
+    ) -> Result<Option<(Round, State)>, RunError> {
+        if !self.decoding.observes() || !self.enc.model.named.is_empty() {
+            return Ok(None);
+        }
+        self.enc.skip_observation = true;
+        let r = self.enc.round(from, tag, None);
+        self.enc.skip_observation = false;
+        r.map(Some)
     }
 
     fn strategic_rounds(
@@ -394,7 +416,39 @@ impl Decoding for F64 {
         let first = decode_state(model, sol, &tree.states[0]);
         s.root.tree(sol, first, &mut |_, to| {
             let mv = decode_move(sol, &tree.step(to).round);
-            (mv, decode_state(model, sol, &tree.states[to]))
+            let mut state = decode_state(model, sol, &tree.states[to]);
+            if tree.unobserved.contains(&to) {
+                observe_f64(model, &mut state);
+            }
+            (mv, state)
         })
+    }
+
+    fn observes(&self) -> bool {
+        true
+    }
+}
+
+/// Each agent's percept at `state`, observed in f64 (the first of its
+/// possible percepts, ties within the replay's tolerance included), where
+/// the MILP did not encode the observation and the agent keeps its old
+/// percept. An observation that fails leaves the old one, which the replay
+/// then rejects.
+fn observe_f64(model: &Model, state: &mut RealState) {
+    use crate::nis::semantics::real::{agent_vals, percepts, Slots};
+    let t = &model.template;
+    for a in 0..state.agents.len() {
+        let s = Slots {
+            model,
+            vals: agent_vals(&state.agents[a], None, None, Some(&state.env), model),
+            performed: None,
+            env_action: None,
+        };
+        let mut possible = vec![false; t.percepts.len()];
+        if percepts(&t.observe, &s, &mut possible).is_ok() {
+            if let Some(p) = possible.iter().position(|&b| b) {
+                state.agents[a].percept = p;
+            }
+        }
     }
 }

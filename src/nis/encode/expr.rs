@@ -39,6 +39,10 @@ pub struct Enc<'m> {
     /// observe`) and pinned by the start (one MILP per tied combination);
     /// `None`: each agent's observation chooses.
     pub first_percepts: Option<Vec<usize>>,
+    /// The agents' observations after the round being added are not encoded
+    /// (no formula or later round reads them): each keeps its old percept
+    /// in the MILP, and the decoder observes it in f64 ([`super::concrete::F64`]).
+    pub skip_observation: bool,
     /// Network copies by (network, input expressions): a call with the same
     /// inputs reuses the copy (a network is a function of its inputs).
     copies: HashMap<CallKey, Vec<LinExpr>>,
@@ -95,6 +99,7 @@ impl<'m> Enc<'m> {
             obbt,
             range_checks: Vec::new(),
             first_percepts: None,
+            skip_observation: false,
             copies: HashMap::new(),
         }
     }

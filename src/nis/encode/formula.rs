@@ -10,6 +10,19 @@ use crate::milp::not;
 use crate::nis::front::core::{Core, Node};
 use crate::report::RunError;
 
+/// Whether the formula `node` may read the agents' percepts at the state
+/// it is evaluated in: it has a next step (whose protocols read them) or a
+/// literal of an agent's label. Environment labels read the environment's
+/// variables (and, on models with named agents, which the unrollings that
+/// skip observations do not take, those agents' states).
+pub fn reads_percepts(core: &Core, node: usize) -> bool {
+    match &core.nodes[node] {
+        Node::Lit { agent, .. } => agent.is_some(),
+        Node::And(cs) | Node::Or(cs) => cs.iter().any(|&c| reads_percepts(core, c)),
+        Node::EX(_) | Node::AX(_) => true,
+    }
+}
+
 /// Encodes `node` of an existential core formula at unrolling state `at`.
 pub fn encode<U: Unrolling>(
     u: &mut U,
@@ -48,7 +61,18 @@ pub fn encode<U: Unrolling>(
         }
         &Node::EX(c) => {
             let tag = format!("s{}", tree.states.len());
-            let (round, next) = u.round(&tree.states[at], &tag)?;
+            let unread = !reads_percepts(core, c);
+            let skipped = match unread {
+                true => u.round_unobserved(&tree.states[at], &tag)?,
+                false => None,
+            };
+            if skipped.is_some() {
+                tree.unobserved.push(tree.states.len());
+            }
+            let (round, next) = match skipped {
+                Some(r) => r,
+                None => u.round(&tree.states[at], &tag)?,
+            };
             tree.states.push(next);
             tree.steps.push(Some(Step { from: at, round }));
             let to = tree.states.len() - 1;

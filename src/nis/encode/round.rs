@@ -446,7 +446,14 @@ impl Enc<'_> {
             self.prefix = format!("{tag}.a{}", i + 1);
             let name = self.prefix.clone();
             let private = self.agent_update(&name, a, &actions[i], &joint, None)?;
-            agents.push(self.observed(private, a, &env)?);
+            agents.push(if self.skip_observation {
+                AgentState {
+                    private,
+                    percept: a.percept.clone(),
+                }
+            } else {
+                self.observed(private, a, &env)?
+            });
         }
         let slots = match budget {
             Some(_) => self.slot_successors(&from.zero_one, &choices, &joint, &env, tag)?,

@@ -34,6 +34,9 @@ pub struct Step<R> {
 pub struct Unrolled<S, R> {
     pub states: Vec<S>,
     pub steps: Vec<Option<Step<R>>>,
+    /// States whose agents' percepts were not encoded
+    /// ([`Unrolling::round_unobserved`]).
+    pub unobserved: Vec<usize>,
 }
 
 impl<S, R> Unrolled<S, R> {
@@ -42,6 +45,7 @@ impl<S, R> Unrolled<S, R> {
         Unrolled {
             states: vec![initial],
             steps: vec![None],
+            unobserved: Vec::new(),
         }
     }
 
@@ -65,6 +69,9 @@ pub struct Branch<R, S> {
 
 /// The branches of a strategic round, or why there are none.
 pub type Branches<R, S> = Result<Vec<Branch<R, S>>, RunError>;
+
+/// A round and the state it leads to.
+pub type Stepped<U> = (<U as Unrolling>::Round, <U as Unrolling>::State);
 
 /// A system the MILP decider can unroll. Every method adds variables and
 /// rows to the MILP it owns ([`Unrolling::milp`]).
@@ -99,6 +106,18 @@ pub trait Unrolling {
         from: &Self::State,
         tag: &str,
     ) -> Result<(Self::Round, Self::State), RunError>;
+
+    /// [`Unrolling::round`] without encoding the agents' observations of
+    /// the successor, for a successor whose percepts nothing reads (no
+    /// later round, no literal on them): its network copies are not built.
+    /// `None`: this system encodes them anyway (the caller calls `round`).
+    fn round_unobserved(
+        &mut self,
+        _from: &Self::State,
+        _tag: &str,
+    ) -> Result<Option<Stepped<Self>>, RunError> {
+        Ok(None)
+    }
 
     /// The branches of one round of a strategic sentence from `from` (ATL
     /// over named agents, [`super::strategic`]): the movers' actions are
