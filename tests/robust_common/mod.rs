@@ -1,6 +1,8 @@
 //! Random metric automata for the robust engine's tests.
 #![allow(dead_code)]
 
+pub mod parity;
+
 use mavis::robust::model::{Automaton, Metric, MetricKind, NewMove, Objective, Points};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -6,8 +6,14 @@
 //! means Q wins, and the opponent takes its strategy from it (the successor of
 //! least measure). What keeps a lift cheap when the game has many priorities
 //! (the ideas of van Dijk's SPM in Oink, 2018, written anew here):
-//! - priorities renumbered to the dense levels that occur ([`levels`]): a
-//!   measure has one component per level of its player's parity;
+//! - priorities compressed ([`super::compress`]) to the dense levels that
+//!   occur: a measure has one component per level of its player's parity;
+//! - measures stored sparsely, their non-zero components only
+//!   ([`super::spm_rows`]), and read in place: the progress of a successor
+//!   is never copied, a comparison reads the non-zero components from the
+//!   highest down, and only a lift that raises a measure writes one (with
+//!   k components per measure on 10^3 priorities, the copies and scans of
+//!   dense rows were most of the time);
 //! - no carry from a component into the next: a component above the number
 //!   of nodes of its level that are not yet won says that the play returns to
 //!   that level without a higher priority, a cycle ("cyclic" measure); any two
@@ -24,6 +30,7 @@
 //!   periodic stability check (a closed set of nodes whose measures can never
 //!   rise is won by the minimiser: the other measure is set to top there).
 
+use super::compress::compressed;
 use super::game::{Game, Solution};
 use super::spm_measure::Measure;
 use crate::report::{Deadline, Expired};
@@ -32,17 +39,19 @@ use crate::report::{Deadline, Expired};
 /// explorer's budget): past it the solver is refused before it allocates.
 pub const MEMORY_BUDGET: u128 = 8 << 30;
 
-/// The bytes of the two measure tables (n nodes times k components of 4
-/// bytes each, for the game and its dual; k is at most half the number of
+/// The bytes the two measures may take at worst (n nodes, each with every
+/// one of its k components non-zero: 8 bytes per entry and the node's
+/// 20-byte slot, for the game and its dual; k is at most half the number of
 /// distinct priorities, rounded up): an error past [`MEMORY_BUDGET`], said
 /// before anything is allocated (a game of 10^6 nodes and 10^5 priorities
-/// would ask for 200 GB and abort).
+/// could ask for 800 GB). Measures are stored sparsely
+/// ([`super::spm_rows`]), so a game within the budget mostly takes far less.
 pub fn check_memory(g: &Game) -> Result<(), String> {
     let mut distinct = g.priority.clone();
     distinct.sort_unstable();
     distinct.dedup();
     let k = distinct.len().div_ceil(2) as u128;
-    let bytes = 2 * g.len() as u128 * k * 4;
+    let bytes = 2 * g.len() as u128 * (20 + 8 * k);
     if bytes > MEMORY_BUDGET {
         return Err(format!(
             "progress measures on {} nodes with about {k} odd priority levels need about {} GiB for their tables, beyond the {} GiB budget; use --solver zielonka",
@@ -61,7 +70,7 @@ pub fn solve(g: &Game) -> Solution {
 
 /// [`solve`], giving up at `deadline` (checked every thousand lifts or nodes).
 pub fn solve_until(g: &Game, deadline: Deadline) -> Result<Solution, Expired> {
-    let level = levels(g);
+    let level = compressed(&g.priority);
     let pred = g.predecessors();
     let mut even = Measure::new(g, &pred, &level, 0);
     let mut odd = Measure::new(g, &pred, &level, 1);
@@ -106,28 +115,4 @@ fn solution(g: &Game, even: &Measure, odd: &Measure) -> Solution {
         })
         .collect();
     Solution { winner, strategy }
-}
-
-/// Priorities renumbered to dense levels, order and parity kept: the
-/// distinct priorities in increasing order, consecutive ones of the same
-/// parity merged (no node lies between them, so no play can tell them apart),
-/// the lowest at level 0 or 1 by its parity.
-pub fn levels(g: &Game) -> Vec<u32> {
-    let mut distinct: Vec<u32> = g.priority.clone();
-    distinct.sort_unstable();
-    distinct.dedup();
-    let mut level = Vec::with_capacity(distinct.len());
-    let mut cur = 0u32;
-    for (i, &p) in distinct.iter().enumerate() {
-        if i == 0 {
-            cur = p % 2;
-        } else if p % 2 != cur % 2 {
-            cur += 1;
-        }
-        level.push(cur);
-    }
-    g.priority
-        .iter()
-        .map(|p| level[distinct.partition_point(|q| q < p)])
-        .collect()
 }

@@ -3,6 +3,7 @@
 //! equal, and the lifting with a work list.
 
 use super::game::Game;
+use super::spm_rows::{Entry, Rows};
 use crate::report::{Deadline, Expired};
 
 /// Lifts between two looks at the clock.
@@ -24,15 +25,17 @@ pub(super) struct Measure<'a> {
     /// Per component: the nodes of its level that are not top. A component
     /// above it means a cycle (see [`Measure::less`]).
     pub(super) open: Vec<u32>,
-    pub(super) rho: Vec<u32>,
+    /// Per node: the non-zero components of its measure. A lift reads and
+    /// writes those only, not k components.
+    pub(super) rho: Rows,
     pub(super) top: Vec<bool>,
     /// A minimiser's best successor: its measure only changes when this one's does.
     pub(super) choice: Vec<u32>,
     /// Nodes whose measure changed and whose predecessors have not looked yet.
     work: Vec<u32>,
     queued: Vec<bool>,
-    pub(super) tmp: Vec<u32>,
-    pub(super) best: Vec<u32>,
+    /// Reused for the measure being written.
+    scratch: Vec<Entry>,
 }
 
 impl<'a> Measure<'a> {
@@ -52,13 +55,12 @@ impl<'a> Measure<'a> {
             q,
             k,
             open: vec![0; k],
-            rho: vec![0; n * k],
+            rho: Rows::new(n),
             top: vec![false; n],
             choice: vec![u32::MAX; n],
             work: Vec::new(),
             queued: vec![false; n],
-            tmp: vec![0; k],
-            best: vec![0; k],
+            scratch: Vec::new(),
         };
         for v in 0..n {
             if let Some(c) = m.component(v) {
@@ -88,24 +90,113 @@ impl<'a> Measure<'a> {
         self.g.owner[v] == self.q
     }
 
-    /// The progress of `w`'s measure through `v` into `out`: components below
-    /// `v`'s level cleared, `v`'s own one (if counted) one higher, without
-    /// carry; false for top.
-    pub(super) fn prog(&self, v: usize, w: usize, out: &mut [u32]) -> bool {
-        prog(&self.rho, &self.top, self.k, self.shifted(v), w, out)
+    /// `v`'s own measure, read in place.
+    #[inline]
+    pub(super) fn own(&self, v: usize) -> View {
+        View {
+            row: v,
+            len: self.rho.get(v).len(),
+            lo: (self.shifted(v) / 2) as u32,
+            bump: false,
+        }
+    }
+
+    /// The progress of `w`'s measure through `v`, read in place: components
+    /// below `v`'s level cleared, `v`'s own one (if counted) one higher,
+    /// without carry; None for top.
+    #[inline]
+    pub(super) fn prog(&self, v: usize, w: usize) -> Option<View> {
+        if self.top[w] {
+            return None;
+        }
+        let s = self.shifted(v);
+        let lo = (s / 2) as u32; // the components of the counted levels below s
+        let list = self.rho.get(w);
+        let mut len = list.len();
+        while len > 0 && list[len - 1].0 < lo {
+            len -= 1;
+        }
+        Some(View {
+            row: w,
+            len,
+            lo,
+            bump: s % 2 == 1,
+        })
+    }
+
+    /// The non-zero components of `a`, highest first: a slice of the
+    /// table and the bumped last one.
+    #[inline]
+    fn parts(&self, a: View) -> (&[Entry], Option<Entry>) {
+        let list = &self.rho.get(a.row)[..a.len];
+        match list.last() {
+            _ if !a.bump => (list, None),
+            Some(&(c, x)) if c == a.lo => (&list[..a.len - 1], Some((c, x.saturating_add(1)))),
+            _ => (list, Some((a.lo, 1))),
+        }
     }
 
     /// The order of measures from the highest component down, where two
     /// values both above a component's open count are equal there and below
-    /// (both say the play cycles at that level, nothing finer counts).
-    pub(super) fn less(&self, a: &[u32], b: &[u32]) -> bool {
-        less(&self.open, a, b)
+    /// (both say the play cycles at that level, nothing finer counts). Only
+    /// the non-zero components are read (a zero is never above its open count).
+    #[inline]
+    pub(super) fn less(&self, a: View, b: View) -> bool {
+        let ((xs, xt), (ys, yt)) = (self.parts(a), self.parts(b));
+        let at = |list: &[Entry], tail: Option<Entry>, i: usize| match list.get(i) {
+            Some(&e) => Some(e),
+            None if i == list.len() => tail,
+            None => None,
+        };
+        let (mut i, mut j) = (0, 0);
+        loop {
+            let (c, vx, vy) = match (at(xs, xt, i), at(ys, yt, j)) {
+                (None, None) => return false,
+                (Some((c, vx)), Some((d, vy))) if c == d => {
+                    (i, j) = (i + 1, j + 1);
+                    (c, vx, vy)
+                }
+                (Some((c, vx)), Some((d, _))) if c > d => {
+                    i += 1;
+                    (c, vx, 0)
+                }
+                (Some((c, vx)), None) => {
+                    i += 1;
+                    (c, vx, 0)
+                }
+                (_, Some((d, vy))) => {
+                    j += 1;
+                    (d, 0, vy)
+                }
+            };
+            let open = self.open[c as usize];
+            if vx > open && vy > open {
+                return false;
+            }
+            if vx != vy {
+                return vx < vy;
+            }
+        }
+    }
+
+    /// Makes `a` the measure of `v` (a progress at `v`).
+    pub(super) fn write(&mut self, v: usize, a: View) {
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        let (body, tail) = self.parts(a);
+        out.extend_from_slice(body);
+        out.extend(tail);
+        self.rho.set(v, &out);
+        self.scratch = out;
     }
 
     /// The highest component at which `v`'s measure is cyclic.
     pub(super) fn cyclic(&self, v: usize) -> Option<usize> {
-        let m = &self.rho[v * self.k..(v + 1) * self.k];
-        (0..self.k).rev().find(|&i| m[i] > self.open[i])
+        self.rho
+            .get(v)
+            .iter()
+            .find(|&&(c, x)| x > self.open[c as usize])
+            .map(|&(c, _)| c as usize)
     }
 
     pub(super) fn push(&mut self, v: usize) {
@@ -194,98 +285,72 @@ impl<'a> Measure<'a> {
         if self.top[v] {
             return false;
         }
-        let k = self.k;
-        let mut best = std::mem::take(&mut self.best);
-        let mut tmp = std::mem::take(&mut self.tmp);
-        let to_top = if self.maximises(v) {
-            self.max_lift(v, changed, &mut best, &mut tmp)
+        let best = if self.maximises(v) {
+            self.max_lift(v, changed)
         } else if changed.is_some_and(|w| self.choice[v] != w as u32) {
             // The minimum only moves when the best successor's measure does.
-            self.best = best;
-            self.tmp = tmp;
             return false;
         } else {
-            self.min_lift(v, &mut best, &mut tmp)
+            self.min_lift(v)
         };
-        let rose = if to_top {
-            self.mark_top(v)
-        } else if self.less(&self.rho[v * k..v * k + k], &best) {
-            self.rho[v * k..v * k + k].copy_from_slice(&best);
-            true
-        } else {
-            false
-        };
-        self.best = best;
-        self.tmp = tmp;
-        rose
+        match best {
+            None => self.mark_top(v),
+            Some(b) if self.less(self.own(v), b) => {
+                self.write(v, b);
+                true
+            }
+            Some(_) => false,
+        }
     }
 
-    /// The maximum into `best` (the changed successor only: the maximum can
-    /// only rise through it); true for top.
-    fn max_lift(
-        &self,
-        v: usize,
-        changed: Option<usize>,
-        best: &mut [u32],
-        tmp: &mut [u32],
-    ) -> bool {
-        let k = self.k;
-        best.copy_from_slice(&self.rho[v * k..v * k + k]);
+    /// The maximum of `v`'s measure and the progress of its successors (the
+    /// changed successor only: the maximum can only rise through it); None for top.
+    fn max_lift(&self, v: usize, changed: Option<usize>) -> Option<View> {
         let one = changed.map(|w| [w as u32]);
         let succs: &[u32] = match &one {
             Some(w) => w,
             None => self.g.succs(v),
         };
+        let mut best = self.own(v);
         for &w in succs {
-            if !self.prog(v, w as usize, tmp) {
-                return true;
-            }
-            if self.less(best, tmp) {
-                best.copy_from_slice(tmp);
+            let p = self.prog(v, w as usize)?;
+            if self.less(best, p) {
+                best = p;
             }
         }
-        false
+        Some(best)
     }
 
-    /// The minimum into `best`, remembering its successor; true for top
-    /// (every successor top).
-    fn min_lift(&mut self, v: usize, best: &mut [u32], tmp: &mut [u32]) -> bool {
-        let mut choice = u32::MAX;
+    /// The least progress of `v`'s successors, remembering its successor;
+    /// None for top (every successor top).
+    fn min_lift(&mut self, v: usize) -> Option<View> {
+        let (choice, best) = self.least_successor(v);
+        self.choice[v] = choice.unwrap_or(u32::MAX);
+        best
+    }
+
+    /// A successor of `v` of least progress, and that progress.
+    pub(super) fn least_successor(&self, v: usize) -> (Option<u32>, Option<View>) {
+        let mut out = (None, None);
         for &w in self.g.succs(v) {
-            if self.prog(v, w as usize, tmp) && (choice == u32::MAX || self.less(tmp, best)) {
-                best.copy_from_slice(tmp);
-                choice = w;
+            if let Some(p) = self.prog(v, w as usize) {
+                if out.1.is_none_or(|b| self.less(p, b)) {
+                    out = (Some(w), Some(p));
+                }
             }
         }
-        self.choice[v] = choice;
-        choice == u32::MAX
+        out
     }
 }
 
-/// [`Measure::prog`] on the measure table, `s` the shifted level of the node.
-fn prog(rho: &[u32], top: &[bool], k: usize, s: usize, w: usize, out: &mut [u32]) -> bool {
-    if top[w] {
-        return false;
-    }
-    let lo = s / 2; // the components of the counted levels below s
-    out[..lo].fill(0);
-    out[lo..].copy_from_slice(&rho[w * k + lo..w * k + k]);
-    if s % 2 == 1 {
-        out[lo] = out[lo].saturating_add(1);
-    }
-    true
-}
-
-/// [`Measure::less`] with the open counts `open`.
-fn less(open: &[u32], a: &[u32], b: &[u32]) -> bool {
-    for i in (0..open.len()).rev() {
-        let (x, y) = (a[i], b[i]);
-        if x > open[i] && y > open[i] {
-            return false;
-        }
-        if x != y {
-            return x < y;
-        }
-    }
-    false
+/// A measure read in place: the first `len` entries of node `row`'s list
+/// (those at or above component `lo`), and with `bump` one more at `lo`
+/// (the progress through a counted level). Reading in place spares a copy
+/// per successor looked at.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct View {
+    row: usize,
+    len: usize,
+    lo: u32,
+    bump: bool,
 }

@@ -2,7 +2,7 @@
 //! progress: settle its cycles, find the nodes where it is final, and read the
 //! minimiser's strategy from it.
 
-use super::spm_measure::{Measure, NODES_PER_CHECK};
+use super::spm_measure::{Measure, View, NODES_PER_CHECK};
 use crate::report::{Deadline, Expired};
 
 impl Measure<'_> {
@@ -18,7 +18,6 @@ impl Measure<'_> {
             return Ok(false);
         }
         let highest = (0..k).rev().find(|&i| self.open[i] > 0).unwrap_or(0);
-        let (mut best, mut tmp) = (vec![0u32; k], vec![0u32; k]);
         let mut changed = false;
         let mut cycles = Vec::new();
         let mut exit = None;
@@ -35,13 +34,13 @@ impl Measure<'_> {
                 Some(_) => {
                     cycles.push(v as u32);
                     if !self.maximises(v) {
-                        self.least_exit(v, &mut exit, &mut best, &mut tmp);
+                        self.least_exit(v, &mut exit);
                     }
                 }
             }
         }
-        if let Some((from, to)) = exit {
-            self.rho[from * k..(from + 1) * k].copy_from_slice(&best);
+        if let Some((from, to, best)) = exit {
+            self.write(from, best);
             self.choice[from] = to;
             self.push(from);
             return Ok(true);
@@ -55,23 +54,18 @@ impl Measure<'_> {
         Ok(changed)
     }
 
-    /// Keeps in `exit` and `best` the least successor measure of the
-    /// minimiser at `v` that is above `v`'s own (a way out of its cycle).
-    fn least_exit(
-        &self,
-        v: usize,
-        exit: &mut Option<(usize, u32)>,
-        best: &mut [u32],
-        tmp: &mut [u32],
-    ) {
-        let k = self.k;
+    /// Keeps in `exit` the least successor measure of the minimiser at `v`
+    /// that is above `v`'s own (a way out of its cycle), with its ends.
+    fn least_exit(&self, v: usize, exit: &mut Option<(usize, u32, View)>) {
         for &w in self.g.succs(v) {
-            if !self.prog(v, w as usize, tmp) || !self.less(&self.rho[v * k..v * k + k], tmp) {
+            let Some(p) = self.prog(v, w as usize) else {
+                continue;
+            };
+            if !self.less(self.own(v), p) {
                 continue;
             }
-            if exit.is_none() || self.less(tmp, best) {
-                best.copy_from_slice(tmp);
-                *exit = Some((v, w));
+            if exit.is_none_or(|(_, _, best)| self.less(p, best)) {
+                *exit = Some((v, w, p));
             }
         }
     }
@@ -124,13 +118,12 @@ impl Measure<'_> {
     /// every [`NODES_PER_CHECK`] nodes.
     pub(super) fn stable_finite(&self, deadline: Deadline) -> Result<Vec<bool>, Expired> {
         let n = self.g.len();
-        let mut tmp = vec![0u32; self.k];
         let mut unstable = Vec::with_capacity(n);
         for v in 0..n {
             if v % NODES_PER_CHECK == 0 {
                 deadline.check()?;
             }
-            let moving = self.top[v] || self.cyclic(v).is_some() || self.can_lift(v, &mut tmp);
+            let moving = self.top[v] || self.cyclic(v).is_some() || self.can_lift(v);
             unstable.push(moving);
         }
         let mut queue: Vec<u32> = (0..n as u32).filter(|&v| unstable[v as usize]).collect();
@@ -144,7 +137,7 @@ impl Measure<'_> {
             let w = w as usize;
             for &u in &pred[ps[w] as usize..ps[w + 1] as usize] {
                 let u = u as usize;
-                if !unstable[u] && (self.maximises(u) || !self.keeps(u, &unstable, &mut tmp)) {
+                if !unstable[u] && (self.maximises(u) || !self.keeps(u, &unstable)) {
                     unstable[u] = true;
                     queue.push(u as u32);
                 }
@@ -154,14 +147,11 @@ impl Measure<'_> {
     }
 
     /// Whether lifting `v` now would raise its measure (without changing it).
-    fn can_lift(&self, v: usize, tmp: &mut [u32]) -> bool {
-        let k = self.k;
-        let cur = &self.rho[v * k..v * k + k];
-        let mut rises = self
-            .g
-            .succs(v)
-            .iter()
-            .map(|&w| !self.prog(v, w as usize, tmp) || self.less(cur, tmp));
+    fn can_lift(&self, v: usize) -> bool {
+        let mut rises = self.g.succs(v).iter().map(|&w| {
+            self.prog(v, w as usize)
+                .is_none_or(|p| self.less(self.own(v), p))
+        });
         if self.maximises(v) {
             rises.any(|r| r)
         } else {
@@ -171,36 +161,24 @@ impl Measure<'_> {
 
     /// Whether the minimiser at `u` has a successor outside `unstable` whose
     /// progress does not exceed the measure of `u`.
-    fn keeps(&self, u: usize, unstable: &[bool], tmp: &mut [u32]) -> bool {
-        let k = self.k;
+    fn keeps(&self, u: usize, unstable: &[bool]) -> bool {
         self.g.succs(u).iter().any(|&w| {
             !unstable[w as usize]
-                && self.prog(u, w as usize, tmp)
-                && !self.less(&self.rho[u * k..u * k + k], tmp)
+                && self
+                    .prog(u, w as usize)
+                    .is_some_and(|p| !self.less(self.own(u), p))
         })
     }
 
     /// The minimiser's move at each of its nodes not top: a successor of
     /// least progress.
     pub(super) fn strategy(&self) -> Vec<Option<u32>> {
-        let k = self.k;
-        let mut out = vec![0u32; k];
-        let mut best = vec![0u32; k];
         (0..self.g.len())
             .map(|v| {
                 if self.top[v] || self.maximises(v) {
                     return None;
                 }
-                let mut choice = None;
-                for &w in self.g.succs(v) {
-                    if self.prog(v, w as usize, &mut out)
-                        && (choice.is_none() || self.less(&out, &best))
-                    {
-                        best.copy_from_slice(&out);
-                        choice = Some(w);
-                    }
-                }
-                choice
+                self.least_successor(v).0
             })
             .collect()
     }

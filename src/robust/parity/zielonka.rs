@@ -1,10 +1,14 @@
 //! Zielonka's recursive algorithm with strategies for both players.
 
+use super::compress::compressed;
 use super::game::{attractor, Game, Scratch, Solution};
 use crate::report::{Deadline, Expired};
 
 struct Ctx<'a> {
     g: &'a Game,
+    /// The compressed priorities ([`super::compress`]): one recursion step
+    /// per compressed priority instead of one per distinct priority.
+    priority: Vec<u32>,
     deadline: Deadline,
     pred: (Vec<u32>, Vec<u32>),
     inside: Vec<bool>,
@@ -35,6 +39,7 @@ fn solve_here(g: &Game, deadline: Deadline) -> Result<Solution, Expired> {
     let n = g.len();
     let mut ctx = Ctx {
         g,
+        priority: compressed(&g.priority),
         deadline,
         pred: g.predecessors(),
         inside: vec![true; n],
@@ -70,7 +75,7 @@ fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> Result<(Vec<u32>, Vec<u32>), Expir
     let mut d = 0;
     let mut top: Vec<u32> = Vec::new();
     for &v in &nodes {
-        let pv = g.priority[v as usize];
+        let pv = ctx.priority[v as usize];
         if pv > d {
             d = pv;
             top.clear();
