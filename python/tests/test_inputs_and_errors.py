@@ -200,3 +200,23 @@ def test_every_model_method_is_the_function_on_the_file(verb, args):
     by_method = getattr(m, verb)(**args)
     by_function = getattr(mavis.nis, verb)(GUARDING, **args)
     assert comparable(dict(by_method)) == comparable(dict(by_function))
+
+
+def test_a_timeout_keeps_the_timed_queries_decided_before_it(tmp_path):
+    """timed check with `timeout`, as the CLI (issue 33, item 5): the first
+    query is decided at once, the second (the six-car platoon's smallest
+    gap) is cut by the deadline. The report keeps the first query's verdict
+    and says unknown for the second; before, it said only that the run was
+    stopped."""
+    platoon = (REPO / "examples/cav/platoon6.mapt").read_text()
+    text = "".join(line + "\n" for line in platoon.splitlines() if not line.startswith("query "))
+    text += "query ahead: EF x1 - x2 > 0;\n"
+    text += "query min_gap: min min(x1 - x2, x2 - x3, x3 - x4, x4 - x5, x5 - x6);\n"
+    model = tmp_path / "platoon6_two.mapt"
+    model.write_text(text)
+    r = mavis.timed.check(model, timeout=8)
+    assert r.verdict == "unknown" and r.exit_code == 3 and r.stats.get("timed_out") is True
+    queries = {q["name"]: q for q in r.results["queries"]}
+    assert list(queries) == ["ahead", "min_gap"]
+    assert queries["ahead"]["verdict"] == "holds" and r.witness["ahead"]["kind"] == "witness"
+    assert queries["min_gap"]["verdict"] == "unknown" and queries["min_gap"]["complete"] is False

@@ -194,19 +194,17 @@ fn extremum_on_the_fly(
 
 /// The statistics of a query answered on the shared graph: its size.
 fn graph_stats(sem: &Semantics, g: &Graph) -> Stats {
-    Stats {
+    let mut stats = Stats {
         expanded: g.succ.len(),
         transitions: g.transitions,
         peak_stored: g.states.len(),
         complete: g.complete,
-        deadlocks: g
-            .succ
-            .iter()
-            .enumerate()
-            .filter(|(i, s)| sem.is_deadlock(&g.states[*i], s.len()))
-            .count(),
         ..Stats::default()
+    };
+    for (state, succ) in g.states.iter().zip(&g.succ) {
+        stats.note_deadlock(sem, state, succ.len());
     }
+    stats
 }
 
 fn answer_on_graph(

@@ -246,9 +246,7 @@ fn explore_layer(
             return Ok(None);
         }
         sem.successors(&state, &mut succ)?;
-        if sem.is_deadlock(&state, succ.len()) {
-            stats.deadlocks += 1;
-        }
+        stats.note_deadlock(sem, &state, succ.len());
         stats.transitions += succ.len();
         for (step, s) in succ.drain(..) {
             // The border: the first time step after the pacemaker's reset (its

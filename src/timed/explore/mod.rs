@@ -18,7 +18,7 @@ use crate::report::RunError;
 use crate::timed::semantics::trace::Trace;
 use progress::Measure;
 use rand::{rngs::StdRng, seq::SliceRandom, SeedableRng};
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,8 +104,11 @@ pub struct Stats {
     /// The most links (one step of a witness path, 48 bytes each) the
     /// sweep-line search held at once, beside its `peak_stored` states.
     pub peak_links: usize,
-    /// States where time cannot pass and nothing can fire.
+    /// Distinct states where time cannot pass and nothing can fire (see
+    /// [`Semantics::deadlock_at`]), however often the search met them.
     pub deadlocks: usize,
+    /// The deadlocks met, by fingerprint (see [`Stats::note_deadlock`]).
+    pub(crate) deadlocks_seen: HashSet<u64>,
     /// False when a limit or the time-out stopped the search.
     pub complete: bool,
     /// True when the visitor asked to stop.
@@ -113,6 +116,17 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Counts the deadlock `state` stands for, if any, once: a layered or
+    /// sweep-line search expands a state again, and under the accelerated
+    /// semantics two states may wait into the same deadlock (issue 33,
+    /// item 12: the expansions were counted).
+    pub fn note_deadlock(&mut self, sem: &Semantics, state: &State, successors: usize) {
+        if let Some(d) = sem.deadlock_at(state, successors) {
+            self.deadlocks_seen.insert(layered::fingerprint(&d));
+            self.deadlocks = self.deadlocks_seen.len();
+        }
+    }
+
     /// Distinct states expanded: counted by the layered and sweep-line searches, equal to
     /// the expansions for the others.
     pub fn distinct_states(&self) -> usize {
@@ -204,6 +218,15 @@ impl Ord for Ranked {
     }
 }
 
+/// The stores of a search stopped by the deadline are freed on another
+/// thread (see [`crate::report::free_in_background`]), so that the report
+/// of what it found goes out in time (issue 33, item 5); else here.
+pub(super) fn release<T: Send + 'static>(opts: &Options, stores: T) {
+    if opts.deadline.is_some_and(|d| Instant::now() >= d) {
+        crate::report::free_in_background(stores);
+    }
+}
+
 pub(super) fn out_of_budget(opts: &Options, stats: &Stats) -> bool {
     stats.expanded >= opts.max_states || opts.deadline.is_some_and(|d| Instant::now() >= d)
 }
@@ -234,6 +257,7 @@ pub fn flat(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<Stat
         };
         let Some(id) = next else { break };
         if out_of_budget(opts, &stats) {
+            release(opts, (nodes, index, queue, heap));
             return Ok(stats);
         }
         stats.expanded += 1;
@@ -249,9 +273,7 @@ pub fn flat(sem: &Semantics, opts: &Options, visit: &mut Visitor) -> Result<Stat
             return Ok(stats);
         }
         sem.successors(&state, &mut succ)?;
-        if sem.is_deadlock(&state, succ.len()) {
-            stats.deadlocks += 1;
-        }
+        stats.note_deadlock(sem, &state, succ.len());
         stats.transitions += succ.len();
         scorer.order(sem, &mut succ)?;
         if opts.search == Search::Dfs {

@@ -214,9 +214,7 @@ impl Sweeper<'_, '_> {
             return Ok(Control::Stop);
         }
         sem.successors(state, succ)?;
-        if sem.is_deadlock(state, succ.len()) {
-            self.stats.deadlocks += 1;
-        }
+        self.stats.note_deadlock(sem, state, succ.len());
         self.stats.transitions += succ.len();
         self.scorer.order(sem, succ)?;
         Ok(Control::Continue)

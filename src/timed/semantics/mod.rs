@@ -186,10 +186,28 @@ impl<'m> Semantics<'m> {
         Ok(())
     }
 
-    /// A state with no successor before the horizon: time is blocked (a guard
-    /// is false at a deadline). States at the horizon are not deadlocks.
-    pub fn is_deadlock(&self, s: &State, successors: usize) -> bool {
-        successors == 0 && self.horizon.is_none_or(|h| s.time < h)
+    /// The deadlock that a state with `successors` successors stands for: a
+    /// state before the horizon where time cannot pass and no transition is
+    /// enabled (a guard false at a deadline). Under the plain semantics that
+    /// is the state itself. Under the accelerated one a state without
+    /// successors may still let time pass (no lower bound lies ahead within
+    /// its budget `B`, so nothing becomes enabled while it waits): its
+    /// deadlock is the state `B` later, which the plain semantics reaches by
+    /// waiting, or none when the horizon comes first (issue 33, item 12:
+    /// such states were counted as deadlocks themselves).
+    pub fn deadlock_at(&self, s: &State, successors: usize) -> Option<State> {
+        if successors > 0 {
+            return None;
+        }
+        let mut d = s.clone();
+        let wait = self.budget(s);
+        for c in d.clocks.iter_mut() {
+            *c += wait;
+        }
+        if self.horizon.is_some() {
+            d.time += wait;
+        }
+        self.horizon.is_none_or(|h| d.time < h).then_some(d)
     }
 
     /// `B`: how long time may pass before some agent must act.

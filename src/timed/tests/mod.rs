@@ -2,6 +2,7 @@
 //! computed by hand in the comments, or by a second decider.
 
 pub mod accel;
+mod deadlocks;
 pub mod layered;
 pub mod queries;
 pub mod sweep;

@@ -4,8 +4,8 @@
 use super::{acceleration_warning, trace};
 use crate::lang::{Source, Span};
 use crate::report::{
-    stats_json, ModelRef, Report, RunContext, RunError, StatValue, Statistics, Table, TableFormat,
-    Verdict,
+    free_in_background, stats_json, ModelRef, Report, RunContext, RunError, StatValue, Statistics,
+    Table, TableFormat, Verdict,
 };
 use crate::timed::check::graph::GraphCache;
 use crate::timed::check::{run_query_cached, QueryResult, RunOptions};
@@ -14,6 +14,7 @@ use crate::timed::front::ast::Loc;
 use crate::timed::front::model::Model;
 use crate::timed::semantics::SemanticsKind;
 use serde_json::json;
+use std::time::Instant;
 
 /// How long to explore: a number of time units, or of pacemaker periods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,19 +144,42 @@ pub fn check(
             i + 1,
             targets.len()
         ));
+        // Every query decided so far, the others unknown, for the run to
+        // report if this query outlasts the deadline (issue 33: all were
+        // lost).
+        if ctx.timeout().is_some() {
+            let mut partial = results.clone();
+            partial.extend(targets[i..].iter().map(|(n, l)| not_run(n, l)));
+            ctx.publish(render(model, mref.clone(), &partial, opts, true));
+        }
         let result = run_query_cached(model, name, loc, opts, &mut graphs)?;
         ctx.note(format!(
             "timed check: `{name}` answered in {:.3} s ({} states expanded)",
             result.seconds, result.stats.expanded
         ));
         results.push(result);
-        // Every query decided so far, for the run to report if a later
-        // query outlasts the deadline (issue 33: all were lost).
-        if ctx.timeout().is_some() {
-            ctx.publish(render(model, mref.clone(), &results, opts));
-        }
     }
-    Ok(render(model, mref, &results, opts))
+    if opts.explore.deadline.is_some_and(|d| Instant::now() >= d) {
+        // A graph cut by the deadline is freed while the report goes out.
+        free_in_background(graphs);
+    }
+    Ok(render(model, mref, &results, opts, false))
+}
+
+/// A query the run had not answered when it was stopped: unknown, nothing
+/// explored.
+fn not_run(name: &str, loc: &Loc) -> QueryResult {
+    QueryResult {
+        name: name.to_string(),
+        text: loc.text().trim().to_string(),
+        verdict: Some(Verdict::Unknown),
+        value: None,
+        witness: None,
+        witness_kind: "witness",
+        mode: "not run",
+        stats: Default::default(),
+        seconds: 0.0,
+    }
 }
 
 fn verdict_word(r: &QueryResult) -> String {
@@ -172,6 +196,7 @@ fn render(
     mref: Option<ModelRef>,
     results: &[QueryResult],
     opts: &RunOptions,
+    at_deadline: bool,
 ) -> Report {
     let mut r = Report::new("timed", "check");
     r.model = mref;
@@ -205,7 +230,7 @@ fn render(
         format!("{:?}", opts.explore.search).to_lowercase(),
         opts.horizon.map_or("none".to_string(), |h| h.to_string())
     ));
-    warn_incomplete(&mut r, results, opts);
+    warn_incomplete(&mut r, results, opts, at_deadline);
     r.results = json!({"queries": json_results});
     if !witnesses.is_empty() {
         r.witness = Some(serde_json::Value::Object(witnesses));
@@ -288,15 +313,13 @@ fn render_stats_table(r: &mut Report, results: &[QueryResult]) {
     r.line(t.render(TableFormat::Text).trim_end());
 }
 
-/// Why incomplete queries are unknown: the time-out or the state cap.
-fn warn_incomplete(r: &mut Report, results: &[QueryResult], opts: &RunOptions) {
+/// Why incomplete queries are unknown: the time-out (reached, or
+/// `at_deadline`: the report the run gives if it is stopped there) or the
+/// state cap.
+fn warn_incomplete(r: &mut Report, results: &[QueryResult], opts: &RunOptions, at_deadline: bool) {
     let incomplete = results.iter().any(|q| !q.stats.complete);
-    if opts
-        .explore
-        .deadline
-        .is_some_and(|d| std::time::Instant::now() >= d)
-        && incomplete
-    {
+    let timed_out = at_deadline || opts.explore.deadline.is_some_and(|d| Instant::now() >= d);
+    if timed_out && incomplete {
         r.stat("timed_out", true);
         r.warnings.push(
             "the time-out was reached: incomplete queries are unknown, with the states explored so far"
@@ -311,16 +334,24 @@ fn warn_incomplete(r: &mut Report, results: &[QueryResult], opts: &RunOptions) {
     }
 }
 
-/// The run's statistics, summed over the queries.
+/// The run's statistics: the work summed over the queries; the distinct
+/// states of the one state space they all explore.
 struct Totals<'a>(&'a [QueryResult]);
 
 impl Statistics for Totals<'_> {
     fn attributes(&self) -> Vec<(&'static str, StatValue)> {
         let sum = |f: fn(&QueryResult) -> usize| self.0.iter().map(f).sum::<usize>();
+        let most = |f: fn(&QueryResult) -> usize| self.0.iter().map(f).max().unwrap_or(0);
         vec![
             ("states", sum(|q| q.stats.expanded).into()),
-            // Above the states when a layered search expanded a state twice.
-            ("distinct_states", sum(|q| q.stats.distinct_states()).into()),
+            // Not a sum (issue 33: two queries over 226 states said 452):
+            // every query explores the same model with the same search, so
+            // one that searched to the end reached them all, one stopped
+            // early (a witness, a limit) a part of them.
+            (
+                "distinct_states",
+                most(|q| q.stats.distinct_states()).into(),
+            ),
             (
                 "peak_stored",
                 self.0
