@@ -99,8 +99,8 @@ fn every_search(m: &Model, kind: SemanticsKind, horizon: Option<u64>) -> Vec<(St
     let short = crate::timed::verbs::check::default_pacemaker(m);
     let long = crate::timed::verbs::check::default_sweep_pacemaker(m);
     [
-        (Search::Bfs, Memory::Full, short),
-        (Search::Dfs, Memory::Full, short),
+        (Search::Bfs, Memory::Border, short),
+        (Search::Dfs, Memory::Border, short),
         (Search::Layered, Memory::Border, short),
         (Search::Layered, Memory::Layer, short),
         (Search::Layered, Memory::Sweep(Measure::Pacemaker), long),
