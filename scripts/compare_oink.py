@@ -11,7 +11,9 @@ unoptimised `--uzlk`) and progress measures (`--spm`, `--tspm`), all with
 `--no` so that Oink solves the game as written. Checks that every solver that
 answered gives every node the same winner, and prints a Markdown table of solve
 times in seconds (parsing excluded for both tools) with the machine, the date
-and the load average before and after. Games of at most 10^5 nodes are solved
+and the load average before and after; the solution files of a disagreement
+are kept beside the game (GAME.COLUMN.sol), and the row says which nodes differ
+or which file misses nodes. Games of at most 10^5 nodes are solved
 --repeat times by every solver and the least time is shown (millisecond times
 on a shared machine are mostly scheduling noise). Exit 1 if two winners differ.
 
@@ -74,6 +76,23 @@ def read_winners(path, n):
             if len(parts) >= 2:
                 won[int(parts[0])] = int(parts[1])
     return None if 2 in won else bytes(won)
+
+
+def compare(winners, n):
+    """"equal (k solvers)", or what differs: a solution file that misses nodes
+    (cut short) is named apart from two complete files that disagree, with
+    the number of nodes and the first few."""
+    cut = sorted(c for c, w in winners.items() if w is None)
+    whole = {c: w for c, w in winners.items() if w is not None}
+    if not cut and len(set(whole.values())) <= 1:
+        return f"equal ({len(winners)} solvers)"
+    notes = [f"{c}: nodes missing" for c in cut]
+    cols = sorted(whole)
+    for c in cols[1:]:
+        nodes = [v for v in range(n) if whole[c][v] != whole[cols[0]][v]]
+        if nodes:
+            notes.append(f"{c} vs {cols[0]}: {len(nodes)} nodes, first {nodes[:5]}")
+    return "DIFFER (" + "; ".join(notes) + ")"
 
 
 def run_mavis(mavis, path, solver, sol, timeout):
@@ -164,14 +183,14 @@ def main():
             got[col] = t
             if answered and os.path.exists(sol):
                 winners[col] = read_winners(sol, n)
-            if os.path.exists(sol):
-                os.remove(sol)
-        distinct = {w for w in winners.values() if w is not None}
-        if len(distinct) > 1 or any(w is None for w in winners.values()):
-            disagree = True
-            verdict = "DIFFER (" + ", ".join(sorted(winners)) + ")"
+        verdict = compare(winners, n)
+        if verdict.startswith("equal"):
+            for _, _, sol in runs:
+                if os.path.exists(sol):
+                    os.remove(sol)
         else:
-            verdict = f"equal ({len(winners)} solvers)"
+            # The solution files stay beside the game, to be looked at.
+            disagree = True
         def m(col):
             t = got.get(col)
             if col not in got:
