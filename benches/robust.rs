@@ -176,6 +176,14 @@ fn goals(c: &mut Criterion) {
     });
     let g = random_game(10_000, 3, 4);
     group.bench_function("spm_1e4_nodes_3_prio", |b| b.iter(|| spm::solve(&g)));
+    // The held-out shape of issue 36 (random games with 50 to 1000
+    // priorities, up to 10^4 nodes; goal: each under 1 s).
+    for top in [100u32, 1000] {
+        let g = random_game(10_000, top, 36);
+        group.bench_function(format!("spm_1e4_nodes_{top}_prio"), |b| {
+            b.iter(|| spm::solve(&g))
+        });
+    }
     group.finish();
 }
 
