@@ -88,3 +88,16 @@ fn only_the_copies_the_sentence_reads_are_encoded() {
     assert_eq!(steps.len(), 2);
     assert!(steps[1]["env"]["h"].as_f64().unwrap().abs() <= 100.0);
 }
+
+// VENMAS's query (h in [-133, -129]) holds at k = 1..6 by the bounds alone
+// (examples/vcas/README.md): the falsifier is not run where the bounds
+// decide, so the query costs what it cost before falsification.
+#[test]
+fn the_falsifier_is_not_run_where_the_bounds_decide() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = wide_model(dir.path(), -133, -129);
+    let r = check(&model, 2, &[]);
+    assert_eq!(r["verdict"], "holds", "{r}");
+    assert!(r["stats"].get("falsify_samples").is_none(), "{r}");
+    assert_eq!(r["stats"]["milp_binaries"], 0);
+}

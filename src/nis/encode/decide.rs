@@ -246,6 +246,18 @@ pub fn binaries<U: Unrolling>(u: &mut U, goal: &Core) -> Result<usize, RunError>
     Ok(u.milp().stats().binaries)
 }
 
+/// Whether the bounds propagated through the unrolling alone pin `goal` to
+/// false on `u` (or `u` has no start): no MILP is needed to know that the
+/// goal has no solution.
+pub fn pinned<U: Unrolling>(u: &mut U, goal: &Core) -> Result<bool, RunError> {
+    let Some(init) = u.initial()? else {
+        return Ok(true);
+    };
+    let mut tree = Unrolled::new(init);
+    let root = encode(u, goal, goal.root, 0, &mut tree)?;
+    Ok(constant(&root.value()) == Some(0.0))
+}
+
 /// The verdict over a set of starts and the witnesses found.
 pub struct Decided<W> {
     pub holds: bool,

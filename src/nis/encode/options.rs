@@ -62,7 +62,7 @@ impl Default for FalsifyOptions {
             states_per_sample: 4096,
             seed: 0,
             share: 0.2,
-            max_time: Duration::from_secs(2),
+            max_time: Duration::from_secs(1),
         }
     }
 }

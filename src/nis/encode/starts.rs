@@ -16,7 +16,8 @@
 //! ([`super::cover`]) when I_e contains a real interval.
 
 use super::cover::{check_every_start, cover, solve_from};
-use super::decide::decide;
+use super::concrete::{Concrete, F64};
+use super::decide::{decide, pinned};
 use super::falsify::falsify_universal;
 use super::initial::{Start, StartVar};
 use super::options::MilpOptions;
@@ -136,7 +137,8 @@ pub fn decide_f64(
 /// Falsify first: a counterexample of M(n) found by simulation
 /// ([`falsify_universal`]) that replays, after the check that no run from
 /// any initial state leaves a declared range (which the MILP would have
-/// made); `None` when none is found (or `opts.falsify` is off).
+/// made); `None` when none is found (or `opts.falsify` is off, or the
+/// bounds alone show that there is none).
 fn falsified(
     model: &Model,
     goal: &Core,
@@ -146,6 +148,15 @@ fn falsified(
     extra: &mut RealStats,
 ) -> Result<Option<RealTree>, RunError> {
     if opts.falsify.samples == 0 || goal.has_universal() {
+        return Ok(None);
+    }
+    // Where the bounds alone decide (VENMAS's query up to k = 6), nothing
+    // is left to falsify: encoding without OBBT costs milliseconds.
+    let free = vec![StartVar::Free; model.env.vars.len()];
+    let mut plain = opts.clone();
+    plain.encode.obbt_budget = std::time::Duration::ZERO;
+    let start = Start::Vars(free.clone());
+    if pinned(&mut Concrete::new(model, &plain, (n, m), start, F64), goal)? {
         return Ok(None);
     }
     let deadline = &opts.solve.deadline;
@@ -159,7 +170,6 @@ fn falsified(
     let Some(tree) = replayed else {
         return Ok(None);
     };
-    let free = vec![StartVar::Free; model.env.vars.len()];
     check_every_start(model, goal, (n, m), false, &Start::Vars(free), opts, sizes)?;
     Ok(Some(tree))
 }
