@@ -15,8 +15,8 @@
 //! decided per initial state when I_e is finite, and by covering
 //! ([`super::cover`]) when I_e contains a real interval.
 
-use super::cover::{check_every_start, cover, solve_from};
 use super::concrete::{Concrete, F64};
+use super::cover::{check_every_start, cover, solve_from};
 use super::decide::{decide, pinned};
 use super::falsify::falsify_universal;
 use super::initial::{Start, StartVar};
