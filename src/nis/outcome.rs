@@ -74,3 +74,53 @@ pub type Decided = Outcome<Witness, DeciderStats>;
 
 /// The explicit decider's outcome.
 pub type ExplicitOutcome = Outcome<Witness, ExplicitStats>;
+
+/// What `nis simulates --agents N` explored to decide one bounded
+/// simulation (Definition 14).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimulationStats {
+    /// Pairs of states (abstract, concrete) the simulation visited.
+    pub pairs_visited: usize,
+    /// States of M_ab(m) explored.
+    pub abstract_states: usize,
+    /// States of M(n) explored.
+    pub concrete_states: usize,
+}
+
+impl Statistics for SimulationStats {
+    fn attributes(&self) -> Vec<(&'static str, StatValue)> {
+        vec![
+            ("pairs_visited", self.pairs_visited.into()),
+            ("abstract_states", self.abstract_states.into()),
+            ("concrete_states", self.concrete_states.into()),
+        ]
+    }
+}
+
+/// HiGHS's work summed over the sub-checks of `nis verify` that a MILP
+/// decider ran (first or second with `--engine both`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MilpEffort {
+    pub nodes: u64,
+    pub lp_iterations: u64,
+}
+
+impl MilpEffort {
+    /// The sum over the MILP deciders' statistics; `None` without any.
+    pub fn sum<'a>(stats: impl IntoIterator<Item = &'a MilpStats>) -> Option<MilpEffort> {
+        let efforts: Vec<_> = stats.into_iter().map(|s| s.sizes.solving.effort).collect();
+        (!efforts.is_empty()).then(|| MilpEffort {
+            nodes: efforts.iter().map(|e| e.nodes).sum(),
+            lp_iterations: efforts.iter().map(|e| e.lp_iterations).sum(),
+        })
+    }
+}
+
+impl Statistics for MilpEffort {
+    fn attributes(&self) -> Vec<(&'static str, StatValue)> {
+        vec![
+            ("milp_nodes", self.nodes.into()),
+            ("milp_lp_iterations", self.lp_iterations.into()),
+        ]
+    }
+}

@@ -5,6 +5,7 @@ use super::{model_ref, no_template};
 use crate::nis::explicit::checker::Graph;
 use crate::nis::explicit::simulation::{default_cap, minimal_simulating_n, Simulation};
 use crate::nis::front::model::Model;
+use crate::nis::outcome::SimulationStats;
 use crate::nis::procedures::SimulatingBound;
 use crate::nis::semantics::{abstraction::Abstract, concrete::Concrete, Semantics};
 use crate::report::{Report, RunContext, RunError, Table, TableFormat, Verdict};
@@ -51,9 +52,11 @@ fn simulates_at(
             format!("M_ab({m})"),
         )
     };
-    r.stat("pairs_visited", sim.pairs_visited);
-    r.stat("abstract_states", ga.states.len());
-    r.stat("concrete_states", gc.states.len());
+    r.put_stats(&SimulationStats {
+        pairs_visited: sim.pairs_visited,
+        abstract_states: ga.states.len(),
+        concrete_states: gc.states.len(),
+    });
     if ga.expired() || gc.expired() {
         // The answer of a cut exploration means nothing: only the sizes stay.
         r.results =

@@ -6,8 +6,9 @@ use super::{model_ref, no_template, text, yes_no};
 use crate::nis::engine::CheckRecord;
 use crate::nis::front::formula::{Kind, Sentence};
 use crate::nis::front::model::Model;
+use crate::nis::outcome::MilpEffort;
 use crate::nis::procedures::{verify_using, Procedure, VerifyOptions, VerifyOutcome};
-use crate::report::{Report, RunContext, RunError, Table, TableFormat, Verdict};
+use crate::report::{Report, RunContext, RunError, Statistics, Table, TableFormat, Verdict};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -184,22 +185,14 @@ pub fn verify_report(
     Ok(r)
 }
 
-/// HiGHS's work (`milp_nodes`, `milp_lp_iterations`) summed over the
-/// sub-checks a MILP decider ran (first or second with `--engine both`), as
-/// stats and text lines; absent when no MILP decider ran.
+/// HiGHS's work summed over the sub-checks a MILP decider ran, as stats
+/// and text lines; absent when no MILP decider ran.
 fn effort_stats(r: &mut Report, checks: &[CheckRecord]) {
-    let efforts: Vec<_> = checks
-        .iter()
-        .filter_map(CheckRecord::milp_stats)
-        .map(|s| s.sizes.solving.effort)
-        .collect();
-    if efforts.is_empty() {
+    let Some(effort) = MilpEffort::sum(checks.iter().filter_map(CheckRecord::milp_stats)) else {
         return;
+    };
+    for (key, sum) in effort.attributes() {
+        r.line(format!("{key}: {}", sum.to_json()));
     }
-    let nodes: u64 = efforts.iter().map(|e| e.nodes).sum();
-    let iterations: u64 = efforts.iter().map(|e| e.lp_iterations).sum();
-    for (key, sum) in [("milp_nodes", nodes), ("milp_lp_iterations", iterations)] {
-        r.line(format!("{key}: {sum}"));
-        r.stat(key, sum);
-    }
+    r.put_stats(&effort);
 }

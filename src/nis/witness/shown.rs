@@ -98,21 +98,6 @@ pub enum Runs {
     },
 }
 
-impl Runs {
-    /// How many branches.
-    pub fn len(&self) -> usize {
-        match self {
-            Runs::Concrete { branches, .. } => branches.len(),
-            Runs::Abstract { branches, .. } => branches.len(),
-        }
-    }
-
-    /// Whether there is no branch.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 /// A variable's value in a replayed state, as its domain holds it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Val {
