@@ -88,22 +88,29 @@ fn split(part: Part, out: &mut [u32]) {
         return;
     }
     let (left, right) = halves(&orig, edges, &comp, &cyclic, mid);
-    split(
-        Part {
-            lo,
-            hi: mid,
-            ..left
-        },
-        out,
-    );
-    split(
-        Part {
-            lo: mid + 1,
-            hi,
-            ..right
-        },
-        out,
-    );
+    // Nothing of this level is kept while the halves are split (the peak of
+    // verification was these tables held at every depth), and the larger
+    // half goes first, so that the halves waiting along the recursion add
+    // up to at most the edges of the whole part. Each node's level is set
+    // in one half only, so the order does not change the result.
+    drop((orig, comp, size, cyclic));
+    let left = Part {
+        lo,
+        hi: mid,
+        ..left
+    };
+    let right = Part {
+        lo: mid + 1,
+        hi,
+        ..right
+    };
+    let (first, second) = if left.edges.len() >= right.edges.len() {
+        (left, right)
+    } else {
+        (right, left)
+    };
+    split(first, out);
+    split(second, out);
 }
 
 /// The lower half (the cyclic components, with their inner edges of weight
