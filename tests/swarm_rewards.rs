@@ -303,3 +303,178 @@ fn the_all_sizes_answer_of_f_bounds_every_concrete_size() {
         }
     }
 }
+
+/// `swarm sweep` of `prop` over pf = 0, 1/2 and k = 3..5 (`--agents` as
+/// given, else every size), its CSV and SVG written: the JSON rows.
+fn sweep(
+    model: &str,
+    prop: &str,
+    agents: Option<&str>,
+    dir: &std::path::Path,
+) -> Vec<serde_json::Value> {
+    let (faults, prefix) = (repo(FAULTS), dir.join("sweep"));
+    let mut args = vec![
+        "--format", "json", "swarm", "sweep", model, "--faults", &faults,
+    ];
+    args.extend(["--prop", prop, "--sweep", "pf=0:0.5:0.5", "--k", "3..5"]);
+    let out = prefix.to_str().unwrap();
+    args.extend(["--out", out]);
+    if let Some(a) = agents {
+        args.extend(["--agents", a]);
+    }
+    let v = run(&args).success().json();
+    let svg = std::fs::read_to_string(prefix.with_extension("svg")).unwrap();
+    let word = format!(
+        "{}{}",
+        &prop[..1],
+        if prop.contains("max") { "max" } else { "min" }
+    );
+    assert!(svg.contains(&word), "the plot names the measure {word}");
+    v["results"]["rows"].as_array().unwrap().clone()
+}
+
+/// The value `check` gives at pf and k (the property's k replaced).
+fn checked(model: &str, prop: &str, pf: f64, k: u64, agents: Option<&str>) -> serde_json::Value {
+    let (prop, pf) = (prop.replace('k', &k.to_string()), format!("pf={pf}"));
+    let mut args = vec!["--set", pf.as_str(), "--prop", &prop];
+    match agents {
+        Some(a) => args.extend(["--agents", a]),
+        None => args.push("--abstract"),
+    }
+    check(true, model, &args).success().json()["results"]["properties"][0].clone()
+}
+
+/// The value a sweep row must have, from `check`'s answer on its cell: the
+/// sound end of a certified interval (the upper for a maximum), else the
+/// cutoff's exact value over every size, else the value or the bound.
+fn row_value(c: &serde_json::Value, max: bool) -> f64 {
+    let end = usize::from(max);
+    for interval in ["interval", "abstract_bound_interval"] {
+        if let Some(i) = c[interval].as_array() {
+            return i[end].as_f64().unwrap();
+        }
+    }
+    c["cutoff"]["value"]
+        .as_f64()
+        .or(c["value"].as_f64())
+        .or(c["abstract_bound"].as_f64())
+        .unwrap()
+}
+
+/// Sweeps accept the reward properties and the unbounded ones (issue 35):
+/// every row equals `check` on its cell, at a size and over every size
+/// (the cutoff's exact value for `I=k`, the abstraction's bound for `F`,
+/// whose rows are the same for every k).
+#[test]
+fn sweep_rows_of_reward_and_unbounded_properties_equal_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = model_with(dir.path(), "r.swarm", REWARDS);
+    let cases: [(&str, Option<&str>, &str); 4] = [
+        (r#"R{"starts"}max=? [ C<=k ]"#, Some("2"), "at size"),
+        (r#"R{"starts"}min=? [ I=k ]"#, None, "exact over n"),
+        (
+            r#"R{"steps"}min=? [ F "deposited2" ]"#,
+            Some("2"),
+            "at size",
+        ),
+        (r#"Pmax=? [ F "deposited2" ]"#, None, "bound"),
+    ];
+    for (prop, agents, is) in cases {
+        let rows = sweep(&model, prop, agents, dir.path());
+        assert_eq!(rows.len(), 6, "{prop}");
+        for row in &rows {
+            let (pf, k) = (row["value"].as_f64().unwrap(), row["k"].as_u64().unwrap());
+            let want = row_value(&checked(&model, prop, pf, k, agents), prop.contains("max"));
+            let got = row["p"].as_f64().unwrap();
+            assert!(
+                (got - want).abs() <= 1e-9 * want.max(1.0),
+                "{prop} pf={pf} k={k}: {got} against {want}"
+            );
+            assert_eq!(row["is"], is, "{prop}");
+        }
+    }
+}
+
+/// A reward sweep in two shards merges back to the unsharded table: the
+/// parts keep the rewards (above 1) as `reward_rows`.
+#[test]
+fn a_sharded_reward_sweep_merges_to_the_unsharded_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = model_with(dir.path(), "r.swarm", REWARDS);
+    let faults = repo(FAULTS);
+    let args = [
+        "swarm",
+        "sweep",
+        &model,
+        "--faults",
+        &faults,
+        "--prop",
+        r#"R{"starts"}max=? [ C<=k ]"#,
+        "--sweep",
+        "pf=0:0.5:0.5",
+        "--k",
+        "3..5",
+        "--agents",
+        "2",
+    ];
+    let whole = run(&args).success();
+    let mut parts = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let out = dir.path().join(format!("part{}.json", &shard[..1]));
+        let out = out.to_str().unwrap().to_string();
+        let mut a = args.to_vec();
+        a.extend(["--shard", shard, "--format", "json", "-o", &out]);
+        run(&a).success();
+        assert!(std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("reward_rows"));
+        parts.push(out);
+    }
+    let mut merge = vec!["merge"];
+    merge.extend(parts.iter().map(String::as_str));
+    let merged = run(&merge).success();
+    assert_eq!(merged.stdout, whole.stdout);
+    assert!(whole.stdout.contains("k  Rmax"), "{}", whole.stdout);
+    assert!(
+        whole.stdout.contains("0.5  5  3.685000"),
+        "{}",
+        whole.stdout
+    );
+}
+
+/// The exports write the reward structures (PRISM `rewards`, JANI transient
+/// variables; tests/peers checks their values in Storm), and the explicit
+/// form of an abstraction with global-synchronous actions, which does not
+/// carry them yet, says so.
+#[test]
+fn exports_write_the_rewards_or_say_they_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = model_with(dir.path(), "r.swarm", REWARDS);
+    let faults = repo(FAULTS);
+    for (to, marker) in [
+        ("prism", "rewards \"starts\""),
+        ("jani", "\"name\":\"starts\""),
+    ] {
+        let out = dir.path().join(format!("s2.{to}"));
+        let path = out.to_str().unwrap().to_string();
+        let a = [
+            "--format", "json", "swarm", "export", &model, "--faults", &faults, "--agents", "2",
+            "--to", to, "-o", &path,
+        ];
+        let r = run(&a).success();
+        let file = std::fs::read_to_string(&out)
+            .unwrap()
+            .replace([' ', '\n'], "");
+        assert!(file.contains(&marker.replace(' ', "")), "{to}");
+        assert_eq!(r.json()["warnings"], serde_json::json!([]), "{to}");
+        let mut explicit = a.to_vec();
+        explicit.retain(|x| *x != "--agents" && *x != "2");
+        explicit.extend(["--abstract", "--faulty-fraction", "0.5"]);
+        let r = run(&explicit).success();
+        let w = r.json()["warnings"].to_string();
+        assert!(
+            w.contains("the reward structures are not written"),
+            "{to}: {w}"
+        );
+    }
+}

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import pytest
 from foraging_prism import SWARM_REWARDS, prism_concrete
-from swarm_peer import EX, assert_equals_storm_exact, mavis_bin, storm_exact
+from swarm_peer import EX, assert_equals_storm_exact, mavis_bin, storm_exact, storm_exact_jani
 
 stormpy = pytest.importorskip("stormpy")
 
@@ -47,19 +47,22 @@ def test_reward_values_equal_storm(tmp_path, n, prop):
     assert_equals_storm_exact(args, theirs)
 
 
-@pytest.mark.parametrize("prop", ['R{"work"}min=? [ F "deposited2" ]', 'R{"work"}max=? [ C<=12 ]'])
-def test_the_prism_export_carries_the_rewards(tmp_path, prop):
-    """Storm on mavis's own PRISM export of S(3) (its action rewards on the
-    per-agent actions) gives the value of the hand-written encoding."""
+@pytest.mark.parametrize("to", ["prism", "jani"])
+@pytest.mark.parametrize("prop", ['R{"work"}min=? [ F "deposited2" ]', 'R{"work"}max=? [ C<=12 ]', 'R{"steps"}max=? [ I=9 ]'])
+def test_the_exports_carry_the_rewards(tmp_path, prop, to):
+    """Storm on mavis's own PRISM and JANI exports of S(3) (action rewards on
+    the per-agent actions; in JANI, transient variables) gives the value of
+    the hand-written encoding."""
     model = swarm_with_rewards(tmp_path)
-    out = tmp_path / "s3.prism"
+    out = tmp_path / f"s3.{to}"
     r = subprocess.run(
-        [mavis_bin(), "swarm", "export", model, "--faults", FAULTS, "--set", "pf=2/5", "--agents", "3", "--to", "prism", "-o", str(out)],
+        [mavis_bin(), "swarm", "export", model, "--faults", FAULTS, "--set", "pf=2/5", "--agents", "3", "--to", to, "-o", str(out)],
         capture_output=True,
         text=True,
     )
     assert r.returncode == 0, r.stderr
-    assert 'rewards "work"' in out.read_text()
+    assert '"work"' in out.read_text()
     hand = tmp_path / "hand.prism"
     hand.write_text(prism_concrete(3, Fraction(2, 5), rewards=True))
-    assert storm_exact(out, prop) == storm_exact(hand, prop)
+    ours = storm_exact(out, prop) if to == "prism" else storm_exact_jani(out, prop)
+    assert ours == storm_exact(hand, prop)

@@ -126,10 +126,13 @@ impl<'a> Setup<'a> {
 
     /// One Gauss-Seidel sweep of `v` towards the value, keeping the better
     /// of old and new (`up`: a lower iterate rises, an upper one falls);
-    /// returns the largest change.
+    /// returns the largest change. The states go in the reverse of their
+    /// exploration order: values flow backwards from the targets, which
+    /// breadth-first exploration numbers late, so one sweep carries them
+    /// along every path that follows the numbering.
     fn sweep(&self, v: &mut [f64], up: bool, deadline: Deadline) -> Result<f64, Expired> {
         let mut change: f64 = 0.0;
-        for (k, &s) in self.maybe.iter().enumerate() {
+        for (k, &s) in self.maybe.iter().rev().enumerate() {
             if k % 4096 == 4095 {
                 deadline.check()?;
             }

@@ -7,16 +7,22 @@ use super::bounded::bounded_until;
 use super::mdp::Mdp;
 use super::mdp::Stop;
 use super::property::{self, Sem};
+use super::reward::RewardVectors;
+use super::reward_eval::evaluate_rewards;
 use crate::lang::{num, Rat, Source, Span, Value};
 use crate::report::{Deadline, RunError};
 use crate::swarm::front::load::{load, load_props, Inputs};
 use crate::swarm::front::model::Model;
-use crate::swarm::front::props::{parse_property_sources, Opt, Path, Properties};
+use crate::swarm::front::props::{parse_property_sources, Opt, Path, Properties, Property};
 use crate::swarm::semantics::concrete::Concrete;
 use crate::swarm::semantics::counting::{check_deterministic, Counting};
 
 /// The most values one `--sweep` range may have (each is one model build and check).
 pub const MAX_SWEEP_VALUES: u32 = 10_000;
+
+/// The width of the certified interval of an unbounded row (`check`'s
+/// default `--precision`).
+pub const SWEEP_PRECISION: f64 = 1e-6;
 
 /// The largest step bound `--k` accepts.
 pub const MAX_SWEEP_K: usize = 100_000;
@@ -108,10 +114,23 @@ pub struct Row {
 pub struct SweepTable {
     pub rows: Vec<Row>,
     pub opt: Opt,
+    /// An expected reward (`R`), not a probability.
+    pub reward: bool,
     /// The property's text.
     pub prop: String,
     /// Warnings for the report, each with the index of its swept value.
     pub notes: Vec<(usize, String)>,
+}
+
+impl SweepTable {
+    /// `Pmax`, `Pmin`, `Rmax` or `Rmin`.
+    pub fn word(&self) -> &'static str {
+        match (self.reward, self.opt) {
+            (false, o) => o.word(),
+            (true, Opt::Max) => "Rmax",
+            (true, Opt::Min) => "Rmin",
+        }
+    }
 }
 
 impl Default for SweepTable {
@@ -119,6 +138,7 @@ impl Default for SweepTable {
         SweepTable {
             rows: Vec::new(),
             opt: Opt::Max,
+            reward: false,
             prop: String::new(),
             notes: Vec::new(),
         }
@@ -136,11 +156,20 @@ fn property_at(base: &Model, text: &str, k: usize) -> Result<(Properties, Model)
 }
 
 /// One row to compute: its k, the step bound the property has at that k and
-/// the target and allowed sets it has there.
+/// the target and allowed sets it has there; `general` for every property
+/// but a step-bounded `P[ F ]` or `P[ U ]` (those share one value iteration).
 struct Cell {
     k: usize,
     steps: usize,
     sets: Vec<Vec<bool>>,
+    general: Option<General>,
+}
+
+/// A row decided as `check` decides it: the property read at the row's k
+/// and, for `R`, its reward structure's values.
+struct General {
+    prop: Property,
+    rewards: Option<RewardVectors>,
 }
 
 /// Every row's cell: the property is read again at each k, so the bound, the
@@ -158,25 +187,35 @@ fn cells(
         deadline.check()?;
         let (props, m) = property_at(base, text, k)?;
         let p = props.props.first().expect("parser requires one");
-        let Path::Until {
-            phi,
-            steps: Some(steps),
-            ..
-        } = &p.path
-        else {
-            return Err(RunError::input(
-                "sweep needs a step-bounded F or U property",
-            ));
-        };
         let f = property::path_formulas(&p.path);
         let mut sets = property::evaluate_formulas(sem, mdp, &m, &props.refs, &f).truth;
-        if phi.is_none() {
-            sets.push(vec![true; mdp.num_states()]);
-        }
+        let general = match (&p.path, p.reward) {
+            (
+                Path::Until {
+                    phi,
+                    steps: Some(_),
+                    ..
+                },
+                None,
+            ) => {
+                if phi.is_none() {
+                    sets.push(vec![true; mdp.num_states()]);
+                }
+                None
+            }
+            (_, r) => Some(General {
+                prop: p.clone(),
+                rewards: r
+                    .map(|i| evaluate_rewards(sem, mdp, &m, &m.label_refs, &m.rewards[i], false))
+                    .transpose()
+                    .map_err(RunError::input)?,
+            }),
+        };
         out.push(Cell {
             k,
-            steps: *steps,
+            steps: p.path.steps().unwrap_or(0),
             sets,
+            general,
         });
     }
     Ok(out)
@@ -234,11 +273,12 @@ pub fn sweep_rows(
         let p = props.props.first().expect("parser requires one");
         table.prop = p.text.clone();
         table.opt = p.opt;
-        if !matches!(p.path, Path::Until { .. }) {
+        if p.reward.is_some() && l.model.faulty_fraction.is_some() {
             return Err(RunError::input(
-                "sweep needs an F or U property whose bound uses the constant `k`",
+                "a reward property with --faulty-fraction: Definition 16's phase is checked for probabilities only",
             ));
         }
+        table.reward = p.reward.is_some();
         let sem = semantics(&l, &props, o)?;
         let mdp = match property::build(&sem, false, o.max_states, deadline.at()) {
             Ok(mdp) => mdp,
@@ -344,6 +384,31 @@ fn cell_values(
 ) -> Result<Vec<f64>, RunError> {
     let mut values = vec![0.0; cells.len()];
     let mut done = vec![false; cells.len()];
+    for (i, c) in cells.iter().enumerate() {
+        if let Some(g) = &c.general {
+            let v = property::compute(
+                mdp,
+                &g.prop,
+                &c.sets,
+                false,
+                false,
+                None,
+                0,
+                deadline,
+                threads,
+                SWEEP_PRECISION,
+                g.rewards.as_ref(),
+            )?;
+            // An interval's sound end: a row over every size is a bound.
+            let best = property::over_initials(&v, opt).2;
+            values[i] = match (&v.bounds, opt) {
+                (Some(b), Opt::Max) => b[best].1,
+                (Some(b), Opt::Min) => b[best].0,
+                (None, _) => v.f64s[best],
+            };
+            done[i] = true;
+        }
+    }
     for i in 0..cells.len() {
         if done[i] {
             continue;
@@ -389,6 +454,14 @@ fn cutoff_values(
     deadline: Deadline,
 ) -> Result<Option<Vec<f64>>, RunError> {
     if !super::procedure::cutoff_applies(l) || l.model.faulty_fraction.is_some() {
+        return Ok(None);
+    }
+    // Unbounded properties have no cutoff: a path may move every agent.
+    if cells.iter().any(|c| {
+        c.general
+            .as_ref()
+            .is_some_and(|g| g.prop.path.steps().is_none())
+    }) {
         return Ok(None);
     }
     let h = cells.iter().map(|c| c.steps).max().unwrap_or(0).max(1);

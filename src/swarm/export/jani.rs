@@ -11,12 +11,11 @@
 //! The text is streamed an automaton (or an edge) at a time: memory stays
 //! that of the model, whatever the file's size.
 
-use super::{
-    Atom, CmpOp, Command, Explicit, Expr, Init, Module, Network, Prob, Runs, Val, VarType,
-};
+use super::{Atom, CmpOp, Command, Explicit, Expr, Init, Network, Prob, Runs, Val, VarType};
 use crate::lang::types::Builtin;
 use crate::lang::{num, BinOp, Rat, UnOp, Value};
 use serde_json::{json, Value as Json};
+use std::collections::HashMap;
 use std::io::Write;
 
 /// The most agents a JANI export of S(n) takes: each agent-environment
@@ -39,7 +38,7 @@ pub fn exact_number(p: &Rat) -> Json {
     }
 }
 
-fn binary(op: &str, a: Json, b: Json) -> Json {
+pub(super) fn binary(op: &str, a: Json, b: Json) -> Json {
     json!({"op": op, "left": a, "right": b})
 }
 
@@ -109,14 +108,15 @@ pub fn write_network(n: &Network, w: &mut dyn Write) -> std::io::Result<()> {
         })
         .collect();
     variables.extend(n.labels.iter().map(|(name, _)| label_variable(name)));
+    variables.extend(super::jani_rewards::variables(n));
     let elements = n
         .modules
         .iter()
         .map(|m| json!({"automaton": m.name}))
         .collect();
-    let actions = n.syncs.iter().map(|s| json!({"name": s.action})).collect();
-    let syncs = n
-        .syncs
+    let syncs = with_lone_actions(n);
+    let actions = syncs.iter().map(|s| json!({"name": s.action})).collect();
+    let syncs = syncs
         .iter()
         .map(|s| {
             let mut v = vec![Json::Null; n.modules.len()];
@@ -138,15 +138,30 @@ pub fn write_network(n: &Network, w: &mut dyn Write) -> std::io::Result<()> {
         head["restrict-initial"] = json!({"exp": restrict});
     }
     write_open(w, &head)?;
-    let last = n.modules.len().saturating_sub(1);
-    write_items(
-        w,
-        n.modules
-            .iter()
-            .enumerate()
-            .map(|(k, m)| automaton(m, k == last, &n.labels)),
-    )?;
+    let carry = super::jani_rewards::carriers(n);
+    write_items(w, (0..n.modules.len()).map(|k| automaton(n, &carry, k)))?;
     w.write_all(b"]}\n")
+}
+
+/// The synchronisations, and a vector of its own for each named action
+/// that only one automaton has (the per-agent asynchronous actions that
+/// carry action rewards): JANI only lets an edge with an action move within
+/// a vector that names it.
+fn with_lone_actions(n: &Network) -> Vec<super::Sync> {
+    let mut out = n.syncs.clone();
+    let mut named: std::collections::HashSet<String> =
+        out.iter().map(|s| s.action.clone()).collect();
+    for (k, m) in n.modules.iter().enumerate() {
+        for c in &m.commands {
+            if !c.action.is_empty() && named.insert(c.action.clone()) {
+                out.push(super::Sync {
+                    action: c.action.clone(),
+                    modules: vec![k],
+                });
+            }
+        }
+    }
+    out
 }
 
 /// A network's JANI text as JSON (tests).
@@ -156,16 +171,30 @@ pub fn network_json(n: &Network) -> Json {
     serde_json::from_slice(&out).expect("the printer writes JSON")
 }
 
-/// A module's automaton; the labels are set at the last one's location.
-fn automaton(m: &Module, last: bool, labels: &[(String, Expr)]) -> Json {
-    let transient: Vec<Json> = match last {
-        true => labels
-            .iter()
-            .map(|(name, e)| json!({"ref": name, "value": expr(e)}))
-            .collect(),
-        false => vec![],
-    };
-    let edges: Vec<Json> = m.commands.iter().map(edge).collect();
+/// Automaton `k` of the network; the labels and the state rewards are set
+/// at the last one's location, action rewards on the edges that carry them
+/// ([`super::jani_rewards`]).
+fn automaton(n: &Network, carry: &HashMap<&str, usize>, k: usize) -> Json {
+    use super::jani_rewards::{edge_assignments, state_values};
+    let m = &n.modules[k];
+    let mut transient: Vec<Json> = Vec::new();
+    if k + 1 == n.modules.len() {
+        let labels = n.labels.iter();
+        transient.extend(labels.map(|(name, e)| json!({"ref": name, "value": expr(e)})));
+        transient.extend(state_values(n));
+    }
+    let edges: Vec<Json> = m
+        .commands
+        .iter()
+        .map(|c| {
+            let mut e = edge(c);
+            let rewards = edge_assignments(n, carry, k, &c.action);
+            if !rewards.is_empty() {
+                e["assignments"] = json!(rewards);
+            }
+            e
+        })
+        .collect();
     json!({"name": m.name, "locations": [{"name": LOC, "transient-values": transient}],
            "initial-locations": [LOC], "edges": edges})
 }
@@ -227,7 +256,7 @@ fn edge(c: &Command) -> Json {
 }
 
 /// A label's expression (labels it reads are inlined).
-fn expr(e: &Expr) -> Json {
+pub(super) fn expr(e: &Expr) -> Json {
     match e {
         Expr::Lit(Value::Num(r)) => exact_number(r),
         Expr::Lit(Value::Bool(b)) => json!(b),

@@ -63,7 +63,13 @@ pub fn export(
     if let Err(e) = write(&l, &plan, format, &what, &mut sink) {
         return Err(sink.error(e));
     }
-    finish(inputs, &what, sink, output, quiet)
+    let mut r = finish(inputs, &what, sink, output, quiet)?;
+    if matches!(plan, Plan::Explored(_)) && !l.model.rewards.is_empty() {
+        r.warnings.push(
+            "the reward structures are not written: the explicit form (an abstraction with global-synchronous actions) carries no rewards yet".into(),
+        );
+    }
+    Ok(r)
 }
 
 /// How an export is written: S(n), and the abstraction where the model

@@ -150,31 +150,65 @@ fn cell_json(done: &SweepTable, index: usize, v: &Rat) -> Value {
         .filter(|(i, _)| *i == index)
         .map(|(_, n)| n)
         .collect();
+    // Probabilities and rewards have their own key, so that a probability
+    // above 1 stays refused.
+    let key = if done.reward { "reward_rows" } else { "rows" };
     json!({
-        "value": num::display(v), "rows": rows, "notes": notes,
-        "property": done.prop, "opt": done.opt.word(),
+        "value": num::display(v), key: rows, "notes": notes,
+        "property": done.prop, "opt": done.word(),
     })
 }
 
+/// An expected reward as a part keeps it: at least 0, `inf` where infinite.
+const REWARD: part_schema::Shape = part_schema::Shape::OneOf(&[
+    part_schema::Shape::NumberText {
+        lo: 0.0,
+        hi: f64::MAX,
+    },
+    part_schema::Shape::Words(&["inf"]),
+]);
+
+/// The kinds of a row.
+const KINDS: part_schema::Shape = part_schema::Shape::Words(&["at size", "exact over n", "bound"]);
+
+/// A row `[k, p, kind, bound]` of probabilities.
+const PROBABILITY_ROW: part_schema::Shape = part_schema::Shape::Tuple(&[
+    part_schema::Shape::Count,
+    PROBABILITY,
+    KINDS,
+    part_schema::Shape::OneOf(&[part_schema::Shape::Null, PROBABILITY]),
+]);
+
+/// A row `[k, p, kind, bound]` of expected rewards.
+const REWARD_ROW: part_schema::Shape = part_schema::Shape::Tuple(&[
+    part_schema::Shape::Count,
+    REWARD,
+    KINDS,
+    part_schema::Shape::OneOf(&[part_schema::Shape::Null, REWARD]),
+]);
+
 /// A cell's result as [`cell_json`] writes it, which `mavis merge` checks:
-/// rows `[k, p, kind, bound]` with p and the bound probabilities.
+/// rows `[k, p, kind, bound]`, of probabilities (`rows`) or of expected
+/// rewards (`reward_rows`).
 const CELL: part_schema::Shape = part_schema::Shape::Object(&[
     ("value", part_schema::Shape::Text),
     (
         "rows",
-        part_schema::Shape::Array(&part_schema::Shape::Tuple(&[
-            part_schema::Shape::Count,
-            PROBABILITY,
-            part_schema::Shape::Words(&["at size", "exact over n", "bound"]),
-            part_schema::Shape::OneOf(&[part_schema::Shape::Null, PROBABILITY]),
-        ])),
+        part_schema::Shape::Optional(&part_schema::Shape::Array(&PROBABILITY_ROW)),
+    ),
+    (
+        "reward_rows",
+        part_schema::Shape::Optional(&part_schema::Shape::Array(&REWARD_ROW)),
     ),
     (
         "notes",
         part_schema::Shape::Array(&part_schema::Shape::Text),
     ),
     ("property", part_schema::Shape::Text),
-    ("opt", part_schema::Shape::Words(&["Pmax", "Pmin"])),
+    (
+        "opt",
+        part_schema::Shape::Words(&["Pmax", "Pmin", "Rmax", "Rmin"]),
+    ),
 ]);
 
 /// `mavis merge` of `swarm sweep` parts: the report of the unsharded run from
@@ -218,7 +252,8 @@ pub fn merge(parts: Merged, look: &SweepLook) -> Result<Report, RunError> {
 /// A part's cell back into `table` (None: malformed).
 fn read_cell(cell: &Value, index: usize, table: &mut SweepTable) -> Option<()> {
     let v: Rat = cell["value"].as_str()?.parse().ok()?;
-    for row in cell["rows"].as_array()? {
+    let rows = cell.get("rows").or(cell.get("reward_rows"));
+    for row in rows?.as_array()? {
         let k = row[0].as_u64()? as usize;
         let p: f64 = row[1].as_str()?.parse().ok()?;
         let kind = match row[2].as_str()? {
@@ -243,11 +278,13 @@ fn read_cell(cell: &Value, index: usize, table: &mut SweepTable) -> Option<()> {
         table.notes.push((index, n.as_str()?.to_string()));
     }
     table.prop = cell["property"].as_str()?.to_string();
-    table.opt = if cell["opt"] == "Pmin" {
+    let word = cell["opt"].as_str()?;
+    table.opt = if word.ends_with("min") {
         Opt::Min
     } else {
         Opt::Max
     };
+    table.reward = word.starts_with('R');
     Some(())
 }
 
@@ -260,14 +297,16 @@ fn render(
     look: &SweepLook,
     time_s: f64,
 ) -> Result<Report, RunError> {
+    let word = done.word();
     let SweepTable {
         rows,
         opt,
         prop,
         notes,
+        ..
     } = done;
     let name = &shape.name;
-    let (mode, measure) = headings(shape, opt, &rows);
+    let (mode, measure) = headings(shape, opt, word, &rows);
     let (mut table, csv) = tables(&rows, name, &measure);
     if !shape.all_values.is_empty() {
         table = with_dots(table, &rows, shape);
@@ -306,7 +345,7 @@ fn file_name(path: &str) -> String {
 
 /// The title's "n = ..." or "all n (...)" and the y axis's measure: over all
 /// n, the exact optimum where the cutoff gave every row, else a bound.
-fn headings(shape: &Shape, opt: Opt, rows: &[Row]) -> (String, String) {
+fn headings(shape: &Shape, opt: Opt, word: &str, rows: &[Row]) -> (String, String) {
     let (sup, rel) = if opt == Opt::Max {
         ("sup", "<=")
     } else {
@@ -314,7 +353,7 @@ fn headings(shape: &Shape, opt: Opt, rows: &[Row]) -> (String, String) {
     };
     if let Some(a) = &shape.agents {
         let sizes: Vec<String> = a.iter().map(|x| x.to_string()).collect();
-        return (format!("n = {}", sizes.join(",")), opt.word().to_string());
+        return (format!("n = {}", sizes.join(",")), word.to_string());
     }
     let exact = rows
         .iter()
@@ -323,17 +362,17 @@ fn headings(shape: &Shape, opt: Opt, rows: &[Row]) -> (String, String) {
     if exact > 0 && exact == rows.len() {
         (
             "all n (exact, by the cutoff)".into(),
-            format!("{} over all n ({sup}, exact)", opt.word()),
+            format!("{word} over all n ({sup}, exact)"),
         )
     } else if exact > 0 {
         (
             "all n (exact by the cutoff, or a bound)".into(),
-            format!("{} {sup} over n: exact, or a bound", opt.word()),
+            format!("{word} {sup} over n: exact, or a bound"),
         )
     } else {
         (
             format!("all n (abstraction bound, threshold {})", shape.threshold),
-            format!("{} bound ({sup} over n {rel} this)", opt.word()),
+            format!("{word} bound ({sup} over n {rel} this)"),
         )
     }
 }
