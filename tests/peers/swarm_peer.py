@@ -30,6 +30,13 @@ def mavis(*args, ok=(0, 1, 3)):
     return json.loads(r.stdout)
 
 
+def export(out, *args):
+    """`mavis swarm export ARGS -o OUT`, which must succeed; OUT's text."""
+    r = subprocess.run([mavis_bin(), "swarm", "export", *args, "-o", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return out.read_text()
+
+
 def storm_exact(path, prop):
     """Storm's exact value of `prop` at the initial state: the model built
     over the rationals, checked in Storm's exact mode."""

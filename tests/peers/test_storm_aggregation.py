@@ -6,12 +6,11 @@ mavis's certified interval and equal to mavis's exact value, for unbounded
 until, eventually and globally and for expected rewards; S(5) against
 Storm's sound mode."""
 
-import subprocess
 from fractions import Fraction
 
 import pytest
 from aggregation_prism import prism_aggregation
-from swarm_peer import REPO, assert_equals_storm_exact, assert_interval_holds, mavis, mavis_bin, storm_exact, storm_exact_jani, storm_sound
+from swarm_peer import REPO, assert_equals_storm_exact, assert_interval_holds, export, mavis, storm_exact, storm_exact_jani, storm_sound
 
 stormpy = pytest.importorskip("stormpy")
 
@@ -78,12 +77,7 @@ def test_the_exports_carry_the_rewards(tmp_path, to):
     separate encoding, the `leave` reward of a synchronised action (robot
     and site) earned once per step."""
     out = tmp_path / f"agg3.{to}"
-    r = subprocess.run(
-        [mavis_bin(), "swarm", "export", MODEL, "--faults", FAULTS, "--set", "pc=1/10", "--agents", "3", "--to", to, "-o", str(out)],
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stderr
+    export(out, MODEL, "--faults", FAULTS, "--set", "pc=1/10", "--agents", "3", "--to", to)
     for prop in PROPS[4:]:
         ours = storm_exact(out, prop) if to == "prism" else storm_exact_jani(out, prop)
         assert ours == storm_exact(prism(tmp_path, 3), prop), prop

@@ -6,12 +6,11 @@ written by hand beside the swarm file's (SWARM_REWARDS): Storm's exact value
 (of width at most the precision) or equal its f64 value for the step-bounded
 forms, and equal mavis's exact value."""
 
-import subprocess
 from fractions import Fraction
 
 import pytest
 from foraging_prism import SWARM_REWARDS, prism_concrete
-from swarm_peer import EX, assert_equals_storm_exact, mavis_bin, storm_exact, storm_exact_jani
+from swarm_peer import EX, assert_equals_storm_exact, export, storm_exact, storm_exact_jani
 
 stormpy = pytest.importorskip("stormpy")
 
@@ -55,13 +54,7 @@ def test_the_exports_carry_the_rewards(tmp_path, prop, to):
     the hand-written encoding."""
     model = swarm_with_rewards(tmp_path)
     out = tmp_path / f"s3.{to}"
-    r = subprocess.run(
-        [mavis_bin(), "swarm", "export", model, "--faults", FAULTS, "--set", "pf=2/5", "--agents", "3", "--to", to, "-o", str(out)],
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stderr
-    assert '"work"' in out.read_text()
+    assert '"work"' in export(out, model, "--faults", FAULTS, "--set", "pf=2/5", "--agents", "3", "--to", to)
     hand = tmp_path / "hand.prism"
     hand.write_text(prism_concrete(3, Fraction(2, 5), rewards=True))
     ours = storm_exact(out, prop) if to == "prism" else storm_exact_jani(out, prop)
