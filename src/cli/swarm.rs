@@ -100,14 +100,14 @@ pub enum SwarmCmd {
         #[arg(long, value_name = "EPS", default_value_t = 1e-6, value_parser = precision)]
         precision: f64,
     },
-    /// Max p against k and a swept constant (the swarm paper's Figure 2): table, CSV, SVG and PNG.
+    /// A property's optimum against k and a swept constant (the swarm paper's Figure 2): table, CSV, SVG and PNG.
     #[command(
         after_help = "Example:\n  mavis swarm sweep examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults \\\n      --prop 'Pmax=? [ F<k \"deposited2\" ]' --sweep pf=0:0.1:1 --k 18..30 --agents 2 --out sweep"
     )]
     Sweep {
         #[command(flatten)]
         model: ModelArgs,
-        /// The property; its step bound uses the constant `k`.
+        /// The property (any `check` takes); a step bound may use the constant `k`.
         #[arg(long = "prop", value_name = "PROPERTY")]
         prop: String,
         /// The swept constant: NAME=START:STEP:END.
