@@ -32,7 +32,10 @@
 //!
 //! The layer imports only `nn` (the input box) and `report` (the
 //! deadline); the deciders implement [`Problem`]: `milp::verify` for a
-//! network and a VNN-LIB property (`mavis nn verify`).
+//! network and a VNN-LIB property (`mavis nn verify`). The sampler alone
+//! ([`falsify()`]) needs only an [`Objective`]: the NIS MILP deciders
+//! implement that much to falsify a universal sentence before their MILP
+//! (`nis::encode::falsify`; the rest of the plan below is still to do).
 //!
 //! # Plan: the NIS unrolling as a [`Problem`]
 //! An unrolled system with a sentence is the next implementor (the NIS
