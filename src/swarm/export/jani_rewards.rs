@@ -8,7 +8,7 @@
 //! action synchronises with nothing: each of its edges carries `[]`'s
 //! rewards, as PRISM's `[]` reward reads every unlabelled command.
 
-use super::jani::{binary, expr};
+use super::jani_expr::{binary, expr};
 use super::{Network, RewardEntry};
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;

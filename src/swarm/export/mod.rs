@@ -16,6 +16,7 @@
 //! written state by state ([`Explicit`]).
 
 pub mod jani;
+mod jani_expr;
 mod jani_rewards;
 pub mod lower;
 pub mod prism;
