@@ -8,7 +8,7 @@ use mavis::lang::Source;
 use mavis::nis::encode::{falsify_universal, FalsifyOptions, MilpOptions};
 use mavis::nis::engine::{decide_with, EngineChoice, Target};
 use mavis::nis::front::core::Lowered;
-use mavis::nis::witness::replay_real::{replay_real, RealLocal, RealMove, RealState, RealTree};
+use mavis::nis::witness::replay::real::{replay_real, RealLocal, RealMove, RealState, RealTree};
 use mavis::nis::witness::WitnessTree;
 use mavis::nis::{parse_model, parse_sentence, LoadOptions, Model};
 use mavis::nn::{Activation, Layer, Network};

@@ -17,8 +17,8 @@ use super::front::model::Model;
 use super::outcome::{ExplicitOutcome, ExplicitStats, Explored};
 use super::semantics::concrete::Concrete;
 use super::semantics::Semantics;
-use super::witness::replay_strategic::replay_strategic_trees;
-use super::witness::replay_strategy_f64::Shape;
+use super::witness::replay::strategic_exact::replay_strategic_trees;
+use super::witness::replay::Shape;
 use super::witness::trace::strategic_shown;
 use crate::report::{Deadline, Outcome, RunError};
 

@@ -13,7 +13,7 @@ use super::semantics::concrete::{CMove, CState, Concrete};
 use super::semantics::system::System;
 use super::semantics::Semantics;
 use super::witness::internal;
-use super::witness::replay::{replay_abstract, replay_concrete, ConcreteTrace};
+use super::witness::replay::exact::{replay_abstract, replay_concrete, ConcreteTrace};
 use super::witness::shown::Witness;
 use super::witness::trace;
 use crate::report::{Deadline, Outcome, RunError};

@@ -4,8 +4,8 @@
 //! (integrality is a property of the variables); they differ in how a
 //! solution is read back: [`Exact`] gives the explicit decider's counter form
 //! (indexed agents 1..m, the others as a multiset) for
-//! [`crate::nis::witness::replay::replay_concrete`], [`F64`] gives f64
-//! states for [`crate::nis::witness::replay_real`].
+//! [`crate::nis::witness::replay::exact::replay_concrete`], [`F64`] gives f64
+//! states for [`crate::nis::witness::replay::real`].
 
 use super::expr::{Enc, Val};
 use super::initial::Start;
@@ -20,7 +20,7 @@ use crate::milp::{LinExpr, Solution};
 use crate::nis::front::model::{Model, VarDecl};
 use crate::nis::semantics::concrete::{add_count, CMove, CState};
 use crate::nis::semantics::{LocalId, Semantics};
-use crate::nis::witness::replay_real::{RealLocal, RealMove, RealState, RealTree};
+use crate::nis::witness::replay::real::{RealLocal, RealMove, RealState, RealTree};
 use crate::nis::witness::WitnessTree;
 use crate::report::RunError;
 

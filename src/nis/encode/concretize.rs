@@ -11,7 +11,7 @@
 //! branch; every such agent performs its slot's actions, so every round
 //! performs exactly the abstract set of actions and the environment and
 //! agents 1..m take the abstract steps. The concrete tree is replayed through
-//! the concrete semantics in f64 ([`crate::nis::witness::replay_real`]); a replayed
+//! the concrete semantics in f64 ([`crate::nis::witness::replay::real`]); a replayed
 //! concrete witness shows the abstract claim too (Theorem 2: M_ab(m)
 //! simulates M(n) for n > m), and a replayed counterexample of a universal
 //! sentence in M(n') shows it fails in every M(n), n >= n' (an added agent
@@ -23,7 +23,7 @@ use super::state::{Round, State};
 use super::unrolling::{Solved, Unrolled};
 use crate::milp::Solution;
 use crate::nis::front::model::Model;
-use crate::nis::witness::replay_real::{RealLocal, RealMove, RealState, RealTree};
+use crate::nis::witness::replay::real::{RealLocal, RealMove, RealState, RealTree};
 use crate::nis::witness::WitnessTree;
 use crate::report::RunError;
 

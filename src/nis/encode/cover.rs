@@ -29,7 +29,7 @@ use crate::lang::{num, DeclType, Value};
 use crate::milp::{not, LinExpr};
 use crate::nis::front::core::Core;
 use crate::nis::front::model::{Model, Observation, ProtocolCase};
-use crate::nis::witness::replay_real::{RealMove, RealTree};
+use crate::nis::witness::replay::real::{RealMove, RealTree};
 use crate::report::RunError;
 
 /// Most covering rounds before the decider gives up (undetermined).

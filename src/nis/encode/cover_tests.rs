@@ -80,7 +80,7 @@ fn the_honest_covering_holds_with_two_witness_shapes() {
     assert!(!same_shape(&c.witnesses[0], &c.witnesses[1]));
     assert_eq!(c.rounds, 3);
     for t in &c.witnesses {
-        crate::nis::witness::replay_real::replay_real(&case.model, t).unwrap();
+        crate::nis::witness::replay::real::replay_real(&case.model, t).unwrap();
     }
 }
 

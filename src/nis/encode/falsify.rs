@@ -15,7 +15,7 @@
 //! search moves towards a violation.
 //!
 //! A run found is a [`RealTree`] like the MILP's counterexamples, and the
-//! caller replays it in the same way ([`crate::nis::witness::replay_real`]);
+//! caller replays it in the same way ([`crate::nis::witness::replay::real`]);
 //! if the replay rejects it the MILP decides as if nothing had been found.
 //! Deterministic: the points and the branches sampled depend on the seed
 //! only; the walk's work is bounded by counts ([`FalsifyOptions`]), and the
@@ -29,7 +29,7 @@ use crate::nis::front::core::Core;
 use crate::nis::front::model::{InitSpec, Model};
 use crate::nis::semantics::real::RealState;
 use crate::nis::semantics::real_sim::{initial_env_passes, initial_local, initial_percepts};
-use crate::nis::witness::replay_real::RealTree;
+use crate::nis::witness::replay::real::RealTree;
 use crate::nn::InputBox;
 use crate::report::Deadline;
 use crate::search::{falsify, Objective};

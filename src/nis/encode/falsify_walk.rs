@@ -18,7 +18,7 @@ use crate::nis::front::model::Model;
 use crate::nis::semantics::real::{agent_vals, RealMove, RealState, Slots};
 use crate::nis::semantics::real_named::env_vals;
 use crate::nis::semantics::real_sim::{choices, decided, joint_move, round, successor};
-use crate::nis::witness::replay_real::RealTree;
+use crate::nis::witness::replay::real::RealTree;
 use crate::nis::witness::WitnessTree;
 use rand::rngs::StdRng;
 use rand::Rng;

@@ -62,7 +62,7 @@ use super::front::formula::Kind;
 use super::front::model::{InitPercept, Model};
 use super::semantics::{EnvId, Semantics};
 use super::witness::internal;
-use super::witness::replay::{replay_abstract, replay_concrete};
+use super::witness::replay::exact::{replay_abstract, replay_concrete};
 use super::witness::shown::Witness;
 use super::witness::trace::{abstract_trace, concrete_trace};
 use crate::report::{Outcome, RunError};

@@ -33,7 +33,7 @@ use super::stats::Sizes;
 use super::unrolling::{Solved, Unrolling};
 use crate::milp::{constant, LinExpr};
 use crate::nis::front::model::{InitPercept, Model};
-use crate::nis::witness::replay_real::RealTree;
+use crate::nis::witness::replay::real::RealTree;
 use crate::report::RunError;
 
 /// The slots of one unrolling: child positions per slot, slots created so

@@ -36,7 +36,7 @@ use super::stats::{Sizes, SplitStats};
 use crate::lang::{num, DeclType};
 use crate::nis::front::core::Core;
 use crate::nis::front::model::{InitSpec, Model};
-use crate::nis::witness::replay_real::RealTree;
+use crate::nis::witness::replay::real::RealTree;
 use crate::report::{Deadline, RunError};
 use std::time::{Duration, Instant};
 

@@ -6,7 +6,7 @@
 //! (the update hulls of [`super::round`]), so each network copy gets finite
 //! input bounds.
 //! Solutions of such models are decoded to f64 states and replayed through
-//! [`crate::nis::witness::replay_real`], never through the finite semantics.
+//! [`crate::nis::witness::replay::real`], never through the finite semantics.
 //!
 //! For a universal sentence one MILP over all initial states finds a
 //! counterexample from any of them; over an interval of initial states that
@@ -26,7 +26,7 @@ use super::stats::{RealStats, Sizes};
 use crate::lang::{num, DeclType, Value};
 use crate::nis::front::core::Core;
 use crate::nis::front::model::{InitSpec, Model};
-use crate::nis::witness::replay_real::{self, RealTree};
+use crate::nis::witness::replay::real::{replay_real, RealTree};
 use crate::nis::witness::shown::Witness;
 use crate::nis::witness::{internal, trace::real_trace};
 use crate::report::RunError;
@@ -162,7 +162,7 @@ fn falsified(
     let deadline = &opts.solve.deadline;
     let (tree, mut stats) = falsify_universal(model, goal, n, &opts.falsify, deadline);
     let replayed = tree.filter(|t| {
-        let ok = replay_real::replay_real(model, t).is_ok();
+        let ok = replay_real(model, t).is_ok();
         stats.unreplayed += usize::from(!ok);
         ok
     });
@@ -183,7 +183,7 @@ pub fn replay_f64(
 ) -> Result<Option<Witness>, RunError> {
     let mut traces = Vec::new();
     for t in trees {
-        match replay_real::replay_real(model, t) {
+        match replay_real(model, t) {
             Ok(b) => traces.push(b),
             Err(why) => return Err(internal("MILP trace (f64 replay)", why)),
         }

@@ -2,8 +2,8 @@
 //! variables are reals, or whose initial values form an interval): the
 //! encoding of [`super::strategic`] with the initial environment state in
 //! the MILP ([`super::initial`]), and every tree replayed in f64
-//! ([`crate::nis::witness::replay_real`]) with its shape checked
-//! ([`crate::nis::witness::replay_strategy_f64`]). Definition 8 asks the
+//! ([`crate::nis::witness::replay::real`]) with its shape checked
+//! ([`crate::nis::witness::replay::strategic_real`]). Definition 8 asks the
 //! sentence to hold from every initial state:
 //!
 //! - `[[G]] X^k phi` fails when G has a strategy against phi from SOME
@@ -33,8 +33,9 @@ use super::strategic::Play;
 use crate::nis::front::core::{Core, Lowered};
 use crate::nis::front::model::Model;
 use crate::nis::witness::internal;
-use crate::nis::witness::replay_real::RealTree;
-use crate::nis::witness::replay_strategy_f64::{check_shape, Rejected, Shape};
+use crate::nis::witness::replay::real::RealTree;
+use crate::nis::witness::replay::strategic_real::{check_shape, Rejected};
+use crate::nis::witness::replay::Shape;
 use crate::nis::witness::shown::Witness;
 use crate::report::Outcome;
 use crate::report::RunError;

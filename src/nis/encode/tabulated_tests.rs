@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::nis::engine::{decide, EngineChoice, Target};
-use crate::nis::witness::replay::replay_abstract;
+use crate::nis::witness::replay::exact::replay_abstract;
 
 use crate::nis::procedures::{verify, VerifyOptions};
 use crate::nis::{load_model, parse_sentence, LoadOptions};

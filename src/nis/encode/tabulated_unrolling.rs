@@ -1,7 +1,7 @@
 //! [`Tabulated`] as an [`Unrolling`]: labels read on the m concrete agents
 //! only (Definition 13), the failing updates checked before the verdict,
 //! and solutions decoded into the explicit decider's abstract trace form,
-//! replayed by [`crate::nis::witness::replay::replay_abstract`] before they count.
+//! replayed by [`crate::nis::witness::replay::exact::replay_abstract`] before they count.
 
 use super::confirm::solve_confirmed;
 use super::encoded::Encoded;

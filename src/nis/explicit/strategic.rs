@@ -1,7 +1,7 @@
 //! Strategic sentences (ATL over named agents, [`crate::nis::front::strategic`])
 //! on M(0), the named agents and the environment, by explicit search (M(0)
 //! as a game: [`crate::nis::semantics::game`]; the strategy trees' replay:
-//! [`crate::nis::witness::replay_strategic`]).
+//! [`crate::nis::witness::replay::strategic_exact`]).
 //!
 //! A state is an environment state (named agents included); a round's joint
 //! action is the environment's own action with one action per named agent.
@@ -20,7 +20,7 @@
 use crate::nis::front::core::{Core, Node};
 use crate::nis::semantics::game::{by_choice, holds_at, m0_move, m0_state};
 use crate::nis::semantics::{EnvId, SemResult, Semantics};
-pub use crate::nis::witness::replay_strategic::StrategyTree;
+pub use crate::nis::witness::replay::strategic_exact::StrategyTree;
 use crate::nis::witness::WitnessTree;
 use rustc_hash::FxHashMap as HashMap;
 

@@ -1,8 +1,8 @@
 //! The f64 concrete semantics the replays of real-valued traces share
-//! ([`crate::nis::witness::replay_real`], [`super::real_named`]): states and moves in
+//! ([`crate::nis::witness::replay::real`], [`super::real_named`]): states and moves in
 //! f64, the evaluation slots, protocols, first-matching updates matched
 //! against the MILP's values, observations with near-ties, and one agent's
-//! round (its update and observation). Tolerances: see [`crate::nis::witness::replay_real`].
+//! round (its update and observation). Tolerances: see [`crate::nis::witness::replay::real`].
 
 use super::real_truth::truth;
 use super::rules::{self, Domain, Truth};

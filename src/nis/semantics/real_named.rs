@@ -1,4 +1,4 @@
-//! Named agents in the f64 replay ([`crate::nis::witness::replay_real`]): they are part of
+//! Named agents in the f64 replay ([`crate::nis::witness::replay::real`]): they are part of
 //! the environment's side, so the environment's expressions read their
 //! private values, percepts and (in updates) actions through the slots of
 //! [`crate::nis::front::model::EnvSlots`]; each starts at iota of its

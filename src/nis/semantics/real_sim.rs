@@ -1,7 +1,7 @@
 //! Forward simulation of S(n) in f64 (Definitions 4-5 of Kouvaros et al.,
 //! IJCAI 2024), for the falsifier of the MILP deciders
 //! ([`crate::nis::encode`]'s `falsify`): the successors of a state are
-//! computed, where the replay ([`crate::nis::witness::replay_real`])
+//! computed, where the replay ([`crate::nis::witness::replay::real`])
 //! matches the MILP's.
 //!
 //! The simulation is *strict*: a condition within the replay's tolerance of

@@ -1,6 +1,6 @@
 //! The truth of a condition (a guard, a protocol case, a label, an `if` of
 //! the observation, `init COND`) in the f64 replay of MILP traces
-//! ([`crate::nis::witness::replay_real`]), with the tolerance of
+//! ([`crate::nis::witness::replay::real`]), with the tolerance of
 //! [`crate::milp::tolerance::REPLAY_GUARD`].
 //!
 //! The MILP decides a comparison of real quantities on its own values,
@@ -135,7 +135,7 @@ mod tests {
     label small = h <= 0.3;";
 
     fn one_step(h: f64, percept: usize, gain: &str) -> Result<(), String> {
-        use crate::nis::witness::replay_real::{replay_real, RealLocal, RealMove, RealState};
+        use crate::nis::witness::replay::real::{replay_real, RealLocal, RealMove, RealState};
         use crate::nis::witness::WitnessTree;
         let text = ROUNDING.replace("h + 0.2", &format!("h + {gain}"));
         let source = crate::lang::Source::new("rounding.nis", text);

@@ -1,13 +1,11 @@
 //! Witnesses and counterexamples of every decider: the tree the deciders
-//! produce ([`WitnessTree`]), their replays through the semantics, the
+//! produce ([`WitnessTree`]), their replays through the semantics (one
+//! walker, [`replay`], in each number domain), the
 //! replayed witness as a typed value ([`shown`]: [`Trace`], [`Witness`]),
 //! and the error of a witness that does not replay; [`trace`] turns
 //! replayed traces into typed steps. Only the verb layer renders them.
 
 pub mod replay;
-pub mod replay_real;
-pub mod replay_strategic;
-pub mod replay_strategy_f64;
 pub mod shown;
 pub mod trace;
 mod views;

@@ -1,9 +1,9 @@
 //! Witness traces as shown: replayed runs of S(n) and M(0), exact or f64,
 //! and traces of M_ab(m), each as typed steps ([`super::views`]).
 
-use super::replay::ConcreteTrace;
-use super::replay_real::RealStep;
-use super::replay_strategy_f64::Shape;
+use super::replay::exact::ConcreteTrace;
+use super::replay::real::RealStep;
+use super::replay::Shape;
 use super::shown::{Runs, Step, Trace, TraceKind, Witness};
 use super::views::{abstract_steps, env_moves, exact_steps, real_steps};
 use super::WitnessTree;

@@ -3,8 +3,8 @@
 //! integers), f64 runs ([`RealStep`]: f64 values with what they mean) and
 //! runs of M_ab(m) (the zero-one agent's sets of local states).
 
-use super::replay::ConcreteStep;
-use super::replay_real::{RealLocal, RealStep};
+use super::replay::exact::ConcreteStep;
+use super::replay::real::{RealLocal, RealStep};
 use super::shown::{
     AbstractMove, AbstractStep, EnvMove, EnvState, Local, Move, RealMeaning, Step, Val, Var,
 };

@@ -1,5 +1,6 @@
-//! Replay of MILP traces of real-valued models through an f64 implementation
-//! of the concrete semantics (Definitions 4-6 of Kouvaros et al., IJCAI 2024).
+//! The f64 domain of the replay walker ([`super::replay_trace`]): MILP
+//! traces of real-valued models through an f64 implementation of the
+//! concrete semantics (Definitions 4-6 of Kouvaros et al., IJCAI 2024).
 //!
 //! The finite semantics ([`crate::nis::semantics`]) numbers local states and
 //! cannot hold a real. Here a state is a vector of f64 values (booleans 0/1,
@@ -24,6 +25,7 @@
 //! update case may fire or not (the MILP's successor must match one of the
 //! outcomes), and both branches of such an `if` may be observed.
 
+use super::{replay_trace, Replay, Stop};
 use crate::lang::num;
 use crate::nis::front::model::{InitSpec, Model};
 use crate::nis::semantics::real::{
@@ -33,7 +35,9 @@ use crate::nis::semantics::real::{
 pub use crate::nis::semantics::real::{RealLocal, RealMove, RealState, TIE_TOL, VALUE_TOL};
 use crate::nis::semantics::real_named::{env_vals, initial_named, named_enabled, named_update};
 use crate::nis::semantics::real_truth::truth;
+use crate::nis::semantics::rules::Truth;
 use crate::nis::witness::WitnessTree;
+use std::convert::Infallible;
 
 /// A decoded MILP witness or counterexample of a real-valued model.
 pub type RealTree = WitnessTree<RealState, RealMove>;
@@ -82,11 +86,76 @@ fn initial_env(model: &Model, env: &[f64]) -> Result<(), String> {
 /// Replays a decoded tree from its root; the branches as replayed traces,
 /// or why the tree does not replay.
 pub fn replay_real(model: &Model, tree: &RealTree) -> Result<Vec<Vec<RealStep>>, String> {
+    match replay_trace(&mut Real { model }, tree) {
+        Ok(branches) => Ok(branches),
+        Err(Stop::Wrong(why)) => Err(why),
+        Err(Stop::Failed(never)) => match never {},
+    }
+}
+
+/// A real-valued model in the f64 domain.
+struct Real<'m> {
+    model: &'m Model,
+}
+
+impl Replay for Real<'_> {
+    type State = RealState;
+    type Move = RealMove;
+    type Step = RealStep;
+    type Error = Infallible;
+
+    fn model(&self) -> &Model {
+        self.model
+    }
+
+    fn start(&mut self, root: &RealState) -> Result<RealStep, Stop<Infallible>> {
+        Ok(RealStep {
+            state: initial_state(self.model, root)?,
+            moved: None,
+        })
+    }
+
+    fn label(
+        &mut self,
+        at: &RealStep,
+        label: usize,
+        agent: Option<usize>,
+    ) -> Result<Truth, Stop<Infallible>> {
+        let (model, here) = (self.model, &at.state);
+        let vals = match agent {
+            Some(a) => agent_vals(&here.agents[a], None, None, None, model),
+            None => env_vals(here, None, None),
+        };
+        let s = Slots {
+            model,
+            vals,
+            performed: None,
+            env_action: None,
+        };
+        Ok(truth(&model.labels[label].expr, &s)?)
+    }
+
+    fn step(
+        &mut self,
+        from: &RealStep,
+        mv: &RealMove,
+        to: &RealState,
+    ) -> Result<RealStep, Stop<Infallible>> {
+        Ok(RealStep {
+            state: step(self.model, &from.state, mv, to)?,
+            moved: Some(mv.clone()),
+        })
+    }
+}
+
+/// The replayed initial state of `root`: the template's initial private
+/// values, the root's percepts and environment, each checked.
+fn initial_state(model: &Model, root: &RealState) -> Result<RealState, String> {
     let t = &model.template;
     let init: Vec<f64> = t.init.iter().map(|v| v.to_f64()).collect();
-    initial_env(model, &tree.state.env)?;
-    let starts = initial_percepts(model, t, &init, &tree.state.env)?;
-    for (i, a) in tree.state.agents.iter().enumerate() {
+    initial_env(model, &root.env)?;
+    let starts = initial_percepts(model, t, &init, &root.env)?;
+    for (i, a) in root.agents.iter().enumerate() {
         if !starts.get(a.percept).copied().unwrap_or(false)
             || a.private.iter().zip(&init).any(|(x, y)| !close(*x, *y))
         {
@@ -96,75 +165,15 @@ pub fn replay_real(model: &Model, tree: &RealTree) -> Result<Vec<Vec<RealStep>>,
             ));
         }
     }
-    let root = RealState {
-        agents: tree
-            .state
-            .agents
-            .iter()
-            .map(|a| RealLocal {
-                private: init.clone(),
-                percept: a.percept,
-            })
-            .collect(),
-        env: tree.state.env.clone(),
-        named: initial_named(model, &tree.state)?,
-    };
-    let mut prefix = vec![RealStep {
-        state: root,
-        moved: None,
-    }];
-    let mut out = Vec::new();
-    node(model, tree, &mut prefix, &mut out)?;
-    Ok(out)
-}
-
-fn node(
-    model: &Model,
-    tree: &RealTree,
-    prefix: &mut Vec<RealStep>,
-    out: &mut Vec<Vec<RealStep>>,
-) -> Result<(), String> {
-    let here = prefix.last().expect("non-empty prefix").state.clone();
-    for &(label, agent, negated) in &tree.obligations {
-        let vals = match agent {
-            Some(a) => agent_vals(&here.agents[a], None, None, None, model),
-            None => env_vals(&here, None, None),
-        };
-        let s = Slots {
-            model,
-            vals,
-            performed: None,
-            env_action: None,
-        };
-        let t = truth(&model.labels[label].expr, &s)?;
-        if !(if negated { t.may_fail() } else { t.may_hold() }) {
-            let name = &model.labels[label].name;
-            return Err(format!(
-                "step {}: literal {}{} fails on the replayed state",
-                prefix.len() - 1,
-                if negated { "!" } else { "" },
-                match agent {
-                    Some(a) => format!("({name}, {})", a + 1),
-                    None => name.clone(),
-                }
-            ));
-        }
-    }
-    if tree.children.is_empty() {
-        out.push(prefix.clone());
-    }
-    for (mv, child) in &tree.children {
-        let next = step(model, &here, mv, &child.state)
-            .map_err(|e| format!("step {}: {e}", prefix.len()))?;
-        prefix.push(RealStep {
-            state: next,
-            moved: Some(mv.clone()),
-        });
-        let r = node(model, child, prefix, out);
-        prefix.pop();
-        r?;
-    }
-    Ok(())
+    let agents = root.agents.iter().map(|a| RealLocal {
+        private: init.clone(),
+        percept: a.percept,
+    });
+    Ok(RealState {
+        agents: agents.collect(),
+        env: root.env.clone(),
+        named: initial_named(model, root)?,
+    })
 }
 
 /// One synchronous round (Definition 5) from `from` under `mv`, checked

@@ -1,11 +1,13 @@
-//! The replay of every decider's strategic trees: strategy trees
+//! The exact domain of the strategy walker ([`super::check_strategy`]) on
+//! M(0), and the replay of every decider's strategic trees: strategy trees
 //! ([`strategy_branches`] at each node) and refutations
 //! ([`refutation_branches`], the trees of [`crate::nis::explicit::refutation`]),
 //! the goal after the last round, then each branch as a run of M(0)
-//! ([`super::replay::replay_concrete`]).
+//! ([`super::exact::replay_concrete`]).
 
-use super::replay::{replay_concrete, ConcreteTrace};
-use super::replay_strategy_f64::Shape;
+use super::exact::{replay_concrete, ConcreteTrace};
+use super::{check_strategy, mismatch, Shape, Stop, StrategyRules};
+use crate::lang::SourceError;
 use crate::nis::front::core::{Core, StrategicGoal};
 use crate::nis::semantics::concrete::{CMove, CState};
 use crate::nis::semantics::game::{by_choice, coalition_part, holds_at};
@@ -52,22 +54,41 @@ pub fn replay_tree(
     (shape, coalition, goal): (Shape, &[usize], &Core),
     k: u32,
 ) -> SemResult<Result<(), String>> {
-    if k == 0 {
-        return last_round(sem, tree, goal, shape == Shape::Strategy);
-    }
-    let branches = match shape {
-        Shape::Strategy => strategy_branches(sem, tree, coalition)?,
-        Shape::Refutation => refutation_branches(sem, tree, coalition)?,
+    let mut rules = ExactRules {
+        sem,
+        shape,
+        coalition,
+        goal,
     };
-    if let Err(why) = branches {
-        return Ok(Err(why));
-    }
-    for (_, child) in &tree.children {
-        if let Err(why) = replay_tree(sem, child, (shape, coalition, goal), k - 1)? {
-            return Ok(Err(why));
+    Stop::nested(check_strategy(&mut rules, tree, k))
+}
+
+/// The rules of a strategy tree of M(0) in the exact domain.
+struct ExactRules<'s, 'm, 'g> {
+    sem: &'s mut Semantics<'m>,
+    shape: Shape,
+    coalition: &'g [usize],
+    goal: &'g Core,
+}
+
+impl StrategyRules for ExactRules<'_, '_, '_> {
+    type State = CState;
+    type Move = CMove;
+    type Error = Stop<Box<SourceError>>;
+
+    fn branches(&mut self, node: &StrategyTree, _round: u32, _k: u32) -> Result<(), Self::Error> {
+        let (sem, coalition) = (&mut *self.sem, self.coalition);
+        match self.shape {
+            Shape::Strategy => strategy_branches(sem, node, coalition)?,
+            Shape::Refutation => refutation_branches(sem, node, coalition)?,
         }
+        .map_err(Stop::Wrong)
     }
-    Ok(Ok(()))
+
+    fn last_round(&mut self, node: &StrategyTree, _k: u32) -> Result<(), Self::Error> {
+        let wanted = self.shape == Shape::Strategy;
+        last_round(self.sem, node, self.goal, wanted)?.map_err(Stop::Wrong)
+    }
 }
 
 /// The branches of one node of a strategy tree of `<<G>> X^k psi` (see the
@@ -144,14 +165,6 @@ pub fn refutation_branches(
         }
     }
     Ok(Ok(()))
-}
-
-/// The sizes of `got` and `expected` when they differ as multisets (a
-/// tree's branches against the ones the semantics asks for).
-pub fn mismatch<T: Ord>(mut got: Vec<T>, mut expected: Vec<T>) -> Option<(usize, usize)> {
-    got.sort_unstable();
-    expected.sort_unstable();
-    (got != expected).then_some((got.len(), expected.len()))
 }
 
 /// The last round of a strategy tree (`wanted`: the goal holds there) or

@@ -1,5 +1,6 @@
-//! The shape of a strategy tree of a real-valued model, checked in f64
-//! (the steps themselves are replayed by [`super::replay_real`]).
+//! The f64 domain of the strategy walker ([`super::check_strategy`]): the
+//! shape of a strategy tree of a real-valued model, checked in f64 (the
+//! steps themselves are replayed by [`super::real`]).
 //!
 //! A tree of `<<G>> X^k psi` ([`Shape::Strategy`]): at every node below
 //! round k the coalition G takes the same actions in every branch, and the
@@ -19,7 +20,8 @@
 //! there; a condition within the replay's tolerance of its border may go
 //! either way ([`crate::nis::semantics::real_truth`]).
 
-use super::replay_real::RealTree;
+use super::real::RealTree;
+use super::{check_strategy, mismatch, Shape, StrategyRules};
 use crate::nis::front::core::{Core, Node};
 use crate::nis::front::model::{InitPercept, Model, NamedAgent};
 use crate::nis::semantics::real::{
@@ -27,15 +29,6 @@ use crate::nis::semantics::real::{
 };
 use crate::nis::semantics::real_named::env_vals;
 use crate::nis::semantics::real_truth::truth;
-
-/// What a strategy tree claims.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
-    /// The coalition's strategy against every move of the others.
-    Strategy,
-    /// The others' answer to every move of the coalition.
-    Refutation,
-}
 
 /// Why a tree was rejected: it is wrong, or it relies on a near-tie that
 /// f64 cannot decide (the verdict is then undetermined, not wrong).
@@ -66,76 +59,90 @@ pub fn check_shape(
         unique_percepts(model, &tree.state, true)
             .map_err(|why| Rejected::NearTie(format!("at the initial state: {why}")))?;
     }
-    node(model, tree, (shape, g), (goal, k), 0)
+    let mut rules = RealRules {
+        model,
+        shape,
+        g,
+        goal,
+    };
+    check_strategy(&mut rules, tree, k)
 }
 
-fn node(
-    model: &Model,
-    tree: &RealTree,
-    (shape, g): (Shape, &[usize]),
-    (goal, k): (&Core, u32),
-    depth: u32,
-) -> Result<(), Rejected> {
-    if depth == k {
-        if !tree.children.is_empty() {
+/// The rules of a strategy tree of a real-valued model in f64.
+struct RealRules<'m, 'g> {
+    model: &'m Model,
+    shape: Shape,
+    g: &'g [usize],
+    goal: &'g Core,
+}
+
+impl StrategyRules for RealRules<'_, '_> {
+    type State = RealState;
+    type Move = RealMove;
+    type Error = Rejected;
+
+    fn branches(&mut self, node: &RealTree, round: u32, k: u32) -> Result<(), Rejected> {
+        let (model, shape, g) = (self.model, self.shape, self.g);
+        let branched: Vec<usize> = match shape {
+            Shape::Strategy => (0..model.named.len()).filter(|j| !g.contains(j)).collect(),
+            Shape::Refutation => g.to_vec(),
+        };
+        let env_branched = shape == Shape::Strategy;
+        let expected = joint_moves(model, &node.state, &branched, env_branched)?;
+        let got = node.children.iter();
+        let got = got.map(|(mv, _)| pinned(mv, &branched, env_branched));
+        if let Some((got, expected)) = mismatch(got.collect(), expected) {
+            return Err(Rejected::Wrong(format!(
+                "round {round}: the branches are not every move {} may enable, each once ({got} branches, {expected} moves)",
+                if env_branched { "the others" } else { "the coalition" },
+            )));
+        }
+        if shape == Shape::Strategy {
+            self.strategy_children(node, round, k)?;
+        }
+        Ok(())
+    }
+
+    fn last_round(&mut self, node: &RealTree, k: u32) -> Result<(), Rejected> {
+        if !node.children.is_empty() {
             return Err(Rejected::Wrong(
                 "the strategy goes on after its last round".into(),
             ));
         }
-        if !holds(model, goal, goal.root, &tree.state)? {
+        if !holds(self.model, self.goal, self.goal.root, &node.state)? {
             return Err(Rejected::Wrong(format!("the goal fails after round {k}")));
         }
-        return Ok(());
+        Ok(())
     }
-    let branched: Vec<usize> = match shape {
-        Shape::Strategy => (0..model.named.len()).filter(|j| !g.contains(j)).collect(),
-        Shape::Refutation => g.to_vec(),
-    };
-    let env_branched = shape == Shape::Strategy;
-    let mut expected = joint_moves(model, &tree.state, &branched, env_branched)?;
-    let mut got: Vec<Vec<usize>> = tree
-        .children
-        .iter()
-        .map(|(mv, _)| pinned(mv, &branched, env_branched))
-        .collect();
-    expected.sort_unstable();
-    got.sort_unstable();
-    if got != expected {
-        return Err(Rejected::Wrong(format!(
-            "round {}: the branches are not every move {} may enable, each once ({} branches, {} moves)",
-            depth + 1,
-            if env_branched { "the others" } else { "the coalition" },
-            got.len(),
-            expected.len()
-        )));
-    }
-    if shape == Shape::Strategy {
-        let Some((first, _)) = tree.children.first() else {
+}
+
+impl RealRules<'_, '_> {
+    /// The children of a strategy's node before round `round`: the
+    /// coalition acts alike in each, and each successor's percepts are the
+    /// only ones possible (after the last round: the goal holds for each).
+    fn strategy_children(&self, node: &RealTree, round: u32, k: u32) -> Result<(), Rejected> {
+        let (model, goal) = (self.model, self.goal);
+        let Some((first, _)) = node.children.first() else {
             return Err(Rejected::Wrong(format!(
                 "the strategy stops {} rounds early",
-                k - depth
+                k + 1 - round
             )));
         };
-        for (mv, child) in &tree.children {
-            if g.iter().any(|&j| mv.named[j] != first.named[j]) {
+        for (mv, child) in &node.children {
+            if self.g.iter().any(|&j| mv.named[j] != first.named[j]) {
                 return Err(Rejected::Wrong(format!(
-                    "round {}: the coalition's action differs between branches",
-                    depth + 1
+                    "round {round}: the coalition's action differs between branches"
                 )));
             }
-            if depth + 1 < k {
-                unique_percepts(model, &child.state, false).map_err(|why| {
-                    Rejected::NearTie(format!("after round {}: {why}", depth + 1))
-                })?;
+            if round < k {
+                unique_percepts(model, &child.state, false)
+                    .map_err(|why| Rejected::NearTie(format!("after round {round}: {why}")))?;
             } else {
                 goal_for_every_percept(model, goal, &child.state)?;
             }
         }
+        Ok(())
     }
-    for (_, child) in &tree.children {
-        node(model, child, (shape, g), (goal, k), depth + 1)?;
-    }
-    Ok(())
 }
 
 /// The actions of the branched positions in a move: the environment's
