@@ -41,14 +41,6 @@ fn run(args: &[&str]) -> Run {
 /// not for the deadline. These inputs still take minutes without one.
 const T_LATE_STAGE: f64 = 8.0;
 
-/// The nis MILP run's limit: HiGHS's presolve of M(100) at depth 6 takes
-/// 5 s on the quiet VM and does not look at its time limit often enough for
-/// the 0.5 s backstop, which then prints a report without the system (seen
-/// with 8 s, 2026-12-07); by 30 s it is in branch and bound, which stops in
-/// time. The presolve overrun itself is a known gap (nis check publishes
-/// nothing before its solve).
-const T_PAST_PRESOLVE: f64 = 30.0;
-
 /// Runs mavis with `--timeout timeout --format json` and `args`.
 fn run_for(timeout: f64, args: &[&str]) -> Run {
     let started = Instant::now();
@@ -203,11 +195,16 @@ fn nn_bounds_end_at_the_deadline_with_the_relaxation_bounds() {
 /// input before, took 23.6 s on 2026-12-02 but 7.2 s once the MILP lost the
 /// network copies nothing reads, inside the 8 s limit). HiGHS stopped by the
 /// deadline came back as "internal error: the MILP decider is undetermined".
+/// HiGHS's presolve of this MILP takes 5 s on the quiet VM and does not look
+/// at its time limit often enough for the 0.5 s backstop: with 8 s the
+/// deadline falls in it (2026-12-07), and the backstop printed a report
+/// without the model or the system. nis check now publishes them before it
+/// decides, so the report names them whichever stage the deadline meets.
 #[test]
 fn nis_milp_check_at_the_deadline_is_unknown_not_an_internal_error() {
     let model = repo("examples/guarding/guarding.nis");
     let r = run_for(
-        T_PAST_PRESOLVE,
+        T_LATE_STAGE,
         &[
             "nis",
             "check",
@@ -223,7 +220,58 @@ fn nis_milp_check_at_the_deadline_is_unknown_not_an_internal_error() {
     assert_stopped_in_time(&r);
     assert!(r.json.get("error").is_none(), "{}", r.json);
     assert_eq!(r.json["results"]["system"], "M(100)", "{}", r.json);
+    assert_eq!(
+        r.json["results"]["spec"], "forall v1, v2: EX^6 ((alive, v1) & (alive, v2))",
+        "{}",
+        r.json
+    );
     assert!(r.json["model"]["sha256"].is_string(), "{}", r.json);
+}
+
+/// Two queries, the second the MILP above: the first's verdict and the
+/// second's sentence and system are in the report whichever stage the
+/// deadline meets (the second is published before its decider runs).
+#[test]
+fn nis_check_of_several_specs_keeps_the_first_and_names_the_one_cut() {
+    let model = repo("examples/guarding/guarding.nis");
+    let slow = "forall v1, v2: EX^6 (alive, v1) & (alive, v2)";
+    let r = run_for(
+        T_LATE_STAGE,
+        &[
+            "nis",
+            "check",
+            &model,
+            "--engine",
+            "milp",
+            "--agents",
+            "100",
+            "--spec",
+            "forall v1: EX^1 (alive, v1)",
+            "--spec",
+            slow,
+        ],
+    );
+    assert_stopped_in_time(&r);
+    let queries = r.json["results"]["queries"].as_array().expect("queries");
+    assert_eq!(queries.len(), 2, "{}", r.json);
+    // The first query's verdict is the explicit decider's (milliseconds).
+    let explicit = run(&[
+        "nis",
+        "check",
+        &model,
+        "--engine",
+        "explicit",
+        "--agents",
+        "100",
+        "--spec",
+        "forall v1: EX^1 (alive, v1)",
+    ]);
+    assert_eq!(explicit.code, 0, "{}", explicit.json);
+    assert_eq!(explicit.json["verdict"], "holds", "{}", explicit.json);
+    assert_eq!(queries[0]["verdict"], "holds", "{}", r.json);
+    assert_eq!(queries[1]["verdict"], "unknown", "{}", r.json);
+    assert_eq!(queries[1]["query"], slow, "{}", r.json);
+    assert_eq!(queries[1]["results"]["system"], "M(100)", "{}", r.json);
 }
 
 /// nis table, explicit decider: the rows n = 2 and n = 10 take well under a

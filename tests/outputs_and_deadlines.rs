@@ -186,3 +186,48 @@ fn a_table_whose_only_cell_outlasts_the_deadline_still_writes_its_file() {
         "{part}"
     );
 }
+
+/// The case as it happens here: a cell whose decider cannot be
+/// stopped in time, so the run's backstop ends it. The MILP of M(100) at
+/// depth 6 spends its first seconds in HiGHS's presolve, which does not look
+/// at its time limit often enough (a deadline of 8 s falls in it on the
+/// quiet 2-core VM, 2026-12-07). Before, the table was published only after
+/// its first cell, so the backstop had nothing to write: no `-o` file, a
+/// bare error object on stdout. If the deadline falls in another stage, the
+/// decider stops itself and the file is written all the same.
+#[test]
+fn a_table_cut_by_the_backstop_still_writes_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = repo("examples/guarding/guarding.nis");
+    let text = dir.path().join("single.txt");
+    let path = text.display().to_string();
+    let args = [
+        "--timeout",
+        "8",
+        "nis",
+        "table",
+        &model,
+        "--engine",
+        "milp",
+        "--spec",
+        SPEC,
+        "--k",
+        "6",
+        "--agents",
+        "100",
+        "-o",
+        &path,
+    ];
+    let r = cli::run(&args).expect_code(3);
+    let table = std::fs::read_to_string(&text).unwrap_or_else(|e| panic!("{e}: {}", r.stderr));
+    assert!(table.contains(SPEC), "{table}");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("100 "))
+        .unwrap_or_else(|| panic!("no row n = 100: {table}"));
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>(),
+        ["100", "timeout"],
+        "{table}"
+    );
+}

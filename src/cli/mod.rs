@@ -309,6 +309,7 @@ fn finish(
                     partial.stopped_at_deadline(&format!(
                         "the time-out of {limit} s was reached and the run was stopped; this is what it had finished"
                     ));
+                    partial.stat("time_s", start.elapsed().as_secs_f64());
                     partial
                 }
                 None => timed_out(&format!(

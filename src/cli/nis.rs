@@ -449,7 +449,7 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
         } => {
             let m = load(&model, given, ctx)?;
             let milp = milp.options(ctx);
-            run_each(("nis", "check"), spec.sentences()?, ctx, |s| {
+            run_each(("nis", "check"), spec.sentences()?, ctx, |s, started| {
                 check::check(&check::CheckRequest {
                     path: &model.model,
                     model: &m,
@@ -459,6 +459,7 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
                     engine: engine(e),
                     milp: &milp,
                     counts,
+                    started,
                 })
             })
         }
@@ -488,7 +489,7 @@ fn verify_verb(
     } else {
         "verify"
     };
-    run_each(("nis", verb), args.spec.sentences()?, ctx, |s| {
+    run_each(("nis", verb), args.spec.sentences()?, ctx, |s, _| {
         verify::verify_report(
             &args.model.model,
             &m,

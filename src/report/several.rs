@@ -22,39 +22,57 @@ pub enum QueryEnd {
 /// a query the deadline or a limit stopped is unknown, the later ones are not
 /// started once the deadline has passed, and after each query the report so
 /// far is published for the deadline's backstop.
+///
+/// `decide` gets, besides the query, a function to call with the query's
+/// report as it stands before the decider runs (the model, the system, the
+/// sentence): it is published with the queries decided before, so that a
+/// decider the backstop has to stop (a solver that does not look at the
+/// clock) still leaves a report that says what was being asked.
 pub fn run_each<T>(
     (engine, command): (&'static str, &'static str),
     queries: Vec<(String, T)>,
     ctx: &RunContext,
-    mut decide: impl FnMut(&T) -> Result<Report, RunError>,
+    mut decide: impl FnMut(&T, &dyn Fn(Report)) -> Result<Report, RunError>,
 ) -> Result<Report, RunError> {
     if queries.len() == 1 {
-        return decide(&queries[0].1);
+        return decide(&queries[0].1, &|head| ctx.publish(head));
     }
     let mut ends: Vec<(String, QueryEnd)> = Vec::with_capacity(queries.len());
     for (i, (label, query)) in queries.iter().enumerate() {
         let end = if ctx.deadline().check().is_err() {
             QueryEnd::NotStarted
         } else {
-            match decide(query) {
+            let started = |mut head: Report| {
+                head.stopped_at_deadline(STOPPED_WHILE_DECIDING);
+                let mut so_far = copies(&ends);
+                so_far.push((label.clone(), QueryEnd::Done(Box::new(head))));
+                so_far.extend(not_started(&queries[i + 1..]));
+                ctx.publish(combine(engine, command, so_far));
+            };
+            match decide(query, &started) {
                 Ok(report) => QueryEnd::Done(Box::new(report)),
                 Err(e @ RunError::Input(_)) => return Err(e),
                 Err(e) => QueryEnd::Failed(e),
             }
         };
         ends.push((label.clone(), end));
-        let mut so_far: Vec<(String, QueryEnd)> = Vec::with_capacity(queries.len());
-        for (l, e) in &ends {
-            so_far.push((l.clone(), copy_of(e)));
-        }
-        so_far.extend(
-            queries[i + 1..]
-                .iter()
-                .map(|(l, _)| (l.clone(), QueryEnd::NotStarted)),
-        );
+        let mut so_far = copies(&ends);
+        so_far.extend(not_started(&queries[i + 1..]));
         ctx.publish(combine(engine, command, so_far));
     }
     Ok(combine(engine, command, ends))
+}
+
+/// Why a query published by its `started` report has no verdict.
+const STOPPED_WHILE_DECIDING: &str =
+    "the run was stopped at the deadline while this query was being decided";
+
+fn copies(ends: &[(String, QueryEnd)]) -> Vec<(String, QueryEnd)> {
+    ends.iter().map(|(l, e)| (l.clone(), copy_of(e))).collect()
+}
+
+fn not_started<T>(rest: &[(String, T)]) -> impl Iterator<Item = (String, QueryEnd)> + '_ {
+    rest.iter().map(|(l, _)| (l.clone(), QueryEnd::NotStarted))
 }
 
 /// A copy of an end for the published partial report.

@@ -47,6 +47,11 @@ pub struct CheckRequest<'a> {
     pub milp: &'a MilpOptions,
     /// Also count the states reachable at each depth up to the sentence's.
     pub counts: bool,
+    /// Called with the report before the decider runs (model, system,
+    /// sentence), for the deadline's backstop to print if the decider
+    /// cannot be stopped in time (HiGHS's presolve does not look at the
+    /// clock): the run then still says what it was deciding.
+    pub started: &'a dyn Fn(Report),
 }
 
 /// `mavis nis check`: phi[m] on M(N) (or on M_ab(m) with `abstract_system`).
@@ -58,6 +63,9 @@ pub fn check(req: &CheckRequest) -> Result<Report, RunError> {
     r.model = model_ref(req.path, model);
     admissible(req.engine, model, sentence, target)?;
     let phi = Lowered::new(sentence, model)?;
+    let mut head = r.clone();
+    head.results = json!({ "spec": sentence.to_string(), "system": target.describe(m) });
+    (req.started)(head);
     let rec = match decide_lowered(req.engine, req.milp, model, &phi, target) {
         Ok(rec) => rec,
         Err(RunError::TimedOut(why)) => {
