@@ -490,14 +490,14 @@ fn verify_verb(
         "verify"
     };
     run_each(("nis", verb), args.spec.sentences()?, ctx, |s, _| {
-        verify::verify_report(
-            &args.model.model,
-            &m,
-            s,
-            &options,
+        let req = verify::VerifyRequest {
+            path: &args.model.model,
+            model: &m,
+            sentence: s,
+            opts: &options,
             procedure,
-            ctx,
             threshold_only,
-        )
+        };
+        verify::verify_report(&req, ctx)
     })
 }

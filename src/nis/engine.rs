@@ -382,8 +382,7 @@ pub fn decide(
     decide_with(choice, &MilpOptions::default(), model, sentence, target)
 }
 
-/// [`decide_lowered`] of a sentence not yet lowered (tests, benches, single
-/// checks): the check's limits first, then the lowering, then the deciders.
+/// [`Deciding::sentence`] with the MILP options `milp`.
 pub fn decide_with(
     choice: EngineChoice,
     milp: &MilpOptions,
@@ -391,24 +390,41 @@ pub fn decide_with(
     sentence: &Sentence,
     target: Target,
 ) -> Result<CheckRecord, RunError> {
-    admissible(choice, model, sentence, target)?;
-    let phi = Lowered::new(sentence, model)?;
-    run_deciders(choice, milp, model, &phi, target)
+    Deciding::new(choice, milp, model).sentence(sentence, target)
 }
 
-/// Decides one check of a sentence lowered once by the caller, with the
-/// chosen engine(s); with `both`, a disagreement is an internal error. The
-/// record of `both` keeps the MILP decider's statistics and each decider's
-/// time ([`Both`]), and its time is their sum.
-pub fn decide_lowered(
-    choice: EngineChoice,
-    milp: &MilpOptions,
-    model: &Model,
-    phi: &Lowered,
-    target: Target,
-) -> Result<CheckRecord, RunError> {
-    admissible(choice, model, phi, target)?;
-    run_deciders(choice, milp, model, phi, target)
+/// The deciders of a check: the `--engine` choice, their MILP options
+/// and the model. With `both`, a disagreement is an internal error; the
+/// record of `both` keeps the MILP decider's statistics and each
+/// decider's time ([`Both`]), and its time is their sum.
+#[derive(Clone, Copy)]
+pub struct Deciding<'a> {
+    pub choice: EngineChoice,
+    pub milp: &'a MilpOptions,
+    pub model: &'a Model,
+}
+
+impl<'a> Deciding<'a> {
+    pub fn new(choice: EngineChoice, milp: &'a MilpOptions, model: &'a Model) -> Self {
+        Deciding {
+            choice,
+            milp,
+            model,
+        }
+    }
+
+    /// A sentence not yet lowered (tests, tables, single checks): the
+    /// check's limits first, then the lowering, then the deciders.
+    pub fn sentence(&self, sentence: &Sentence, target: Target) -> Result<CheckRecord, RunError> {
+        admissible(self.choice, self.model, sentence, target)?;
+        self.run(&Lowered::new(sentence, self.model)?, target)
+    }
+
+    /// A sentence lowered once by the caller.
+    pub fn lowered(&self, phi: &Lowered, target: Target) -> Result<CheckRecord, RunError> {
+        admissible(self.choice, self.model, phi, target)?;
+        self.run(phi, target)
+    }
 }
 
 /// The limits of one check: the number of agents, and what models with
@@ -429,22 +445,20 @@ pub fn admissible(
     roles_allow(choice, model, sentence, target)
 }
 
-fn run_deciders(
-    choice: EngineChoice,
-    milp: &MilpOptions,
-    model: &Model,
-    phi: &Lowered,
-    target: Target,
-) -> Result<CheckRecord, RunError> {
-    let mut first: Option<CheckRecord> = None;
-    for d in deciders(choice, model, milp) {
-        let r = d.check(model, phi, target)?;
-        match &mut first {
-            Some(f) => confirm(f, r)?,
-            None => first = Some(r),
+impl Deciding<'_> {
+    /// The deciders of `choice` on phi[m], in turn.
+    fn run(&self, phi: &Lowered, target: Target) -> Result<CheckRecord, RunError> {
+        let (choice, milp, model) = (self.choice, self.milp, self.model);
+        let mut first: Option<CheckRecord> = None;
+        for d in deciders(choice, model, milp) {
+            let r = d.check(model, phi, target)?;
+            match &mut first {
+                Some(f) => confirm(f, r)?,
+                None => first = Some(r),
+            }
         }
+        first.ok_or_else(|| RunError::Internal("no decider ran".into()))
     }
-    first.ok_or_else(|| RunError::Internal("no decider ran".into()))
 }
 
 /// The second decider's record `r` joins the first's, `f`: they must agree.

@@ -69,7 +69,7 @@
 //! a parameterised template is M(0) alone and has no abstraction.
 
 use super::encode::{MilpOptions, MilpStats};
-use super::engine::{admissible, decide_lowered, CheckRecord, EngineChoice, Target};
+use super::engine::{admissible, CheckRecord, Deciding, EngineChoice, Target};
 use super::explicit::branching::{simulating_bound, zero_one_branching};
 use super::explicit::simulation::{default_cap, minimal_simulating_n, MinimalN};
 use super::front::core::Lowered;
@@ -246,7 +246,7 @@ pub fn verify_using(
             Some(phi) => phi,
             None => Lowered::new(sentence, model)?,
         };
-        let record = decide_lowered(opts.engine, &opts.milp, model, &phi, target);
+        let record = Deciding::new(opts.engine, &opts.milp, model).lowered(&phi, target);
         lowered = Some(phi);
         record
     };

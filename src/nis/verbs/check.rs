@@ -4,8 +4,7 @@ use super::json::{check_stats, witness_json};
 use super::{model_ref, text, yes_no};
 use crate::nis::encode::MilpOptions;
 use crate::nis::engine::{
-    abstract_state_counts, admissible, decide_lowered, state_counts, CheckRecord, EngineChoice,
-    Target,
+    abstract_state_counts, admissible, state_counts, CheckRecord, Deciding, EngineChoice, Target,
 };
 use crate::nis::front::core::Lowered;
 use crate::nis::front::formula::Sentence;
@@ -66,7 +65,7 @@ pub fn check(req: &CheckRequest) -> Result<Report, RunError> {
     let mut head = r.clone();
     head.results = json!({ "spec": sentence.to_string(), "system": target.describe(m) });
     (req.started)(head);
-    let rec = match decide_lowered(req.engine, req.milp, model, &phi, target) {
+    let rec = match Deciding::new(req.engine, req.milp, model).lowered(&phi, target) {
         Ok(rec) => rec,
         Err(RunError::TimedOut(why)) => {
             r.results = json!({ "spec": sentence.to_string(), "system": target.describe(m), "reason": why });

@@ -140,23 +140,29 @@ fn witness_section(r: &mut Report, o: &VerifyOutcome, results: &mut Value) {
     results["witness_shows_verdict"] = shows_verdict.into();
 }
 
+/// What `mavis nis verify` (or `emergence`) is asked.
+pub struct VerifyRequest<'a> {
+    /// The model file (the report names it, with its networks' files).
+    pub path: &'a Path,
+    pub model: &'a Model,
+    pub sentence: &'a Sentence,
+    pub opts: &'a VerifyOptions,
+    /// The procedure chosen (`None`: the default of [`Procedure::select`]).
+    pub procedure: Option<Procedure>,
+    /// `emergence`: report the threshold only.
+    pub threshold_only: bool,
+}
+
 /// `mavis nis verify` (Corollaries 1 and 2).
-pub fn verify_report(
-    path: &Path,
-    model: &Model,
-    sentence: &Sentence,
-    opts: &VerifyOptions,
-    procedure: Option<Procedure>,
-    ctx: &RunContext,
-    threshold_only: bool,
-) -> Result<Report, RunError> {
+pub fn verify_report(req: &VerifyRequest, ctx: &RunContext) -> Result<Report, RunError> {
+    let (model, sentence, threshold_only) = (req.model, req.sentence, req.threshold_only);
     if !model.parameterised {
         return Err(no_template("has no number of agents n to verify over"));
     }
     if sentence.kind() == Kind::Propositional && sentence.agents() == 0 {
         return Err(RunError::input("the sentence names no agent"));
     }
-    let o = verify_using(model, sentence, opts, procedure, ctx)?;
+    let o = verify_using(model, sentence, req.opts, req.procedure, ctx)?;
     let mut r = Report::new(
         "nis",
         if threshold_only {
@@ -165,7 +171,7 @@ pub fn verify_report(
             "verify"
         },
     );
-    r.model = model_ref(path, model);
+    r.model = model_ref(req.path, model);
     verdict_lines(&mut r, &o, threshold_only);
     r.line(o.conclusion.clone());
     if ctx.timed_out() {
