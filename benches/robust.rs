@@ -2,7 +2,7 @@
 //! parity solving on random games. `cargo bench --bench robust`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use mavis::robust::model::{Automaton, Metric, MetricKind, NewMove, Objective, Points};
+use mavis::robust::front::{Automaton, Metric, MetricKind, NewMove, Objective, Points};
 use mavis::robust::parity::game::{verify, Game};
 use mavis::robust::{parity::spm, parity::zielonka, synth::reach};
 use rand::rngs::StdRng;

@@ -182,7 +182,7 @@ pub struct Context {
     root: std::path::PathBuf,
     foraging: Source,
     platoon: crate::timed::front::model::Model,
-    grid: crate::robust::model::Automaton,
+    grid: crate::robust::front::Automaton,
     game_nodes: usize,
 }
 

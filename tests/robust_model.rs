@@ -22,7 +22,7 @@ trans q a -> r;
 reach r;
 "#;
 
-fn load(text: &str) -> Result<(mavis::robust::model::Automaton, Vec<String>), String> {
+fn load(text: &str) -> Result<(mavis::robust::front::Automaton, Vec<String>), String> {
     load_source(&Source::new("m.ma", text), &mut Constants::default()).map_err(|e| match e {
         mavis::report::RunError::Input(r) => r.to_string(),
         mavis::report::RunError::Internal(s)
@@ -358,7 +358,7 @@ fn gen_grid_takes_its_size() {
     let (a, _) = load(&text).unwrap();
     assert_eq!(a.len(), 34);
     match &a.objective {
-        mavis::robust::model::Objective::Reach(f) => assert_eq!(&a.states[f[0] as usize], "c8_1"),
+        mavis::robust::front::Objective::Reach(f) => assert_eq!(&a.states[f[0] as usize], "c8_1"),
         o => panic!("{o:?}"),
     }
     let status = std::process::Command::new("python3")

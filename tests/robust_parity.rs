@@ -4,7 +4,7 @@
 mod robust_common;
 
 use mavis::lang::Source;
-use mavis::robust::model::Objective;
+use mavis::robust::front::Objective;
 use mavis::robust::parity::game::{verify, Game, Solution};
 use mavis::robust::{parity::spm, parity::zielonka, read::pgsolver, synth::omega};
 use proptest::prelude::*;
@@ -197,9 +197,9 @@ fn pgsolver_headers_and_start_lines_are_checked() {
 }
 
 fn with_objective(
-    mut a: mavis::robust::model::Automaton,
+    mut a: mavis::robust::front::Automaton,
     obj: Objective,
-) -> mavis::robust::model::Automaton {
+) -> mavis::robust::front::Automaton {
     a.objective = obj;
     a.gamma = a.least_gamma();
     a
@@ -253,7 +253,7 @@ fn buchi_laws_no_disturbance_scaling_monotone() {
         let mut calm = b.clone();
         let mut lists = calm.moves.to_lists();
         lists.iter_mut().flatten().for_each(|m| m.disturbed.clear());
-        calm.moves = mavis::robust::model::MoveTable::from_lists(lists);
+        calm.moves = mavis::robust::front::MoveTable::from_lists(lists);
         calm.gamma = calm.least_gamma();
         let c = omega::solve(&calm).unwrap();
         if let Some(c) = &c {
@@ -278,7 +278,7 @@ fn buchi_laws_no_disturbance_scaling_monotone() {
                 let t = r.gen_range(0..more.len()) as u32;
                 let mut lists = more.moves.to_lists();
                 lists[q][0].disturbed.push((x, t));
-                more.moves = mavis::robust::model::MoveTable::from_lists(lists);
+                more.moves = mavis::robust::front::MoveTable::from_lists(lists);
                 more.gamma = more.least_gamma();
                 if let Some(m) = omega::solve(&more).unwrap() {
                     assert!(m.radius >= base.radius, "case {case}");

@@ -3,11 +3,11 @@
 
 mod robust_common;
 
-use mavis::robust::model::{MoveTable, Objective};
+use mavis::robust::front::{MoveTable, Objective};
 use mavis::robust::{synth::clf, synth::minmax, synth::reach};
 use robust_common::*;
 
-fn target(a: &mavis::robust::model::Automaton) -> Vec<u32> {
+fn target(a: &mavis::robust::front::Automaton) -> Vec<u32> {
     match &a.objective {
         Objective::Reach(f) => f.clone(),
         _ => unreachable!(),

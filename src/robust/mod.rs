@@ -4,7 +4,7 @@
 //! objectives by inflation (notes/robust.md), parity games, transient faults.
 
 pub mod export;
-pub mod model;
+pub mod front;
 pub mod outcome;
 pub mod parity;
 pub mod read;
@@ -13,7 +13,7 @@ pub mod verbs;
 
 use crate::lang::{Constants, Source};
 use crate::report::RunError;
-use model::Automaton;
+use front::Automaton;
 use read::{binary, build, dense, json, text};
 
 /// Reads a model: JSON if the text starts with `{`, `.ma` otherwise (the dense

@@ -5,7 +5,7 @@
 //! them as text or JSON.
 
 use crate::report::{RunError, StatValue, Statistics};
-use crate::robust::model::Automaton;
+use crate::robust::front::Automaton;
 use crate::robust::synth::reach::{self, Strategy};
 
 /// A worst-case outcome of a strategy from q0: per step the state and the

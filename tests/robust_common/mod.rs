@@ -3,7 +3,7 @@
 
 pub mod parity;
 
-use mavis::robust::model::{Automaton, Metric, MetricKind, NewMove, Objective, Points};
+use mavis::robust::front::{Automaton, Metric, MetricKind, NewMove, Objective, Points};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -31,7 +31,7 @@
 //!
 //! The file ends there. Sets are sorted, each state once.
 
-use crate::robust::model::{Automaton, Metric, MetricKind, Objective};
+use crate::robust::front::{Automaton, Metric, MetricKind, Objective};
 
 /// The first bytes of every binary model.
 pub const MAGIC: &[u8; 8] = b"MAVISMAB";

@@ -11,7 +11,7 @@ use super::build_metric::first_repeated_point;
 use super::repeats::{first_repeated, hash_bytes};
 use crate::report::RunError;
 use crate::robust::export::binary::{MAGIC, VERSION};
-use crate::robust::model::{
+use crate::robust::front::{
     Automaton, Metric, MetricKind, Move, MoveTable, Objective, Points, StateNames,
 };
 

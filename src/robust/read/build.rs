@@ -13,7 +13,7 @@ use super::raw::{Locator, Names, RawModel, RawObjective, RawTrans, Sym};
 use super::resolve::{positions, whole, Resolver, NONE};
 use crate::lang::Source;
 use crate::report::RunError;
-use crate::robust::model::{Automaton, Move, MoveTable, Objective, StateNames};
+use crate::robust::front::{Automaton, Move, MoveTable, Objective, StateNames};
 
 /// Builds and validates the automaton; returns it with warnings (unreachable states).
 pub fn build(mut raw: RawModel, source: &Source) -> Result<(Automaton, Vec<String>), RunError> {

@@ -8,7 +8,7 @@ use super::repeats::{first_repeated, hash_words};
 use super::resolve::Resolver;
 use crate::lang::Span;
 use crate::report::RunError;
-use crate::robust::model::{Metric, MetricKind, Points};
+use crate::robust::front::{Metric, MetricKind, Points};
 
 /// Limit on explicit distance tables (the triangle check is cubic).
 pub const MAX_TABLE_STATES: usize = 2000;

@@ -11,7 +11,7 @@
 use super::dense_guess::Guess;
 use super::raw::{Loc, Names, RawModel, RawObjective, RawState, RawTrans, Sym};
 use crate::lang::Span;
-use crate::robust::model::MetricKind;
+use crate::robust::front::MetricKind;
 
 /// Literal numbers with at most this many digits are exact in f64 (and equal to
 /// the general parser's exact rational rounded to f64).

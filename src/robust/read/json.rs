@@ -5,7 +5,7 @@
 //!   "objective": {"reach": [..]} | {"buchi": [..]} | {"gen-buchi": [[..]]} | "parity"}`.
 
 use super::raw::{Loc, Names, RawModel, RawObjective, RawState, RawTrans, Sym};
-use crate::robust::model::{Automaton, Metric, MetricKind, Objective};
+use crate::robust::front::{Automaton, Metric, MetricKind, Objective};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

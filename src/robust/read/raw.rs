@@ -3,8 +3,8 @@
 
 use crate::lang::{error_at, Source, Span};
 use crate::report::RunError;
-use crate::robust::model::state_names::StateNames;
-use crate::robust::model::MetricKind;
+use crate::robust::front::state_names::StateNames;
+use crate::robust::front::MetricKind;
 
 /// Where a raw item came from: a span of `.ma` text or a JSON path. Each
 /// variant holds 8 bytes, so a location is 16 bytes (it is stored per

@@ -3,7 +3,7 @@
 
 use crate::lang::lexer::Tok;
 use crate::lang::{LangResult, Parser, Source};
-use crate::robust::model::Automaton;
+use crate::robust::front::Automaton;
 use crate::robust::synth::reach::Strategy;
 
 /// Parses a memoryless (possibly set-valued) strategy for `a`.

@@ -17,7 +17,7 @@
 use super::raw::{Loc, Names, RawModel, RawObjective, RawState, RawTrans, Sym};
 use crate::lang::lexer::Tok;
 use crate::lang::{eval_const, Constants, LangResult, Parser, Source, Span};
-use crate::robust::model::MetricKind;
+use crate::robust::front::MetricKind;
 
 /// Parses `.ma` text into the raw model (names are interned; `build` resolves them).
 pub fn parse(source: &Source, consts: &mut Constants) -> LangResult<RawModel> {

@@ -4,7 +4,7 @@
 //! sigma = K / c, K the Lipschitz constant of R.
 
 use super::reach::membership;
-use crate::robust::model::Automaton;
+use crate::robust::front::Automaton;
 use std::collections::BinaryHeap;
 
 /// The outcome of checking a rank function as a control Lyapunov function with linear f.

@@ -5,7 +5,7 @@
 
 use super::{omega, reach};
 use crate::report::{Deadline, RunError};
-use crate::robust::model::{Automaton, Metric, NewMove, Objective, StateNames};
+use crate::robust::front::{Automaton, Metric, NewMove, Objective, StateNames};
 
 /// The product automaton A_T; state q*T + c.
 pub fn with_period(a: &Automaton, period: usize) -> Automaton {

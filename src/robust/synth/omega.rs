@@ -16,7 +16,7 @@ use super::omega_common::{plan_stays_in_region, sorted_distinct};
 use super::omega_parity::parity;
 use super::reach::{membership, sigma_of};
 use crate::report::{Deadline, Expired, RunError};
-use crate::robust::model::{Automaton, Objective};
+use crate::robust::front::{Automaton, Objective};
 use crate::robust::parity::game::{verify_region, Game};
 
 pub use super::omega_common::OmegaSolution;

@@ -2,7 +2,7 @@
 //! solution, the candidate radii, the check that a plan stays in the region.
 
 use super::plan::Step;
-use crate::robust::model::Automaton;
+use crate::robust::front::Automaton;
 
 /// The result of robust omega-regular synthesis.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@ use super::omega_common::{plan_stays_in_region, sorted_distinct, OmegaSolution};
 use super::plan::{lasso, replay_plan, safe_edges, Step};
 use super::reach::sigma_of;
 use crate::report::{Deadline, RunError};
-use crate::robust::model::Automaton;
+use crate::robust::front::Automaton;
 use crate::robust::parity::game::{verify_region, Game};
 use crate::robust::parity::zielonka;
 

@@ -1,7 +1,7 @@
 //! Nominal-mode plans for omega-regular robustness: lassos in the safe nominal
 //! graph (inputs all of whose outcomes stay in the robust winning region).
 
-use crate::robust::model::Automaton;
+use crate::robust::front::Automaton;
 use crate::robust::parity::scc;
 use std::collections::VecDeque;
 

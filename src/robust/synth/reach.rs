@@ -2,7 +2,7 @@
 //! a given memoryless strategy on A|_S, and the control-Lyapunov check.
 
 use super::minmax::{self, MoveGraph};
-use crate::robust::model::Automaton;
+use crate::robust::front::Automaton;
 
 /// A memoryless strategy: for each state the indices (into `moves[q]`) it allows.
 /// An empty set means the strategy stops there (allowed only in F or at dead ends).

@@ -4,7 +4,7 @@
 use super::{bounds_json, jnum, load_model, num, worst_case_witness};
 use crate::lang::{Source, Value};
 use crate::report::{Outcome, Report, RunContext, RunError, Verdict};
-use crate::robust::model::{Automaton, Objective};
+use crate::robust::front::{Automaton, Objective};
 use crate::robust::outcome::{Bounds, CheckStats, WorstCase};
 use crate::robust::{read::strategy, synth::reach};
 use std::path::Path;

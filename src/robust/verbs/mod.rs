@@ -9,7 +9,7 @@ pub mod solve;
 use crate::lang::source::read_capped;
 use crate::lang::{Constants, Source, Value, BYTE_ORDER_MARK};
 use crate::report::{sha256_hex_of, ModelRef, Report, RunError, Table, TableFormat};
-use crate::robust::model::Automaton;
+use crate::robust::front::Automaton;
 use crate::robust::outcome::{Bounds, WorstCase};
 use serde_json::{json, Map};
 use std::path::Path;

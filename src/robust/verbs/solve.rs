@@ -6,7 +6,7 @@ use super::{bounds_json, jnum, load_model, num, worst_case_witness};
 use crate::lang::Value;
 use crate::report::TableFormat;
 use crate::report::{Report, RunContext, RunError, Table, Verdict};
-use crate::robust::model::{Automaton, Objective};
+use crate::robust::front::{Automaton, Objective};
 use crate::robust::outcome::{Bounds, SolveStats, WorstCase};
 use crate::robust::{read::strategy, synth::clf, synth::omega, synth::reach};
 use serde_json::{json, Map};
