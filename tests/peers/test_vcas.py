@@ -20,36 +20,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from vcas_sim import ADVISORIES, replay as replay_branch, venmas_choices as choices
 
 ort = pytest.importorskip("onnxruntime")
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "examples" / "vcas" / "single_agent.nis"
-G = 32.2
-ADVISORIES = ["COC", "DNC", "DND", "DES1500", "CL1500", "SDES1500", "SCL1500", "SDES2500", "SCL2500"]
-# VENMAS's NEXT_ACCELERATION (three branches per advisory).
-ACCELERATIONS = {
-    0: [-G / 8, 0.0, G / 8],
-    1: [-G / 3, -G * 7 / 24, -G / 4],
-    2: [G / 4, G * 7 / 24, G / 3],
-    3: [-G / 3, -G * 7 / 24, -G / 4],
-    4: [G / 4, G * 7 / 24, G / 3],
-    5: [-G / 3] * 3,
-    6: [G / 3] * 3,
-    7: [-G / 3] * 3,
-    8: [G / 3] * 3,
-}
-# VENMAS's compliance: the climbrate already obeys the advisory.
-COMPLIES = {
-    1: lambda v: v <= 0,
-    2: lambda v: v >= 0,
-    3: lambda v: v <= -1500,
-    4: lambda v: v >= 1500,
-    5: lambda v: v <= -1500,
-    6: lambda v: v >= 1500,
-    7: lambda v: v <= -2500,
-    8: lambda v: v >= 2500,
-}
 
 
 def mavis_bin():
@@ -78,15 +54,6 @@ def advisory(networks, prev, h, v, tau):
     return int(np.argmax(scores(networks, prev, h, v, tau)))
 
 
-def choices(adv, prev, v):
-    """The accelerations the pilot may take under `adv` (VENMAS's branches,
-    plus keeping the climbrate when the advisory is unchanged and v complies)."""
-    accs = list(ACCELERATIONS[adv])
-    if adv != 0 and adv == prev and COMPLIES[adv](v):
-        accs.append(0.0)
-    return accs
-
-
 def unsafe_runs(networks, h, v, tau, k):
     """Whether some run of k rounds from (h, v, tau, COC) ends with |h| <= 100."""
     frontier = [(h, v, tau, 0)]
@@ -110,24 +77,8 @@ def check(k, v0):
 
 
 def replay(networks, branch, v0):
-    first = branch[0]["env"]
-    assert -133 - 1e-9 <= first["h"] <= -129 + 1e-9
-    assert first["v"] == pytest.approx(v0) and first["tau"] == 25 and first["prev"] == 0
-    prev = 0
-    for step, nxt in zip(branch, branch[1:]):
-        e = step["env"]
-        h, v, tau = e["h"], e["v"], e["tau"]
-        assert e["prev"] == prev
-        y = scores(networks, prev, h, v, tau)
-        adv = ADVISORIES.index(step["agents"][0]["percept"])
-        assert y[adv] >= y.max() - 1e-6, f"step {step['step']}: {ADVISORIES[adv]} is not the argmax"
-        n = nxt["env"]
-        acc = n["v"] - v
-        assert any(abs(acc - a) < 1e-6 for a in choices(adv, prev, v)), f"acceleration {acc}"
-        assert n["h"] == pytest.approx(h - v - acc / 2, abs=1e-6)
-        assert n["tau"] == pytest.approx(tau - 1)
-        prev = adv
-    assert abs(branch[-1]["env"]["h"]) <= 100 + 1e-6
+    boxes = [(-133, -129), (v0, v0), (25, 25)]
+    replay_branch(lambda *state: scores(networks, *state), branch, boxes, 0)
 
 
 @pytest.mark.parametrize("k,v0", list(itertools.product([1, 2, 3, 4], [-19.5, -35])))

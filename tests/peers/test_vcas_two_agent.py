@@ -25,7 +25,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from test_vcas import ADVISORIES, COMPLIES, REPO, mavis_bin, networks, scores  # noqa: F401
+from test_vcas import REPO, mavis_bin, networks, scores  # noqa: F401
+from vcas_sim import ADVISORIES, COMPLIES
 
 MODEL = REPO / "examples" / "vcas" / "two_agent.nis"
 NAMES = ("ownship", "intruder")

@@ -203,6 +203,30 @@ impl Objective for Sampled<'_> {
     }
 }
 
+/// The first root and initial point whose excess is at most 0, each root
+/// searched with `sampler` in turn until `stop`.
+fn search_roots(
+    sampled: &Sampled,
+    sampler: &crate::search::FalsifyOptions,
+    stop: &Deadline,
+) -> Option<(usize, Vec<f64>)> {
+    for root in 0..sampled.roots.len() {
+        let hit = if sampled.dims.is_empty() {
+            (sampled.excess(root, &[]) <= 0.0).then(Vec::new)
+        } else {
+            let f = falsify(sampled, root, &sampled.region, sampler, &|| stop.expired());
+            f.hit.map(|h| h.input)
+        };
+        if let Some(x) = hit {
+            return Some((root, x));
+        }
+        if stop.expired() {
+            break;
+        }
+    }
+    None
+}
+
 /// Looks for a counterexample of the universal sentence whose existential
 /// dual is `goal` on M(n), from sampled initial states (module docs). The
 /// run found, not yet replayed, and what the search did.
@@ -220,22 +244,25 @@ pub fn falsify_universal(
     let Some(sampled) = Sampled::new(model, goal, n, opts, stop) else {
         return (None, stats);
     };
+    // Several roots (a list of initial values): the centre and corners of
+    // every root first, so that one root's long search does not spend the
+    // budget before another's first points (ARCH-COMP's VCAS: four
+    // climbrates, the unsafe ones last).
+    let full = opts.sampler();
+    let quick = crate::search::FalsifyOptions {
+        samples: (2 + (1usize << sampled.dims.len().min(6))).min(full.samples),
+        starts: 0,
+        ..full.clone()
+    };
+    let passes = if sampled.roots.len() > 1 {
+        vec![quick, full]
+    } else {
+        vec![full]
+    };
     let mut found = None;
-    for root in 0..sampled.roots.len() {
-        let hit = if sampled.dims.is_empty() {
-            (sampled.excess(root, &[]) <= 0.0).then(Vec::new)
-        } else {
-            let sampler = opts.sampler();
-            let f = falsify(&sampled, root, &sampled.region, &sampler, &|| {
-                stop.expired()
-            });
-            f.hit.map(|h| h.input)
-        };
-        if let Some(x) = hit {
+    for sampler in &passes {
+        if let Some((root, x)) = search_roots(&sampled, sampler, &stop) {
             found = sampled.best(root, &x).1;
-            break;
-        }
-        if stop.expired() {
             break;
         }
     }

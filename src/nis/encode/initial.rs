@@ -14,12 +14,14 @@ use crate::report::RunError;
 /// How one initial environment variable enters a MILP: fixed to one value
 /// of its initial set, left to the solver within the set, or (a variable
 /// whose initial set is an interval) within a sub-interval `[lo, hi]` of it
-/// (input splitting, [`super::split`]; integers: integral bounds).
+/// (input splitting, [`super::split`]; integers: integral bounds), or (a
+/// list) among its members at positions `lo..=hi`.
 #[derive(Clone, Debug)]
 pub enum StartVar {
     Fixed(Value),
     Free,
     Within(f64, f64),
+    Among(usize, usize),
 }
 
 /// The initial environment of one unrolling.
@@ -123,6 +125,20 @@ impl Enc<'_> {
         })
     }
 
+    /// The initial value of `v` among `xs`: a one-hot choice (a constant
+    /// when there is one).
+    fn list_var(&mut self, v: &VarDecl, xs: &[Value], k: usize) -> Val {
+        if let [x] = xs {
+            return value_val(x, k);
+        }
+        let pick: Vec<LinExpr> = (0..xs.len())
+            .map(|i| self.milp.binary(&format!("s0.env.{}={i}", v.name)).into())
+            .collect();
+        let one = format!("s0.env.{}.one", v.name);
+        self.milp.eq(&one, LinExpr::sum(pick.clone()), 1.0);
+        choose(xs, &pick, k)
+    }
+
     fn initial_env(&mut self, start: &[StartVar]) -> Result<Option<Vec<Val>>, RunError> {
         let model = self.model;
         let mut env = Vec::new();
@@ -135,20 +151,16 @@ impl Enc<'_> {
                     self.interval_var(v, num::to_f64(lo), num::to_f64(hi))
                 }
                 (&StartVar::Within(lo, hi), InitSpec::Range(..)) => self.interval_var(v, lo, hi),
-                (StartVar::Within(..), _) => {
+                (&StartVar::Among(lo, hi), InitSpec::List(xs)) if lo <= hi && hi < xs.len() => {
+                    self.list_var(v, &xs[lo..=hi], k)
+                }
+                (StartVar::Within(..) | StartVar::Among(..), _) => {
                     return Err(RunError::Internal(format!(
-                        "a sub-interval of the initial set of `{}`, which is not an interval",
+                        "a part of the initial set of `{}` that it does not have",
                         v.name
                     )))
                 }
-                (StartVar::Free, InitSpec::List(xs)) => {
-                    let pick: Vec<LinExpr> = (0..xs.len())
-                        .map(|i| self.milp.binary(&format!("s0.env.{}={i}", v.name)).into())
-                        .collect();
-                    let one = format!("s0.env.{}.one", v.name);
-                    self.milp.eq(&one, LinExpr::sum(pick.clone()), 1.0);
-                    choose(xs, &pick, k)
-                }
+                (StartVar::Free, InitSpec::List(xs)) => self.list_var(v, xs, k),
             });
         }
         if let Some(f) = &model.env.init_filter {

@@ -18,8 +18,13 @@
 //! propagated by the same code, only tighter, and often pin the networks'
 //! outputs so that no MILP is solved at all.
 //!
+//! A variable initialised by a list (`in {a, b, ..}`) is a side too, its
+//! members split into two runs (a run of one is a fixed value). Lists are
+//! halved first, and without trying the box's MILP when the halves have
+//! fewer binaries: their members are separate starts.
+//!
 //! Soundness: the halves cover the box (real halves share the midpoint,
-//! integer ones part between two consecutive integers); the sentence holds
+//! integer ones and lists part between two consecutive integers or members); the sentence holds
 //! when every leaf's MILP is infeasible (each infeasibility confirmed by the
 //! second opinion of [`super::confirm`], or the goal pinned to 0 by the
 //! bounds); a counterexample from any leaf is replayed by the caller like the
@@ -47,6 +52,9 @@ pub struct Side {
     pub hi: f64,
     /// The variable is an integer: the box holds the integers in `[lo, hi]`.
     pub integer: bool,
+    /// The variable's initial set is a list (`in {a, b, ..}`): the box holds
+    /// its members `lo..=hi` (positions in the list; `integer` is true).
+    pub members: bool,
 }
 
 impl Side {
@@ -70,8 +78,9 @@ impl Side {
     }
 }
 
-/// A box of initial environment states: per variable its interval, or
-/// `None` for a variable whose initial set is a point or a list (left whole).
+/// A box of initial environment states: per variable its interval (or its
+/// run of list members), or `None` for a variable whose initial set is a
+/// point.
 pub type InitialBox = Vec<Option<Side>>;
 
 /// The whole initial set's box, with the bounds the unsplit MILP gives its
@@ -85,11 +94,13 @@ pub fn initial_box(model: &Model) -> InitialBox {
                 lo,
                 hi,
                 integer: false,
+                members: false,
             },
             _ => Side {
                 lo: lo.ceil(),
                 hi: hi.floor(),
                 integer: true,
+                members: false,
             },
         }
     };
@@ -98,21 +109,33 @@ pub fn initial_box(model: &Model) -> InitialBox {
         .zip(&env.init)
         .map(|(v, spec)| match spec {
             InitSpec::Range(lo, hi) => Some(side(&v.ty, lo, hi)),
+            InitSpec::List(xs) if xs.len() > 1 => Some(Side {
+                lo: 0.0,
+                hi: (xs.len() - 1) as f64,
+                integer: true,
+                members: true,
+            }),
             _ => None,
         })
         .collect()
 }
 
-/// The halves of `b` along the side whose width is the largest fraction of
-/// the same side of `root` (the first on a tie); `None` when no side halves.
+/// The halves of `b`: along a list while one has two members or more (its
+/// members are separate starts that one MILP only joins, with bounds over
+/// all of them: ARCH-COMP's VCAS lists four climbrates, each decided by the
+/// bounds alone), else along the side whose width is the largest fraction
+/// of the same side of `root` (the first on a tie); `None` when no side
+/// halves.
 pub fn halve(b: &InitialBox, root: &InitialBox) -> Option<(InitialBox, InitialBox)> {
-    let mut best: Option<(usize, f64, (Side, Side))> = None;
+    // (side, rank: a list first, then the share of the root's width, halves)
+    type Best = (usize, (bool, f64), (Side, Side));
+    let mut best: Option<Best> = None;
     for (i, (s, r)) in b.iter().zip(root).enumerate() {
         let (Some(s), Some(r)) = (s, r) else { continue };
         let Some(parts) = s.halves() else { continue };
-        let share = (s.hi - s.lo) / (r.hi - r.lo);
-        if best.as_ref().is_none_or(|&(_, most, _)| share > most) {
-            best = Some((i, share, parts));
+        let rank = (s.members, (s.hi - s.lo) / (r.hi - r.lo));
+        if best.as_ref().is_none_or(|&(_, most, _)| rank > most) {
+            best = Some((i, rank, parts));
         }
     }
     let (i, _, (lo, hi)) = best?;
@@ -124,8 +147,12 @@ pub fn halve(b: &InitialBox, root: &InitialBox) -> Option<(InitialBox, InitialBo
 
 /// The start of the unrolling from the states of `b`.
 fn start_of(b: &InitialBox) -> Vec<StartVar> {
+    let start = |s: &Side| match s.members {
+        true => StartVar::Among(s.lo as usize, s.hi as usize),
+        false => StartVar::Within(s.lo, s.hi),
+    };
     b.iter()
-        .map(|s| s.map_or(StartVar::Free, |s| StartVar::Within(s.lo, s.hi)))
+        .map(|s| s.as_ref().map_or(StartVar::Free, start))
         .collect()
 }
 
@@ -243,6 +270,16 @@ pub fn decide_split(
         stats.boxes += 1;
         stats.depth = stats.depth.max(p.depth);
         let halves = job.useful_halves(&p, &root, &mut stats)?;
+        let halves = match halves {
+            Some((lower, upper)) if parts_a_list(&p.b, &lower.b) => {
+                // A list's members are separate starts: their MILPs are
+                // smaller and the box's would only join them.
+                stats.splits += 1;
+                stack.extend([upper, lower]);
+                continue;
+            }
+            other => other,
+        };
         let attempt = match halves {
             Some(_) => budgeted(opts),
             None => opts.clone(),
@@ -277,6 +314,13 @@ pub fn decide_split(
     })
 }
 
+/// Whether `half` is `b` with fewer members of a list.
+fn parts_a_list(b: &InitialBox, half: &InitialBox) -> bool {
+    b.iter()
+        .zip(half)
+        .any(|(s, h)| matches!((s, h), (Some(s), Some(h)) if s.members && s != h))
+}
+
 /// `opts` with the solves' deadline at the split budget (or the run's
 /// deadline, if sooner).
 fn budgeted(opts: &MilpOptions) -> MilpOptions {
@@ -301,7 +345,10 @@ fn at_deadline(opts: &MilpOptions, b: &InitialBox, stats: &SplitStats) -> RunErr
     let sides: Vec<String> = b
         .iter()
         .flatten()
-        .map(|s| format!("[{}, {}]", s.lo, s.hi))
+        .map(|s| match s.members {
+            true => format!("members {}..{} of a list", s.lo + 1.0, s.hi + 1.0),
+            false => format!("[{}, {}]", s.lo, s.hi),
+        })
         .collect();
     RunError::TimedOut(format!(
         "{expired} while HiGHS was solving a MILP of the decider over the initial box {} (input splitting: {} boxes tried, {} halved, depth {}, {} not halved for want of tighter bounds)",

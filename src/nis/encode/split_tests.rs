@@ -5,6 +5,7 @@ fn real(lo: f64, hi: f64) -> Side {
         lo,
         hi,
         integer: false,
+        members: false,
     }
 }
 
@@ -13,6 +14,7 @@ fn int(lo: f64, hi: f64) -> Side {
         lo,
         hi,
         integer: true,
+        members: false,
     }
 }
 
@@ -54,4 +56,45 @@ fn the_widest_side_relative_to_the_initial_box_is_halved() {
     // Nothing left to halve.
     let points = vec![Some(real(1.0, 1.0)), None, Some(int(2.0, 2.0))];
     assert!(halve(&points, &root).is_none());
+}
+
+fn members(lo: f64, hi: f64) -> Side {
+    Side {
+        lo,
+        hi,
+        integer: true,
+        members: true,
+    }
+}
+
+#[test]
+fn a_list_is_halved_before_any_interval() {
+    // ARCH-COMP's VCAS: h in [-133, -129], v among four climbrates.
+    let root = vec![Some(real(-133.0, -129.0)), Some(members(0.0, 3.0))];
+    let (a, b) = halve(&root, &root).unwrap();
+    assert_eq!((a[0], b[0]), (root[0], root[0]));
+    assert_eq!(
+        (a[1], b[1]),
+        (Some(members(0.0, 1.0)), Some(members(2.0, 3.0)))
+    );
+    // Half of the list against all of h: still the list.
+    let (c, d) = halve(&a, &root).unwrap();
+    assert_eq!(
+        (c[1], d[1]),
+        (Some(members(0.0, 0.0)), Some(members(1.0, 1.0)))
+    );
+    // One member: h is halved.
+    let (e, f) = halve(&c, &root).unwrap();
+    assert_eq!(
+        (e[0], f[0]),
+        (Some(real(-133.0, -131.0)), Some(real(-131.0, -129.0)))
+    );
+    assert_eq!((e[1], f[1]), (c[1], c[1]));
+    // One member and a point of h: nothing left to halve.
+    let one = vec![Some(real(-131.0, -131.0)), Some(members(2.0, 2.0))];
+    assert!(halve(&one, &root).is_none());
+    // The halves' starts: members 0..=1 and 2..=3 of the list.
+    let starts = start_of(&b);
+    assert!(matches!(starts[1], StartVar::Among(2, 3)));
+    assert!(matches!(starts[0], StartVar::Within(lo, hi) if (lo, hi) == (-133.0, -129.0)));
 }
