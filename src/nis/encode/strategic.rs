@@ -8,7 +8,7 @@
 //! and must lead to a state where the rest holds whenever the combination
 //! is enabled there (a universal choice). A successor's percepts are the
 //! solver's where an argmax ties, so a feasible MILP is checked by the
-//! replay ([`crate::nis::witness::replay::strategic_exact::replay_tree`]: every enabled move of the others and every
+//! replay ([`crate::nis::witness::replay::strategic_exact::replay_strategic_trees`]: every enabled move of the others and every
 //! successor must be a branch) and an infeasible one is exact.
 //! `[[G]] X^k phi` is `!<<G>> X^k !phi`: a solution is G's strategy against
 //! phi, the counterexample. The check itself is [`super::check_strategic`].

@@ -11,7 +11,7 @@ use crate::lang::SourceError;
 use crate::nis::front::core::{Core, StrategicGoal};
 use crate::nis::semantics::concrete::{CMove, CState};
 use crate::nis::semantics::game::{by_choice, coalition_part, holds_at};
-use crate::nis::semantics::{EnvId, SemResult, Semantics};
+use crate::nis::semantics::{EnvId, Semantics};
 use crate::nis::witness::{internal, WitnessTree};
 use crate::report::RunError;
 
@@ -32,8 +32,13 @@ pub fn replay_strategic_trees(
 ) -> Result<Vec<ConcreteTrace>, RunError> {
     let mut traces = Vec::new();
     for t in trees {
-        let claim = (shape, &atl.coalition[..], &atl.goal);
-        if let Err(why) = replay_tree(sem, t, claim, atl.strategy.steps)? {
+        let mut rules = ExactRules {
+            sem: &mut *sem,
+            shape,
+            coalition: &atl.coalition,
+            goal: &atl.goal,
+        };
+        if let Err(why) = Stop::nested(check_strategy(&mut rules, t, atl.strategy.steps))? {
             return Err(internal(what, why));
         }
         match replay_concrete(sem, t)? {
@@ -44,24 +49,8 @@ pub fn replay_strategic_trees(
     Ok(traces)
 }
 
-/// Checks that `tree` is what `shape` claims for `<<G>> X^k psi` (G the
-/// `coalition`, psi the `goal`): a strategy (psi holds after round k) or
-/// a refutation (psi fails there). `Err(reason)` in the inner result when
-/// it is not.
-pub fn replay_tree(
-    sem: &mut Semantics,
-    tree: &StrategyTree,
-    (shape, coalition, goal): (Shape, &[usize], &Core),
-    k: u32,
-) -> SemResult<Result<(), String>> {
-    let mut rules = ExactRules {
-        sem,
-        shape,
-        coalition,
-        goal,
-    };
-    Stop::nested(check_strategy(&mut rules, tree, k))
-}
+/// A tree that is not what it claims, or an evaluation error.
+type Fail = Stop<Box<SourceError>>;
 
 /// The rules of a strategy tree of M(0) in the exact domain.
 struct ExactRules<'s, 'm, 'g> {
@@ -74,35 +63,35 @@ struct ExactRules<'s, 'm, 'g> {
 impl StrategyRules for ExactRules<'_, '_, '_> {
     type State = CState;
     type Move = CMove;
-    type Error = Stop<Box<SourceError>>;
+    type Error = Fail;
 
-    fn branches(&mut self, node: &StrategyTree, _round: u32, _k: u32) -> Result<(), Self::Error> {
+    fn branches(&mut self, node: &StrategyTree, _round: u32, _k: u32) -> Result<(), Fail> {
         let (sem, coalition) = (&mut *self.sem, self.coalition);
         match self.shape {
-            Shape::Strategy => strategy_branches(sem, node, coalition)?,
-            Shape::Refutation => refutation_branches(sem, node, coalition)?,
+            Shape::Strategy => strategy_branches(sem, node, coalition),
+            Shape::Refutation => refutation_branches(sem, node, coalition),
         }
-        .map_err(Stop::Wrong)
     }
 
-    fn last_round(&mut self, node: &StrategyTree, _k: u32) -> Result<(), Self::Error> {
+    fn last_round(&mut self, node: &StrategyTree, _k: u32) -> Result<(), Fail> {
         let wanted = self.shape == Shape::Strategy;
-        last_round(self.sem, node, self.goal, wanted)?.map_err(Stop::Wrong)
+        last_round(self.sem, node, self.goal, wanted)
     }
 }
 
 /// The branches of one node of a strategy tree of `<<G>> X^k psi` (see the
 /// module documentation): the coalition's one choice, with every enabled
-/// move of the others and every successor. `Err(reason)` in the inner
-/// result when they are not.
-pub fn strategy_branches(
+/// move of the others and every successor.
+fn strategy_branches(
     sem: &mut Semantics,
     tree: &StrategyTree,
     coalition: &[usize],
-) -> SemResult<Result<(), String>> {
+) -> Result<(), Fail> {
     let e = tree.state.env;
     let Some((first, _)) = tree.children.first() else {
-        return Ok(Err("the strategy stops before its last round".into()));
+        return Err(Stop::Wrong(
+            "the strategy stops before its last round".into(),
+        ));
     };
     let choice = coalition_part(sem, coalition, first.env_action);
     let mut expected: Vec<(usize, EnvId)> = Vec::new();
@@ -121,23 +110,22 @@ pub fn strategy_branches(
         .iter()
         .map(|(mv, c)| (mv.env_action, c.state.env));
     if let Some((got, expected)) = mismatch(got.collect(), expected) {
-        return Ok(Err(format!(
+        return Err(Stop::Wrong(format!(
             "at {} the strategy's branches are not every enabled move of the others and every successor of the coalition's choice ({got} branches, {expected} expected)",
             sem.describe_env(e),
         )));
     }
-    Ok(Ok(()))
+    Ok(())
 }
 
 /// The branches of one node of a refutation of `<<G>> X^k psi` (see the
 /// module documentation): every enabled choice of the coalition once, each
-/// answered by a move and a successor the semantics has. `Err(reason)` in
-/// the inner result when they are not.
-pub fn refutation_branches(
+/// answered by a move and a successor the semantics has.
+fn refutation_branches(
     sem: &mut Semantics,
     tree: &StrategyTree,
     coalition: &[usize],
-) -> SemResult<Result<(), String>> {
+) -> Result<(), Fail> {
     let e = tree.state.env;
     let groups = by_choice(sem, coalition, e)?;
     let expected = groups.iter().map(|(g, _)| g.clone()).collect();
@@ -146,7 +134,7 @@ pub fn refutation_branches(
         .iter()
         .map(|(mv, _)| coalition_part(sem, coalition, mv.env_action));
     if let Some((got, expected)) = mismatch(got.collect(), expected) {
-        return Ok(Err(format!(
+        return Err(Stop::Wrong(format!(
             "at {} the refutation's branches are not every enabled choice of the coalition, each once ({got} branches, {expected} choices)",
             sem.describe_env(e),
         )));
@@ -158,33 +146,33 @@ pub fn refutation_branches(
                 .env_successors(e, mv.env_action, 0)?
                 .contains(&child.state.env)
         {
-            return Ok(Err(format!(
+            return Err(Stop::Wrong(format!(
                 "at {} the refutation answers with a move or successor the semantics does not have",
                 sem.describe_env(e)
             )));
         }
     }
-    Ok(Ok(()))
+    Ok(())
 }
 
 /// The last round of a strategy tree (`wanted`: the goal holds there) or
 /// of a refutation (it fails): no further rounds, and the goal as wanted.
-pub fn last_round(
+fn last_round(
     sem: &mut Semantics,
     tree: &StrategyTree,
     goal: &Core,
     wanted: bool,
-) -> SemResult<Result<(), String>> {
+) -> Result<(), Fail> {
     if !tree.children.is_empty() {
-        return Ok(Err("the tree goes on after its last round".into()));
+        return Err(Stop::Wrong("the tree goes on after its last round".into()));
     }
     let e = tree.state.env;
     if holds_at(sem, goal, goal.root, e)? != wanted {
         let verb = if wanted { "fails" } else { "holds" };
-        return Ok(Err(format!(
+        return Err(Stop::Wrong(format!(
             "the goal {verb} at {} after the last round",
             sem.describe_env(e)
         )));
     }
-    Ok(Ok(()))
+    Ok(())
 }
