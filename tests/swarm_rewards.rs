@@ -164,6 +164,7 @@ fn malformed_reward_properties_are_refused_with_their_place() {
             "expected `F`, `C<=k` or `I=k`",
         ),
         ("Rmax [ C<=3 ]", 6, "expected `=`, found `[`"),
+        ("Rmin=? [ C<3 ]", 11, "`C<k` is not PRISM syntax"),
     ];
     for (prop, col, what) in cases {
         let r = check(false, &model, &["--agents", "2", "--prop", prop]).expect_code(2);
@@ -287,8 +288,14 @@ fn the_all_sizes_answer_of_f_bounds_every_concrete_size() {
         let all = check(true, &model, &["--abstract", "--prop", prop]).success();
         let all = all.json()["results"]["properties"][0].clone();
         assert!(all["cutoff"].is_null(), "{prop}: {all}");
+        // JSON has no infinity: an infinite bound is null, and says so.
+        let infinite = all["abstract_bound_infinite"] == true;
+        assert_eq!(infinite, all["abstract_bound"].is_null(), "{prop}: {all}");
+        // Rmax: some scheduler misses the deposits with positive probability.
+        assert_eq!(infinite, max, "{prop}: {all}");
         let bound = match max {
-            true => all["abstract_bound"].as_f64().unwrap_or(f64::INFINITY),
+            true if infinite => f64::INFINITY,
+            true => all["abstract_bound"].as_f64().unwrap(),
             false => all["abstract_bound_interval"][0].as_f64().unwrap(),
         };
         for n in 2..=6 {

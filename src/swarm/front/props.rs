@@ -318,6 +318,13 @@ fn reward_path(p: &mut Parser, scope: &GlobalScope) -> LangResult<Path> {
         });
     }
     if p.eat_keyword("C") {
+        if p.peek() == Tok::Lt {
+            // PRISM and Storm have only `C<=k`; `C<k` is not `C<=k-1` there.
+            return Err(p.error(
+                p.peek_span(),
+                "`C<k` is not PRISM syntax: the reward of the first k steps is `C<=k`",
+            ));
+        }
         return match steps_of(p, scope.model)? {
             Some(steps) => Ok(Path::Cumulative { steps }),
             None => Err(p.error(at, "`C` needs a step bound, `C<=k`")),

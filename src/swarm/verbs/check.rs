@@ -203,6 +203,10 @@ fn result_json(o: &PropertyOutcome) -> Json {
             beyond,
         } => {
             let mut j = json!({"mode": "abstract", "threshold": threshold, "abstract_bound": bound.f64, "abstract_bound_exact": exact_text(bound)});
+            // JSON has no infinity: the number is null, and this says why.
+            if bound.f64 == f64::INFINITY {
+                j["abstract_bound_infinite"] = json!(true);
+            }
             method_json(bound, "abstract_bound_interval", &mut j);
             match beyond {
                 Beyond::Nothing => {}
@@ -210,7 +214,10 @@ fn result_json(o: &PropertyOutcome) -> Json {
                 Beyond::Sizes(sizes) => {
                     j["concrete"] = sizes
                         .iter()
-                        .map(|(n, v)| json!({"agents": n, "value": v}))
+                        .map(|(n, v)| match *v == f64::INFINITY {
+                            true => json!({"agents": n, "value": v, "infinite": true}),
+                            false => json!({"agents": n, "value": v}),
+                        })
                         .collect()
                 }
             }
