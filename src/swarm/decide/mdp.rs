@@ -314,6 +314,20 @@ pub fn explore_to_depth(
     deadline: Option<std::time::Instant>,
     max_depth: Option<usize>,
 ) -> Result<Mdp, Stop> {
+    explore_settled(sem, exact, max_states, deadline, max_depth, &mut |_| false)
+}
+
+/// As [`explore_to_depth`], and states where `settled` holds get a
+/// self-loop too: exact for unbounded properties whose answer is fixed at
+/// those states (a target reached, or the until's left side broken).
+pub fn explore_settled(
+    sem: &dyn Semantics,
+    exact: bool,
+    max_states: usize,
+    deadline: Option<std::time::Instant>,
+    max_depth: Option<usize>,
+    settled: &mut dyn FnMut(&[u64]) -> bool,
+) -> Result<Mdp, Stop> {
     let words = sem.words().max(1);
     let mut table = StateTable::new(words);
     let mut initial = Vec::new();
@@ -348,7 +362,7 @@ pub fn explore_to_depth(
         }
         state.copy_from_slice(table.get(next as u32));
         succ.clear();
-        if max_depth.is_some_and(|d| depth >= d) {
+        if max_depth.is_some_and(|d| depth >= d) || settled(&state) {
             succ.entry(&state, 1.0, exact.then(num_traits::One::one));
             succ.end_choice(u32::MAX);
         } else {

@@ -16,12 +16,19 @@ pub mod property;
 pub mod reward;
 pub mod reward_eval;
 pub mod reward_reach;
+mod scc;
+mod settle;
 pub mod sweep;
+mod topological;
 pub mod unbounded;
 
+#[cfg(test)]
+mod plain;
 #[cfg(test)]
 mod reward_tests;
 #[cfg(test)]
 mod test_mdps;
+#[cfg(test)]
+mod topological_tests;
 #[cfg(test)]
 mod unbounded_tests;

@@ -2,10 +2,11 @@
 //! limits, the agents a property names, and exploring a model with the
 //! truth of its formulas.
 
-use super::mdp::{Mdp, Stop};
+use super::mdp::{explore_settled, Mdp, Stop};
 use super::property::{self, Phases, Sem, Values};
 use super::reward::RewardVectors;
 use super::reward_eval::evaluate_rewards;
+use super::settle::Settle;
 use crate::report::{Expired, RunContext, RunError};
 use crate::swarm::front::load::Loaded;
 use crate::swarm::front::model::GlobalVar;
@@ -195,10 +196,7 @@ pub fn explore_and_label_to(
         None => "swarm: exploring the reachable states".to_string(),
         Some(d) => format!("swarm: exploring the states up to depth {d}"),
     });
-    let mdp = match depth {
-        None => property::build(sem, exact, max_states, deadline(ctx))?,
-        Some(d) => property::build_to_depth(sem, exact, max_states, deadline(ctx), d)?,
-    };
+    let mdp = build_for(l, sem, props, exact, max_states, deadline(ctx), depth)?;
     let build_s = t0.elapsed().as_secs_f64();
     ctx.stage(format!(
         "swarm: {} states explored in {build_s:.3} s; labelling",
@@ -233,6 +231,34 @@ pub fn explore_and_label_to(
         rewards,
         build_s,
     })
+}
+
+/// Explores `sem` for `props` (`depth` steps deep, if given); when every
+/// property is unbounded, nothing past the states that settle them
+/// ([`Settle`]). `check` and `sweep` explore alike, so their values agree.
+pub fn build_for(
+    l: &Loaded,
+    sem: &Sem,
+    props: &Properties,
+    exact: bool,
+    max_states: usize,
+    deadline: Option<Instant>,
+    depth: Option<usize>,
+) -> Result<Mdp, Stop> {
+    match Settle::new(sem, &l.model, props) {
+        Some(mut settle) => explore_settled(
+            sem.semantics(),
+            exact,
+            max_states,
+            deadline,
+            depth,
+            &mut |s| settle.holds(s),
+        ),
+        None => match depth {
+            None => property::build(sem, exact, max_states, deadline),
+            Some(d) => property::build_to_depth(sem, exact, max_states, deadline, d),
+        },
+    }
 }
 
 /// Per property, its reward structure's values (reward properties).

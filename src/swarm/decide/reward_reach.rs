@@ -13,7 +13,12 @@
 //! reaches the target under it), which makes u at least the value of that
 //! scheduler and so of the optimum (for Rmax every scheduler is proper on
 //! the finite states, so T(u) <= u bounds them all). Both iterates then
-//! move towards each other until they are within the precision. For Rmin
+//! move towards each other until they are within the precision. All this
+//! is done one strongly connected component at a time, in reverse
+//! topological order ([`super::topological`]): a component's upper bound is
+//! guessed and checked with the upper bounds of the states it leaves to
+//! already found, which is sound because a proper scheduler inside the
+//! component, followed by optimal ones after it, is proper. For Rmin
 //! the end components of zero-reward choices are collapsed first (as Storm
 //! does): inside one a scheduler may stay for free, which gives the Bellman
 //! equations spurious fixed points.
@@ -27,6 +32,7 @@
 
 use super::graph::{mecs_over, zero_one, Mecs, Preds};
 use super::mdp::Mdp;
+use super::topological::{initial_gap, narrow, step_trivial, sweep, Bellman, Blocks};
 use crate::report::{Deadline, Expired};
 use crate::swarm::front::props::Opt;
 
@@ -56,6 +62,8 @@ pub(super) struct Setup<'a> {
     pub opt: Opt,
     /// Rmin: the end components of zero-reward choices, collapsed.
     pub collapse: Option<Mecs>,
+    /// The choices entering every state (the proper-scheduler search).
+    pub preds: Preds,
 }
 
 impl<'a> Setup<'a> {
@@ -86,11 +94,8 @@ impl<'a> Setup<'a> {
             step,
             opt,
             collapse,
+            preds,
         }
-    }
-
-    fn in_mec(&self, s: usize) -> bool {
-        self.collapse.as_ref().is_some_and(|m| m.mec[s] != u32::MAX)
     }
 
     /// The value of choice `c` under `v`.
@@ -104,11 +109,11 @@ impl<'a> Setup<'a> {
     }
 
     /// The best usable choice of `s` under `v`: (value, choice).
-    fn best(&self, s: usize, v: &[f64]) -> (f64, u32) {
+    pub(super) fn best(&self, s: usize, v: &[f64]) -> (f64, u32) {
         self.best_of(self.mdp.choices(s).filter(|&c| self.usable[c]), v)
     }
 
-    fn best_of(&self, cs: impl Iterator<Item = usize>, v: &[f64]) -> (f64, u32) {
+    pub(super) fn best_of(&self, cs: impl Iterator<Item = usize>, v: &[f64]) -> (f64, u32) {
         let mut out: Option<(f64, u32)> = None;
         for c in cs {
             let x = self.choice(c, v);
@@ -123,51 +128,35 @@ impl<'a> Setup<'a> {
         }
         out.unwrap_or((f64::INFINITY, u32::MAX))
     }
+}
 
-    /// One Gauss-Seidel sweep of `v` towards the value, keeping the better
-    /// of old and new (`up`: a lower iterate rises, an upper one falls);
-    /// returns the largest change. The states go in the reverse of their
-    /// exploration order: values flow backwards from the targets, which
-    /// breadth-first exploration numbers late, so one sweep carries them
-    /// along every path that follows the numbering.
-    fn sweep(&self, v: &mut [f64], up: bool, deadline: Deadline) -> Result<f64, Expired> {
-        let mut change: f64 = 0.0;
-        for (k, &s) in self.maybe.iter().rev().enumerate() {
-            if k % 4096 == 4095 {
-                deadline.check()?;
-            }
-            if !self.in_mec(s) {
-                change = change.max(self.keep(v, s, self.best(s, v).0, up));
-            }
-        }
-        if let Some(m) = &self.collapse {
-            let values: Vec<f64> = m
-                .exits
-                .iter()
-                .map(|ex| {
-                    let usable = ex.iter().map(|&c| c as usize).filter(|&c| self.usable[c]);
-                    self.best_of(usable, v).0
-                })
-                .collect();
-            for &s in &self.maybe {
-                if m.mec[s] != u32::MAX {
-                    change = change.max(self.keep(v, s, values[m.mec[s] as usize], up));
-                }
-            }
-        }
-        Ok(change)
+impl Bellman for Setup<'_> {
+    fn mdp(&self) -> &Mdp {
+        self.mdp
     }
 
-    fn keep(&self, v: &mut [f64], s: usize, x: f64, up: bool) -> f64 {
-        let old = v[s];
-        v[s] = if up { old.max(x) } else { old.min(x) };
-        (v[s] - old).abs()
+    fn best(&self, s: usize, v: &[f64]) -> (f64, u32) {
+        Setup::best(self, s, v)
+    }
+
+    fn collapse(&self) -> Option<&Mecs> {
+        self.collapse.as_ref()
+    }
+
+    fn exit_value(&self, m: usize, v: &[f64]) -> f64 {
+        let exits = &self.collapse.as_ref().expect("collapsed").exits[m];
+        let usable = exits
+            .iter()
+            .map(|&c| c as usize)
+            .filter(|&c| self.usable[c]);
+        self.best_of(usable, v).0
     }
 }
 
-/// Interval iteration for `R_opt[ F target ]` with the per-choice step
-/// rewards `step`, until the bounds at the initial states are within
-/// `precision`.
+/// Topological interval iteration for `R_opt[ F target ]` with the
+/// per-choice step rewards `step`, until the bounds at the initial states
+/// are within `precision`. `iterations` is the most sweeps one component
+/// took, summed over the passes.
 pub fn reward_interval(
     mdp: &Mdp,
     step: &[f64],
@@ -178,36 +167,39 @@ pub fn reward_interval(
 ) -> Result<RewardInterval, Expired> {
     let st = Setup::new(mdp, step, target, opt);
     let n = mdp.num_states();
-    let init = |s: usize| if st.infinite[s] { f64::INFINITY } else { 0.0 };
-    let mut lo: Vec<f64> = (0..n).map(init).collect();
+    let mut lo: Vec<f64> = (0..n)
+        .map(|s| if st.infinite[s] { f64::INFINITY } else { 0.0 })
+        .collect();
+    // Upper bounds are found component by component: unknown until then.
+    let mut hi: Vec<f64> = (0..n)
+        .map(|s| if st.target[s] { 0.0 } else { f64::INFINITY })
+        .collect();
+    let mut is_maybe = vec![false; n];
+    st.maybe.iter().for_each(|&s| is_maybe[s] = true);
+    let blocks = Blocks::new(&st, &is_maybe);
+    let mut solver = BlockSolver {
+        st: &st,
+        blocks: &blocks,
+        scheduler: vec![u32::MAX; n],
+        joined: vec![false; n],
+        deadline,
+    };
+    let mut eps = precision / 4.0;
     let mut iterations = 0;
-    let mut threshold = 1e-3_f64;
-    let (mut hi, mut scheduler) = loop {
-        iterations += 1;
-        let change = st.sweep(&mut lo, true, deadline)?;
-        if change > threshold {
-            continue;
+    loop {
+        let before = initial_gap(mdp, &lo, &hi);
+        let mut most = 0;
+        for k in 0..blocks.comps.len() {
+            most = most.max(solver.solve(k, &mut lo, &mut hi, eps)?);
         }
-        if let Some(found) = guess_upper(&st, &lo, threshold, iterations, deadline)? {
-            break found;
+        iterations += most;
+        let after = initial_gap(mdp, &lo, &hi);
+        if after <= precision || after >= before {
+            break;
         }
-        threshold /= 10.0;
-    };
-    let width = |lo: &[f64], hi: &[f64]| {
-        mdp.initial
-            .iter()
-            .map(|&i| hi[i as usize] - lo[i as usize])
-            .filter(|w| !w.is_nan())
-            .fold(0.0, f64::max)
-    };
-    while width(&lo, &hi) > precision {
-        iterations += 1;
-        st.sweep(&mut lo, true, deadline)?;
-        st.sweep(&mut hi, false, deadline)?;
+        eps /= 10.0;
     }
-    if let Some(s) = inductive(&st, &hi) {
-        scheduler = s;
-    }
+    let scheduler = solver.scheduler;
     Ok(RewardInterval {
         lo,
         hi,
@@ -217,86 +209,175 @@ pub fn reward_interval(
     })
 }
 
-/// An inductive upper bound and the proper scheduler that attains it.
-type Upper = (Vec<f64>, Vec<u32>);
-
-/// Guesses an upper bound a little above `lo` and iterates it down for up
-/// to `rounds` sweeps, until it is inductive with a proper scheduler.
-fn guess_upper(
-    st: &Setup,
-    lo: &[f64],
-    eps: f64,
-    rounds: usize,
+/// Solves the components of a reward iteration one at a time.
+struct BlockSolver<'a> {
+    st: &'a Setup<'a>,
+    blocks: &'a Blocks,
+    scheduler: Vec<u32>,
+    /// Scratch of the proper-scheduler search, false between searches.
+    joined: Vec<bool>,
     deadline: Deadline,
-) -> Result<Option<Upper>, Expired> {
-    let mut u: Vec<f64> = lo.iter().map(|&x| x + (x.abs() + 1.0) * eps).collect();
-    for (s, x) in u.iter_mut().enumerate() {
-        if st.target[s] {
-            *x = 0.0;
-        }
-    }
-    for _ in 0..rounds.max(8) {
-        deadline.check()?;
-        if let Some(sched) = inductive(st, &u) {
-            return Ok(Some((u, sched)));
-        }
-        let next: Vec<f64> = (0..u.len())
-            .map(|s| {
-                if st.target[s] || st.infinite[s] {
-                    u[s]
-                } else {
-                    st.best(s, &u).0
-                }
-            })
-            .collect();
-        u = next;
-    }
-    Ok(None)
 }
 
-/// Whether `u` is an inductive upper bound: a proper scheduler whose one
-/// step from `u` stays at or below `u` everywhere (Rmax: every usable
-/// choice must). Returns that scheduler.
-fn inductive(st: &Setup, u: &[f64]) -> Option<Vec<u32>> {
-    let mdp = st.mdp;
-    let n = mdp.num_states();
-    let ok = |c: usize, s: usize| st.usable[c] && st.choice(c, u) <= u[s];
-    if st.opt == Opt::Max {
-        let all_ok = st
-            .maybe
-            .iter()
-            .all(|&s| mdp.choices(s).all(|c| ok(c, s) || !st.usable[c]));
-        if !all_ok {
-            return None;
+/// The smallest change of a lower-bound sweep waited for before guessing.
+const THRESHOLD_FLOOR: f64 = 1e-13;
+
+/// The fewest sweeps of value iteration a guessed upper bound gets to
+/// become inductive (it gets as many as the lower bound took, if more).
+const GUESS_ROUNDS: usize = 8;
+
+impl BlockSolver<'_> {
+    /// Component k: both bounds within its exits' gap plus `eps` (an upper
+    /// bound guessed first if it has none), and a proper scheduler. Returns
+    /// the sweeps taken.
+    fn solve(
+        &mut self,
+        k: usize,
+        lo: &mut [f64],
+        hi: &mut [f64],
+        eps: f64,
+    ) -> Result<usize, Expired> {
+        let (st, blocks) = (self.st, self.blocks);
+        let states = blocks.comps.get(k);
+        if blocks.comps.trivial(st.mdp, k) {
+            let s = states[0] as usize;
+            self.scheduler[s] = step_trivial(st, s, lo, hi);
+            return Ok(0);
         }
-        let mut sched = vec![u32::MAX; n];
-        for &s in &st.maybe {
-            sched[s] = st.best(s, u).1;
+        let mut sweeps = 0;
+        if hi[states[0] as usize].is_infinite() {
+            sweeps += self.find_upper(k, lo, hi)?;
         }
-        return Some(sched);
+        sweeps += narrow(st, blocks, k, lo, hi, eps, self.deadline)?;
+        if let Some(choices) = self.inductive(k, hi) {
+            for (&s, c) in states.iter().zip(choices) {
+                self.scheduler[s as usize] = c;
+            }
+        }
+        Ok(sweeps)
     }
-    // Rmin: states join backwards from the target by a choice that is
-    // within the bound and enters the states already joined.
-    let mut joined: Vec<bool> = st.target.to_vec();
-    let mut sched = vec![u32::MAX; n];
-    let mut left = st.maybe.len();
-    let mut changed = true;
-    while changed && left > 0 {
-        changed = false;
-        for &s in &st.maybe {
-            if joined[s] {
+
+    /// Raises the lower bound until a sweep changes it by at most a
+    /// threshold, then guesses an upper bound a little above it and checks
+    /// it; on failure the threshold falls tenfold, down to a floor where
+    /// the lower bound has stopped moving in f64; from there the guess's
+    /// margin grows tenfold instead (a wider guess is inductive once the
+    /// rounding is inside it). Returns the sweeps taken.
+    fn find_upper(&mut self, k: usize, lo: &mut [f64], hi: &mut [f64]) -> Result<usize, Expired> {
+        let (st, blocks) = (self.st, self.blocks);
+        let states = blocks.comps.get(k);
+        let mecs = blocks.mecs_of(st, k);
+        let exits = blocks.exit_gap(st.mdp, k, lo, hi);
+        let (mut threshold, mut margin) = (1e-3_f64, 1e-3_f64);
+        let mut sweeps = 0;
+        loop {
+            self.deadline.check()?;
+            sweeps += 1;
+            if sweep(st, blocks, states, &mecs, lo, true) > threshold {
                 continue;
             }
-            let enter = mdp
-                .choices(s)
-                .find(|&c| ok(c, s) && mdp.entries(c).any(|e| joined[mdp.targets[e] as usize]));
-            if let Some(c) = enter {
-                joined[s] = true;
-                sched[s] = c as u32;
-                left -= 1;
-                changed = true;
+            if let Some(choices) = self.guess(k, lo, hi, margin, exits, sweeps)? {
+                for (&s, c) in states.iter().zip(choices) {
+                    self.scheduler[s as usize] = c;
+                }
+                return Ok(sweeps);
+            }
+            if threshold > THRESHOLD_FLOOR {
+                threshold /= 10.0;
+                margin = threshold;
+            } else {
+                margin *= 10.0;
             }
         }
     }
-    (left == 0).then_some(sched)
+
+    /// Puts a guess `lo + exits + (|lo| + 1) eps` into `hi` on component k
+    /// and iterates it down (Jacobi, up to `rounds` sweeps) until it is inductive with a proper
+    /// scheduler, which it returns; `hi` goes back to infinity on failure.
+    /// The lower bound converges to the values with the exits at their
+    /// lower bounds; the upper fixed point is at most `exits` (their
+    /// largest gap) above it, so the guess adds that first.
+    fn guess(
+        &mut self,
+        k: usize,
+        lo: &[f64],
+        hi: &mut [f64],
+        eps: f64,
+        exits: f64,
+        rounds: usize,
+    ) -> Result<Option<Vec<u32>>, Expired> {
+        let st = self.st;
+        let states = self.blocks.comps.get(k);
+        for &s in states {
+            let x = lo[s as usize];
+            hi[s as usize] = x + exits + (x.abs() + 1.0) * eps;
+        }
+        for _ in 0..rounds.max(GUESS_ROUNDS) {
+            self.deadline.check()?;
+            if let Some(choices) = self.inductive(k, hi) {
+                return Ok(Some(choices));
+            }
+            let next: Vec<f64> = states.iter().map(|&s| st.best(s as usize, hi).0).collect();
+            for (&s, x) in states.iter().zip(next) {
+                hi[s as usize] = x;
+            }
+        }
+        states.iter().for_each(|&s| hi[s as usize] = f64::INFINITY);
+        Ok(None)
+    }
+
+    /// Whether `u` is an inductive upper bound on component k (the states
+    /// it leaves to keep theirs): one step from `u` stays at or below `u`
+    /// under a proper scheduler, and for Rmax under every usable choice.
+    /// Returns that scheduler's choices, in the component's order.
+    fn inductive(&mut self, k: usize, u: &[f64]) -> Option<Vec<u32>> {
+        let (st, blocks) = (self.st, self.blocks);
+        let mdp = st.mdp;
+        let states = blocks.comps.get(k);
+        let ok = |c: usize, s: usize| st.usable[c] && st.choice(c, u) <= u[s];
+        if st.opt == Opt::Max {
+            let all = states.iter().all(|&s| {
+                let s = s as usize;
+                mdp.choices(s).all(|c| !st.usable[c] || ok(c, s))
+            });
+            return all.then(|| states.iter().map(|&s| st.best(s as usize, u).1).collect());
+        }
+        // Rmin: states join backwards from the states outside the component
+        // (targets, or finite states with proper schedulers of their own)
+        // by a choice within the bound that enters a state already joined.
+        let inside = |t: usize| blocks.block_of[t] == k as u32;
+        let mut pick: Vec<(u32, u32)> = Vec::new();
+        let mut stack: Vec<usize> = Vec::new();
+        for &s in states {
+            let s = s as usize;
+            let leaves = |c: usize| mdp.entries(c).any(|e| !inside(mdp.targets[e] as usize));
+            if let Some(c) = mdp.choices(s).find(|&c| ok(c, s) && leaves(c)) {
+                self.joined[s] = true;
+                pick.push((s as u32, c as u32));
+                stack.push(s);
+            }
+        }
+        while let Some(t) = stack.pop() {
+            for &c in st.preds.of(t) {
+                let s = st.preds.owner[c as usize] as usize;
+                if inside(s) && !self.joined[s] && ok(c as usize, s) {
+                    self.joined[s] = true;
+                    pick.push((s as u32, c));
+                    stack.push(s);
+                }
+            }
+        }
+        states.iter().for_each(|&s| self.joined[s as usize] = false);
+        if pick.len() < states.len() {
+            return None;
+        }
+        // In the component's order.
+        pick.sort_unstable();
+        Some(
+            states
+                .iter()
+                .map(|s| pick[pick.binary_search_by_key(s, |p| p.0).expect("joined")].1)
+                .collect(),
+        )
+    }
 }

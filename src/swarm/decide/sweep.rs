@@ -280,7 +280,15 @@ pub fn sweep_rows(
         }
         table.reward = p.reward.is_some();
         let sem = semantics(&l, &props, o)?;
-        let mdp = match property::build(&sem, false, o.max_states, deadline.at()) {
+        let mdp = match super::procedure::build_for(
+            &l,
+            &sem,
+            &props,
+            false,
+            o.max_states,
+            deadline.at(),
+            None,
+        ) {
             Ok(mdp) => mdp,
             Err(Stop::TimedOut(_)) => return Err(deadline.check().unwrap_err().into()),
             Err(stop) => return Err(RunError::Limit(super::procedure::stop_message(&stop))),

@@ -2,15 +2,18 @@
 //! iteration in f64 (Haddad and Monmege; Baier, Klein, Leuschner, Parker
 //! and Wunderlich, CAV 2017), a lower iterate from 0 and an upper iterate
 //! from 1, both monotone, stopped when they are within the precision at the
-//! initial states. The graph preprocessing ([`super::graph`]) fixes the
+//! initial states; one strongly connected component at a time, in reverse
+//! topological order ([`super::topological`]). The graph preprocessing ([`super::graph`]) fixes the
 //! states of probability 0 and 1, so that the upper iterate has a unique
 //! fixed point to fall to: for Pmin every end component among the other
 //! states has probability 0 (a scheduler may stay in it), so none is left;
 //! for Pmax each maximal end component is collapsed, its states sharing the
-//! best value of the choices that leave it.
+//! best value of the choices that leave it (in both iterates: that value is
+//! the component's, so the lower iterate stays below it too).
 
 use super::graph::{mecs, zero_one, Mecs, Preds};
 use super::mdp::Mdp;
+use super::topological::{initial_gap, narrow, step_trivial, Bellman, Blocks};
 use crate::report::{Deadline, Expired};
 use crate::swarm::front::props::Opt;
 
@@ -19,7 +22,7 @@ use crate::swarm::front::props::Opt;
 pub struct Interval {
     pub lo: Vec<f64>,
     pub hi: Vec<f64>,
-    /// Sweeps over the states until the bounds met the precision.
+    /// The most sweeps one component took, summed over the passes.
     pub iterations: usize,
     /// States whose value is fixed by the graph preprocessing (0 or 1).
     pub fixed: Vec<bool>,
@@ -28,18 +31,15 @@ pub struct Interval {
     pub scheduler: Vec<u32>,
 }
 
-/// States between two looks at the clock.
-const STATES_PER_CHECK: usize = 4096;
-
 /// The value of choice `c` under `v`.
-fn choice_value(mdp: &Mdp, c: usize, v: &[f64]) -> f64 {
+pub(super) fn choice_value(mdp: &Mdp, c: usize, v: &[f64]) -> f64 {
     mdp.entries(c)
         .map(|e| mdp.probs[e] * v[mdp.targets[e] as usize])
         .sum()
 }
 
 /// The best choice of `s` under `v` and its value.
-fn best(mdp: &Mdp, s: usize, v: &[f64], opt: Opt) -> (f64, u32) {
+pub(super) fn best(mdp: &Mdp, s: usize, v: &[f64], opt: Opt) -> (f64, u32) {
     let mut out: Option<(f64, u32)> = None;
     for c in mdp.choices(s) {
         let x = choice_value(mdp, c, v);
@@ -55,9 +55,37 @@ fn best(mdp: &Mdp, s: usize, v: &[f64], opt: Opt) -> (f64, u32) {
     out.unwrap_or((0.0, u32::MAX))
 }
 
-/// Interval iteration until the bounds at the initial states are within
-/// `precision` of each other (Gauss-Seidel: each sweep uses the values of
-/// the same sweep where it has them, which keeps both iterates monotone).
+/// The reachability operator: the best choice, and Pmax's collapse.
+struct Reach<'a> {
+    mdp: &'a Mdp,
+    opt: Opt,
+    collapse: Option<Mecs>,
+}
+
+impl Bellman for Reach<'_> {
+    fn mdp(&self) -> &Mdp {
+        self.mdp
+    }
+
+    fn best(&self, s: usize, v: &[f64]) -> (f64, u32) {
+        best(self.mdp, s, v, self.opt)
+    }
+
+    fn collapse(&self) -> Option<&Mecs> {
+        self.collapse.as_ref()
+    }
+
+    fn exit_value(&self, m: usize, v: &[f64]) -> f64 {
+        let exits = &self.collapse.as_ref().expect("collapsed").exits[m];
+        exits
+            .iter()
+            .map(|&c| choice_value(self.mdp, c as usize, v))
+            .fold(0.0, f64::max)
+    }
+}
+
+/// Topological interval iteration until the bounds at the initial states
+/// are within `precision` of each other.
 pub fn interval_iteration(
     mdp: &Mdp,
     target: &[bool],
@@ -69,38 +97,39 @@ pub fn interval_iteration(
     let n = mdp.num_states();
     let preds = Preds::new(mdp);
     let zo = zero_one(mdp, &preds, target, allowed, opt);
+    drop(preds);
     let one = |s: usize| target[s] || zo.one[s];
     let fixed: Vec<bool> = (0..n).map(|s| one(s) || zo.zero[s]).collect();
     let mut lo: Vec<f64> = (0..n).map(|s| if one(s) { 1.0 } else { 0.0 }).collect();
     let mut hi: Vec<f64> = (0..n).map(|s| if zo.zero[s] { 0.0 } else { 1.0 }).collect();
-    let maybe: Vec<usize> = (0..n).filter(|&s| !fixed[s]).collect();
-    let collapse = match opt {
-        Opt::Max => Some(mecs(mdp, &(0..n).map(|s| !fixed[s]).collect::<Vec<_>>())),
-        Opt::Min => None,
+    let maybe: Vec<bool> = fixed.iter().map(|f| !f).collect();
+    let op = Reach {
+        mdp,
+        opt,
+        collapse: (opt == Opt::Max).then(|| mecs(mdp, &maybe)),
     };
+    let blocks = Blocks::new(&op, &maybe);
+    let mut eps = precision / 4.0;
     let mut iterations = 0;
-    while mdp
-        .initial
-        .iter()
-        .any(|&i| hi[i as usize] - lo[i as usize] > precision)
-    {
-        deadline.check()?;
-        iterations += 1;
-        for (k, &s) in maybe.iter().enumerate() {
-            if k % STATES_PER_CHECK == STATES_PER_CHECK - 1 {
-                deadline.check()?;
-            }
-            lo[s] = lo[s].max(best(mdp, s, &lo, opt).0);
-            if collapse.as_ref().is_none_or(|m| m.mec[s] == u32::MAX) {
-                hi[s] = hi[s].min(best(mdp, s, &hi, opt).0);
+    loop {
+        let before = initial_gap(mdp, &lo, &hi);
+        let mut most = 0;
+        for k in 0..blocks.comps.len() {
+            if blocks.comps.trivial(mdp, k) {
+                step_trivial(&op, blocks.comps.get(k)[0] as usize, &mut lo, &mut hi);
+            } else {
+                most = most.max(narrow(&op, &blocks, k, &mut lo, &mut hi, eps, deadline)?);
             }
         }
-        if let Some(m) = &collapse {
-            collapsed_upper(mdp, m, &mut hi);
+        iterations += most;
+        let after = initial_gap(mdp, &lo, &hi);
+        if after <= precision || after >= before {
+            break;
         }
+        eps /= 10.0;
     }
     let mut scheduler = vec![u32::MAX; n];
-    for &s in &maybe {
+    for s in (0..n).filter(|&s| maybe[s]) {
         scheduler[s] = best(mdp, s, &lo, opt).1;
     }
     Ok(Interval {
@@ -110,24 +139,4 @@ pub fn interval_iteration(
         fixed,
         scheduler,
     })
-}
-
-/// The upper iterate on the collapsed end components: every state of a
-/// component gets the best value of a choice that leaves it.
-fn collapsed_upper(mdp: &Mdp, m: &Mecs, hi: &mut [f64]) {
-    let values: Vec<f64> = m
-        .exits
-        .iter()
-        .map(|exits| {
-            exits
-                .iter()
-                .map(|&c| choice_value(mdp, c as usize, hi))
-                .fold(0.0, f64::max)
-        })
-        .collect();
-    for (s, &k) in m.mec.iter().enumerate() {
-        if k != u32::MAX {
-            hi[s] = hi[s].min(values[k as usize]);
-        }
-    }
 }

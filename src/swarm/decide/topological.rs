@@ -1,0 +1,221 @@
+//! Topological interval iteration: the maybe-states split into strongly
+//! connected components ([`super::scc`]), solved one at a time in reverse
+//! topological order, so each is iterated only until its own bounds meet,
+//! with the bounds of every state it can leave to already final (Storm's
+//! topological solver does the same; Baier, Klein, Leuschner, Parker and
+//! Wunderlich, CAV 2017, for the interval iteration). A component of one
+//! state without a self-loop is solved by one Bellman step of each bound.
+//! Inside a component the sweeps are Gauss-Seidel: each uses the values of
+//! the same sweep where it has them, which keeps a lower bound rising and an
+//! upper one falling, so both stay sound.
+//!
+//! Why the bounds meet: in a component whose exits have bound gaps of at
+//! most W, the least fixed points of the lower and the upper iteration
+//! differ by at most W (one scheduler's values differ only through the
+//! exits, whose probabilities sum to at most 1; for a reward, the rewards
+//! earned inside are the same on both sides), so a component is done when
+//! its gaps are within W + eps; only the states read beyond it are
+//! watched (those entered from other components, and the initial states),
+//! since the others converge slower and matter to no one. Gaps add up
+//! along a chain of components;
+//! when the initial states' gap is still over the precision, another pass
+//! with a tenth of eps continues from the bounds reached (they stay sound).
+
+use super::graph::Mecs;
+use super::mdp::Mdp;
+use super::scc::{components, Components};
+use crate::report::{Deadline, Expired};
+
+/// The Bellman operator a topological solver iterates.
+pub(super) trait Bellman {
+    fn mdp(&self) -> &Mdp;
+    /// The best choice of `s` under `v`: (value, choice).
+    fn best(&self, s: usize, v: &[f64]) -> (f64, u32);
+    /// The collapsed end components (every state of one takes the value of
+    /// the best choice that leaves it).
+    fn collapse(&self) -> Option<&Mecs>;
+    /// The best value of a choice leaving end component `m`, under `v`.
+    fn exit_value(&self, m: usize, v: &[f64]) -> f64;
+}
+
+/// The components of the maybe-states, with the end components inside each.
+pub(super) struct Blocks {
+    pub comps: Components,
+    /// The component of every maybe-state (`u32::MAX` elsewhere).
+    pub block_of: Vec<u32>,
+    /// The states of every collapsed end component.
+    members: Vec<Vec<u32>>,
+    /// The states whose bounds are read beyond their component: the
+    /// initial states and those entered from another component. A
+    /// component is done when these are within their gap.
+    watched: Vec<bool>,
+}
+
+impl Blocks {
+    pub fn new(op: &dyn Bellman, maybe: &[bool]) -> Self {
+        let mdp = op.mdp();
+        let comps = components(mdp, maybe);
+        let mut block_of = vec![u32::MAX; mdp.num_states()];
+        for k in 0..comps.len() {
+            for &s in comps.get(k) {
+                block_of[s as usize] = k as u32;
+            }
+        }
+        let mut members: Vec<Vec<u32>> = Vec::new();
+        if let Some(m) = op.collapse() {
+            members = vec![Vec::new(); m.exits.len()];
+            for (s, &k) in m.mec.iter().enumerate() {
+                if k != u32::MAX {
+                    members[k as usize].push(s as u32);
+                }
+            }
+        }
+        let mut watched = vec![false; mdp.num_states()];
+        mdp.initial.iter().for_each(|&i| watched[i as usize] = true);
+        for s in (0..mdp.num_states()).filter(|&s| maybe[s]) {
+            for c in mdp.choices(s) {
+                for e in mdp.entries(c) {
+                    let t = mdp.targets[e] as usize;
+                    watched[t] |= block_of[t] != block_of[s];
+                }
+            }
+        }
+        Blocks {
+            comps,
+            block_of,
+            members,
+            watched,
+        }
+    }
+
+    /// The end components inside component k (an end component is
+    /// strongly connected, so it lies in one).
+    pub fn mecs_of(&self, op: &dyn Bellman, k: usize) -> Vec<u32> {
+        let Some(m) = op.collapse() else {
+            return Vec::new();
+        };
+        let mut ids: Vec<u32> = self
+            .comps
+            .get(k)
+            .iter()
+            .map(|&s| m.mec[s as usize])
+            .filter(|&id| id != u32::MAX)
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// The largest bound gap of a state outside component k that one of its
+    /// states moves to (infinite gaps, of infinite values, left out).
+    pub fn exit_gap(&self, mdp: &Mdp, k: usize, lo: &[f64], hi: &[f64]) -> f64 {
+        let mut w: f64 = 0.0;
+        for &s in self.comps.get(k) {
+            for c in mdp.choices(s as usize) {
+                for e in mdp.entries(c) {
+                    let t = mdp.targets[e] as usize;
+                    if self.block_of[t] != k as u32 && hi[t].is_finite() {
+                        w = w.max(hi[t] - lo[t]);
+                    }
+                }
+            }
+        }
+        w
+    }
+}
+
+/// Keeps the better of `v[s]` and `x` (`up`: the larger, for a lower
+/// bound); returns the change.
+fn keep(v: &mut [f64], s: usize, x: f64, up: bool) -> f64 {
+    let old = v[s];
+    v[s] = if up { old.max(x) } else { old.min(x) };
+    if v[s] == old {
+        0.0
+    } else {
+        (v[s] - old).abs()
+    }
+}
+
+/// One Gauss-Seidel sweep of `v` over `states` (the states of collapsed end
+/// components `mecs` take their best exit's value); the largest change.
+pub(super) fn sweep(
+    op: &dyn Bellman,
+    blocks: &Blocks,
+    states: &[u32],
+    mecs: &[u32],
+    v: &mut [f64],
+    up: bool,
+) -> f64 {
+    let mut change: f64 = 0.0;
+    let in_mec = |s: usize| op.collapse().is_some_and(|m| m.mec[s] != u32::MAX);
+    for &s in states {
+        let s = s as usize;
+        if !in_mec(s) {
+            change = change.max(keep(v, s, op.best(s, v).0, up));
+        }
+    }
+    for &m in mecs {
+        let x = op.exit_value(m as usize, v);
+        for &s in &blocks.members[m as usize] {
+            change = change.max(keep(v, s as usize, x, up));
+        }
+    }
+    change
+}
+
+/// The largest bound gap over the watched `states`.
+fn gap(blocks: &Blocks, states: &[u32], lo: &[f64], hi: &[f64]) -> f64 {
+    states
+        .iter()
+        .filter(|&&s| blocks.watched[s as usize])
+        .map(|&s| hi[s as usize] - lo[s as usize])
+        .fold(0.0, f64::max)
+}
+
+/// Iterates both bounds of component k until the gaps of its watched
+/// states are within its exits' gap plus `eps`, or a sweep changes neither
+/// (the rounding floor).
+/// Returns the sweeps taken.
+pub(super) fn narrow(
+    op: &dyn Bellman,
+    blocks: &Blocks,
+    k: usize,
+    lo: &mut [f64],
+    hi: &mut [f64],
+    eps: f64,
+    deadline: Deadline,
+) -> Result<usize, Expired> {
+    let states = blocks.comps.get(k);
+    let mecs = blocks.mecs_of(op, k);
+    let enough = blocks.exit_gap(op.mdp(), k, lo, hi) + eps;
+    let mut sweeps = 0;
+    while gap(blocks, states, lo, hi) > enough {
+        deadline.check()?;
+        sweeps += 1;
+        let up = sweep(op, blocks, states, &mecs, lo, true);
+        let down = sweep(op, blocks, states, &mecs, hi, false);
+        if up == 0.0 && down == 0.0 {
+            break;
+        }
+    }
+    Ok(sweeps)
+}
+
+/// One Bellman step of both bounds of the single state of a trivial
+/// component; returns its best choice under the upper bound.
+pub(super) fn step_trivial(op: &dyn Bellman, s: usize, lo: &mut [f64], hi: &mut [f64]) -> u32 {
+    let l = op.best(s, lo).0;
+    keep(lo, s, l, true);
+    let (h, c) = op.best(s, hi);
+    keep(hi, s, h, false);
+    c
+}
+
+/// The largest gap at the initial states (NaN, of infinite values, left out).
+pub(super) fn initial_gap(mdp: &Mdp, lo: &[f64], hi: &[f64]) -> f64 {
+    mdp.initial
+        .iter()
+        .map(|&i| hi[i as usize] - lo[i as usize])
+        .filter(|w| !w.is_nan())
+        .fold(0.0, f64::max)
+}

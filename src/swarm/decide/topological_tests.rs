@@ -1,0 +1,215 @@
+//! The topological solvers against the plain interval iteration they
+//! replaced ([`super::plain`]) and against exact policy iteration, on random
+//! MDPs with many components (chains of small cycles, random extra edges):
+//! at EVERY state both intervals contain the exact optimum, and policy
+//! iteration from either solver's scheduler ends at the same exact values.
+
+use super::mdp::Mdp;
+use super::plain::{plain_interval_iteration, plain_reward_interval};
+use super::policy::{exact_reachability, Problem};
+use super::reward_reach::{reward_interval, Setup};
+use super::test_mdps::{mdp, r};
+use super::unbounded::interval_iteration;
+use crate::lang::{num, Rat};
+use crate::report::Deadline;
+use crate::swarm::front::props::Opt;
+use num_traits::Zero;
+use proptest::prelude::*;
+
+/// An MDP of `n` states from `picks` (one draw per decision): each state
+/// has one to three choices of one to three successors with probabilities
+/// k/6; most successors lie a little ahead (so components are small and
+/// chained), one in eight anywhere. The last two states are absorbing.
+/// (Longer chains with more jumps back mix so slowly that no iteration
+/// meets 1e-9 in reasonable time: expected rewards of 10^10 steps.)
+fn chained_mdp(n: usize, picks: &[u8]) -> Mdp {
+    let mut at = 0usize;
+    let mut next = |m: usize| {
+        let x = picks[at % picks.len()] as usize;
+        at += 1;
+        x % m
+    };
+    let mut states: Vec<Vec<Vec<(u32, Rat)>>> = Vec::new();
+    for s in 0..n {
+        if s + 2 >= n {
+            states.push(vec![vec![(s as u32, r(1, 1))]]);
+            continue;
+        }
+        let choices = (0..1 + next(3))
+            .map(|_| {
+                let k = 1 + next(3) as i64;
+                let mut left = 6i64;
+                (0..k)
+                    .map(|j| {
+                        let rest = k - j - 1;
+                        let p = if rest == 0 {
+                            left
+                        } else {
+                            1 + next((left - rest) as usize) as i64
+                        };
+                        left -= p;
+                        let t = match next(8) {
+                            0 => next(n),
+                            _ => (s + next(4)).saturating_sub(1).min(n - 1),
+                        };
+                        (t as u32, r(p, 6))
+                    })
+                    .collect()
+            })
+            .collect();
+        states.push(choices);
+    }
+    mdp(&states, 0)
+}
+
+/// Lower and upper bound around the exact value, up to rounding.
+fn contains(what: &str, lo: f64, x: &Rat, hi: f64) {
+    let x = num::to_f64(x);
+    let slack = 1e-12 * x.abs().max(1.0);
+    assert!(
+        lo - slack <= x && x <= hi + slack,
+        "{what}: {x} not in [{lo}, {hi}]"
+    );
+}
+
+/// Both reachability solvers on one MDP, target and allowed states.
+fn check_reach(m: &Mdp, target: &[bool], allowed: &[bool], opt: Opt) {
+    let topo = interval_iteration(m, target, allowed, opt, 1e-9, Deadline::NONE).unwrap();
+    let plain = plain_interval_iteration(m, target, allowed, opt, 1e-9, Deadline::NONE).unwrap();
+    let exact = exact_reachability(m, &topo, opt, Deadline::NONE)
+        .unwrap()
+        .values;
+    let again = exact_reachability(m, &plain, opt, Deadline::NONE)
+        .unwrap()
+        .values;
+    assert_eq!(
+        exact, again,
+        "{opt:?}: the two schedulers improve to different values"
+    );
+    assert_eq!(topo.fixed, plain.fixed);
+    for (s, x) in exact.iter().enumerate() {
+        contains(
+            &format!("{opt:?} topological at {s}"),
+            topo.lo[s],
+            x,
+            topo.hi[s],
+        );
+        contains(
+            &format!("{opt:?} plain at {s}"),
+            plain.lo[s],
+            x,
+            plain.hi[s],
+        );
+    }
+    let i = m.initial[0] as usize;
+    assert!(
+        topo.hi[i] - topo.lo[i] <= 1e-9,
+        "{opt:?}: [{}, {}]",
+        topo.lo[i],
+        topo.hi[i]
+    );
+}
+
+/// The exact expected rewards by policy iteration from `scheduler`.
+fn exact_rewards(
+    m: &Mdp,
+    step: &[f64],
+    exact_step: &[Rat],
+    target: &[bool],
+    opt: Opt,
+    scheduler: Vec<u32>,
+) -> Vec<Rat> {
+    let st = Setup::new(m, step, target, opt);
+    let mut is_free = vec![false; m.num_states()];
+    st.maybe.iter().for_each(|&s| is_free[s] = true);
+    let problem = Problem {
+        mdp: m,
+        free: &st.maybe,
+        is_free: &is_free,
+        outside: &vec![Rat::zero(); m.num_states()],
+        usable: Some(&st.usable),
+        step: Some(exact_step),
+        opt,
+    };
+    problem.solve(scheduler, Deadline::NONE).unwrap().values
+}
+
+/// Both reward solvers on one MDP, step rewards and target.
+fn check_reward(m: &Mdp, exact_step: &[Rat], target: &[bool], opt: Opt) {
+    let step: Vec<f64> = exact_step.iter().map(num::to_f64).collect();
+    let topo = reward_interval(m, &step, target, opt, 1e-9, Deadline::NONE).unwrap();
+    let plain = plain_reward_interval(m, &step, target, opt, 1e-9, Deadline::NONE).unwrap();
+    assert_eq!(topo.infinite, plain.infinite);
+    let exact = exact_rewards(m, &step, exact_step, target, opt, topo.scheduler.clone());
+    let again = exact_rewards(m, &step, exact_step, target, opt, plain.scheduler.clone());
+    for s in 0..m.num_states() {
+        if topo.infinite[s] {
+            assert!(
+                topo.lo[s].is_infinite() && topo.hi[s].is_infinite(),
+                "{opt:?} at {s}"
+            );
+            continue;
+        }
+        assert_eq!(
+            exact[s], again[s],
+            "{opt:?} at {s}: the two schedulers differ"
+        );
+        contains(
+            &format!("{opt:?} topological at {s}"),
+            topo.lo[s],
+            &exact[s],
+            topo.hi[s],
+        );
+        contains(
+            &format!("{opt:?} plain at {s}"),
+            plain.lo[s],
+            &exact[s],
+            plain.hi[s],
+        );
+    }
+    let i = m.initial[0] as usize;
+    if !topo.infinite[i] {
+        assert!(
+            topo.hi[i] - topo.lo[i] <= 1e-9,
+            "{opt:?}: [{}, {}]",
+            topo.lo[i],
+            topo.hi[i]
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn topological_reachability_agrees_with_plain_and_exact(
+        n in 3usize..20,
+        picks in proptest::collection::vec(any::<u8>(), 1..200),
+        blocked in proptest::collection::vec(any::<bool>(), 40),
+    ) {
+        let m = chained_mdp(n, &picks);
+        let target: Vec<bool> = (0..n).map(|s| s == n - 1).collect();
+        // About one state in eight is not allowed (`!phi` of `phi U psi`).
+        let allowed: Vec<bool> = (0..n).map(|s| !(blocked[s] && picks[s % picks.len()] % 4 == 0)).collect();
+        for opt in [Opt::Max, Opt::Min] {
+            check_reach(&m, &target, &allowed, opt);
+        }
+    }
+
+    #[test]
+    fn topological_rewards_agree_with_plain_and_exact(
+        n in 3usize..20,
+        picks in proptest::collection::vec(any::<u8>(), 1..200),
+        rewards in proptest::collection::vec(0u8..4, 1..120),
+    ) {
+        let m = chained_mdp(n, &picks);
+        let target: Vec<bool> = (0..n).map(|s| s == n - 1).collect();
+        // Zero rewards are common, so free end components occur.
+        let step: Vec<Rat> = (0..m.num_choices())
+            .map(|c| r(rewards[c % rewards.len()].saturating_sub(1) as i64, 2))
+            .collect();
+        for opt in [Opt::Max, Opt::Min] {
+            check_reward(&m, &step, &target, opt);
+        }
+    }
+}
