@@ -101,3 +101,42 @@ fn the_falsifier_is_not_run_where_the_bounds_decide() {
     assert!(r["stats"].get("falsify_samples").is_none(), "{r}");
     assert_eq!(r["stats"]["milp_binaries"], 0);
 }
+
+// `EX^k safe` (some pilot keeps the aircraft safe after k seconds, from
+// every initial state; issue 32). VENMAS's box: `AX^k safe` holds for
+// k = 1..6 (tests/peers/test_vcas.py checks it by simulation) and every
+// state has a successor, so `EX^k safe` holds too. From h0 in [-50, -30]
+// by hand: after k rounds h = h0 + 19.5 k - sum of (k - j + 1/2) acc_j with
+// |acc| <= G/3, so |h1 - h0 - 19.5| <= G/6 and |h2 - h0 - 39| <= 2G/3:
+// |h1| <= 36 and |h2| <= 33 whatever the pilot does. Both fail, and the
+// initial state reported without a witness lies in the box.
+#[test]
+fn existential_safety_is_decided_with_a_refutation_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let default = wide_model(dir.path(), -133, -129);
+    for k in 1..=6 {
+        let r = check_spec(&default, &format!("EX^{k} safe"));
+        assert_eq!(r["verdict"], "holds", "k = {k}: {r}");
+    }
+    let near = wide_model(dir.path(), -50, -30);
+    for k in 1..=2 {
+        let r = check_spec(&near, &format!("EX^{k} safe"));
+        assert_eq!(r["verdict"], "violated", "k = {k}: {r}");
+        let h0 = r["stats"]["initial_env_without_witness"]["h"]
+            .as_f64()
+            .unwrap();
+        assert!((-50.0..=-30.0).contains(&h0), "h0 = {h0}");
+    }
+}
+
+fn check_spec(model: &Path, spec: &str) -> Value {
+    let out = Command::cargo_bin("mavis")
+        .unwrap()
+        .args(["--format", "json", "nis", "check"])
+        .arg(model)
+        .args(["--agents", "1", "--spec", spec])
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}

@@ -23,12 +23,12 @@ use super::expr::{one_hot, Ctx, Enc, Val};
 use super::initial::{Start, StartVar};
 use super::options::MilpOptions;
 use super::slots::SlotUnrolling;
-use super::state::{AgentState, Joint, State};
+use super::state::{which, AgentState, Joint, State};
 use super::stats::Sizes;
 use crate::lang::{num, DeclType, Value};
 use crate::milp::{not, LinExpr};
 use crate::nis::front::core::Core;
-use crate::nis::front::model::{Model, Observation, ProtocolCase};
+use crate::nis::front::model::{InitPercept, Model, Observation, ProtocolCase};
 use crate::nis::witness::replay::real::{RealMove, RealTree};
 use crate::report::RunError;
 
@@ -214,25 +214,56 @@ pub fn cover(
 ) -> Result<Covering, RunError> {
     let free = Start::Vars(vec![StartVar::Free; model.env.vars.len()]);
     check_every_start(model, goal, (n, m), zero_one, &free, opts, sizes)?;
-    let witness_from = |start: &[StartVar], sizes: &mut Sizes| {
-        solve_from(model, goal, (n, m), zero_one, start, opts, sizes)
+    let witness_from = |start: &[StartVar], pin: FirstPercepts, sizes: &mut Sizes| match pin {
+        Some(pin) => solve_pinned(model, goal, (n, m), start, pin, opts, sizes),
+        None => solve_from(model, goal, (n, m), zero_one, start, opts, sizes),
     };
-    cover_with(model, n, opts, sizes, witness_from)
+    let observed = !zero_one && model.template.init_percept == InitPercept::Observed;
+    cover_with(model, n, observed, opts, sizes, witness_from)
+}
+
+/// The template agents' first percepts at an uncovered initial state, when
+/// they are observed (`= observe`): on an argmax tie each tied percept is
+/// its own initial state (Definition 4), and each needs a witness.
+type FirstPercepts = Option<Vec<usize>>;
+
+/// The witness MILP of M(n) from a fixed start with the agents' first
+/// percepts pinned to `pin`.
+fn solve_pinned(
+    model: &Model,
+    goal: &Core,
+    nm: (usize, usize),
+    start: &[StartVar],
+    pin: Vec<usize>,
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<Answer<RealTree>, RunError> {
+    let start = Start::Vars(start.to_vec());
+    let mut u = Concrete::new(model, opts, nm, start, F64);
+    u.enc.first_percepts = Some(pin);
+    solve(&mut u, goal, opts, sizes)
 }
 
 /// The covering loop of [`cover`], the witness MILP from a fixed start
-/// given as `witness_from`.
+/// (and, with `observed`, the agents' first percepts) given as
+/// `witness_from`.
 fn cover_with(
     model: &Model,
     n: usize,
+    observed: bool,
     opts: &MilpOptions,
     sizes: &mut Sizes,
-    mut witness_from: impl FnMut(&[StartVar], &mut Sizes) -> Result<Answer<RealTree>, RunError>,
+    mut witness_from: impl FnMut(
+        &[StartVar],
+        FirstPercepts,
+        &mut Sizes,
+    ) -> Result<Answer<RealTree>, RunError>,
 ) -> Result<Covering, RunError> {
     let free = Start::Vars(vec![StartVar::Free; model.env.vars.len()]);
     let mut found: Vec<RealTree> = Vec::new();
     for round in 1..=MAX_COVER_ROUNDS {
-        let Some(b) = uncovered_start(model, n, &free, &found, opts, sizes)? else {
+        let Some((b, pin)) = uncovered_start(model, n, observed, &free, &found, opts, sizes)?
+        else {
             return Ok(Covering {
                 holds: true,
                 witnesses: found,
@@ -242,7 +273,7 @@ fn cover_with(
         };
         // The witness MILP from the uncovered point, fixed.
         let fixed = fixed_start(model, &b)?;
-        match witness_from(&fixed, sizes)? {
+        match witness_from(&fixed, pin, sizes)? {
             Answer::NoStart => return Err(off_the_initial_set(&b)),
             Answer::Infeasible => {
                 return Ok(Covering {
@@ -288,32 +319,56 @@ pub fn check_every_start(
 
 /// An initial environment state from which none of the witnesses `found` is
 /// valid (the covering MILP), in f64; `None` when they cover the initial set.
+/// With `observed` (M(n), first percepts observed) an initial state is the
+/// environment's and each agent's first percept, any possible observation
+/// there (on a tie the solver's choice): a witness is valid from it only if
+/// its first percepts are those, so every tied percept needs its own.
 fn uncovered_start(
     model: &Model,
     n: usize,
+    observed: bool,
     free: &Start,
     found: &[RealTree],
     opts: &MilpOptions,
     sizes: &mut Sizes,
-) -> Result<Option<Vec<f64>>, RunError> {
+) -> Result<Option<(Vec<f64>, FirstPercepts)>, RunError> {
     let mut enc = Enc::new(model, opts.encode.clone());
     let Some(init) = enc.initial(n, free)? else {
         return Err(RunError::input("the environment has no initial state"));
     };
     for (i, t) in found.iter().enumerate() {
         // A witness of M_ab(m) is concretized in its own number of agents.
+        let agents = match observed {
+            true => init.agents.clone(),
+            false => vec![init.agents[0].clone(); t.state.agents.len()],
+        };
         let at = State {
-            agents: vec![init.agents[0].clone(); t.state.agents.len()],
+            agents,
             env: init.env.clone(),
             zero_one: Vec::new(),
             named: Vec::new(),
         };
-        let v = enc.valid(t, &at, &format!("w{i}"))?;
+        let mut v = enc.valid(t, &at, &format!("w{i}"))?;
+        if observed {
+            let mut same = vec![v];
+            for (a, l) in at.agents.iter().zip(&t.state.agents) {
+                same.push(a.percept[l.percept].clone());
+            }
+            v = enc.milp.and(&format!("w{i}.first"), same);
+        }
         enc.milp.le(&format!("w{i}.fails"), v, 0.0);
     }
     sizes.milps += 1;
     let out = solve_confirmed(&enc.milp, &opts.solve, &mut sizes.solving)?;
-    Ok(solution(out, opts)?.map(|sol| values(&sol, &init.env, &model.env.vars)))
+    Ok(solution(out, opts)?.map(|sol| {
+        let pin = observed.then(|| {
+            init.agents
+                .iter()
+                .map(|a| which(&sol, &a.percept))
+                .collect()
+        });
+        (values(&sol, &init.env, &model.env.vars), pin)
+    }))
 }
 
 /// The start that fixes every environment variable to its value in `b`.

@@ -53,7 +53,9 @@ impl Case {
         witness_from: impl FnMut(&[StartVar], &mut Sizes) -> Result<Answer<RealTree>, RunError>,
     ) -> Result<Covering, RunError> {
         let mut sizes = Sizes::default();
-        cover_with(&self.model, self.n, &self.opts, &mut sizes, witness_from)
+        let mut witness_from = witness_from;
+        let given = |s: &[StartVar], _: FirstPercepts, sizes: &mut Sizes| witness_from(s, sizes);
+        cover_with(&self.model, self.n, false, &self.opts, &mut sizes, given)
     }
 }
 

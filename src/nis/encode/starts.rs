@@ -25,7 +25,7 @@ use super::split;
 use super::stats::{RealStats, Sizes};
 use crate::lang::{num, DeclType, Value};
 use crate::nis::front::core::Core;
-use crate::nis::front::model::{InitSpec, Model};
+use crate::nis::front::model::{InitPercept, InitSpec, Model};
 use crate::nis::witness::replay::real::{replay_real, RealTree};
 use crate::nis::witness::shown::Witness;
 use crate::nis::witness::{internal, trace::real_trace};
@@ -101,7 +101,7 @@ pub fn decide_f64(
     }
     let starts = if universal {
         vec![vec![StartVar::Free; model.env.vars.len()]]
-    } else if let Some(s) = finite_starts(model) {
+    } else if let Some(s) = finite_starts(model).filter(|_| !ties_first(model, zero_one)) {
         s
     } else {
         if !model.named.is_empty() {
@@ -132,6 +132,16 @@ pub fn decide_f64(
         trees: d.witnesses,
         extra,
     })
+}
+
+/// Whether the template agents' first percept is observed on M(n): a tie
+/// there is several initial states (Definition 4), which the witness MILP
+/// from one environment state would choose among (right for a
+/// counterexample, not for "from every initial state"), so an existential
+/// sentence is decided by covering ([`super::cover`]), which asks for a
+/// witness per first percept, also over a finite list of starts.
+fn ties_first(model: &Model, zero_one: bool) -> bool {
+    !zero_one && model.template.init_percept == InitPercept::Observed
 }
 
 /// Falsify first: a counterexample of M(n) found by simulation
