@@ -154,6 +154,7 @@ pub fn run(cmd: RobustCmd, ctx: &RunContext) -> Result<Report, RunError> {
                 SolverArg::Zielonka => Solver::Zielonka,
                 SolverArg::Spm => Solver::ProgressMeasures,
             };
+            large_tables_in_their_own_mappings();
             parity_report(&game, solver, solution.as_deref(), ctx)
         }
         RobustCmd::Convert { model, output, set } => {
@@ -174,5 +175,25 @@ pub fn run(cmd: RobustCmd, ctx: &RunContext) -> Result<Report, RunError> {
             let r = faults_report(&model, set, period, &look, grid.shard, ctx)?;
             Ok(grid.written(r))
         }
+    }
+}
+
+/// Keeps glibc's allocator from raising its mmap threshold as large blocks
+/// are freed (by default it follows the largest freed block, up to 32 MiB):
+/// a parity game's run allocates and frees tables of a few MiB each (the
+/// text, the rows, the verification's parts), which then came from the
+/// heap, stayed mapped as free space, and made the peak resident set 1.3x
+/// the tables' (issue 36: 137 MiB against 107 MiB on 10^6 nodes, 30 against
+/// 24 MiB on 10^5). The cost is time: each large table is a fresh mapping,
+/// and the verification, which allocates its parts level by level, took
+/// 5.2 s instead of 3.6 s on 10^6 nodes x 1000 priorities (docs/performance/
+/// robust.md). Set here, for the command line only: the Python module must
+/// not change its host's allocator.
+fn large_tables_in_their_own_mappings() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a parameter of the allocator; 128 KiB is
+    // glibc's own initial threshold.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
     }
 }

@@ -33,12 +33,15 @@ struct Part {
 /// For every node, the least level `l` such that it lies on a cycle of nodes of
 /// level <= l ([`NEVER`] if it lies on no cycle). `edges` are pairs of nodes in
 /// `0..level.len()`.
-pub fn cyclic_levels(level: &[u32], edges: impl Iterator<Item = (u32, u32)>) -> Vec<u32> {
+/// The edges are read twice, to count them first: the table of weighted
+/// edges is the largest of a parity solution's verification, and growing it
+/// by doubling would hold up to twice its size.
+pub fn cyclic_levels(level: &[u32], edges: impl Iterator<Item = (u32, u32)> + Clone) -> Vec<u32> {
     let n = level.len();
     let mut out = vec![NEVER; n];
-    let edges: Vec<[u32; 3]> = edges
-        .map(|(u, v)| [u, v, level[u as usize].max(level[v as usize])])
-        .collect();
+    let mut weighted: Vec<[u32; 3]> = Vec::with_capacity(edges.clone().count());
+    weighted.extend(edges.map(|(u, v)| [u, v, level[u as usize].max(level[v as usize])]));
+    let edges = weighted;
     let (lo, hi) = edges
         .iter()
         .fold((u32::MAX, 0), |(lo, hi), e| (lo.min(e[2]), hi.max(e[2])));
@@ -152,21 +155,64 @@ fn halves(
         }
         ids[key as usize]
     };
-    for e in edges {
+    let (to_left, to_right) = half_sizes(&edges, comp, cyclic, mid);
+    // The larger half is written over this part's table, the smaller one
+    // into a new one: at most 1.5 times the part's edges are held while
+    // halving, against twice before (issue 36: verification was the peak
+    // of a parity run's memory).
+    let left_in_place = to_left >= to_right;
+    let mut other = Vec::with_capacity(if left_in_place { to_right } else { to_left });
+    let mut edges = edges;
+    let mut kept = 0;
+    for i in 0..edges.len() {
+        let e = edges[i];
         let (cu, cv) = (comp[e[0] as usize], comp[e[1] as usize]);
-        if cu == cv && e[2] <= mid {
-            if cyclic[cu as usize] {
+        let routed = if cu == cv && e[2] <= mid {
+            cyclic[cu as usize].then(|| {
                 let a = local(&mut left_id, &mut left, e[0], orig[e[0] as usize]);
                 let b = local(&mut left_id, &mut left, e[1], orig[e[1] as usize]);
-                left.edges.push([a, b, e[2]]);
-            }
+                (true, [a, b, e[2]])
+            })
         } else if cu != cv || !cyclic[cu as usize] {
             let a = local(&mut right_id, &mut right, cu, comp_orig[cu as usize]);
             let b = local(&mut right_id, &mut right, cv, comp_orig[cv as usize]);
-            right.edges.push([a, b, e[2].max(mid + 1)]);
+            Some((false, [a, b, e[2].max(mid + 1)]))
+        } else {
+            None
+        };
+        match routed {
+            // `kept <= i`: the edge written over was read already.
+            Some((is_left, t)) if is_left == left_in_place => {
+                edges[kept] = t;
+                kept += 1;
+            }
+            Some((_, t)) => other.push(t),
+            None => {}
         }
     }
+    edges.truncate(kept);
+    edges.shrink_to_fit();
+    (left.edges, right.edges) = if left_in_place {
+        (edges, other)
+    } else {
+        (other, edges)
+    };
     (left, right)
+}
+
+/// How many edges go to the lower and to the upper half (see [`halves`]),
+/// counted first so that each half's table is allocated at its size.
+fn half_sizes(edges: &[[u32; 3]], comp: &[u32], cyclic: &[bool], mid: u32) -> (usize, usize) {
+    let (mut to_left, mut to_right) = (0, 0);
+    for e in edges {
+        let (cu, cv) = (comp[e[0] as usize], comp[e[1] as usize]);
+        if cu == cv && e[2] <= mid {
+            to_left += usize::from(cyclic[cu as usize]);
+        } else if cu != cv || !cyclic[cu as usize] {
+            to_right += 1;
+        }
+    }
+    (to_left, to_right)
 }
 
 #[cfg(test)]

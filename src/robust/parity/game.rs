@@ -9,7 +9,9 @@ pub struct Game {
     pub owner: Vec<u8>,
     pub start: Vec<u32>,
     pub succ: Vec<u32>,
-    /// Optional node names (PGSolver's quoted labels).
+    /// Optional node names (PGSolver's quoted labels): empty when no node
+    /// has one (most games; a `None` per node would cost 24 bytes each),
+    /// else one entry per node. Read them with [`Game::name`].
     pub names: Vec<Option<String>>,
 }
 
@@ -40,8 +42,13 @@ impl Game {
             owner,
             start,
             succ,
-            names: vec![None; n],
+            names: Vec::new(),
         })
+    }
+
+    /// The name of node `v`, if the game gives one.
+    pub fn name(&self, v: usize) -> Option<&str> {
+        self.names.get(v)?.as_deref()
     }
 
     pub fn len(&self) -> usize {
@@ -104,12 +111,13 @@ pub fn verify(g: &Game, sol: &Solution) -> Result<(), String> {
             sol.winner[v]
         ));
     }
-    let mut edges = Vec::with_capacity(g.succ.len());
     for player in 0..2u8 {
-        let region: Vec<bool> = sol.winner.iter().map(|&w| w == player).collect();
-        allowed_edges(g, &region, &sol.strategy, player, &mut edges)?;
+        closed(g, |v| sol.winner[v] == player, &sol.strategy, player)?;
     }
-    losing_cycle(g, &edges, |v| sol.winner[v])
+    // The edges are read where they lie, not copied (issue 36: a list of
+    // the allowed edges was the largest table of the run).
+    let edges = (0..g.len()).flat_map(|v| allowed(g, v, sol.winner[v], &sol.strategy));
+    losing_cycle(g, edges, |v| sol.winner[v])
 }
 
 /// Checks that `player` wins every play from `region` with `strategy` (see [`verify`]).
@@ -119,42 +127,53 @@ pub fn verify_region(
     strategy: &[Option<u32>],
     player: u8,
 ) -> Result<(), String> {
-    let mut edges = Vec::new();
-    allowed_edges(g, region, strategy, player, &mut edges)?;
-    losing_cycle(g, &edges, |_| player)
+    closed(g, |v| region[v], strategy, player)?;
+    let edges = (0..g.len())
+        .filter(|&v| region[v])
+        .flat_map(|v| allowed(g, v, player, strategy));
+    losing_cycle(g, edges, |_| player)
 }
 
-/// Appends the edges of `region` that `player`'s strategy allows (its chosen
-/// edge, every opponent edge), failing if a play can leave the region.
-fn allowed_edges(
+/// Fails unless `player`'s strategy is defined on its nodes of `region` and
+/// keeps every play in `region`, whatever the opponent does.
+fn closed(
     g: &Game,
-    region: &[bool],
+    region: impl Fn(usize) -> bool,
     strategy: &[Option<u32>],
     player: u8,
-    edges: &mut Vec<(u32, u32)>,
 ) -> Result<(), String> {
-    for v in (0..g.len()).filter(|&v| region[v]) {
+    for v in (0..g.len()).filter(|&v| region(v)) {
         if g.owner[v] == player {
             let t = strategy[v].ok_or(format!("node {v}: no strategy for its winner"))?;
             if !g.succs(v).contains(&t) {
                 return Err(format!("node {v}: strategy {t} is not a successor"));
             }
-            if !region[t as usize] {
+            if !region(t as usize) {
                 return Err(format!(
                     "node {v}: strategy leaves the winning region of player {player}"
                 ));
             }
-            edges.push((v as u32, t));
-        } else {
-            for &t in g.succs(v) {
-                if !region[t as usize] {
-                    return Err(format!("node {v}: player {} escapes to {t}", 1 - player));
-                }
-                edges.push((v as u32, t));
-            }
+        } else if let Some(&t) = g.succs(v).iter().find(|&&t| !region(t as usize)) {
+            return Err(format!("node {v}: player {} escapes to {t}", 1 - player));
         }
     }
     Ok(())
+}
+
+/// The edges out of `v` that `player`'s strategy allows: its chosen edge if
+/// `v` is the player's, else every edge.
+fn allowed<'a>(
+    g: &'a Game,
+    v: usize,
+    player: u8,
+    strategy: &'a [Option<u32>],
+) -> impl Iterator<Item = (u32, u32)> + Clone + 'a {
+    let targets: &[u32] = if g.owner[v] == player {
+        strategy[v].as_slice()
+    } else {
+        g.succs(v)
+    };
+    targets.iter().map(move |&t| (v as u32, t))
 }
 
 /// Fails if some node v of priority p lies on a cycle of `edges` through nodes of
@@ -162,7 +181,7 @@ fn allowed_edges(
 /// around that cycle is lost by the region's player.
 fn losing_cycle(
     g: &Game,
-    edges: &[(u32, u32)],
+    edges: impl Iterator<Item = (u32, u32)> + Clone,
     winner: impl Fn(usize) -> u8,
 ) -> Result<(), String> {
     // Priorities by rank, so that the levels are 0..d.
@@ -174,7 +193,8 @@ fn losing_cycle(
         .iter()
         .map(|p| distinct.partition_point(|q| q < p) as u32)
         .collect();
-    let cyclic = super::cycles::cyclic_levels(&rank, edges.iter().copied());
+    drop(distinct);
+    let cyclic = super::cycles::cyclic_levels(&rank, edges);
     for v in 0..g.len() {
         let p = g.priority[v];
         let player = winner(v);

@@ -66,43 +66,114 @@ impl<'a> Cursor<'a> {
 }
 
 /// One node line: priority, owner, successors, name, and where it starts.
-type Row = (u32, u8, Vec<u32>, Option<String>, usize);
+/// The rows as read, in file order, in flat arrays (a game of 10^6 nodes
+/// would otherwise hold a successor list and a row of five fields per node
+/// beside the text; issue 36 measured the reader as most of mavis's memory
+/// above Oink's). Files that list their nodes in order, as PGSolver's tools
+/// write them, become the game's arrays without a copy.
+#[derive(Default)]
+struct Rows {
+    id: Vec<u32>,
+    priority: Vec<u32>,
+    owner: Vec<u8>,
+    /// Where each row's successors end in `succ` (they start where the
+    /// previous row's end).
+    end: Vec<u32>,
+    succ: Vec<u32>,
+    /// The byte offset of each row, for the errors found once all are read.
+    at: Vec<u32>,
+    /// The row of each node id (`u32::MAX`: none yet).
+    row_of: Vec<u32>,
+    /// Names, rarely given: (row, name).
+    names: Vec<(u32, String)>,
+}
 
-/// The game of the node lines read (ids `0..rows.len()`, each present, every
-/// successor a node).
-fn assemble(src: &Source, rows: Vec<Option<Row>>) -> LangResult<Game> {
-    let n = rows.len();
-    let (mut prio, mut owner, mut succs, mut names) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (id, row) in rows.into_iter().enumerate() {
-        let (p, o, s, name, at) = row.ok_or_else(|| {
-            error_at(
+const NO_ROW: u32 = u32::MAX;
+
+impl Rows {
+    fn row_at(&self, row: usize) -> Span {
+        let at = self.at[row] as usize;
+        Span::new(at, at + 1)
+    }
+
+    /// The game, checking that every id in 0..n has a row and every
+    /// successor is a node.
+    fn assemble(mut self, src: &Source) -> LangResult<Game> {
+        let n = self.row_of.len();
+        if let Some(id) = self.row_of.iter().position(|&r| r == NO_ROW) {
+            return Err(error_at(
                 src,
                 Span::new(0, 0),
                 format!("node {id} is missing (ids must be 0..=N)"),
-            )
-        })?;
-        if let Some(&bad) = s.iter().find(|&&t| t as usize >= n) {
-            return Err(error_at(
-                src,
-                Span::new(at, at + 1),
-                format!("node {id}: successor {bad} is not a node"),
             ));
         }
-        prio.push(p);
-        owner.push(o);
-        succs.push(s);
-        names.push(name);
+        let mut begin = 0;
+        for (row, &end) in self.end.iter().enumerate() {
+            let succs = &self.succ[begin as usize..end as usize];
+            if let Some(&bad) = succs.iter().find(|&&t| t as usize >= n) {
+                return Err(error_at(
+                    src,
+                    self.row_at(row),
+                    format!("node {}: successor {bad} is not a node", self.id[row]),
+                ));
+            }
+            begin = end;
+        }
+        let in_order = self.id.iter().enumerate().all(|(i, &id)| i == id as usize);
+        if !in_order {
+            self = self.sorted();
+        }
+        // Grown by doubling while read: give the slack back.
+        self.succ.shrink_to_fit();
+        self.priority.shrink_to_fit();
+        self.owner.shrink_to_fit();
+        let mut start = Vec::with_capacity(n + 1);
+        start.push(0);
+        start.append(&mut self.end);
+        let mut names = Vec::new();
+        if !self.names.is_empty() {
+            names = vec![None; n];
+            for (row, name) in self.names {
+                names[self.id[row as usize] as usize] = Some(name);
+            }
+        }
+        Ok(Game {
+            priority: self.priority,
+            owner: self.owner,
+            start,
+            succ: self.succ,
+            names,
+        })
     }
-    let mut g =
-        Game::from_lists(prio, owner, succs).map_err(|e| error_at(src, Span::new(0, 0), e))?;
-    g.names = names;
-    Ok(g)
+
+    /// The rows by node id (a file that lists its nodes out of order).
+    fn sorted(self) -> Rows {
+        let n = self.row_of.len();
+        let mut out = Rows {
+            succ: Vec::with_capacity(self.succ.len()),
+            names: self.names,
+            ..Rows::default()
+        };
+        for id in 0..n {
+            let row = self.row_of[id] as usize;
+            let begin = if row == 0 { 0 } else { self.end[row - 1] };
+            out.succ
+                .extend_from_slice(&self.succ[begin as usize..self.end[row] as usize]);
+            out.end.push(out.succ.len() as u32);
+            out.id.push(id as u32);
+            out.priority.push(self.priority[row]);
+            out.owner.push(self.owner[row]);
+        }
+        // Names keep their rows' ids: map them to the new rows.
+        for (row, _) in out.names.iter_mut() {
+            *row = self.id[*row as usize];
+        }
+        out
+    }
 }
 
-/// One node line after its id's first byte `at`: id, priority, owner,
-/// successors and the optional name, up to its `;`.
-fn read_row(c: &mut Cursor, declared: Option<u64>, at: usize) -> LangResult<(usize, Row)> {
+/// Reads one row (`id priority owner succ,succ,... "name";`) into `rows`.
+fn read_row(c: &mut Cursor, declared: Option<u64>, at: usize, rows: &mut Rows) -> LangResult<()> {
     let id = c.number("a node id")? as usize;
     if declared.is_some_and(|n| id as u64 > n) {
         return Err(error_at(
@@ -111,7 +182,6 @@ fn read_row(c: &mut Cursor, declared: Option<u64>, at: usize) -> LangResult<(usi
             format!("node {id} exceeds the declared largest id"),
         ));
     }
-    // Ids 0..=N must all be present, each on its own line, so N is below the text length.
     if id >= c.bytes.len() {
         return Err(error_at(
             c.src,
@@ -119,7 +189,7 @@ fn read_row(c: &mut Cursor, declared: Option<u64>, at: usize) -> LangResult<(usi
             format!("node id {id} is larger than the file can hold (ids must be 0..=N)"),
         ));
     }
-    let prio = c.number("a priority")? as u32;
+    let priority = c.number("a priority")? as u32;
     let owner_at = c.pos;
     let owner = c.number("an owner (0 or 1)")?;
     if owner > 1 {
@@ -129,11 +199,12 @@ fn read_row(c: &mut Cursor, declared: Option<u64>, at: usize) -> LangResult<(usi
             "owner must be 0 or 1",
         ));
     }
-    let mut succ = vec![c.number("a successor")? as u32];
+    let first = rows.succ.len();
+    rows.succ.push(c.number("a successor")? as u32);
     while c.eat(b',') {
-        succ.push(c.number("a successor")? as u32);
+        rows.succ.push(c.number("a successor")? as u32);
     }
-    let mut name = None;
+    let row = rows.id.len() as u32;
     if c.eat(b'"') {
         let s = c.pos;
         while c.pos < c.bytes.len() && c.bytes[c.pos] != b'"' {
@@ -142,15 +213,32 @@ fn read_row(c: &mut Cursor, declared: Option<u64>, at: usize) -> LangResult<(usi
         if c.pos >= c.bytes.len() {
             return Err(error_at(c.src, Span::new(s - 1, s), "unterminated name"));
         }
-        name = Some(String::from_utf8_lossy(&c.bytes[s..c.pos]).into_owned());
+        let name = String::from_utf8_lossy(&c.bytes[s..c.pos]).into_owned();
+        rows.names.push((row, name));
         c.pos += 1;
     }
     c.expect(b';')?;
-    Ok((id, (prio, owner as u8, succ, name, at)))
+    if rows.row_of.len() <= id {
+        rows.row_of.resize(id + 1, NO_ROW);
+    }
+    if rows.row_of[id] != NO_ROW {
+        rows.succ.truncate(first);
+        return Err(error_at(
+            c.src,
+            Span::new(at, c.pos),
+            format!("node {id} is defined twice"),
+        ));
+    }
+    rows.row_of[id] = row;
+    rows.id.push(id as u32);
+    rows.priority.push(priority);
+    rows.owner.push(owner as u8);
+    rows.end.push(rows.succ.len() as u32);
+    // Inputs are capped at 256 MiB (lang::source), so offsets fit in u32.
+    rows.at.push(at as u32);
+    Ok(())
 }
 
-/// Reads a game; node ids must be 0..=N (or 0..N, Oink's reading of `parity N;`)
-/// without gaps, every node needs a successor.
 pub fn read_game(src: &Source) -> LangResult<Game> {
     let mut c = Cursor {
         src,
@@ -167,8 +255,7 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
         c.pos = save;
     }
     let header_end = c.pos;
-    let mut rows: Vec<Option<Row>> = Vec::new();
-    // `start N;` lines: the node and where it is written, checked once every node is known.
+    let mut rows = Rows::default();
     let mut starts = Vec::new();
     while !c.at_end() {
         let at = c.pos;
@@ -181,20 +268,9 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
             continue;
         }
         c.pos = save;
-        let (id, row) = read_row(&mut c, declared, at)?;
-        if rows.len() <= id {
-            rows.resize(id + 1, None);
-        }
-        if rows[id].is_some() {
-            return Err(error_at(
-                src,
-                Span::new(at, c.pos),
-                format!("node {id} is defined twice"),
-            ));
-        }
-        rows[id] = Some(row);
+        read_row(&mut c, declared, at, &mut rows)?;
     }
-    let n = rows.len();
+    let n = rows.row_of.len();
     if n == 0 {
         return Err(error_at(
             src,
@@ -223,7 +299,7 @@ pub fn read_game(src: &Source) -> LangResult<Game> {
             format!("the start node {id} is not a node of the game"),
         ));
     }
-    assemble(src, rows)
+    rows.assemble(src)
 }
 
 /// Writes a game in PGSolver's format.
@@ -238,7 +314,7 @@ pub fn write_game(g: &Game) -> String {
             g.owner[v],
             succ.join(",")
         ));
-        if let Some(name) = &g.names[v] {
+        if let Some(name) = g.name(v) {
             out.push_str(&format!(" \"{name}\""));
         }
         out.push_str(";\n");

@@ -25,10 +25,14 @@ pub fn parity_report(
     ctx: &RunContext,
 ) -> Result<Report, RunError> {
     let mut r = Report::new("robust", "parity");
-    let src = Source::read(path).map_err(|e| RunError::reading(path, e))?;
     r.model = ModelRef::from_path(path).ok();
     let t0 = Instant::now();
-    let g = pgsolver::read_game(&src)?;
+    // The text is dropped once read: it was a third of the peak memory of a
+    // large game's run (issue 36).
+    let g = {
+        let src = Source::read(path).map_err(|e| RunError::reading(path, e))?;
+        pgsolver::read_game(&src)?
+    };
     let mut stats = ParityStats {
         parse_s: t0.elapsed().as_secs_f64(),
         nodes: g.len(),
@@ -96,7 +100,7 @@ fn node_table(g: &Game, sol: &Solution, verbose: bool, r: &mut Report) {
     for v in 0..shown {
         t.row([
             v.to_string(),
-            g.names[v].clone().unwrap_or_default(),
+            g.name(v).unwrap_or_default().to_string(),
             g.priority[v].to_string(),
             g.owner[v].to_string(),
             sol.winner[v].to_string(),
