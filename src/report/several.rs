@@ -144,6 +144,12 @@ pub fn combine(
         count(Verdict::Violated),
         count(Verdict::Unknown),
     ));
+    // As a single query's report says it (`Report::stopped_at_deadline`),
+    // so that a program reads the deadline at one place for one query or
+    // several, whether the decider stopped itself or the backstop did.
+    if ends.iter().any(|(_, e)| cut_by_deadline(e)) {
+        r.stat("timed_out", true);
+    }
     let mut entries = Vec::with_capacity(n);
     for (i, (label, end)) in ends.into_iter().enumerate() {
         r.line("");
@@ -153,6 +159,16 @@ pub fn combine(
     r.stat("queries", n);
     r.results = json!({ "queries": entries });
     r
+}
+
+/// Whether the deadline ended this query: stopped while deciding, or never
+/// started.
+fn cut_by_deadline(end: &QueryEnd) -> bool {
+    match end {
+        QueryEnd::Done(r) => r.stats.get("timed_out") == Some(&Value::Bool(true)),
+        QueryEnd::Failed(e) => matches!(e, RunError::TimedOut(_)),
+        QueryEnd::NotStarted => true,
+    }
 }
 
 /// One query's part of the report: its text under the header, its warnings
@@ -237,5 +253,30 @@ mod tests {
         assert_eq!(q[1]["verdict"], "unknown");
         assert_eq!(q[2]["reason"], "not started: the deadline had passed");
         assert_eq!(r.warnings.len(), 2);
+        assert_eq!(r.stats["timed_out"], true);
+    }
+
+    /// `timed_out` is set exactly when a query was cut by the deadline: a
+    /// query stopped by another limit, or all decided, leave it out.
+    #[test]
+    fn the_deadline_is_said_once_for_all_the_queries() {
+        let timed_out = |e| {
+            combine("nis", "check", ends(e))
+                .stats
+                .get("timed_out")
+                .cloned()
+        };
+        let h = || done(Some(Verdict::Holds));
+        let mut stopped = Report::new("nis", "check");
+        stopped.stopped_at_deadline("the deadline");
+        assert_eq!(timed_out(vec![h(), h()]), None);
+        let limit = QueryEnd::Failed(RunError::Limit("too many states".into()));
+        assert_eq!(timed_out(vec![h(), limit]), None);
+        assert_eq!(
+            timed_out(vec![h(), QueryEnd::NotStarted]),
+            Some(true.into())
+        );
+        let done_stopped = QueryEnd::Done(Box::new(stopped));
+        assert_eq!(timed_out(vec![done_stopped, h()]), Some(true.into()));
     }
 }
