@@ -160,3 +160,21 @@ fn more_agents_are_refused() {
     assert_eq!(e.exit_code(), 2, "{e:?}");
     assert!(format!("{e:?}").contains("more than one"), "{e:?}");
 }
+
+/// The case CI's fixed seed drew (2026-12-07): all weights zero, so every
+/// argmax ties; x stays 0 (steps 0), so the first percept is p1; e starts at
+/// 0 or 1. `EX^2 !z & EX z` holds from both starts (flip e with a0 & tick or
+/// keep it with tock), and the covering must say so, not "undetermined".
+#[test]
+fn all_tied_networks_are_covered() {
+    let spec = parse_sentence("EX^2 !z & EX z").unwrap();
+    let target = Target::Concrete { agents: 1 };
+    let opts = MilpOptions::default();
+    let finite = model(0, ["a0", "a0, a1"], [0, 0], &[0; 6], false);
+    let x = decide_with(EngineChoice::Explicit, &opts, &finite, &spec, target).unwrap();
+    assert!(x.holds);
+    let real = model(0, ["a0", "a0, a1"], [0, 0], &[0; 6], true);
+    let y = decide_with(EngineChoice::Auto, &opts, &real, &spec, target).unwrap();
+    assert_eq!(y.engine, "milp");
+    assert!(y.holds);
+}

@@ -102,19 +102,24 @@ impl Enc<'_> {
         }
         for (i, (mv, child)) in tree.children.iter().enumerate() {
             let percepts: Vec<usize> = child.state.agents.iter().map(|a| a.percept).collect();
-            let (ok, next) = self.fixed_round(at, mv, &percepts, &format!("{tag}.{i}"))?;
+            let read = percepts_read(self.model, child);
+            let tag = format!("{tag}.{i}");
+            let (ok, next) = self.fixed_round(at, mv, read.then_some(&percepts[..]), &tag)?;
             conds.push(ok);
-            conds.push(self.valid(child, &next, &format!("{tag}.{i}"))?);
+            conds.push(self.valid(child, &next, &tag)?);
         }
         Ok(self.milp.and("and", conds))
     }
 
-    /// One round (Definition 5) with every choice fixed: its validity and the successor.
+    /// One round (Definition 5) with every choice fixed: its validity and
+    /// the successor. With `percepts` `None` the successor's observation is
+    /// not encoded (nothing reads it, see [`percepts_read`]): the agents
+    /// keep their old percepts, as in the witness MILP's unobserved rounds.
     fn fixed_round(
         &mut self,
         from: &State,
         mv: &RealMove,
-        percepts: &[usize],
+        percepts: Option<&[usize]>,
         tag: &str,
     ) -> Result<(LinExpr, State), RunError> {
         let model = self.model;
@@ -151,6 +156,10 @@ impl Enc<'_> {
                 private,
                 percept: a.percept.clone(),
             };
+            let Some(percepts) = percepts else {
+                agents.push(inter);
+                continue;
+            };
             let slots = self.agent_slots(&inter, None, None, Some(&env));
             let ctx = Ctx::of(&slots);
             conds.push(self.can_observe(&t.observe, percepts[i], &ctx)?);
@@ -171,16 +180,36 @@ impl Enc<'_> {
     }
 }
 
-/// Same actions, percepts and obligations everywhere (values may differ).
-fn same_shape(a: &RealTree, b: &RealTree) -> bool {
+/// Whether anything reads the agents' percepts at the witness node `t`: a
+/// next step (whose protocols read them), a literal of an agent's label, or
+/// (with named agents) an environment label. As in [`super::formula::reads_percepts`],
+/// the witness MILP does not encode an observation nothing reads, and the
+/// decoder fills that percept in from an f64 observation whose ties within
+/// the replay's tolerance may pick a percept the exact 0/1 encoding would
+/// not (CI's seed 20261201 found such a leaf at `x = 0` under
+/// `if x = 0 then p1 else argmax(..)`): such a percept must not count.
+fn percepts_read(model: &Model, t: &RealTree) -> bool {
+    !model.named.is_empty()
+        || !t.children.is_empty()
+        || t.obligations.iter().any(|&(_, agent, _)| agent.is_some())
+}
+
+/// Same actions, obligations, first percepts (each tied first percept is its
+/// own initial state) and read percepts everywhere (values may differ).
+fn same_shape(model: &Model, a: &RealTree, b: &RealTree) -> bool {
+    same_below(model, a, b, true)
+}
+
+fn same_below(model: &Model, a: &RealTree, b: &RealTree, root: bool) -> bool {
     let percepts = |t: &RealTree| t.state.agents.iter().map(|l| l.percept).collect::<Vec<_>>();
+    let read = root || percepts_read(model, a) || percepts_read(model, b);
     a.obligations == b.obligations
-        && percepts(a) == percepts(b)
+        && (!read || percepts(a) == percepts(b))
         && a.children.len() == b.children.len()
         && a.children
             .iter()
             .zip(&b.children)
-            .all(|((ma, ca), (mb, cb))| ma == mb && same_shape(ca, cb))
+            .all(|((ma, ca), (mb, cb))| ma == mb && same_below(model, ca, cb, false))
 }
 
 /// An initial value as a model value of its declared type.
@@ -284,7 +313,7 @@ fn cover_with(
                 })
             }
             Answer::Witness(t) => {
-                if let Some(i) = found.iter().position(|f| same_shape(f, &t)) {
+                if let Some(i) = found.iter().position(|f| same_shape(model, f, &t)) {
                     return Err(no_progress(&b, i));
                 }
                 found.push(t);

@@ -79,7 +79,7 @@ fn the_honest_covering_holds_with_two_witness_shapes() {
         .unwrap();
     assert!(c.holds);
     assert_eq!(c.witnesses.len(), 2, "two shapes cover [-1, 1]");
-    assert!(!same_shape(&c.witnesses[0], &c.witnesses[1]));
+    assert!(!same_shape(&case.model, &c.witnesses[0], &c.witnesses[1]));
     assert_eq!(c.rounds, 3);
     for t in &c.witnesses {
         crate::nis::witness::replay::real::replay_real(&case.model, t).unwrap();
