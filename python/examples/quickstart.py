@@ -31,8 +31,17 @@ assert abs(upper[0] - 1.0) < 1e-6 and abs(upper[1] - 1.25) < 1e-6
 x = np.array([1.0, 0.0])
 assert mavis.nn.verify_robustness(net, x, eps=0.1, label=0).verdict == "holds"
 cex = mavis.nn.verify_robustness(net, x, eps=0.6, label=0)
-print(cex.verdict, cex.witness["input"], cex.witness["output"])
-assert cex.verdict == "violated"
+assert cex.verdict == "violated" and isinstance(cex.witness, mavis.Counterexample)
+print(cex.verdict, cex.witness.input, cex.witness.output)
+
+# A counterexample trace: states and actions as Python values, and the
+# statistics as attributes.
+r = mavis.nis.check("examples/guarding/guarding.nis", agents=2,
+                    spec="forall v1: AX^2 (alive, v1)")
+assert r.verdict == "violated" and isinstance(r.witness, mavis.Trace)
+for step in r.witness.steps:
+    print(step.index, [agent["h"] for agent in step.state["agents"]], step.action)
+print(f"{r.stats.time_s:.3f} s, timed out: {r.stats.timed_out}")
 
 # Bad input is an exception that says where and which parameter.
 try:

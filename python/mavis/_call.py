@@ -2,7 +2,6 @@
 CLI verb, run in this process by the same Rust code as the `mavis` binary."""
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Iterable, Mapping, Optional, Union
 
@@ -62,9 +61,17 @@ def argv(engine: str, verb: str, positional: Iterable[Any], options: Mapping[str
     return line + ["--format", "json"]
 
 
-def report(answer: tuple[str, str, list[str]]) -> Report:
-    report_json, text, notes = answer
-    return Report(json.loads(report_json), text=text, notes=list(notes))
+def report(answer: tuple[dict[str, Any], str, list[str]]) -> Report:
+    """The native module's answer (the JSON report as Python values, the
+    text, the notes) as a `Report`."""
+    data, text, notes = answer
+    results = data.get("results")
+    if isinstance(results, dict) and results.get("kind") in ("limit", "undetermined"):
+        # A run stopped by a limit: its reason in Python's terms
+        # (`max_states=`, not `--max-states`).
+        results["reason"] = _errors.python_message(str(results.get("reason", "")))
+        text = f"UNKNOWN: {results['reason']}\n"
+    return Report(data, text=text, notes=list(notes))
 
 
 def run(line: list[str], networks: Optional[dict[str, Any]] = None,

@@ -26,7 +26,8 @@ InputError.column = None
 # CLI option names whose Python parameter is spelled otherwise.
 PARAMETERS = {"input": "inputs", "network": "networks"}
 
-_FLAG = re.compile(r"(?<![\w-])'?--([a-z][a-z0-9-]*)(?:[ =](?:<[A-Za-z_.]+>(?:\.\.\.)?|[A-Z][A-Z_]+\b))?'?")
+_FLAG = re.compile(r"(?<![\w-])'?--([a-z][a-z0-9-]*)"
+                   r"(?:[ =](?:<[A-Za-z_.]+>(?:\.\.\.)?|[A-Z][A-Z_]+\b|(\d[\d.]*\b)))?'?")
 _HELP = re.compile(r"\s*For more information, try '--help'\.?\s*$")
 _USAGE = re.compile(r"\n+Usage: [^\n]*(\n[^\n]+)*")
 _PLACE = re.compile(r"(?P<file>[^\s:'\"`()]+):(?P<line>\d+)(?::(?P<column>\d+))?")
@@ -39,12 +40,14 @@ def python_message(message: str, names: Optional[Mapping[str, str]] = None) -> s
     "invalid value 'x' for inputs=: bad"
     >>> python_message("no input given: use --input VALUES or --csv FILE")
     'no input given: use inputs= or csv='
+    >>> python_message("more than --max-states 2")
+    'more than max_states=2'
     """
     table = {**PARAMETERS, **(names or {})}
 
     def parameter(m: "re.Match[str]") -> str:
         name = m.group(1).replace("-", "_")
-        return table.get(name, name) + "="
+        return table.get(name, name) + "=" + (m.group(2) or "")
 
     text = _HELP.sub("", message)
     text = _USAGE.sub("", text)

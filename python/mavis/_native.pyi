@@ -1,6 +1,6 @@
 """Type stubs of the native module `mavis._native` (Rust, src/python/)."""
 from os import PathLike
-from typing import Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 __version__: str
 
@@ -72,14 +72,17 @@ class NisModel:
     @property
     def network_names(self) -> list[str]: ...
     def run(self, argv: list[str], networks: Optional[dict[str, Network]] = None
-            ) -> tuple[str, str, list[str]]:
-        """Runs a `nis` command line on this model: (report JSON, text, notes).
+            ) -> tuple[dict[str, Any], str, list[str]]:
+        """Runs a `nis` command line on this model: (the JSON report as
+        Python values, text, notes).
 
         >>> m.run(["mavis", "nis", "check", m.path, "--agents", "3", "--spec", SPEC, "--format", "json"])
         """
 
-def run(argv: list[str], networks: Optional[dict[str, Network]] = None) -> tuple[str, str, list[str]]:
-    """Runs a command line as the `mavis` binary would: (report JSON, text, notes).
+def run(argv: list[str], networks: Optional[dict[str, Network]] = None
+        ) -> tuple[dict[str, Any], str, list[str]]:
+    """Runs a command line as the `mavis` binary would: (the JSON report as
+    Python values, what `json.loads` gives for `--format json`; text; notes).
 
     >>> mavis._native.run(["mavis", "lang", "eval", "1/3 + 0.15", "--format", "json"])
     """

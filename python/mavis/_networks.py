@@ -1,7 +1,11 @@
-"""Networks as a path, ONNX bytes, or weight arrays, for the native module."""
+"""Networks as a path, ONNX bytes, weight arrays or a PyTorch module, for
+the native module."""
 from __future__ import annotations
 
+import inspect
+import io
 import os
+import sys
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import _errors, _native
@@ -43,10 +47,75 @@ def from_layers(layers: Sequence[tuple[Any, Any]], what: str = "network") -> "_n
         raise _native.InputError(f"{what}: {e}") from None
 
 
+def _torch() -> Any:
+    """torch if the caller has imported it (a module given to mavis was made
+    with it), else None: mavis never imports torch itself for this test."""
+    return sys.modules.get("torch")
+
+
+def _sequential_layers(module: Any, torch: Any) -> Optional[list[tuple[Any, Any]]]:
+    """The (W, b) of a `torch.nn.Sequential` of Linear layers with a ReLU
+    between each two (Identity, Dropout and Flatten of a flat input aside:
+    they change nothing at inference), else None."""
+    if not isinstance(module, torch.nn.Sequential):
+        return None
+    skipped = (torch.nn.Identity, torch.nn.Dropout, torch.nn.Flatten)
+    parts = [m for m in module if not isinstance(m, skipped)]
+    if len(parts) % 2 == 0:
+        return None
+    layers = []
+    for i, m in enumerate(parts):
+        if i % 2 == 1:
+            if not isinstance(m, torch.nn.ReLU):
+                return None
+            continue
+        if not isinstance(m, torch.nn.Linear):
+            return None
+        bias = m.bias if m.bias is not None else torch.zeros(m.out_features)
+        layers.append((m.weight, bias))
+    return layers
+
+
+def from_torch(module: Any, what: str = "network", input_size: Optional[int] = None) -> "_native.Network":
+    """A PyTorch module: a Sequential of Linear and ReLU layers is read
+    from its weights; any other module is exported to ONNX in memory
+    (`torch.onnx.export` on an input of `input_size` values, by default the
+    first Linear layer's `in_features`) and read as ONNX."""
+    torch = _torch()
+    layers = _sequential_layers(module, torch)
+    if layers is not None:
+        return from_layers(layers, what)
+    if input_size is None:
+        first = next((m for m in module.modules() if isinstance(m, torch.nn.Linear)), None)
+        if first is None:
+            raise _native.InputError(f"{what}: a PyTorch module without a Linear layer: pass "
+                                     f"mavis.nn.from_torch(module, input_size=...)")
+        input_size = int(first.in_features)
+    data = io.BytesIO()
+    options = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
+    training = module.training
+    module.eval()
+    try:
+        with torch.no_grad():
+            torch.onnx.export(module, (torch.zeros(1, input_size),), data, opset_version=13, **options)
+    except Exception as e:  # the exporter's own errors are many and version-dependent
+        raise _native.InputError(f"{what}: torch.onnx.export failed: {e}") from None
+    finally:
+        module.train(training)
+    try:
+        return _native.Network.from_onnx(data.getvalue())
+    except _native.InputError as e:
+        raise _native.InputError(f"{what}: the module's ONNX export: {e}") from None
+
+
 def network(value: NetworkLike, what: str = "network") -> "_native.Network":
-    """A checked network from a path, ONNX bytes, (W, b) layers or a Network."""
+    """A checked network from a path, ONNX bytes, (W, b) layers, a PyTorch
+    module or a Network."""
     if isinstance(value, _native.Network):
         return value
+    torch = _torch()
+    if torch is not None and isinstance(value, torch.nn.Module):
+        return from_torch(value, what)
     if isinstance(value, (bytes, bytearray, memoryview)):
         try:
             return _native.Network.from_onnx(bytes(value))

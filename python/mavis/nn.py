@@ -4,7 +4,8 @@ and VNN-LIB properties.
 A network `net` is a path (`.onnx`, or `.onnx.gz` as VNN-COMP ships them),
 ONNX bytes, a list of (W, b) layers (numpy arrays, PyTorch tensors or lists;
 W of shape outputs x inputs as `torch.nn.Linear.weight`, ReLU after every
-layer but the last), or a `mavis.Network`. Inputs are numpy arrays or
+layer but the last), a PyTorch module (`from_torch`; torch is optional), or
+a `mavis.Network`. Inputs are numpy arrays or
 lists: a 2-D array is a batch, one input a row.
 
 >>> import mavis, numpy as np
@@ -20,6 +21,7 @@ lists: a 2-D array is a batch, one input a row.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import math
 import os
 import tempfile
@@ -29,8 +31,9 @@ from . import _call, _errors, _native, _networks
 from ._call import PathLike, Repeat
 from ._networks import NetworkLike
 from ._report import Report
+from ._witness import Counterexample
 
-__all__ = ["info", "eval", "bounds", "verify", "verify_robustness", "Box", "Split"]
+__all__ = ["info", "eval", "bounds", "verify", "verify_robustness", "from_torch", "Box", "Split"]
 
 #: Which input `verify` halves when it splits a box.
 Split = Literal["influence", "widest"]
@@ -198,6 +201,30 @@ def verify(net: NetworkLike, prop: PathLike, *, vnncomp_output: Optional[PathLik
         return _call.run(_call.argv("nn", "verify", [path, os.fspath(prop)], options, timeout, threads))
 
 
+def from_torch(module: Any, input_size: Optional[int] = None) -> "_native.Network":
+    """A PyTorch module as a `mavis.Network` (torch is an optional
+    dependency). A `torch.nn.Sequential` of Linear layers with a ReLU
+    between each two is read from its weights, exactly; any other module is
+    exported to ONNX in memory (`torch.onnx.export`, on an input of
+    `input_size` values, by default its first Linear layer's in_features)
+    and read as ONNX, which takes what `mavis nn` reads (Gemm, MatMul, Add,
+    Relu, ...). Every function taking a network takes the module itself too.
+
+    >>> import torch  # doctest: +SKIP
+    >>> policy = torch.nn.Sequential(torch.nn.Linear(2, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))  # doctest: +SKIP
+    >>> y = mavis.nn.eval(policy, inputs=[0.1, 0.2]).results["outputs"][0]  # doctest: +SKIP
+    >>> torch.allclose(torch.tensor(y), policy(torch.tensor([0.1, 0.2])).double(), atol=1e-6)  # doctest: +SKIP
+    True
+    """
+    try:
+        # Imported by name: torch is optional (so are its types).
+        importlib.import_module("torch")
+    except ImportError:
+        raise ImportError("from_torch needs PyTorch, an optional dependency of mavis: "
+                          "pip install torch") from None
+    return _networks.from_torch(module, "module", input_size)
+
+
 def robustness_property(x: Sequence[float], eps: float, label: int, outputs: int,
                         clip: Optional[tuple[float, float]] = None) -> str:
     """The VNN-LIB property of a local robustness query: the inputs within
@@ -232,11 +259,12 @@ def verify_robustness(net: NetworkLike, x: Any, eps: float, label: int, *,
     """Local robustness: does every input within `eps` of `x` (max norm,
     within `clip` if given) keep output `label` strictly the largest? Decided
     as the VNN-LIB property `robustness_property` by `verify`: verdict
-    "holds", or "violated" with a counterexample (`witness["input"]`, whose
-    outputs, replayed, put another output at least as high), or "unknown".
+    "holds", or "violated" with a `mavis.Counterexample` (`witness.input`,
+    whose outputs, replayed, put another output at least as high), or
+    "unknown".
 
     >>> r = mavis.nn.verify_robustness("tests/fixtures/mlp_2_16_16_3.onnx", x=[0.1, 0.2], eps=0.5, label=0)
-    >>> r.verdict, r.witness["output"][0] <= max(r.witness["output"][1:])
+    >>> r.verdict, r.witness.output[0] <= max(r.witness.output[1:])
     ('violated', True)
     """
     point = _vector(x, "x")
@@ -263,6 +291,9 @@ def verify_robustness(net: NetworkLike, x: Any, eps: float, label: int, *,
 def _replay(network: "_native.Network", r: Report, label: int) -> None:
     """The counterexample's outputs, computed again here: another output at
     least as high as `label`'s (up to the verifier's tolerance)."""
-    y = network.eval(r.witness["input"])
+    witness = r.witness
+    if not isinstance(witness, Counterexample):
+        raise _errors.InternalError("a violated robustness property without a counterexample")
+    y = network.eval(witness.input)
     if max(v for j, v in enumerate(y) if j != label) < y[label] - 1e-6:
         raise _errors.InternalError(f"the counterexample does not replay: outputs {y}")

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 /// Runs `argv` (`argv[0]` is the program's name) as the `mavis` binary
 /// would; `networks` are used instead of the model's network files.
-/// Returns (report JSON, text, notes).
+/// Returns (the JSON report as Python values, text, notes).
 #[pyfunction]
 #[pyo3(signature = (argv, networks = None))]
 fn run(

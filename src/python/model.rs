@@ -68,7 +68,7 @@ impl NisModel {
 
     /// Runs a `nis` command line whose model argument is this model's file,
     /// on this model (with `networks` replacing some of its networks, shapes
-    /// unchanged). Returns (report JSON, text, notes).
+    /// unchanged). Returns (the JSON report as Python values, text, notes).
     #[pyo3(signature = (argv, networks = None))]
     fn run(
         &self,
