@@ -132,24 +132,38 @@ pub enum SwarmCmd {
     },
     /// Export S(n) (or the abstract model) to PRISM or JANI, for PRISM and Storm.
     #[command(
-        after_help = "Example:\n  mavis swarm export examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults --agents 3 --to prism -o foraging3.prism\n  mavis swarm export examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults --agents 3 --to jani -o foraging3.jani"
+        after_help = "Example:\n  mavis swarm export examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults --agents 3 --to prism -o foraging3.prism \\\n      --props examples/foraging/foraging.props   # and foraging3.props\n  mavis swarm export examples/foraging/foraging.swarm --faults examples/foraging/foraging.faults --agents 3 --to jani -o foraging3.jani"
     )]
-    Export {
-        #[command(flatten)]
-        model: ModelArgs,
-        #[arg(long, value_name = "N[,N...]", required_unless_present = "abstract_")]
-        agents: Option<String>,
-        /// Export the explicit abstract model instead.
-        #[arg(long = "abstract", conflicts_with = "agents")]
-        abstract_: bool,
-        #[arg(long, value_name = "T", default_value_t = 1)]
-        threshold: u32,
-        #[arg(long, value_enum, default_value_t = ExportFormat::Prism)]
-        to: ExportFormat,
-        /// Output file (default: standard output).
-        #[arg(short, long, value_name = "FILE", value_parser = crate::report::output::writable)]
-        output: Option<PathBuf>,
-    },
+    Export(ExportArgs),
+}
+
+/// The arguments of `swarm export`.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    #[arg(long, value_name = "N[,N...]", required_unless_present = "abstract_")]
+    agents: Option<String>,
+    /// Export the explicit abstract model instead.
+    #[arg(long = "abstract", conflicts_with = "agents")]
+    abstract_: bool,
+    #[arg(long, value_name = "T", default_value_t = 1)]
+    threshold: u32,
+    #[arg(long, value_enum, default_value_t = ExportFormat::Prism)]
+    to: ExportFormat,
+    /// Output file (default: standard output).
+    #[arg(short, long, value_name = "FILE", value_parser = crate::report::output::writable)]
+    output: Option<PathBuf>,
+    /// Properties to carry (PRISM syntax): a PRISM export writes them to a
+    /// properties file, a JANI export into its `properties`.
+    #[arg(long, value_name = "FILE")]
+    props: Option<PathBuf>,
+    /// A property to carry (repeatable).
+    #[arg(long = "prop", value_name = "PROPERTY")]
+    prop: Vec<String>,
+    /// The PRISM properties file (default: -o's name with the extension .props).
+    #[arg(long, value_name = "FILE", value_parser = crate::report::output::writable)]
+    props_output: Option<PathBuf>,
 }
 
 /// The engine's inputs; the option values that are expressions are
@@ -250,28 +264,33 @@ pub fn run(cmd: SwarmCmd, ctx: &RunContext) -> Result<Report, RunError> {
             let r = swarm::sweep(&inputs, &o, &look, grid.shard, ctx)?;
             Ok(grid.written(r))
         }
-        SwarmCmd::Export {
-            model,
-            agents,
-            abstract_: _,
-            threshold,
-            to,
-            output,
-        } => {
-            let agents = agents_of(agents)?;
-            let format = match to {
-                ExportFormat::Prism => swarm::ExportFormat::Prism,
-                ExportFormat::Jani => swarm::ExportFormat::Jani,
-            };
-            swarm::export(
-                &inputs(model, None, vec![], ctx)?,
-                agents.as_deref(),
-                threshold,
-                format,
-                output.as_deref(),
-                ctx.deadline(),
-                ctx.quiet(),
-            )
-        }
+        SwarmCmd::Export(a) => export(a, ctx),
     }
+}
+
+/// `swarm export`: the model, with the properties given, to its files.
+fn export(a: ExportArgs, ctx: &RunContext) -> Result<Report, RunError> {
+    // `--abstract` and `--agents` exclude each other; one is required.
+    let agents = if a.abstract_ {
+        None
+    } else {
+        agents_of(a.agents)?
+    };
+    let format = match a.to {
+        ExportFormat::Prism => swarm::ExportFormat::Prism,
+        ExportFormat::Jani => swarm::ExportFormat::Jani,
+    };
+    let to_files = swarm::ExportDestination {
+        output: a.output.as_deref(),
+        props_output: a.props_output.as_deref(),
+        quiet: ctx.quiet(),
+    };
+    swarm::export(
+        &inputs(a.model, a.props, a.prop, ctx)?,
+        agents.as_deref(),
+        a.threshold,
+        format,
+        &to_files,
+        ctx.deadline(),
+    )
 }

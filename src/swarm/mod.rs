@@ -19,7 +19,7 @@ pub mod verbs;
 pub use decide::procedure::CheckOptions;
 pub use decide::sweep::{parse_k, parse_range, SweepOptions};
 pub use verbs::check::check;
-pub use verbs::export::{export, Format as ExportFormat};
+pub use verbs::export::{export, Destination as ExportDestination, Format as ExportFormat};
 pub use verbs::sweep::{merge as merge_sweep, sweep, SweepLook};
 
 #[cfg(test)]

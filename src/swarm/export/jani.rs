@@ -27,10 +27,11 @@ pub const JANI_MAX_AGENTS: usize = 1_000;
 /// The one location of every automaton of a network.
 const LOC: &str = "l";
 
-/// The model's head with `variables`, the automata `elements` and, for a
-/// network, its synchronisations.
+/// The model's head with its `properties`, `variables`, the automata
+/// `elements` and, for a network, its synchronisations.
 fn head(
     what: &str,
+    properties: Vec<Json>,
     variables: Vec<Json>,
     elements: Vec<Json>,
     syncs: Option<(Vec<Json>, Vec<Json>)>,
@@ -43,7 +44,7 @@ fn head(
     }
     json!({"jani-version": 1, "name": "mavis", "type": "mdp", "features": [],
         "metadata": {"author": format!("mavis {}", env!("CARGO_PKG_VERSION")), "description": what},
-        "actions": actions, "constants": [], "variables": variables, "properties": [],
+        "actions": actions, "constants": [], "variables": variables, "properties": properties,
         "system": system})
 }
 
@@ -111,7 +112,16 @@ pub fn write_network(n: &Network, w: &mut dyn Write) -> std::io::Result<()> {
             json!({"synchronise": v, "result": s.action})
         })
         .collect();
-    let mut head = head(&n.what, variables, elements, Some((actions, syncs)));
+    let properties = (n.queries.iter().enumerate())
+        .map(|(i, q)| super::jani_expr::query(q, i + 1))
+        .collect();
+    let mut head = head(
+        &n.what,
+        properties,
+        variables,
+        elements,
+        Some((actions, syncs)),
+    );
     if vars().any(|v| !matches!(v.init, Init::Value(_))) {
         let restrict = vars()
             .filter_map(|v| match &v.init {
@@ -265,7 +275,8 @@ pub fn write_explicit(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
         let ty = json!({"kind": "bounded", "base": "int", "lower-bound": 0, "upper-bound": hi});
         variables.insert(0, json!({"name": "s", "type": ty}));
     }
-    let mut head = head(&x.what, variables, vec![json!({"automaton": "M"})], None);
+    let automata = vec![json!({"automaton": "M"})];
+    let mut head = head(&x.what, vec![], variables, automata, None);
     if !by_location {
         let mut init: Vec<usize> = mdp.initial.iter().map(|&i| i as usize).collect();
         init.sort_unstable();

@@ -93,3 +93,85 @@ fn builtin(b: Builtin, a: Vec<Json>) -> Json {
         Builtin::Mod => binary("%", a[0].clone(), a[1].clone()),
     }
 }
+
+/// A property as a JANI property: its value at the initial states (the
+/// optimum over them for a query, every one for a bound), named `p1`, `p2`,
+/// ..., with the user's text as its comment.
+pub(super) fn query(q: &super::Query, number: usize) -> Json {
+    use crate::swarm::front::props::{Cmp, Opt};
+    let word = match (q.reward.is_some(), q.opt) {
+        (false, Opt::Max) => "Pmax",
+        (false, Opt::Min) => "Pmin",
+        (true, Opt::Max) => "Emax",
+        (true, Opt::Min) => "Emin",
+    };
+    let mut value = json!({"op": word});
+    match &q.reward {
+        Some(r) => reward_path(&mut value, r, &q.path),
+        None => value["exp"] = path(&q.path),
+    }
+    let (fun, values) = match &q.bound {
+        None => (if q.opt == Opt::Max { "max" } else { "min" }, value),
+        Some((cmp, b)) => {
+            let sym = match cmp {
+                Cmp::Le => "≤",
+                Cmp::Lt => "<",
+                Cmp::Ge => "≥",
+                Cmp::Gt => ">",
+            };
+            ("∀", binary(sym, value, exact_number(b)))
+        }
+    };
+    json!({"name": format!("p{number}"), "comment": q.text,
+           "expression": {"op": "filter", "fun": fun, "values": values,
+                          "states": {"op": "initial"}}})
+}
+
+/// The path formula of a `P` property.
+fn path(p: &super::QueryPath) -> Json {
+    use super::QueryPath;
+    let bounded = |mut j: Json, steps: &Option<usize>| {
+        if let Some(k) = steps {
+            j["step-bounds"] = json!({"upper": k});
+        }
+        j
+    };
+    match p {
+        QueryPath::Until { phi, psi, steps } => {
+            let left = phi.as_ref().map_or(json!(true), expr);
+            bounded(json!({"op": "U", "left": left, "right": expr(psi)}), steps)
+        }
+        QueryPath::Globally { phi, steps } => bounded(json!({"op": "G", "exp": expr(phi)}), steps),
+        // JANI's core has no next: `X phi` is `true U[1,1] phi`.
+        QueryPath::Next { phi } => json!({"op": "U", "left": true, "right": expr(phi),
+                                          "step-bounds": {"lower": 1, "upper": 1}}),
+        // An `R` path under `P` is refused by the parser.
+        QueryPath::Cumulative { .. } | QueryPath::Instant { .. } => json!(true),
+    }
+}
+
+/// The expected reward `r` of an `R` property: at a target (`reach`), over
+/// the first k steps (accumulated up to the instant k) or at step k. PRISM
+/// adds a state's reward and its action's on each step; in JANI a state
+/// reward (a location's transient value) is earned on leaving the state
+/// (`exit`) and an action reward with the step (`steps`), so both are
+/// accumulated (Storm reads `steps` alone as the action rewards only).
+fn reward_path(value: &mut Json, r: &str, p: &super::QueryPath) {
+    use super::QueryPath;
+    value["exp"] = json!(r);
+    match p {
+        QueryPath::Until { psi, .. } => {
+            value["accumulate"] = json!(["steps", "exit"]);
+            value["reach"] = expr(psi);
+        }
+        QueryPath::Cumulative { steps } => {
+            value["accumulate"] = json!(["steps", "exit"]);
+            value["step-instant"] = json!(steps);
+        }
+        QueryPath::Instant { steps } => {
+            value["accumulate"] = json!([]);
+            value["step-instant"] = json!(steps);
+        }
+        QueryPath::Globally { .. } | QueryPath::Next { .. } => {}
+    }
+}

@@ -2,11 +2,12 @@
 //! abstraction as networks of modules, an explored model as [`Explicit`].
 
 use super::{Atom, CmpOp, Command, Dest, Explicit, Expr, Init, Module, Network, Prob, Sync, Val};
-use super::{RewardEntry, RewardStructure, Runs, Var, VarType};
+use super::{Query, QueryPath, RewardEntry, RewardStructure, Runs, Var, VarType};
 use crate::lang::{TExpr, TKind, Value};
 use crate::swarm::decide::mdp::Mdp;
 use crate::swarm::front::load::Loaded;
 use crate::swarm::front::model::{GlobalVar, Model, Template, LABEL_BASE};
+use crate::swarm::front::props::{Path, Properties};
 use crate::swarm::front::syntax::ActionType;
 use crate::swarm::semantics::local::{Dist, LocalSpace};
 
@@ -221,6 +222,7 @@ fn network(
         syncs: out,
         labels: labels(m),
         rewards,
+        queries: Vec::new(),
     }
 }
 
@@ -413,20 +415,57 @@ fn ref_expr(m: &Model, r: GlobalVar) -> Expr {
 
 /// A label's checked expression (slots index the model's label refs).
 fn expr(m: &Model, e: &TExpr) -> Expr {
-    let t = |x: &TExpr| Box::new(expr(m, x));
+    expr_over(m, &m.label_refs, e)
+}
+
+/// A checked expression whose slots below `LABEL_BASE` index `refs` (a
+/// label's: the model's label refs; a property's: the properties' refs).
+fn expr_over(m: &Model, refs: &[GlobalVar], e: &TExpr) -> Expr {
+    let t = |x: &TExpr| Box::new(expr_over(m, refs, x));
     match &e.kind {
         TKind::Const(v) => Expr::Lit(v.clone()),
         TKind::Var(s) if *s >= LABEL_BASE => {
             let (name, l) = &m.labels[s - LABEL_BASE];
             Expr::Label(name.clone(), Box::new(expr(m, l)))
         }
-        TKind::Var(s) => ref_expr(m, m.label_refs[*s]),
+        TKind::Var(s) => ref_expr(m, refs[*s]),
         TKind::Unary(op, a) => Expr::Unary(*op, t(a)),
         TKind::Binary(op, a, b) => Expr::Binary(*op, t(a), t(b)),
         TKind::If(c, a, b) => Expr::If(t(c), t(a), t(b)),
-        TKind::Builtin(b, args) => Expr::Builtin(*b, args.iter().map(|a| expr(m, a)).collect()),
+        TKind::Builtin(b, args) => {
+            Expr::Builtin(*b, args.iter().map(|a| expr_over(m, refs, a)).collect())
+        }
         TKind::Ext(..) => Expr::Lit(Value::Bool(false)),
     }
+}
+
+/// The properties over the network's names, for the printers.
+pub fn queries(m: &Model, props: &Properties) -> Vec<Query> {
+    let e = |x: &TExpr| expr_over(m, &props.refs, x);
+    props
+        .props
+        .iter()
+        .map(|p| Query {
+            text: p.text.clone(),
+            opt: p.opt,
+            bound: p.bound.clone(),
+            reward: p.reward.map(|r| m.rewards[r].name.clone()),
+            path: match &p.path {
+                Path::Until { phi, psi, steps } => QueryPath::Until {
+                    phi: phi.as_ref().map(e),
+                    psi: e(psi),
+                    steps: *steps,
+                },
+                Path::Globally { phi, steps } => QueryPath::Globally {
+                    phi: e(phi),
+                    steps: *steps,
+                },
+                Path::Next { phi } => QueryPath::Next { phi: e(phi) },
+                Path::Cumulative { steps } => QueryPath::Cumulative { steps: *steps },
+                Path::Instant { steps } => QueryPath::Instant { steps: *steps },
+            },
+        })
+        .collect()
 }
 
 /// Maximal runs of consecutive indices in `states` (sorted, distinct).

@@ -38,6 +38,50 @@ pub struct Network {
     pub labels: Vec<(String, Expr)>,
     /// The model's reward structures, over the network's actions.
     pub rewards: Vec<RewardStructure>,
+    /// The properties the user gave, over the network's names.
+    pub queries: Vec<Query>,
+}
+
+/// A property the user gave (`--props`, `--prop`), over the network's
+/// variables and labels, for each format to write in its own syntax.
+#[derive(Clone, Debug)]
+pub struct Query {
+    /// As the user wrote it.
+    pub text: String,
+    /// `Pmax`/`Rmax` (and `P<=p`, decided with the maximum) or the minimum.
+    pub opt: crate::swarm::front::props::Opt,
+    /// `P~p` or `R~r`: the comparison and its bound; `None` for `=?`.
+    pub bound: Option<(crate::swarm::front::props::Cmp, Rat)>,
+    /// The reward structure's name of an `R` property; `None` for `P`.
+    pub reward: Option<String>,
+    pub path: QueryPath,
+}
+
+/// A property's path formula (`steps`: the inclusive step bound, `F<k`
+/// already read as `F<=k-1`; `None` when unbounded).
+#[derive(Clone, Debug)]
+pub enum QueryPath {
+    /// `phi U<=steps psi`; `F<=steps psi` when `phi` is `None`.
+    Until {
+        phi: Option<Expr>,
+        psi: Expr,
+        steps: Option<usize>,
+    },
+    Globally {
+        phi: Expr,
+        steps: Option<usize>,
+    },
+    Next {
+        phi: Expr,
+    },
+    /// `C<=steps`: the reward of the first `steps` steps.
+    Cumulative {
+        steps: usize,
+    },
+    /// `I=steps`: the state reward at step `steps`.
+    Instant {
+        steps: usize,
+    },
 }
 
 /// A reward structure: state rewards (`action` is `None`) and action

@@ -279,3 +279,66 @@ fn disjunction(parts: &[(usize, usize)], out: &mut String) {
         }
     };
 }
+
+/// Writes the properties file of a network: each property the user gave in
+/// PRISM's property syntax (what PRISM and Storm read beside the model),
+/// the user's text above it as a comment.
+pub fn write_queries(queries: &[super::Query], w: &mut dyn Write) -> std::io::Result<()> {
+    for q in queries {
+        writeln!(w, "// {}", q.text.replace('\n', " "))?;
+        writeln!(w, "{};", query(q))?;
+    }
+    Ok(())
+}
+
+/// One property in PRISM syntax: `Pmax=? [ F<=12 "l" ]`, `R{"r"}<=3 [ C<=5 ]`.
+fn query(q: &super::Query) -> String {
+    use super::QueryPath;
+    use crate::swarm::front::props::Opt;
+    let mut out = match (&q.reward, q.opt) {
+        (None, _) => "P".to_string(),
+        (Some(r), _) => format!("R{{\"{r}\"}}"),
+    };
+    match &q.bound {
+        Some((cmp, b)) => {
+            let _ = write!(out, "{}{}", cmp.symbol(), num::display(b));
+        }
+        None => out.push_str(if q.opt == Opt::Max { "max=?" } else { "min=?" }),
+    }
+    out.push_str(" [ ");
+    let text = |e: &Expr| {
+        let mut s = String::new();
+        expr(e, &mut s);
+        s
+    };
+    let bound = |steps: &Option<usize>| steps.map_or(String::new(), |k| format!("<={k}"));
+    let _ = match &q.path {
+        QueryPath::Until {
+            phi: None,
+            psi,
+            steps,
+        } => {
+            write!(out, "F{} {}", bound(steps), text(psi))
+        }
+        QueryPath::Until {
+            phi: Some(phi),
+            psi,
+            steps,
+        } => {
+            write!(out, "{} U{} {}", text(phi), bound(steps), text(psi))
+        }
+        QueryPath::Globally { phi, steps } => write!(out, "G{} {}", bound(steps), text(phi)),
+        QueryPath::Next { phi } => write!(out, "X {}", text(phi)),
+        QueryPath::Cumulative { steps } => write!(out, "C<={steps}"),
+        QueryPath::Instant { steps } => write!(out, "I={steps}"),
+    };
+    out.push_str(" ]");
+    out
+}
+
+/// The properties file's text (tests).
+pub fn queries_text(queries: &[super::Query]) -> String {
+    let mut out = Vec::new();
+    write_queries(queries, &mut out).expect("writing to memory");
+    String::from_utf8(out).expect("the printer writes UTF-8")
+}

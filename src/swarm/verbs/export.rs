@@ -18,35 +18,165 @@ pub enum Format {
     Jani,
 }
 
-/// `mavis swarm export`: writes the model text to `output` (or returns it in
-/// the report); `quiet` (`-q`) leaves out the "wrote ..." line, never the file.
+/// Where `mavis swarm export` writes: the model to `output` (or into the
+/// report), the properties file of a PRISM export to `props_output` (by
+/// default `output` with the extension `.props`); `quiet` (`-q`) leaves out
+/// the "wrote ..." line, never the file.
+pub struct Destination<'a> {
+    pub output: Option<&'a std::path::Path>,
+    pub props_output: Option<&'a std::path::Path>,
+    pub quiet: bool,
+}
+
+/// `mavis swarm export`: writes the model text, and the properties the user
+/// gave (`--props`, `--prop`) in the format's own syntax: a PRISM
+/// properties file, a JANI file's `properties`.
 pub fn export(
     inputs: &crate::swarm::front::load::Inputs,
     agents: Option<&[usize]>,
     threshold: u32,
     format: Format,
-    output: Option<&std::path::Path>,
+    to: &Destination,
     deadline: crate::report::Deadline,
-    quiet: bool,
 ) -> Result<crate::report::Report, crate::report::RunError> {
-    let l = crate::swarm::front::load::load(inputs)?;
+    let mut l = crate::swarm::front::load::load(inputs)?;
+    let props = carried_properties(inputs, &mut l)?;
+    let props_path = props_path(props.as_ref(), format, to)?;
     let counts = match agents {
         Some(a) => Some(procedure::counts_for(&l, a)?),
         None => None,
     };
     let what = system_name(counts.as_deref(), threshold);
     // Explore first: a refused or stopped export leaves no file behind.
-    let plan = match counts {
+    let mut plan = plan(&l, props.as_ref(), counts, threshold, format, deadline)?;
+    let mut warnings = Vec::new();
+    match (&mut plan, &props) {
+        (Plan::Network(n), Some(p)) => n.queries = lower::queries(&l.model, p),
+        (Plan::Explored(_), Some(_)) => warnings.push(
+            "the properties are not written: the explicit form (an abstraction with global-synchronous actions) carries only the labels".to_string(),
+        ),
+        _ => {}
+    }
+    let mut sink = Sink::open(to.output, deadline)?;
+    if let Err(e) = write(&l, &plan, format, &what, &mut sink) {
+        return Err(sink.error(e));
+    }
+    let queries: &[crate::swarm::export::Query] = match &plan {
+        Plan::Network(n) => &n.queries,
+        Plan::Explored(_) => &[],
+    };
+    let props_file = match props_path {
+        Some(path) if !queries.is_empty() => Some(write_properties(queries, &path, deadline)?),
+        _ => None,
+    };
+    let mut r = finish(inputs, &what, sink, to)?;
+    r.results["properties"] = serde_json::json!(queries.len());
+    if let Some(path) = &props_file {
+        r.results["properties_file"] = serde_json::json!(path.display().to_string());
+        if !to.quiet {
+            r.text.push_str(&format!(
+                "wrote its {} properties to {}\n",
+                queries.len(),
+                path.display()
+            ));
+        }
+    }
+    if matches!(plan, Plan::Explored(_)) && !l.model.rewards.is_empty() {
+        warnings.push(
+            "the reward structures are not written: the explicit form (an abstraction with global-synchronous actions) carries no rewards yet".into(),
+        );
+    }
+    r.warnings.extend(warnings);
+    Ok(r)
+}
+
+/// The properties the user gave, parsed against the model (`None`: none
+/// given). Definition 15's reading under `--faulty-fraction` (each property
+/// after the agents' first round) has no PRISM or JANI form: refused.
+fn carried_properties(
+    inputs: &crate::swarm::front::load::Inputs,
+    l: &mut crate::swarm::front::load::Loaded,
+) -> Result<Option<crate::swarm::front::props::Properties>, crate::report::RunError> {
+    if inputs.props.is_none() && inputs.prop_texts.is_empty() {
+        return Ok(None);
+    }
+    let props = crate::swarm::front::load::load_props(inputs, l)?;
+    if l.model.faulty_fraction.is_some() {
+        return Err(crate::report::RunError::input(
+            "--props/--prop with --faulty-fraction: Definition 15 reads each property from the agents' second round, which PRISM's and JANI's property syntax cannot say; export without the properties",
+        ));
+    }
+    Ok(Some(props))
+}
+
+/// Where a PRISM export's properties go: `--props-output`, else `-o`'s name
+/// with the extension `.props`. JANI carries them inside the model.
+fn props_path(
+    props: Option<&crate::swarm::front::props::Properties>,
+    format: Format,
+    to: &Destination,
+) -> Result<Option<std::path::PathBuf>, crate::report::RunError> {
+    if props.is_none() || format == Format::Jani {
+        return Ok(None);
+    }
+    let path = match (to.props_output, to.output) {
+        (Some(p), _) => p.to_path_buf(),
+        (None, Some(o)) => o.with_extension("props"),
+        (None, None) => {
+            return Err(crate::report::RunError::input(
+                "a PRISM export with properties writes them to a file of their own: give -o FILE (they go to FILE's name with .props) or --props-output FILE",
+            ))
+        }
+    };
+    if Some(path.as_path()) == to.output {
+        return Err(crate::report::RunError::input(format!(
+            "the properties file would overwrite the model {}: give --props-output FILE",
+            path.display()
+        )));
+    }
+    Ok(Some(path))
+}
+
+/// Writes the PRISM properties file, whole or not at all.
+fn write_properties(
+    queries: &[crate::swarm::export::Query],
+    path: &std::path::Path,
+    deadline: crate::report::Deadline,
+) -> Result<std::path::PathBuf, crate::report::RunError> {
+    let mut sink = Sink::open(Some(path), deadline)?;
+    if let Err(e) = prism::write_queries(queries, &mut sink) {
+        return Err(sink.error(e));
+    }
+    sink.finish()?;
+    Ok(path.to_path_buf())
+}
+
+/// What is written: S(n) or the abstraction as a network, or the explored
+/// abstraction; the abstraction names the agents the labels and the
+/// properties read.
+fn plan(
+    l: &crate::swarm::front::load::Loaded,
+    props: Option<&crate::swarm::front::props::Properties>,
+    counts: Option<Vec<usize>>,
+    threshold: u32,
+    format: Format,
+    deadline: crate::report::Deadline,
+) -> Result<Plan, crate::report::RunError> {
+    Ok(match counts {
         Some(c) => {
             if format == Format::Jani {
                 jani_fits(&c)?;
             }
-            Plan::Network(lower::concrete(&l, &c))
+            if let Some(p) = props {
+                agents_exist(p, &c)?;
+            }
+            Plan::Network(lower::concrete(l, &c))
         }
-        None if procedure::cutoff_applies(&l) => {
+        None if procedure::cutoff_applies(l) => {
             procedure::check_threshold(threshold, l.model.templates.len(), EXPORT_MAX_STATES)?;
-            let named = procedure::named_agents(&l, &l.model.label_refs);
-            let n = lower::abstraction(&l, &named, threshold).ok_or_else(|| {
+            let refs = props.map_or(&l.model.label_refs, |p| &p.refs);
+            let named = procedure::named_agents(l, refs);
+            let n = lower::abstraction(l, &named, threshold).ok_or_else(|| {
                 crate::report::RunError::Internal(
                     "a global-synchronous action in a model the cutoff applies to".into(),
                 )
@@ -55,21 +185,35 @@ pub fn export(
         }
         None => {
             let explored =
-                procedure::explore_model(&l, None, threshold, true, EXPORT_MAX_STATES, deadline)?;
+                procedure::explore_model(l, None, threshold, true, EXPORT_MAX_STATES, deadline)?;
             Plan::Explored(Box::new(explored))
         }
-    };
-    let mut sink = Sink::open(output, deadline)?;
-    if let Err(e) = write(&l, &plan, format, &what, &mut sink) {
-        return Err(sink.error(e));
+    })
+}
+
+/// Refuses a property that names an agent S(counts) does not have (as
+/// `check` does): the export would name a variable it does not declare.
+fn agents_exist(
+    props: &crate::swarm::front::props::Properties,
+    counts: &[usize],
+) -> Result<(), crate::report::RunError> {
+    use crate::swarm::front::model::GlobalVar;
+    for r in &props.refs {
+        if let GlobalVar::Agent {
+            template, agent, ..
+        } = r
+        {
+            if *agent >= counts[*template] {
+                return Err(crate::report::RunError::input(format!(
+                    "a label or property names agent {} of template {} but --agents gives {}",
+                    agent + 1,
+                    template + 1,
+                    counts[*template]
+                )));
+            }
+        }
     }
-    let mut r = finish(inputs, &what, sink, output, quiet)?;
-    if matches!(plan, Plan::Explored(_)) && !l.model.rewards.is_empty() {
-        r.warnings.push(
-            "the reward structures are not written: the explicit form (an abstraction with global-synchronous actions) carries no rewards yet".into(),
-        );
-    }
-    Ok(r)
+    Ok(())
 }
 
 /// How an export is written: S(n), and the abstraction where the model
@@ -111,9 +255,9 @@ fn finish(
     inputs: &crate::swarm::front::load::Inputs,
     what: &str,
     sink: Sink,
-    output: Option<&std::path::Path>,
-    quiet: bool,
+    to: &Destination,
 ) -> Result<crate::report::Report, crate::report::RunError> {
+    let (output, quiet) = (to.output, to.quiet);
     let mut r = crate::report::Report::new("swarm", "export");
     r.model = crate::report::ModelRef::from_path(&inputs.model).ok();
     r.results = serde_json::json!({ "exported": what, "bytes": sink.bytes });

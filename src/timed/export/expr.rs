@@ -150,6 +150,42 @@ impl Printer<'_> {
         Ok(if then { a } else { b })
     }
 
+    /// The name of slot `slot`: a variable of V, or (in a query, slots of
+    /// [`crate::timed::front::model::StateScope`]) an agent's clock or
+    /// locality in UPPAAL's `process.name` form. The global time has no
+    /// counterpart in the export. Clocks are not scaled: a query that
+    /// compares one while V is scaled is refused.
+    fn state_name(&self, slot: usize) -> Result<String, RunError> {
+        use crate::timed::front::model::StateScope;
+        let m = self.model;
+        if slot < m.vars.len() {
+            return Ok(m.vars[slot].name.clone());
+        }
+        for (a, agent) in m.agents.iter().enumerate() {
+            if slot == StateScope::clock_slot(m, a) {
+                if !self.scale.is_one() {
+                    return Err(self.unsupported("a clock beside V scaled to integers"));
+                }
+                return Ok(format!("P_{}.c", agent.name));
+            }
+            for (l, name) in agent.localities.iter().enumerate() {
+                if slot == StateScope::locality_slot(m, a, l) {
+                    return Ok(format!("P_{}.{name}", agent.name));
+                }
+            }
+        }
+        Err(self.unsupported("the global time `time`"))
+    }
+
+    /// A numerical expression of a query (`max`/`min` queries).
+    pub(super) fn number(&mut self, e: &TExpr) -> Result<String, RunError> {
+        self.num(e)
+    }
+
+    pub(super) fn warn_owned(&mut self, w: String) {
+        self.warn(&w);
+    }
+
     fn warn(&mut self, w: &str) {
         if !self.warnings.iter().any(|x| x == w) {
             self.warnings.push(w.to_string());
@@ -176,7 +212,7 @@ impl Printer<'_> {
                     v.to_string()
                 }
             }
-            TKind::Var(slot) => self.model.vars[*slot].name.clone(),
+            TKind::Var(slot) => self.state_name(*slot)?,
             TKind::Unary(UnOp::Neg, a) => format!("-({})", self.num(a)?),
             TKind::Binary(op, a, b) => {
                 let (x, y) = (self.num(a)?, self.num(b)?);
@@ -246,8 +282,8 @@ impl Printer<'_> {
                 (false, true) => "0".into(),
                 (b, false) => b.to_string(),
             },
-            TKind::Var(slot) if int_bools => format!("({} == 1)", self.model.vars[*slot].name),
-            TKind::Var(slot) => self.model.vars[*slot].name.clone(),
+            TKind::Var(slot) if int_bools => format!("({} == 1)", self.state_name(*slot)?),
+            TKind::Var(slot) => self.state_name(*slot)?,
             TKind::Unary(UnOp::Not, a) => format!("!({})", self.boolean(a)?),
             TKind::Binary(op, a, b) => {
                 use BinOp::*;

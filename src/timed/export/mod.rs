@@ -10,11 +10,14 @@
 //! `clamp`/`if` is printed once per case, each guarded by its conditions.
 //!
 //! One printer of the model's expressions ([`expr`]) and one file per
-//! format: [`uppaal`] (XML) and [`tchecker`].
+//! format: [`uppaal`] (XML, with the model's queries in UPPAAL's query
+//! language, [`uppaal_queries`]) and [`tchecker`] (whose files hold no
+//! queries: TChecker takes its reachability target on the command line).
 
 mod expr;
 mod tchecker;
 mod uppaal;
+mod uppaal_queries;
 
 pub use expr::{scale_factor, Target};
 

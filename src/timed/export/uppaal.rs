@@ -3,7 +3,7 @@
 use super::expr::{assignments, init_text, Printer, INT_RANGE};
 use crate::report::RunError;
 
-fn xml(s: &str) -> String {
+pub(super) fn xml(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -22,9 +22,11 @@ pub(super) fn uppaal(p: &mut Printer) -> Result<String, RunError> {
         out.push_str(&uppaal_template(p, a)?);
     }
     out.push_str(&format!(
-        "  <system>system {};</system>\n</nta>\n",
+        "  <system>system {};</system>\n",
         names.join(", ")
     ));
+    out.push_str(&super::uppaal_queries::queries(p)?);
+    out.push_str("</nta>\n");
     Ok(out)
 }
 
