@@ -35,6 +35,7 @@ fn options(kind: SemanticsKind, search: Search, horizon: u64, heuristic: Heurist
             recent_states: 100_000,
             max_states: 20_000_000,
             deadline: None,
+            meter: Default::default(),
         },
     }
 }
@@ -228,6 +229,7 @@ fn layered_random(c: &mut Criterion) {
         recent_states: 10_000,
         max_states: cap,
         deadline: None,
+        meter: Default::default(),
     };
     let kind = SemanticsKind::Accelerated;
     let run = |m: &mavis::timed::front::model::Model, search, memory, cap| -> Stats {

@@ -215,6 +215,7 @@ fn run_options(
             max_states: opts.max_states.unwrap_or_else(check::default_max_states),
             recent_states: opts.recent_states,
             deadline: ctx.deadline().at(),
+            meter: Default::default(),
         },
     })
 }

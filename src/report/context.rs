@@ -24,6 +24,8 @@ pub struct RunContext {
     started: Instant,
     /// The spinner naming the current stage on a terminal (see [`RunContext::stage`]).
     spinner: Arc<Mutex<Option<ProgressBar>>>,
+    /// Meters drawn as bars now ([`RunContext::meter`]): the spinner waits.
+    bars: Arc<std::sync::atomic::AtomicUsize>,
     /// `--timeout`, counted from the start of the run.
     deadline: Deadline,
     /// What a verb has found so far (a report, `RunContext::publish` in
@@ -58,6 +60,7 @@ impl RunContext {
             verbosity,
             started: Instant::now(),
             spinner: Arc::new(Mutex::new(None)),
+            bars: Arc::default(),
             deadline: Deadline::starting_at(start, timeout),
             partial: Arc::new(Mutex::new(None)),
         }
@@ -135,7 +138,7 @@ impl RunContext {
             eprintln!("[{:8.3} s] {what}", self.started.elapsed().as_secs_f64());
             return;
         }
-        if !self.draws_bars() {
+        if !self.draws_bars() || self.bars.load(std::sync::atomic::Ordering::Relaxed) > 0 {
             return;
         }
         let mut spinner = self.spinner.lock().unwrap_or_else(|e| e.into_inner());
@@ -157,6 +160,21 @@ impl RunContext {
         if let Some(bar) = spinner.take() {
             bar.finish_and_clear();
         }
+    }
+
+    /// The meter of a long stage (see [`super::meter`]): lines under `-v`,
+    /// a bar or counter on a terminal, nothing otherwise (nor under `-q`).
+    /// The stage spinner is cleared first, so that the two do not fight.
+    pub fn meter(&self, what: super::meter::Counting) -> super::meter::MeterGuard {
+        use super::meter::Show;
+        if self.verbose() {
+            return super::meter::MeterGuard::start(what, Some(Show::Lines));
+        }
+        if !self.draws_bars() {
+            return super::meter::MeterGuard::start(what, None);
+        }
+        self.finish_stages();
+        super::meter::MeterGuard::start(what, Some(Show::Bar)).counted_in(&self.bars)
     }
 
     /// A line on stderr under `-v`.

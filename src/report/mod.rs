@@ -6,6 +6,7 @@
 mod context;
 mod deadline;
 mod font;
+pub mod meter;
 mod outcome;
 pub mod output;
 pub mod part_schema;

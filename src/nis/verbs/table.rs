@@ -171,7 +171,12 @@ pub fn table(
     let start = Instant::now();
     let cells = grid.cells();
     let mine = shard::cells_of(&grid.costs(), shard);
-    let mut progress = ctx.progress(mine.len() as u64, "nis table");
+    let meter = ctx.meter(crate::report::meter::Counting {
+        label: "nis table".into(),
+        unit: "cells",
+        level: None,
+        total: Some(mine.len() as u64),
+    });
     let mut outcomes: Vec<Option<Value>> = vec![None; cells.len()];
     // The report (and part) of the cells decided so far.
     let report = |outcomes: &[Option<Value>]| -> Result<Report, RunError> {
@@ -191,8 +196,8 @@ pub fn table(
         }
         Ok(r)
     };
-    for &i in &mine {
-        progress.inc(1);
+    for (done, &i) in mine.iter().enumerate() {
+        meter.meter().set(done as u64);
         // Kept for the run to report if this cell outlasts the deadline
         // (the cells decided stay, docs/cluster.md): the cells not decided
         // yet are drawn as `timeout` there. Published before the first cell
@@ -204,21 +209,29 @@ pub fn table(
             }
             ctx.publish(report(&partial)?);
         }
-        outcomes[i] = Some(decide_cell(d, &cells[i], ctx)?);
+        let at = (done + 1, mine.len());
+        outcomes[i] = Some(decide_cell(d, &cells[i], at, ctx)?);
     }
-    progress.finish_and_clear();
+    meter.meter().set(mine.len() as u64);
+    drop(meter);
     report(&outcomes)
 }
 
-/// One cell's outcome (see [`TOO_FEW`]).
-fn decide_cell(d: &Decide, c: &CellAt, ctx: &RunContext) -> Result<Value, RunError> {
+/// One cell's outcome (see [`TOO_FEW`]); `at` is (i, N) of "cell i of N".
+fn decide_cell(
+    d: &Decide,
+    c: &CellAt,
+    at: (usize, usize),
+    ctx: &RunContext,
+) -> Result<Value, RunError> {
     if ctx.timed_out() {
         return Ok(TIMEOUT.into());
     }
     let s = crate::nis::spec(&instantiate(c.spec_text, c.k))?;
+    let (i, of) = at;
     ctx.stage(match c.row {
-        Some(n) => format!("nis table: M({n}), {s}"),
-        None => format!("nis table: M_ab({}), {s}", s.agents()),
+        Some(n) => format!("nis table: cell {i} of {of}, M({n}), {s}"),
+        None => format!("nis table: cell {i} of {of}, M_ab({}), {s}", s.agents()),
     });
     let target = match c.row {
         Some(n) if n < s.agents() => return Ok(TOO_FEW.into()),

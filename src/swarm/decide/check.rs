@@ -104,7 +104,9 @@ fn check_concrete(
     }
     let t1 = Instant::now();
     let rounds = counts.iter().sum::<usize>() + 2;
+    let checking = super::procedure::checking_meter(props, ctx);
     for (i, p) in props.props.iter().enumerate() {
+        checking.meter().set(i as u64);
         let v = match ex.compute(props, i, opts, ctx, rounds) {
             Ok(v) => v,
             Err(e) => {
@@ -127,6 +129,8 @@ fn check_concrete(
             },
         });
     }
+    checking.meter().set(out.properties.len() as u64);
+    drop(checking);
     out.stats.model = Some(model_stats(&ex, t1.elapsed().as_secs_f64()));
     Ok(())
 }

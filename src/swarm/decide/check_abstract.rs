@@ -94,7 +94,9 @@ pub(super) fn check_abstract(
         return Err(RunError::input(why));
     }
     let t1 = Instant::now();
+    let checking = super::procedure::checking_meter(props, ctx);
     for (i, p) in props.props.iter().enumerate() {
+        checking.meter().set(i as u64);
         let v = match ex.compute(props, i, opts, ctx, 0) {
             Ok(v) => v,
             Err(e) => {
@@ -107,6 +109,8 @@ pub(super) fn check_abstract(
         }
         out.properties.push(answers.outcome(p, &v));
     }
+    checking.meter().set(out.properties.len() as u64);
+    drop(checking);
     out.stats.model = Some(model_stats(&ex, t1.elapsed().as_secs_f64()));
     Ok(())
 }

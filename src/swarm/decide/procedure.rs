@@ -196,7 +196,15 @@ pub fn explore_and_label_to(
         None => "swarm: exploring the reachable states".to_string(),
         Some(d) => format!("swarm: exploring the states up to depth {d}"),
     });
-    let mdp = build_for(l, sem, props, exact, max_states, deadline(ctx), depth)?;
+    let guard = ctx.meter(crate::report::meter::Counting {
+        label: "swarm: exploring".into(),
+        unit: "states",
+        level: None,
+        total: None,
+    });
+    let at = (deadline(ctx), &guard.meter());
+    let mdp = build_for_metered(l, sem, props, exact, max_states, at, depth)?;
+    drop(guard);
     let build_s = t0.elapsed().as_secs_f64();
     ctx.stage(format!(
         "swarm: {} states explored in {build_s:.3} s; labelling",
@@ -245,20 +253,44 @@ pub fn build_for(
     deadline: Option<Instant>,
     depth: Option<usize>,
 ) -> Result<Mdp, Stop> {
-    match Settle::new(sem, &l.model, props) {
-        Some(mut settle) => explore_settled(
-            sem.semantics(),
-            exact,
-            max_states,
-            deadline,
-            depth,
-            &mut |s| settle.holds(s),
-        ),
-        None => match depth {
-            None => property::build(sem, exact, max_states, deadline),
-            Some(d) => property::build_to_depth(sem, exact, max_states, deadline, d),
-        },
-    }
+    let meter = crate::report::meter::Meter::none();
+    build_for_metered(l, sem, props, exact, max_states, (deadline, &meter), depth)
+}
+
+/// [`build_for`], counting the states expanded on `meter` (the closure that
+/// says which states are settled sees each expanded state once).
+fn build_for_metered(
+    l: &Loaded,
+    sem: &Sem,
+    props: &Properties,
+    exact: bool,
+    max_states: usize,
+    (deadline, meter): (Option<Instant>, &crate::report::meter::Meter),
+    depth: Option<usize>,
+) -> Result<Mdp, Stop> {
+    let mut settle = Settle::new(sem, &l.model, props);
+    let mut settled = |s: &[u64]| {
+        meter.add(1);
+        settle.as_mut().is_some_and(|t| t.holds(s))
+    };
+    explore_settled(
+        sem.semantics(),
+        exact,
+        max_states,
+        deadline,
+        depth,
+        &mut settled,
+    )
+}
+
+/// The meter of the checking phase: properties done of those given.
+pub fn checking_meter(props: &Properties, ctx: &RunContext) -> crate::report::meter::MeterGuard {
+    ctx.meter(crate::report::meter::Counting {
+        label: "swarm: checking".into(),
+        unit: "properties",
+        level: None,
+        total: Some(props.props.len() as u64),
+    })
 }
 
 /// Per property, its reward structure's values (reward properties).

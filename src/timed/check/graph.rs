@@ -46,6 +46,16 @@ impl Graph {
         max_states: usize,
         deadline: Option<Instant>,
     ) -> Result<Graph, RunError> {
+        Graph::build_metered(sem, max_states, deadline, &Default::default())
+    }
+
+    /// [`Graph::build`], showing the states built on `meter`.
+    pub fn build_metered(
+        sem: &Semantics,
+        max_states: usize,
+        deadline: Option<Instant>,
+        meter: &crate::report::meter::Meter,
+    ) -> Result<Graph, RunError> {
         let init = sem.initial();
         let mut g = Graph {
             states: vec![init.clone()],
@@ -61,6 +71,7 @@ impl Graph {
         let mut queue = VecDeque::from([0usize]);
         let mut out = Vec::new();
         while let Some(id) = queue.pop_front() {
+            meter.set(g.succ.len() as u64);
             if g.succ.len() >= max_states || deadline.is_some_and(|d| Instant::now() >= d) {
                 g.complete = false;
                 break;

@@ -127,7 +127,12 @@ pub fn run_query_cached(
         _ => {
             r.mode = "graph";
             if cache.graph.is_none() {
-                let built = Graph::build(&sem, opts.explore.max_states, opts.explore.deadline)?;
+                let built = Graph::build_metered(
+                    &sem,
+                    opts.explore.max_states,
+                    opts.explore.deadline,
+                    &opts.explore.meter,
+                )?;
                 cache.graph = Some(built);
             }
             let g = cache.graph.as_ref().expect("the graph was just built");

@@ -86,6 +86,9 @@ pub struct Options {
     /// Stop (incomplete) after expanding this many states.
     pub max_states: usize,
     pub deadline: Option<Instant>,
+    /// Where the searches show how far they are: states expanded, and
+    /// layers or sweeps ([`crate::report::meter`]).
+    pub meter: crate::report::meter::Meter,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -232,7 +235,10 @@ pub(super) fn release<T: Send + 'static>(opts: &Options, stores: T) {
     }
 }
 
+/// Also where every search shows its progress: it asks once per expansion.
 pub(super) fn out_of_budget(opts: &Options, stats: &Stats) -> bool {
+    opts.meter.set(stats.expanded as u64);
+    opts.meter.set_level(stats.layers.max(stats.sweeps) as u64);
     stats.expanded >= opts.max_states || opts.deadline.is_some_and(|d| Instant::now() >= d)
 }
 

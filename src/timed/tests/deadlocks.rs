@@ -89,6 +89,7 @@ fn options(search: Search, memory: Memory, pacemaker: usize) -> Options {
         recent_states: 16,
         max_states: 200_000,
         deadline: None,
+        meter: Default::default(),
     }
 }
 

@@ -168,6 +168,7 @@ pub(super) fn options(search: Search, memory: Memory) -> Options {
         recent_states: 100_000,
         max_states: 1_000_000,
         deadline: None,
+        meter: Default::default(),
     }
 }
 

@@ -152,7 +152,11 @@ pub fn check(
             partial.extend(targets[i..].iter().map(|(n, l)| not_run(n, l)));
             ctx.publish(render(model, mref.clone(), &partial, opts, true));
         }
-        let result = run_query_cached(model, name, loc, opts, &mut graphs)?;
+        let guard = ctx.meter(query_counting(name, i, targets.len(), &opts.explore));
+        let mut metered = opts.clone();
+        metered.explore.meter = guard.meter();
+        let result = run_query_cached(model, name, loc, &metered, &mut graphs)?;
+        drop(guard);
         ctx.note(format!(
             "timed check: `{name}` answered in {:.3} s ({} states expanded)",
             result.seconds, result.stats.expanded
@@ -164,6 +168,27 @@ pub fn check(
         free_in_background(graphs);
     }
     Ok(render(model, mref, &results, opts, false))
+}
+
+/// What a query's meter shows: states expanded, and the layers or sweeps
+/// of the searches that have them.
+fn query_counting(
+    name: &str,
+    i: usize,
+    of: usize,
+    explore: &crate::timed::explore::Options,
+) -> crate::report::meter::Counting {
+    let level = match (explore.search, explore.memory) {
+        (Search::Layered, Memory::Sweep(_)) => Some("sweeps"),
+        (Search::Layered, _) => Some("layers"),
+        _ => None,
+    };
+    crate::report::meter::Counting {
+        label: format!("timed check: query `{name}` ({} of {of})", i + 1),
+        unit: "states",
+        level,
+        total: None,
+    }
 }
 
 /// A query the run had not answered when it was stopped: unknown, nothing
