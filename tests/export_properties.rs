@@ -160,8 +160,8 @@ fn the_uppaal_export_writes_the_model_queries() {
         .map(|(f, c)| (f.as_str(), c.as_str()))
         .collect();
     assert_eq!(got, expected);
-    // The nested query and the one over the global time are named in warnings.
-    let w = out.warnings.join("\n");
+    // The nested query and the one over the global time are named in notes.
+    let w = out.notes.join("\n");
     assert!(
         w.contains("query `nested`") && w.contains("query `timed`"),
         "{w}"

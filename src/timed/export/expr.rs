@@ -93,6 +93,7 @@ pub(super) struct Printer<'a> {
     pub(super) scale: BigInt,
     pub(super) target: Target,
     pub(super) warnings: Vec<String>,
+    pub(super) notes: Vec<String>,
     /// While printing one TChecker edge: the branch taken at each
     /// conditional met so far (TChecker has no conditional expression, so
     /// an edge with `max`/`min`/`abs`/`clamp`/`if` becomes one edge per case).
@@ -180,10 +181,6 @@ impl Printer<'_> {
     /// A numerical expression of a query (`max`/`min` queries).
     pub(super) fn number(&mut self, e: &TExpr) -> Result<String, RunError> {
         self.num(e)
-    }
-
-    pub(super) fn warn_owned(&mut self, w: String) {
-        self.warn(&w);
     }
 
     fn warn(&mut self, w: &str) {

@@ -32,6 +32,8 @@ pub struct Exported {
     pub text: String,
     pub scale: BigInt,
     pub warnings: Vec<String>,
+    /// What the export leaves out (queries Uppaal cannot say).
+    pub notes: Vec<String>,
 }
 
 pub fn export(model: &Model, target: Target) -> Result<Exported, RunError> {
@@ -40,6 +42,7 @@ pub fn export(model: &Model, target: Target) -> Result<Exported, RunError> {
         scale: scale_factor(model),
         target,
         warnings: Vec::new(),
+        notes: Vec::new(),
         cases: None,
     };
     let text = match target {
@@ -50,5 +53,6 @@ pub fn export(model: &Model, target: Target) -> Result<Exported, RunError> {
         text,
         scale: p.scale,
         warnings: p.warnings,
+        notes: p.notes,
     })
 }

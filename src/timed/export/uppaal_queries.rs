@@ -3,8 +3,9 @@
 //! is `A[] phi` (and their negations the dual), `max e` / `min e [subject
 //! to phi]` are `sup{phi}: e` / `inf{phi}: e`. UPPAAL has no nesting of
 //! path quantifiers and no Boolean combination of them: such a query is
-//! left out with a warning, as is one over the global time `time` (the
-//! export has no global clock). Numbers of V are scaled as in the model.
+//! left out with a note (the model itself is whole), as is one over the
+//! global time `time` (the export has no global clock). Numbers of V are
+//! scaled as in the model.
 
 use super::expr::Printer;
 use super::uppaal::xml;
@@ -25,7 +26,7 @@ pub(super) fn queries(p: &mut Printer) -> Result<String, RunError> {
                 xml(&q.name),
                 xml(&text)
             )),
-            Err(why) => p.warn_owned(format!(
+            Err(why) => p.notes.push(format!(
                 "query `{}` is not in the UPPAAL export: {why}",
                 q.name
             )),

@@ -16,6 +16,7 @@ pub fn export(
     r.model = mref;
     r.results = json!({"to": to.name(), "scale": out.scale.to_string()});
     r.warnings = out.warnings;
+    r.notes.extend(out.notes);
     // A note, not a line of the report: on stdout it would follow `</nta>`
     // and the file would no longer be XML. The file says it in a comment.
     // Nothing is said when nothing was scaled (the factor 1).
