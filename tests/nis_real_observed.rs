@@ -3,7 +3,7 @@
 //! and each agent's first percept, and on an argmax tie each tied percept is
 //! its own initial state that needs its own witness (Definition 4). The
 //! MILP decider covers the initial set per first percept (cover.rs); checked
-//! against the explicit decider on the integer twin of random models (whose
+//! against the explicit decider on M(1) to M(3) of the integer twins of random models (whose
 //! integer network weights tie often), and on VerticalCAS by hand.
 
 use mavis::lang::Source;
@@ -85,9 +85,8 @@ proptest! {
         steps in [0i8..=2, 0i8..=2],
         w in proptest::array::uniform6(-2i8..=2),
         which in 0usize..SPECS.len(),
+        n in 1usize..=3,
     ) {
-        // M(1): on more agents the decider refuses these sentences (below).
-        let n = 1;
         let spec = parse_sentence(SPECS[which]).unwrap();
         if spec.agents() > n {
             return Ok(());
@@ -142,23 +141,31 @@ fn each_tied_first_percept_needs_its_witness() {
     }
 }
 
-/// On M(2) the sentence is refused (exit 2), not answered.
+/// M(2), by hand: f(x, e) = (x, 2) ties at x = 2, so from x = 2 each agent
+/// may start at p0 or p1. `EX^2 !z & EX z` reads `EX^2 (!z & EX z)`: the
+/// third round must flip e from 0 to 1, which takes some agent's a0. From
+/// the initial state where both perceive p1 they only ever take a1 (x goes
+/// 2, 1, 0, and x = 0 is p1 again): the sentence fails on M(2). From x = 3
+/// both perceive p0 forever and take a0, so tock, tock, tick (from e = 0) or
+/// tick, tock, tick (from e = 1) witness it: it holds. The explicit decider
+/// on the integer twin agrees.
 #[test]
-fn more_agents_are_refused() {
-    let m = model(2, ["a0", "a1"], [1, 1], &[1, 0, 0, 0, 0, 2], true);
+fn two_agents_are_decided_as_by_hand() {
     let spec = parse_sentence("EX^2 !z & EX z").unwrap();
-    let r = decide_with(
-        EngineChoice::Auto,
-        &MilpOptions::default(),
-        &m,
-        &spec,
-        Target::Concrete { agents: 2 },
-    );
-    let Err(e) = r else {
-        panic!("answered, not refused")
-    };
-    assert_eq!(e.exit_code(), 2, "{e:?}");
-    assert!(format!("{e:?}").contains("more than one"), "{e:?}");
+    let target = Target::Concrete { agents: 2 };
+    let opts = MilpOptions::default();
+    let w = [1, 0, 0, 0, 0, 2];
+    for (x0, holds) in [(2, false), (3, true)] {
+        for real in [false, true] {
+            let m = model(x0, ["a0", "a1"], [1, 1], &w, real);
+            let engine = match real {
+                true => EngineChoice::Auto,
+                false => EngineChoice::Explicit,
+            };
+            let r = decide_with(engine, &opts, &m, &spec, target).unwrap();
+            assert_eq!(r.holds, holds, "x0 = {x0}, real = {real}");
+        }
+    }
 }
 
 /// The case CI's fixed seed drew (2026-12-07): all weights zero, so every

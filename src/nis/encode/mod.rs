@@ -95,13 +95,10 @@ pub fn check_concrete(
     let counterexample = sentence.kind() == Kind::Universal;
     let mut sizes = Sizes::default();
     if model.explicit_obstacle().is_some() {
-        // The template's observed first percept is covered per percept
-        // (cover.rs) on M(1); on more agents the covering and the witness
-        // MILPs disagreed on random models (issue 32), and a named agent's
-        // is not covered yet.
-        let named = model.named.iter().map(|a| a.template.init_percept);
-        let many = n > 1 && model.template.init_percept == InitPercept::Observed;
-        if !universal && (many || named.clone().any(|p| p == InitPercept::Observed)) {
+        // The template agents' observed first percepts are covered per
+        // percept (cover.rs); a named agent's is not covered yet.
+        let mut named = model.named.iter().map(|a| a.template.init_percept);
+        if !universal && named.any(|p| p == InitPercept::Observed) {
             return Err(observed_ties_refused());
         }
         // Real-valued or interval-initialised: replayed in f64.
@@ -231,7 +228,7 @@ fn refuse_observed_ties(
 
 fn observed_ties_refused() -> RunError {
     RunError::input(
-        "the MILP decider does not yet decide existential sentences on real-valued models whose first percept is observed (`= observe`) with more than one agent or in a named agent, nor on M_ab(m) when that percept ties at the initial state: use --engine explicit (finite models), or a given first percept",
+        "the MILP decider does not yet decide existential sentences on real-valued models whose first percept is observed (`= observe`) in a named agent, nor on M_ab(m) when that percept ties at the initial state: use --engine explicit (finite models), or a given first percept",
     )
 }
 
