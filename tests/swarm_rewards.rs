@@ -450,11 +450,10 @@ fn a_sharded_reward_sweep_merges_to_the_unsharded_table() {
 }
 
 /// The exports write the reward structures (PRISM `rewards`, JANI transient
-/// variables; tests/peers checks their values in Storm), and the explicit
-/// form of an abstraction with global-synchronous actions, which does not
-/// carry them yet, says so.
+/// variables; tests/peers checks their values in Storm), the explicit form
+/// of the abstraction (explored state by state) too, without a warning.
 #[test]
-fn exports_write_the_rewards_or_say_they_do_not() {
+fn exports_write_the_rewards() {
     let dir = tempfile::tempdir().unwrap();
     let model = model_with(dir.path(), "r.swarm", REWARDS);
     let faults = repo(FAULTS);
@@ -478,10 +477,10 @@ fn exports_write_the_rewards_or_say_they_do_not() {
         explicit.retain(|x| *x != "--agents" && *x != "2");
         explicit.extend(["--abstract", "--faulty-fraction", "0.5"]);
         let r = run(&explicit).success();
-        let w = r.json()["warnings"].to_string();
-        assert!(
-            w.contains("the reward structures are not written"),
-            "{to}: {w}"
-        );
+        assert_eq!(r.json()["warnings"], serde_json::json!([]), "{to}");
+        let file = std::fs::read_to_string(&out)
+            .unwrap()
+            .replace([' ', '\n'], "");
+        assert!(file.contains(&marker.replace(' ', "")), "{to} explicit");
     }
 }

@@ -345,7 +345,16 @@ pub fn init_counts(named: &[usize], top: u32) -> Vec<Vec<u32>> {
 /// A label's name and its truth at every state.
 pub type LabelTruth = (String, Vec<bool>);
 
-/// Explores a concrete (`counts`) or abstract model with its labels (for `export`, tests and benches).
+/// An explored model with its labels' truth and its reward structures'
+/// values (for `export`, tests and benches).
+pub struct ExploredModel {
+    pub mdp: Mdp,
+    pub labels: Vec<LabelTruth>,
+    pub rewards: Vec<(String, RewardVectors)>,
+}
+
+/// Explores a concrete (`counts`) or abstract model with its labels and
+/// reward structures; a reward refused (negative) is an input error.
 pub fn explore_model(
     l: &Loaded,
     counts: Option<&[usize]>,
@@ -353,7 +362,7 @@ pub fn explore_model(
     exact: bool,
     max_states: usize,
     deadline: crate::report::Deadline,
-) -> Result<(Mdp, Vec<LabelTruth>), RunError> {
+) -> Result<ExploredModel, RunError> {
     let sem = match counts {
         Some(c) => Sem::Concrete(Concrete::new(&l.model, &l.sys, c)),
         None => {
@@ -377,13 +386,22 @@ pub fn explore_model(
     let formulas: Vec<&crate::lang::TExpr> = l.model.labels.iter().map(|(_, t)| t).collect();
     let truth =
         property::evaluate_formulas(&sem, &mdp, &l.model, &l.model.label_refs, &formulas).truth;
-    Ok((
+    let labels = l
+        .model
+        .labels
+        .iter()
+        .map(|(n, _)| n.clone())
+        .zip(truth)
+        .collect();
+    let mut rewards = Vec::new();
+    for r in &l.model.rewards {
+        let v = evaluate_rewards(&sem, &mdp, &l.model, &l.model.label_refs, r, exact)
+            .map_err(RunError::input)?;
+        rewards.push((r.name.clone(), v));
+    }
+    Ok(ExploredModel {
         mdp,
-        l.model
-            .labels
-            .iter()
-            .map(|(n, _)| n.clone())
-            .zip(truth)
-            .collect(),
-    ))
+        labels,
+        rewards,
+    })
 }

@@ -11,6 +11,7 @@
 //! The text is streamed an automaton (or an edge) at a time: memory stays
 //! that of the model, whatever the file's size.
 
+use super::explicit_rewards::is_zero;
 pub use super::jani_expr::exact_number;
 use super::jani_expr::{atom, binary, expr};
 use super::{Command, Explicit, Init, Network, Prob, Runs, Val, VarType};
@@ -270,6 +271,11 @@ pub fn write_explicit(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
         .iter()
         .map(|(name, _)| label_variable(name))
         .collect();
+    variables.extend(
+        x.rewards.iter().map(
+            |r| json!({"name": r.name, "type": "real", "transient": true, "initial-value": 0}),
+        ),
+    );
     if !by_location {
         let hi = mdp.num_states().saturating_sub(1);
         let ty = json!({"kind": "bounded", "base": "int", "lower-bound": 0, "upper-bound": hi});
@@ -281,7 +287,7 @@ pub fn write_explicit(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
         let mut init: Vec<usize> = mdp.initial.iter().map(|&i| i as usize).collect();
         init.sort_unstable();
         init.dedup();
-        head["restrict-initial"] = json!({"exp": disjunction(&super::lower::runs(&init))});
+        head["restrict-initial"] = json!({"exp": disjunction(&super::runs(&init))});
     }
     write_open(w, &head)?;
     if by_location {
@@ -336,6 +342,12 @@ fn write_by_location(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
                     holds_at(runs, cursor, s).then(|| json!({"ref": name, "value": true}))
                 })
                 .collect();
+            let mut values = values;
+            values.extend(x.rewards.iter().filter_map(|r| {
+                let v = r.state_value(s);
+                (!r.state.is_empty() && !is_zero(&v))
+                    .then(|| json!({"ref": r.name, "value": probability(&v)}))
+            }));
             json!({"name": location_name(s), "transient-values": values})
         }),
     )?;
@@ -352,18 +364,30 @@ fn write_by_location(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
                            "probability": {"exp": probability(&d.prob)}})
                 })
                 .collect();
-            json!({"location": location_name(s), "destinations": dests})
+            let mut e = json!({"location": location_name(s), "destinations": dests});
+            action_rewards(x, c, &mut e);
+            e
         }),
     )?;
     w.write_all(b"]}")
 }
 
 fn write_by_variable(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
-    let transient: Vec<Json> = x
+    let mut transient: Vec<Json> = x
         .labels
         .iter()
         .map(|(name, runs)| json!({"ref": name, "value": disjunction(runs)}))
         .collect();
+    // A state reward is the sum, over its distinct values, of ite(s in the
+    // states with that value, value, 0).
+    transient.extend(x.rewards.iter().filter_map(|r| {
+        let v = r
+            .state
+            .iter()
+            .map(|(v, runs)| json!({"op": "ite", "if": disjunction(runs), "then": probability(v), "else": 0}))
+            .reduce(|a, b| binary("+", a, b))?;
+        Some(json!({"ref": r.name, "value": v}))
+    }));
     let locations = json!([{"name": LOC, "transient-values": transient}]);
     write!(
         w,
@@ -372,7 +396,28 @@ fn write_by_variable(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
     let mdp = x.mdp;
     write_items(
         w,
-        all_choices(mdp).map(|(s, c)| edge(&super::lower::explicit_command(mdp, s, c))),
+        all_choices(mdp).map(|(s, c)| {
+            let mut e = edge(&super::lower::explicit_command(mdp, s, c));
+            action_rewards(x, c, &mut e);
+            e
+        }),
     )?;
     w.write_all(b"]}")
+}
+
+/// Choice `c`'s action rewards, as edge-level assignments of the reward
+/// variables (how Storm reads a JANI action reward).
+fn action_rewards(x: &Explicit, c: usize, edge: &mut Json) {
+    let assigns: Vec<Json> = x
+        .rewards
+        .iter()
+        .filter_map(|r| {
+            let v = r.action_value(c);
+            (!r.action.is_empty() && !is_zero(&v))
+                .then(|| json!({"ref": r.name, "value": probability(&v)}))
+        })
+        .collect();
+    if !assigns.is_empty() {
+        edge["assignments"] = json!(assigns);
+    }
 }

@@ -5,6 +5,7 @@ use super::{Atom, CmpOp, Command, Dest, Explicit, Expr, Init, Module, Network, P
 use super::{Query, QueryPath, RewardEntry, RewardStructure, Runs, Var, VarType};
 use crate::lang::{TExpr, TKind, Value};
 use crate::swarm::decide::mdp::Mdp;
+use crate::swarm::decide::reward::RewardVectors;
 use crate::swarm::front::load::Loaded;
 use crate::swarm::front::model::{GlobalVar, Model, Template, LABEL_BASE};
 use crate::swarm::front::props::{Path, Properties};
@@ -468,32 +469,30 @@ pub fn queries(m: &Model, props: &Properties) -> Vec<Query> {
         .collect()
 }
 
-/// Maximal runs of consecutive indices in `states` (sorted, distinct).
-pub fn runs(states: &[usize]) -> Runs {
-    let mut out: Vec<(usize, usize)> = Vec::new();
-    for &s in states {
-        match out.last_mut() {
-            Some((_, hi)) if *hi + 1 == s => *hi = s,
-            _ => out.push((s, s)),
-        }
-    }
-    out
-}
-
 /// The states where `truth` holds.
 fn states(truth: &[bool]) -> Runs {
     let set: Vec<usize> = (0..truth.len()).filter(|&s| truth[s]).collect();
-    runs(&set)
+    super::runs(&set)
 }
 
-/// An explored model with its labels' truth at every state.
-pub fn explicit<'a>(mdp: &'a Mdp, labels: &[(String, Vec<bool>)], what: String) -> Explicit<'a> {
+/// An explored model with its labels' truth at every state and its
+/// reward structures' values.
+pub fn explicit<'a>(
+    mdp: &'a Mdp,
+    labels: &[(String, Vec<bool>)],
+    rewards: &'a [(String, RewardVectors)],
+    what: String,
+) -> Explicit<'a> {
     Explicit {
         what,
         mdp,
         labels: labels
             .iter()
             .map(|(n, truth)| (n.clone(), states(truth)))
+            .collect(),
+        rewards: rewards
+            .iter()
+            .map(|(n, v)| super::explicit_rewards::group(mdp, n, v))
             .collect(),
     }
 }

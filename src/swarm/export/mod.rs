@@ -15,6 +15,7 @@
 //! Models with global-synchronous actions keep the explored abstraction,
 //! written state by state ([`Explicit`]).
 
+pub mod explicit_rewards;
 pub mod jani;
 mod jani_expr;
 mod jani_rewards;
@@ -209,10 +210,36 @@ pub struct Explicit<'a> {
     /// intervals, of depth log2 of their number, so that a parser that
     /// recurses per operator (Storm stops at depth 10,000) reads any label.
     pub labels: Vec<(String, Runs)>,
+    /// The model's reward structures at the explored states and choices.
+    pub rewards: Vec<ExplicitRewards<'a>>,
+}
+
+/// One reward structure of an explored model.
+pub struct ExplicitRewards<'a> {
+    pub name: String,
+    /// The values at every state and choice (exact when explored exactly).
+    pub vectors: &'a crate::swarm::decide::reward::RewardVectors,
+    /// Each distinct non-zero state reward and the states that earn it.
+    pub state: Vec<(Prob, Runs)>,
+    /// Each distinct non-zero action reward of the `k`-th choice of a
+    /// state, as `(k, reward, states)`.
+    pub action: Vec<(usize, Prob, Runs)>,
 }
 
 /// Maximal runs `(first, last)` of consecutive state indices, sorted.
 pub type Runs = Vec<(usize, usize)>;
+
+/// Maximal runs of consecutive indices in `states` (sorted, distinct).
+pub fn runs(states: &[usize]) -> Runs {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for &s in states {
+        match out.last_mut() {
+            Some((_, hi)) if *hi + 1 == s => *hi = s,
+            _ => out.push((s, s)),
+        }
+    }
+    out
+}
 
 impl Atom {
     pub fn var(&self) -> &str {

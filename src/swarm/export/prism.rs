@@ -73,6 +73,35 @@ fn labels(labels: &[(String, Expr)], w: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The reward structures of an explored model: a state reward per distinct
+/// value over its states, an action reward per choice place `ck` and value.
+fn explicit_rewards(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
+    for r in &x.rewards {
+        writeln!(w, "\nrewards \"{}\"", r.name)?;
+        let mut text = String::new();
+        for (v, runs) in &r.state {
+            text.push_str("  ");
+            disjunction(runs, &mut text);
+            let _ = writeln!(text, " : {};", value(v));
+        }
+        for (k, v, runs) in &r.action {
+            let _ = write!(text, "  [c{k}] ");
+            disjunction(runs, &mut text);
+            let _ = writeln!(text, " : {};", value(v));
+        }
+        w.write_all(text.as_bytes())?;
+        w.write_all(b"endrewards\n")?;
+    }
+    Ok(())
+}
+
+fn value(v: &Prob) -> String {
+    match v {
+        Prob::Exact(p) => num::display(p),
+        Prob::Float(p) => format!("{p:?}"),
+    }
+}
+
 fn module(m: &Module, with_init: bool) -> String {
     let mut out = format!("module {}\n", m.name);
     for v in &m.vars {
@@ -181,9 +210,16 @@ pub fn write_explicit(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
         init: Init::Any,
     };
     declare(&s, false, &mut line);
+    // An action reward names the choice it is earned on: with any, the
+    // k-th choice of a state is the action `ck` (one module: no partner).
+    let named = x.rewards.iter().any(|r| !r.action.is_empty());
     for state in 0..n {
         for c in mdp.choices(state) {
-            command(&super::lower::explicit_command(mdp, state, c), &mut line);
+            let mut cmd = super::lower::explicit_command(mdp, state, c);
+            if named {
+                cmd.action = format!("c{}", c - mdp.choices(state).start);
+            }
+            command(&cmd, &mut line);
             w.write_all(line.as_bytes())?;
             line.clear();
         }
@@ -197,7 +233,7 @@ pub fn write_explicit(x: &Explicit, w: &mut dyn Write) -> std::io::Result<()> {
         disjunction(runs, &mut text);
         writeln!(w, "label \"{name}\" = {text};")?;
     }
-    Ok(())
+    explicit_rewards(x, w)
 }
 
 /// An explored model's PRISM text (tests).

@@ -2,8 +2,9 @@
 //! printer makes of it (read back as JSON, or as PRISM text).
 
 use super::jani::{explicit_json, network_json};
-use super::lower::{abstraction, concrete, explicit, runs};
+use super::lower::{abstraction, concrete, explicit};
 use super::prism::network_text;
+use super::runs;
 use crate::lang::Rat;
 use crate::swarm::decide::mdp::{Mdp, StateTable};
 use serde_json::{json, Value};
@@ -219,7 +220,7 @@ fn state_sets_become_exact_shallow_expressions() {
         // Several initial states: the label is an expression over `s`.
         let mdp = swap(vec![1, 0]);
         let labels = vec![("a".to_string(), truth.clone())];
-        let j = explicit_json(&explicit(&mdp, &labels, "set".into()));
+        let j = explicit_json(&explicit(&mdp, &labels, &[], "set".into()));
         let e = &j["automata"][0]["locations"][0]["transient-values"][0]["value"];
         for (s, &t) in truth.iter().enumerate() {
             assert_eq!(eval(e, s), t, "size {size}, s {s}");
@@ -234,7 +235,7 @@ fn state_sets_become_exact_shallow_expressions() {
 #[test]
 fn one_initial_state_makes_locations_of_states() {
     let labels = vec![("a".to_string(), vec![false, true])];
-    let j = explicit_json(&explicit(&swap(vec![1]), &labels, "swap".into()));
+    let j = explicit_json(&explicit(&swap(vec![1]), &labels, &[], "swap".into()));
     let a = &j["automata"][0];
     assert_eq!(a["initial-locations"], json!(["s1"]));
     assert_eq!(
@@ -257,7 +258,7 @@ fn one_initial_state_makes_locations_of_states() {
 fn several_initial_states_use_a_state_variable() {
     let labels = vec![("a".to_string(), vec![false, true])];
     let m = swap(vec![1, 0]);
-    let x = explicit(&m, &labels, "swap".into());
+    let x = explicit(&m, &labels, &[], "swap".into());
     let j = explicit_json(&x);
     assert_eq!(j["variables"][0]["name"], "s");
     assert!(j["variables"][0].get("initial-value").is_none());
@@ -292,5 +293,60 @@ fn exact_probabilities_are_quotients() {
     assert_eq!(
         super::jani::exact_number(&Rat::from_integer(1.into())),
         json!(1)
+    );
+}
+
+/// State 0 chooses between going to 1 and staying; state 1 goes back.
+fn two_choices() -> Mdp {
+    Mdp {
+        states: StateTable::new(1),
+        initial: vec![0],
+        row_start: vec![0, 2, 3],
+        choice_label: vec![0, 0, 0],
+        choice_start: vec![0, 1, 2, 3],
+        targets: vec![1, 0, 0],
+        probs: vec![1.0; 3],
+        exact: Some(vec![Rat::from_integer(1.into()); 3]),
+    }
+}
+
+#[test]
+fn explicit_exports_write_state_and_action_rewards() {
+    let q = |n: i64, d: i64| Rat::new(n.into(), d.into());
+    let m = two_choices();
+    let vectors = crate::swarm::decide::reward::RewardVectors {
+        state: vec![0.0, 1.5],
+        action: vec![0.0, 1.0 / 3.0, 0.0],
+        exact: Some((vec![q(0, 1), q(3, 2)], vec![q(0, 1), q(1, 3), q(0, 1)])),
+    };
+    let rewards = vec![("r".to_string(), vectors)];
+    let x = explicit(&m, &[], &rewards, "two".into());
+    let text = super::prism::explicit_text(&x);
+    // The k-th choice of a state is action ck, so an action reward names it.
+    assert!(
+        text.contains(
+            "  [c0] s=0 -> 1:(s'=1);\n  [c1] s=0 -> 1:(s'=0);\n  [c0] s=1 -> 1:(s'=0);\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("rewards \"r\"\n  s=1 : 3/2;\n  [c1] s=0 : 1/3;\nendrewards\n"),
+        "{text}"
+    );
+    let j = explicit_json(&x);
+    assert_eq!(
+        j["variables"],
+        json!([{"name": "r", "type": "real", "transient": true, "initial-value": 0}])
+    );
+    let a = &j["automata"][0];
+    assert_eq!(a["locations"][0]["transient-values"], json!([]));
+    assert_eq!(
+        a["locations"][1]["transient-values"],
+        json!([{"ref": "r", "value": {"op": "/", "left": 3, "right": 2}}])
+    );
+    assert!(a["edges"][0].get("assignments").is_none());
+    assert_eq!(
+        a["edges"][1]["assignments"],
+        json!([{"ref": "r", "value": {"op": "/", "left": 1, "right": 3}}])
     );
 }

@@ -81,11 +81,6 @@ pub fn export(
             ));
         }
     }
-    if matches!(plan, Plan::Explored(_)) && !l.model.rewards.is_empty() {
-        warnings.push(
-            "the reward structures are not written: the explicit form (an abstraction with global-synchronous actions) carries no rewards yet".into(),
-        );
-    }
     r.warnings.extend(warnings);
     Ok(r)
 }
@@ -221,8 +216,8 @@ fn agents_exist(
 /// the explored abstraction state by state.
 enum Plan {
     Network(Network),
-    /// The explored abstraction and its labels' truth.
-    Explored(Box<(crate::swarm::decide::mdp::Mdp, Vec<procedure::LabelTruth>)>),
+    /// The explored abstraction, its labels' truth and its rewards.
+    Explored(Box<procedure::ExploredModel>),
 }
 
 /// Writes the model text of `plan` in `format` to `sink`.
@@ -237,14 +232,14 @@ fn write(
         (Plan::Network(n), Format::Prism) => prism::write_network(n, sink),
         (Plan::Network(n), Format::Jani) => jani::write_network(n, sink),
         (Plan::Explored(explored), Format::Prism) => {
-            let (mdp, labels) = &**explored;
+            let (mdp, labels, rewards) = (&explored.mdp, &explored.labels, &explored.rewards);
             let what = format!("{what}, {} states", mdp.num_states());
-            prism::write_explicit(&lower::explicit(mdp, labels, what), sink)
+            prism::write_explicit(&lower::explicit(mdp, labels, rewards, what), sink)
         }
         (Plan::Explored(explored), Format::Jani) => {
-            let (mdp, labels) = &**explored;
+            let (mdp, labels, rewards) = (&explored.mdp, &explored.labels, &explored.rewards);
             let what = format!("{what} of {}, {} states", l.source.name(), mdp.num_states());
-            jani::write_explicit(&lower::explicit(mdp, labels, what), sink)
+            jani::write_explicit(&lower::explicit(mdp, labels, rewards, what), sink)
         }
     }
 }
