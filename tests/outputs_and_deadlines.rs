@@ -187,6 +187,38 @@ fn a_table_whose_only_cell_outlasts_the_deadline_still_writes_its_file() {
     );
 }
 
+/// The issue's own deadlines. At 9bc46e6 (the main) a deadline of
+/// 8 or 12 s fell inside one long expansion of the explicit decider, which
+/// did not look at the clock there, so the backstop ended the run: no `-o`
+/// file, exit 3 (this test, run against a build of 9bc46e6 on 2026-12-07,
+/// fails there at both deadlines; 3 and 5 s fell between expansions and
+/// wrote the file even then). Now the decider stops inside the expansion.
+#[test]
+fn a_table_stopped_inside_a_long_expansion_still_writes_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = repo("examples/guarding/guarding.nis");
+    for deadline in ["8", "12"] {
+        let text = dir.path().join(format!("single_{deadline}.txt"));
+        let path = text.display().to_string();
+        let mut args = vec!["--timeout", deadline];
+        args.extend([
+            "nis", "table", &model, "--spec", SPEC, "--k", "12", "--agents", "30", "-o", &path,
+        ]);
+        let r = cli::run(&args).expect_code(3);
+        let table = std::fs::read_to_string(&text)
+            .unwrap_or_else(|e| panic!("--timeout {deadline}: {e}: {}", r.stderr));
+        let row = table
+            .lines()
+            .find(|l| l.starts_with("30 "))
+            .unwrap_or_else(|| panic!("no row n = 30: {table}"));
+        assert_eq!(
+            row.split_whitespace().collect::<Vec<_>>(),
+            ["30", "timeout"],
+            "--timeout {deadline}: {table}"
+        );
+    }
+}
+
 /// The case as it happens here: a cell whose decider cannot be
 /// stopped in time, so the run's backstop ends it. The MILP of M(100) at
 /// depth 6 spends its first seconds in HiGHS's presolve, which does not look
