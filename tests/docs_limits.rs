@@ -15,6 +15,11 @@ fn the_strategic_step_bound_is_documented_and_enforced() {
         flat.contains(&stated),
         "docs/nis.md does not say `{stated}`"
     );
+    // The README's Limits, where the issue looked for it.
+    let readme = std::fs::read_to_string(cli::root().join("README.md")).unwrap();
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let stated = format!("a strategic sentence's k in 0..{MAX_STRATEGIC_STEPS}");
+    assert!(flat.contains(&stated), "README.md does not say `{stated}`");
     let model = cli::repo("examples/vcas/two_agent.nis");
     let at = |k: u32| format!("<<ownship>> X^{k} safe");
     // The bound itself is taken; one more is refused where it is written.
