@@ -5,7 +5,7 @@
 //! on models whose real variables happen to take integral values only.
 
 use mavis::lang::Source;
-use mavis::nis::encode::{falsify_universal, FalsifyOptions, MilpOptions};
+use mavis::nis::encode::{falsify_universal, FalsifyOptions, MilpOptions, SplitOptions};
 use mavis::nis::engine::{decide_with, EngineChoice, Target};
 use mavis::nis::front::core::Lowered;
 use mavis::nis::witness::replay::real::{replay_real, RealLocal, RealMove, RealState, RealTree};
@@ -306,6 +306,11 @@ label z = e = 1;
 }
 
 fn model(s: &Spec, real: bool) -> Model {
+    model_of(s, text(s, real))
+}
+
+/// The model of `text` with the network of `s`.
+fn model_of(s: &Spec, text: String) -> Model {
     let w = |i: usize| f64::from(s.weights[i]);
     let net = Network::from_layers(vec![Layer {
         weights: Array2::from_shape_vec((2, 2), vec![w(0), w(1), w(2), w(3)]).unwrap(),
@@ -317,7 +322,7 @@ fn model(s: &Spec, real: bool) -> Model {
         in_memory: [("f".to_string(), net)].into_iter().collect(),
         ..Default::default()
     };
-    parse_model(&Source::new("d.nis", text(s, real)), Path::new("."), &opts).unwrap()
+    parse_model(&Source::new("d.nis", text), Path::new("."), &opts).unwrap()
 }
 
 /// Both deciders refused the model for the one reason these models can be
@@ -380,6 +385,117 @@ proptest! {
             (Err(a), Err(b)) => both_refuse_an_empty_protocol(&a, &b)?,
             (x, y) => prop_assert!(false, "explicit {:?} vs milp {:?}\n{}", x.map(|r| r.holds), y.map(|r| r.holds), text(&s, true)),
         }
+    }
+}
+
+/// [`text`] with an environment whose choice depends on its state: `tock`
+/// only while e = 0 (so a part of a choice split that pins `tock` where
+/// e = 1 has no run), `tick` always.
+fn guarded_text(s: &Spec, real: bool) -> String {
+    let t = text(s, real);
+    let old = "actions : {tick, tock};\n  update";
+    assert!(t.contains(old));
+    t.replace(
+        old,
+        "actions : {tick, tock};\n  protocol { e = 0 -> {tock}; true -> {tick}; }\n  update",
+    )
+}
+
+/// The universal sentences of [`SPECS`].
+const UNIVERSAL: [usize; 4] = [1, 3, 5, 6];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The choice split (issue 32): the MILP decider with the environment's
+    /// actions of the first rounds pinned in every part before any MILP
+    /// (one part per action and round), on 1 and 2 threads, gives the
+    /// verdict of the explicit decider on the integer twin and of the MILP
+    /// decider without it (no falsification: the MILPs decide).
+    #[test]
+    fn choice_split_verdicts_agree_with_explicit(s in spec_strategy(), which in 0usize..UNIVERSAL.len(), n in 2usize..=3, guarded in proptest::bool::ANY) {
+        let which = UNIVERSAL[which];
+        let spec = parse_sentence(SPECS[which]).unwrap();
+        let text_of = |real| if guarded { guarded_text(&s, real) } else { text(&s, real) };
+        let finite = model_of(&s, text_of(false));
+        let real = model_of(&s, text_of(true));
+        let target = Target::Concrete { agents: n };
+        let x = decide_with(EngineChoice::Explicit, &MilpOptions::default(), &finite, &spec, target);
+        let milp = |choice_rounds, eager_choices, threads| {
+            let split = SplitOptions { choice_rounds, eager_choices, threads, ..SplitOptions::default() };
+            let opts = MilpOptions { split, falsify: FalsifyOptions::off(), ..MilpOptions::default() };
+            decide_with(EngineChoice::Milp, &opts, &real, &spec, target)
+        };
+        let none = milp(0, false, 1);
+        for (rounds, threads) in [(1, 1), (2, 1), (3, 2)] {
+            let y = milp(rounds, true, threads);
+            let pinned = y.as_ref().ok().and_then(|r| r.milp_stats()).and_then(|m| m.real.split.as_ref()).map(|s| s.pinned_rounds);
+            match (&x, &y) {
+                (Ok(x), Ok(y)) => {
+                    prop_assert_eq!(x.holds, y.holds, "{} on M({}), {} rounds pinned, of\n{}", SPECS[which], n, rounds, text_of(true));
+                    // The dual goals here are single paths of 1 or 2 rounds:
+                    // every part that reached a MILP pinned them all.
+                    let depth = if which == 1 || which == 6 { 2 } else { 1 };
+                    if let Some(p) = pinned {
+                        prop_assert!(p <= rounds.min(depth));
+                    }
+                }
+                (Err(a), Err(b)) => both_refuse_an_empty_protocol(a, b)?,
+                (x, y) => prop_assert!(false, "explicit {:?} vs milp {:?}\n{}", x.as_ref().map(|r| r.holds), y.as_ref().map(|r| r.holds), text_of(true)),
+            }
+            prop_assert_eq!(y.as_ref().map(|r| r.holds).ok(), none.as_ref().map(|r| r.holds).ok());
+        }
+    }
+}
+
+/// The choice split pins rounds on the harness's models: `AX^2 z` (z: e = 1)
+/// fails (the explicit decider), and with the choices pinned before any
+/// MILP the parts are cut in waves: the root into `tick` and `tock`, both
+/// of those (one wave) into their 2 second rounds, and the first of those
+/// four, `tick tick`, has the counterexample (the rest of its wave is
+/// skipped; on 2 threads the second part may have started already): 3
+/// choice splits, 4 parts decided (5 at most on 2 threads), 2 rounds pinned.
+#[test]
+fn the_choice_split_pins_the_first_rounds() {
+    let s = Spec {
+        top: 2,
+        x0: 1,
+        prot: [3, 3, 3],
+        steps: [1, -1, 1],
+        weights: [1, -1, 0, 1, 0, 0],
+        label_x: 1,
+    };
+    let spec = parse_sentence("AX^2 z").unwrap();
+    let finite = model(&s, false);
+    let real = model(&s, true);
+    let target = Target::Concrete { agents: 2 };
+    let x = decide_with(
+        EngineChoice::Explicit,
+        &MilpOptions::default(),
+        &finite,
+        &spec,
+        target,
+    )
+    .unwrap();
+    for threads in [1, 2] {
+        let split = SplitOptions {
+            eager_choices: true,
+            threads,
+            ..SplitOptions::default()
+        };
+        let opts = MilpOptions {
+            split,
+            falsify: FalsifyOptions::off(),
+            ..MilpOptions::default()
+        };
+        let y = decide_with(EngineChoice::Milp, &opts, &real, &spec, target).unwrap();
+        assert_eq!(x.holds, y.holds);
+        let st = y.milp_stats().unwrap().real.split.clone().unwrap();
+        assert!(!y.holds);
+        assert_eq!(st.pinned_rounds, 2, "{st:?}");
+        assert_eq!(st.choice_splits, 3, "{st:?}");
+        let most = if threads == 1 { 4 } else { 5 };
+        assert!((4..=most).contains(&st.boxes), "{st:?}");
     }
 }
 

@@ -85,10 +85,16 @@ fn check(m: &Model, split: SplitOptions) -> CheckRecord {
 const FORCED: SplitOptions = SplitOptions {
     budget: Duration::ZERO,
     max_depth: 12,
+    choice_rounds: 3,
+    eager_choices: false,
+    threads: 1,
 };
 const OFF: SplitOptions = SplitOptions {
     budget: Duration::ZERO,
     max_depth: 0,
+    choice_rounds: 0,
+    eager_choices: false,
+    threads: 1,
 };
 
 fn counts(r: &CheckRecord) -> [usize; 4] {
@@ -119,19 +125,20 @@ fn a_box_whose_halves_are_decided_by_their_bounds() {
 }
 
 // By hand, c in [0, 4], f >= 0.8 on [1.8, 2.2]: [0, 4] halves (fewer
-// binaries on both sides); [0, 2] (second neuron off) halves into [0, 1]
-// (f = 0, decided by bounds) and [1, 2] (f = c - 1, no unstable neuron), whose
-// halves keep its binaries ([1.5, 2] its argmax): [1, 2] is decided whole
-// and its counterexample has c >= 1.8. Boxes [0,4], [0,2], [0,1], [1,2].
+// binaries on both sides); its halves are decided in one wave: [0, 2]
+// (second neuron off) halves again, [2, 4] (both neurons on, f = 3 - c)
+// keeps its binaries in its halves, is decided whole, and its
+// counterexample has c <= 2.2, which ends the search before [0, 2]'s
+// halves. Boxes [0,4], [0,2], [2,4]; 2 halved, 1 refused.
 #[test]
 fn a_counterexample_in_a_sub_box_is_replayed_and_reported() {
     let m = model(0.8, 0.0, 4.0);
     let r = check(&m, FORCED);
     assert!(!r.holds);
-    assert_eq!(counts(&r), [4, 2, 2, 1]);
+    assert_eq!(counts(&r), [3, 2, 1, 1]);
     let w = mavis::nis::verbs::json::witness_json(&r).expect("a replayed counterexample");
     let c = w["branches"][0][0]["env"]["c"].as_f64().unwrap();
-    assert!((1.8 - 1e-6..=2.0).contains(&c), "c = {c}");
+    assert!((2.0..=2.2 + 1e-6).contains(&c), "c = {c}");
     assert!(tent_f64(c) >= 0.8 - 1e-6);
     assert!(!check(&m, OFF).holds);
 }
@@ -237,7 +244,7 @@ fn the_deadline_is_unknown_with_the_splitting_so_far() {
     assert_eq!(code, Some(3), "{r}");
     let why = r["results"]["reason"].as_str().unwrap();
     assert!(
-        why.contains("over the initial box [-133, -129] (input splitting: 1 boxes tried, 0 halved, depth 0, 1 not halved"),
+        why.contains("over the initial box [-133, -129] (input splitting: 1 parts tried, 0 halved, 0 split over the environment's choices, depth 0, 1 not halved"),
         "{why}"
     );
 }

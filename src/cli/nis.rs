@@ -78,6 +78,11 @@ pub struct MilpArgs {
     /// (0: no splitting, one MILP over the whole initial set).
     #[arg(long = "split-depth", value_name = "N", default_value_t = 12)]
     pub split_depth: usize,
+    /// MILP decider, universal sentences: the most rounds, from the first,
+    /// whose environment action a part of the split may pin (one part per
+    /// action, when a part's MILP stalls; 0: none; docs/nis.md).
+    #[arg(long = "split-choices", value_name = "N", default_value_t = SplitOptions::default().choice_rounds)]
+    pub split_choices: usize,
     /// MILP decider, universal sentences on real-valued models: initial
     /// states simulated per root before any MILP (falsify first; 0: off).
     #[arg(long = "falsify-samples", value_name = "N", default_value_t = FalsifyOptions::default().samples)]
@@ -116,6 +121,9 @@ impl MilpArgs {
             split: SplitOptions {
                 budget: Duration::from_secs_f64(self.split_budget),
                 max_depth: self.split_depth,
+                choice_rounds: self.split_choices,
+                threads: ctx.threads,
+                ..SplitOptions::default()
             },
             falsify: FalsifyOptions {
                 samples: self.falsify_samples,

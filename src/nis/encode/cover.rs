@@ -175,6 +175,7 @@ impl Enc<'_> {
                 env,
                 zero_one: Vec::new(),
                 named: Vec::new(),
+                depth: from.depth + 1,
             },
         ))
     }
@@ -376,6 +377,7 @@ fn uncovered_start(
             env: init.env.clone(),
             zero_one: Vec::new(),
             named: Vec::new(),
+            depth: 0,
         };
         let mut v = enc.valid(t, &at, &format!("w{i}"))?;
         if observed {

@@ -43,6 +43,10 @@ pub struct Enc<'m> {
     /// (no formula or later round reads them): each keeps its old percept
     /// in the MILP, and the decoder observes it in f64 ([`super::concrete::F64`]).
     pub skip_observation: bool,
+    /// The environment's action in the rounds from depth 0, 1, ..: pinned
+    /// by a part of a choice split ([`super::split`]); a deeper round
+    /// chooses freely.
+    pub env_pins: Vec<usize>,
     /// Network copies by (network, input expressions): a call with the same
     /// inputs reuses the copy (a network is a function of its inputs).
     copies: HashMap<CallKey, Vec<LinExpr>>,
@@ -100,6 +104,7 @@ impl<'m> Enc<'m> {
             range_checks: Vec::new(),
             first_percepts: None,
             skip_observation: false,
+            env_pins: Vec::new(),
             copies: HashMap::new(),
         }
     }

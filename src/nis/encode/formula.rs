@@ -89,3 +89,46 @@ pub fn encode<U: Unrolling>(
         }
     })
 }
+
+/// Whether every solution of the existential formula `core` is one path
+/// of the unrolling with atoms along it: no conjunction joins two
+/// subformulas that each take a step. Only then does pinning the
+/// environment's action by depth ([`super::split`]) cut the solutions
+/// into parts without losing one (a conjunction of two `EX` may need two
+/// successors by different actions).
+pub fn one_path(core: &Core) -> bool {
+    let depth = node_steps(core);
+    core.nodes.iter().all(|n| match n {
+        Node::And(cs) => cs.iter().filter(|&&c| depth[c] > 0).count() <= 1,
+        _ => true,
+    })
+}
+
+/// The most rounds along any path of the formula (its temporal depth).
+pub fn steps(core: &Core) -> usize {
+    node_steps(core)[core.root]
+}
+
+/// Per node the most rounds along any path below it (memoized: nodes are
+/// shared, [`Core`] pushes a node after its children, but the order is not
+/// relied on).
+fn node_steps(core: &Core) -> Vec<usize> {
+    fn at(core: &Core, i: usize, memo: &mut Vec<Option<usize>>) -> usize {
+        if let Some(d) = memo[i] {
+            return d;
+        }
+        let d = match &core.nodes[i] {
+            Node::Lit { .. } => 0,
+            Node::And(cs) | Node::Or(cs) => {
+                cs.iter().map(|&c| at(core, c, memo)).max().unwrap_or(0)
+            }
+            Node::EX(c) | Node::AX(c) => 1 + at(core, *c, memo),
+        };
+        memo[i] = Some(d);
+        d
+    }
+    let mut memo = vec![None; core.nodes.len()];
+    (0..core.nodes.len())
+        .map(|i| at(core, i, &mut memo))
+        .collect()
+}

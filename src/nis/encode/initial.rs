@@ -87,6 +87,7 @@ impl Enc<'_> {
             env,
             zero_one: Vec::new(),
             named,
+            depth: 0,
         }))
     }
 

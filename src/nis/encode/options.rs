@@ -105,6 +105,16 @@ pub struct SplitOptions {
     /// How many times a box may be halved: a box at this depth is decided
     /// by its MILP within the run's deadline alone (0: no splitting).
     pub max_depth: usize,
+    /// The most rounds, from the first, whose environment action a part
+    /// may pin (the choice split; 0: none).
+    pub choice_rounds: usize,
+    /// Pin the environment's actions of the first `choice_rounds` rounds
+    /// before any MILP, whatever the parts' binaries (tests; otherwise a
+    /// part is split over a choice only when its MILP stalls and the
+    /// parts' MILPs are smaller).
+    pub eager_choices: bool,
+    /// Parts decided at once, each on its own thread (`--threads`).
+    pub threads: usize,
 }
 
 impl Default for SplitOptions {
@@ -112,6 +122,9 @@ impl Default for SplitOptions {
         SplitOptions {
             budget: Duration::from_secs(2),
             max_depth: 12,
+            choice_rounds: 3,
+            eager_choices: false,
+            threads: 1,
         }
     }
 }

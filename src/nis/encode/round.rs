@@ -67,6 +67,25 @@ impl Enc<'_> {
         self.pick_action(name, &enabled, LinExpr::constant(1.0))
     }
 
+    /// [`Enc::choose_action`] with the choice pinned to `action` (a part
+    /// of a choice split, [`super::split`]): the row "`action` is enabled"
+    /// (infeasible where the protocol never enables it, so the part has
+    /// no run).
+    fn pinned_action(
+        &mut self,
+        name: &str,
+        (cases, actions): (&[ProtocolCase], usize),
+        slots: &[Option<Val>],
+        action: usize,
+    ) -> Result<Vec<LinExpr>, RunError> {
+        let enabled = self.enabled_actions(name, cases, actions, slots)?;
+        if constant(&enabled[action]) != Some(1.0) {
+            let e = enabled[action].clone();
+            self.milp.le(&format!("{name}.pinned"), 1.0, e);
+        }
+        Ok(one_hot(action, actions))
+    }
+
     /// Per action the 0/1 expression "the protocol enables it at `slots`";
     /// an error when no action can be enabled.
     pub(super) fn enabled_actions(
@@ -417,7 +436,11 @@ impl Enc<'_> {
         }
         let env_slots = self.env_slots_named(&from.env, None, &from.named, None);
         let env_rules = (&model.env.protocol[..], model.env.actions.len());
-        let env_action = self.choose_action(&format!("{tag}.env.act"), env_rules, &env_slots)?;
+        let env_name = format!("{tag}.env.act");
+        let env_action = match self.env_pins.get(from.depth) {
+            Some(&pin) => self.pinned_action(&env_name, env_rules, &env_slots, pin)?,
+            None => self.choose_action(&env_name, env_rules, &env_slots)?,
+        };
         let named_actions = self.named_actions(&from.named, tag)?;
         let mut budget = zero_one;
         let choices = match budget.as_deref_mut() {
@@ -471,6 +494,7 @@ impl Enc<'_> {
                 env,
                 zero_one: slots,
                 named,
+                depth: from.depth + 1,
             },
         ))
     }

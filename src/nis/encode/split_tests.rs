@@ -98,3 +98,116 @@ fn a_list_is_halved_before_any_interval() {
     assert!(matches!(starts[1], StartVar::Among(2, 3)));
     assert!(matches!(starts[0], StartVar::Within(lo, hi) if (lo, hi) == (-133.0, -129.0)));
 }
+
+/// Every sequence of `depth` actions of `actions`, in order.
+fn sequences(actions: &[usize], depth: usize) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new()];
+    for _ in 0..depth {
+        out = out
+            .into_iter()
+            .flat_map(|s: Vec<usize>| {
+                actions.iter().map(move |&a| {
+                    let mut t = s.clone();
+                    t.push(a);
+                    t
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, failure_persistence: None, ..Default::default() })]
+
+    /// The choice split's parts cover the runs: whichever parts are split
+    /// further (`cuts`, one bit per part met), every sequence of the
+    /// environment's actions begins with the pins of exactly one leaf.
+    #[test]
+    fn choice_parts_cover_every_sequence_once(
+        width in 2usize..=4,
+        depth in 1usize..=4,
+        cuts in proptest::collection::vec(proptest::bool::ANY, 1..200),
+    ) {
+        // Actions as a protocol lists them (not 0..width: gaps allowed).
+        let actions: Vec<usize> = (0..width).map(|a| 2 * a + 1).collect();
+        let mut open = vec![Vec::new()];
+        let mut leaves: Vec<Vec<usize>> = Vec::new();
+        let mut bits = cuts.iter().cycle();
+        // The root is always split, as a stalled root is.
+        let mut first = true;
+        while let Some(pins) = open.pop() {
+            let cut = first || *bits.next().unwrap();
+            first = false;
+            if cut && pins.len() < depth {
+                let parts = choice_parts(&pins, &actions);
+                proptest::prop_assert_eq!(parts.len(), actions.len());
+                for p in &parts {
+                    proptest::prop_assert_eq!(&p[..pins.len()], &pins[..]);
+                    proptest::prop_assert_eq!(p.len(), pins.len() + 1);
+                }
+                open.extend(parts);
+            } else {
+                leaves.push(pins);
+            }
+        }
+        for s in sequences(&actions, depth) {
+            let covering = leaves.iter().filter(|l| s.starts_with(l)).count();
+            proptest::prop_assert_eq!(covering, 1, "{:?} in {:?}", s, leaves);
+        }
+        // And no leaf pins an action that is not one of the choices.
+        let count: usize = leaves.iter().map(|l| width.pow((depth - l.len()) as u32)).sum();
+        proptest::prop_assert_eq!(count, width.pow(depth as u32));
+    }
+}
+
+/// A conjunction of two steps needs two successors, which pinning one
+/// action per round could not give: such a goal is not one path.
+#[test]
+fn goals_that_are_one_path() {
+    use crate::nis::front::core::{Core, Node};
+    let lit = |label| Node::Lit {
+        label,
+        agent: None,
+        negated: false,
+    };
+    // EX EX !safe (the dual of AX^2 safe): one path, 2 rounds.
+    let chain = Core {
+        nodes: vec![lit(0), Node::EX(0), Node::EX(1)],
+        root: 2,
+    };
+    assert!(one_path(&chain));
+    assert_eq!(steps(&chain), 2);
+    // EX a | EX b: either successor alone is a solution.
+    let or = Core {
+        nodes: vec![
+            lit(0),
+            lit(1),
+            Node::EX(0),
+            Node::EX(1),
+            Node::Or(vec![2, 3]),
+        ],
+        root: 4,
+    };
+    assert!(one_path(&or));
+    // a & EX b: atoms along the path.
+    let and_lit = Core {
+        nodes: vec![lit(0), lit(1), Node::EX(1), Node::And(vec![0, 2])],
+        root: 3,
+    };
+    assert!(one_path(&and_lit));
+    // EX a & EX EX b: two successors.
+    let and = Core {
+        nodes: vec![
+            lit(0),
+            lit(1),
+            Node::EX(0),
+            Node::EX(1),
+            Node::EX(3),
+            Node::And(vec![2, 4]),
+        ],
+        root: 5,
+    };
+    assert!(!one_path(&and));
+    assert_eq!(steps(&and), 2);
+}

@@ -90,7 +90,7 @@ pub fn decide_f64(
             });
         }
     }
-    if universal && split::splits(model, &opts.split) {
+    if universal && split::splits(model, goal, &opts.split) {
         let s = split::decide_split(model, goal, (n, m), zero_one, opts, sizes)?;
         extra.split = Some(s.stats);
         return Ok(RealAnswer {

@@ -21,6 +21,9 @@ pub struct State {
     pub env: Vec<Val>,
     pub zero_one: Vec<Slot>,
     pub named: Vec<AgentState>,
+    /// Rounds from the initial state (which a choice split's pinned
+    /// environment actions are indexed by, [`super::split`]).
+    pub depth: usize,
 }
 
 /// The joint action of one round: per agent one-hot actions, the

@@ -32,6 +32,30 @@ pub struct Sizes {
 }
 
 impl Sizes {
+    /// Adds the MILPs of `other` (decided on another thread): counts are
+    /// summed, the largest sizes kept.
+    pub fn merge(&mut self, other: &Sizes) {
+        self.milps += other.milps;
+        self.variables = self.variables.max(other.variables);
+        self.binaries = self.binaries.max(other.binaries);
+        self.integers = self.integers.max(other.integers);
+        self.constraints = self.constraints.max(other.constraints);
+        self.network_copies = self.network_copies.max(other.network_copies);
+        self.network_binaries = self.network_binaries.max(other.network_binaries);
+        self.symmetry_rows += other.symmetry_rows;
+        self.slots = self.slots.max(other.slots);
+        self.tie_cuts += other.tie_cuts;
+        self.contexts = self.contexts.max(other.contexts);
+        self.layer_locals = self.layer_locals.max(other.layer_locals);
+        self.faults += other.faults;
+        self.obbt.add(&other.obbt);
+        let s = &mut self.solving;
+        s.solve_s += other.solving.solve_s;
+        s.effort += other.solving.effort;
+        s.confirmations += other.solving.confirmations;
+        s.presolve_disagreements += other.solving.presolve_disagreements;
+    }
+
     /// Records the sizes of one MILP (the largest are kept).
     pub fn record(&mut self, milp: &Milp) {
         let st = milp.stats();
@@ -84,6 +108,28 @@ pub struct SplitStats {
     pub refused: usize,
     /// Seconds spent in the attempts that stalled.
     pub stalled_s: f64,
+    /// Parts split over the environment's action of their next unpinned
+    /// round (one part per action).
+    pub choice_splits: usize,
+    /// Parts not so split because their parts' MILPs would not have fewer
+    /// binaries.
+    pub choices_refused: usize,
+    /// The most rounds a part pinned.
+    pub pinned_rounds: usize,
+}
+
+impl SplitStats {
+    /// Adds the counts of `other` (a part decided on another thread).
+    pub fn merge(&mut self, other: &SplitStats) {
+        self.boxes += other.boxes;
+        self.splits += other.splits;
+        self.depth = self.depth.max(other.depth);
+        self.refused += other.refused;
+        self.stalled_s += other.stalled_s;
+        self.choice_splits += other.choice_splits;
+        self.choices_refused += other.choices_refused;
+        self.pinned_rounds = self.pinned_rounds.max(other.pinned_rounds);
+    }
 }
 
 impl Statistics for SplitStats {
@@ -94,6 +140,9 @@ impl Statistics for SplitStats {
             ("split_depth", self.depth.into()),
             ("splits_refused", self.refused.into()),
             ("split_stalled_s", self.stalled_s.into()),
+            ("choice_splits", self.choice_splits.into()),
+            ("choice_splits_refused", self.choices_refused.into()),
+            ("pinned_rounds", self.pinned_rounds.into()),
         ]
     }
 }

@@ -223,6 +223,7 @@ impl Enc<'_> {
             env,
             zero_one: Vec::new(),
             named,
+            depth: from.depth + 1,
         };
         Ok((round, state))
     }
