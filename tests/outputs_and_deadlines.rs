@@ -216,6 +216,12 @@ fn a_table_stopped_inside_a_long_expansion_still_writes_its_file() {
             ["30", "timeout"],
             "--timeout {deadline}: {table}"
         );
+        // The summary counts the cut cell (it said "0 queries" before).
+        let summary = table.lines().next().unwrap_or_default();
+        assert!(
+            summary.starts_with("1 query: 0 hold, 0 violated, 1 unknown (time-out)"),
+            "{table}"
+        );
     }
 }
 

@@ -299,7 +299,7 @@ fn render(
     let rows = grid.rows();
     let mut next = outcomes.iter();
     let mut decided = Vec::new();
-    let mut incomplete = false;
+    let mut timeouts = 0;
     let mut rendered = String::new();
     // `--table-format csv`: one CSV with a `spec` column, nothing else on
     // stdout, so that a CSV reader (pandas.read_csv) takes it as it is.
@@ -313,7 +313,7 @@ fn render(
                 line.push(cell_text(outcome.as_ref(), look.no_times));
                 match outcome {
                     Some(Value::Object(cell)) => decided.push(timeless(cell, look.no_times)),
-                    Some(v) if v == TIMEOUT => incomplete = true,
+                    Some(v) if v == TIMEOUT => timeouts += 1,
                     _ => {}
                 }
             }
@@ -324,14 +324,8 @@ fn render(
         rendered.push_str(&t.render(look.format));
         rendered.push('\n');
     }
-    let holds = decided.iter().filter(|c| c["holds"] == true).count();
-    let time = if look.no_times {
-        String::new()
-    } else {
-        format!(" ({total_s:.3} s)")
-    };
     let n = decided.len();
-    let summary = format!("{n} queries: {holds} hold, {} violated{time}", n - holds);
+    let summary = summary_line(&decided, timeouts, (!look.no_times).then_some(total_s));
     if look.format == TableFormat::Csv {
         r.notes.push(summary);
         r.text = csv.render(TableFormat::Csv);
@@ -340,7 +334,7 @@ fn render(
         r.line("");
         r.text.push_str(&rendered);
     }
-    if incomplete {
+    if timeouts > 0 {
         r.verdict = Some(Verdict::Unknown);
         r.stat("timed_out", true);
         r.warnings
@@ -393,4 +387,25 @@ fn timeless(cell: &Map<String, Value>, no_times: bool) -> Value {
         }
     }
     Value::Object(cell)
+}
+
+/// The table's first line: how many queries (a cell the deadline cut is a
+/// query too, counted as unknown, so a run stopped at its one cell does not
+/// say "0 queries"), how many hold and are violated, and the time.
+fn summary_line(decided: &[Value], timeouts: usize, total_s: Option<f64>) -> String {
+    let holds = decided.iter().filter(|c| c["holds"] == true).count();
+    let n = decided.len();
+    let time = total_s.map_or(String::new(), |t| format!(" ({t:.3} s)"));
+    let unknown = match timeouts {
+        0 => String::new(),
+        t => format!(", {t} unknown (time-out)"),
+    };
+    let queries = match n + timeouts {
+        1 => "1 query".to_string(),
+        q => format!("{q} queries"),
+    };
+    format!(
+        "{queries}: {holds} hold, {} violated{unknown}{time}",
+        n - holds
+    )
 }
