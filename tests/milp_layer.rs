@@ -333,6 +333,7 @@ fn statuses_infeasible_unknown_and_integers() {
         verbose: false,
         feasibility_tolerance: Some(1e-9),
         presolve: false,
+        meter: mavis::report::meter::Meter::none(),
     };
     let mut m = Model::new();
     let k = m.integer("k", 0.0, 10.0);

@@ -6,8 +6,11 @@
 
 #[path = "support/cli.rs"]
 mod cli;
+#[path = "support/onnx_writer.rs"]
+mod onnx_writer;
 
 use cli::repo;
+use onnx_writer::{onnx_bytes, random_network, Dense};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -133,4 +136,343 @@ fn nis_table_says_which_cell_of_how_many() {
             "cell {i} of 4 in {cells:#?}"
         );
     }
+}
+
+/// The lines of a meter with a total: (arrival, done, total, `[t s]`), from
+/// "LABEL: UNIT DONE of TOTAL (RATE UNIT/s) [T s]".
+fn progress_of_total(
+    lines: &[(Duration, String)],
+    label: &str,
+    unit: &str,
+) -> Vec<(Duration, u64, u64, f64)> {
+    lines
+        .iter()
+        .filter_map(|(at, l)| {
+            let rest = l.strip_prefix(label)?.strip_prefix(": ")?;
+            let rest = rest.strip_prefix(unit)?.strip_prefix(' ')?;
+            let (done, rest) = rest.split_once(" of ")?;
+            let (total, rest) = rest.split_once(' ')?;
+            assert!(rest.contains(&format!("{unit}/s")), "a rate: {l}");
+            let t = rest.rsplit_once('[')?.1.strip_suffix(" s]")?.parse().ok()?;
+            Some((*at, done.parse().ok()?, total.parse().ok()?, t))
+        })
+        .collect()
+}
+
+#[test]
+fn swarm_check_shows_the_iterations_inside_one_long_property() {
+    // S(3) is explored at once; a million steps of value iteration take
+    // far longer than the 4 s the run is given.
+    let (lines, ended) = stderr_lines(&[
+        "--timeout",
+        "4",
+        "swarm",
+        "check",
+        &repo("examples/foraging/foraging.swarm"),
+        "--faults",
+        &repo("examples/foraging/foraging.faults"),
+        "--agents",
+        "3",
+        "--prop",
+        "Pmin=? [ F<=1000000 \"deposited2\" ]",
+    ]);
+    let label = "swarm: checking 1 property";
+    assert_shows_progress(&lines, ended, label);
+    // Still inside the first (and only) property.
+    assert!(lines
+        .iter()
+        .any(|(_, l)| l.starts_with(label) && l.contains("state updates/s, properties done 0)")));
+}
+
+#[test]
+fn swarm_sweep_counts_the_cells_done() {
+    // Eleven values of pf, each a model of S(3) and a bounded iteration of
+    // 800 steps (about 0.5 s on a loaded 2-core machine): stopped at 8 s.
+    let (lines, ended) = stderr_lines(&[
+        "--timeout",
+        "8",
+        "swarm",
+        "sweep",
+        &repo("examples/foraging/foraging.swarm"),
+        "--faults",
+        &repo("examples/foraging/foraging.faults"),
+        "--prop",
+        "Pmax=? [ F<k \"deposited2\" ]",
+        "--sweep",
+        "pf=0:0.1:1",
+        "--k",
+        "800..801",
+        "--agents",
+        "3",
+    ]);
+    let shown = progress_of_total(&lines, "swarm sweep: pf", "cells");
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    assert!(shown.len() >= 2, "{all:#?}");
+    let (arrived, first, total, t) = shown[0];
+    assert_eq!(total, 11, "{all:#?}");
+    assert!(t <= 1.0, "the first line at {t} s: {all:#?}");
+    assert!(arrived + Duration::from_secs(1) < ended, "{all:#?}");
+    let last = shown.last().expect("two lines").1;
+    assert!(
+        last > first && last <= total,
+        "cells {first} then {last}: {all:#?}"
+    );
+}
+
+/// A random PGSolver game: `n` nodes, priorities below `d`, three
+/// successors (as tests/deadline.rs writes it).
+fn random_game(n: usize, d: u64) -> String {
+    let mut state = 7u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        state >> 33
+    };
+    let mut text = format!("parity {};\n", n - 1);
+    for v in 0..n {
+        let mut succ: Vec<u64> = (0..3).map(|_| next() % n as u64).collect();
+        succ.sort_unstable();
+        succ.dedup();
+        let succ: Vec<String> = succ.iter().map(u64::to_string).collect();
+        text.push_str(&format!(
+            "{v} {} {} {};\n",
+            next() % d,
+            next() % 2,
+            succ.join(",")
+        ));
+    }
+    text
+}
+
+#[test]
+fn robust_parity_counts_the_lifts_of_the_progress_measures() {
+    // A million nodes and 1000 priorities: unfinished after 120 s
+    // (tests/deadline.rs); stopped at 14 s, the game read first (3 s, and
+    // up to 10 s beside other tests on a loaded machine); the first pass
+    // lifts every node once, counted too.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let game = dir.path().join("big.pg");
+    std::fs::write(&game, random_game(1_000_000, 1000)).expect("writes");
+    let game = game.display().to_string();
+    let (lines, ended) = stderr_lines(&[
+        "--timeout",
+        "14",
+        "robust",
+        "parity",
+        &game,
+        "--solver",
+        "spm",
+    ]);
+    // Quiet until the first lift (after the measures' tables are set up):
+    // no bound on the first line's time, only that the counts grow.
+    let shown = progress(&lines, "robust parity: solving");
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    assert!(shown.len() >= 2, "{all:#?}");
+    assert!(shown[0].0 + Duration::from_secs(1) < ended, "{all:#?}");
+    let (first, last) = (shown[0].1, shown.last().expect("two lines").1);
+    assert!(first > 0 && last > first, "lifts {first} then {last}");
+    assert!(lines
+        .iter()
+        .any(|(_, l)| l.starts_with("robust parity: solving: ") && l.contains(" lifts/s)")));
+}
+
+#[test]
+fn robust_faults_counts_the_periods_done() {
+    // Periods 1..1000 of the grid patrol: the cost grows with the cube of
+    // the period (1..100 took 1.7 s), stopped at 6 s.
+    let (lines, ended) = stderr_lines(&[
+        "--timeout",
+        "6",
+        "robust",
+        "faults",
+        &repo("examples/robust/grid_patrol.ma"),
+        "--period",
+        "1..1000",
+    ]);
+    let shown = progress_of_total(&lines, "robust faults", "periods");
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    assert!(shown.len() >= 2, "{all:#?}");
+    let (arrived, first, total, t) = shown[0];
+    assert_eq!(total, 1000, "{all:#?}");
+    assert!(t <= 1.0, "the first line at {t} s: {all:#?}");
+    assert!(arrived + Duration::from_secs(1) < ended, "{all:#?}");
+    let last = shown.last().expect("two lines").1;
+    assert!(
+        last > first && last < total,
+        "periods {first} then {last}: {all:#?}"
+    );
+}
+
+/// The HiGHS lines of a `nis` verb: (arrival, solves, nodes, `[t s]`),
+/// from "LABEL: N solves (R solves/s, branch-and-bound nodes M) [T s]".
+fn highs_lines(lines: &[(Duration, String)], label: &str) -> Vec<(Duration, u64, u64, f64)> {
+    let number = |s: &str| s.replace(',', "").parse::<u64>().ok();
+    lines
+        .iter()
+        .filter_map(|(at, l)| {
+            let rest = l.strip_prefix(label)?.strip_prefix(": ")?;
+            let (solves, rest) = rest.split_once(" solves (")?;
+            let (_, rest) = rest.split_once("solves/s, branch-and-bound nodes ")?;
+            let (nodes, rest) = rest.split_once(") [")?;
+            let t = rest.strip_suffix(" s]")?.parse().ok()?;
+            Some((*at, number(solves)?, number(nodes)?, t))
+        })
+        .collect()
+}
+
+#[test]
+fn nis_check_counts_the_milps_and_their_nodes_while_highs_solves() {
+    // Five sentences on M(6) of the guarding example, one MILP each of
+    // about 0.7 s (docs/performance/nis.md; far longer on a loaded machine).
+    let spec = |q: &str, k: u32| format!("forall v1, v2: {q}^{k} (alive, v1) & (alive, v2)");
+    let specs = [
+        spec("EX", 6),
+        spec("AX", 6),
+        spec("EX", 5),
+        spec("AX", 5),
+        spec("EX", 4),
+    ];
+    let model = repo("examples/guarding/guarding.nis");
+    let mut args = vec!["nis", "check", &model, "--agents", "6", "--engine", "milp"];
+    for s in &specs {
+        args.extend(["--spec", s.as_str()]);
+    }
+    let (lines, ended) = stderr_lines(&args);
+    let shown = highs_lines(&lines, "nis check: HiGHS");
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    assert!(shown.len() >= 2, "{all:#?}");
+    let (arrived, solves, nodes, _) = shown[0];
+    assert!(arrived + Duration::from_millis(500) < ended, "{all:#?}");
+    let (_, last_solves, last_nodes, _) = *shown.last().expect("two lines");
+    assert!(
+        last_solves > solves && last_nodes >= nodes,
+        "solves {solves} then {last_solves}, nodes {nodes} then {last_nodes}: {all:#?}"
+    );
+    // The last line, at the end, has every solve: one per sentence at
+    // least (the nodes of a MILP HiGHS decides at the root: 0 or 1).
+    let done = lines
+        .iter()
+        .find_map(|(_, l)| l.strip_prefix("nis check: HiGHS: done, "))
+        .unwrap_or_else(|| panic!("a last line: {all:#?}"));
+    let total: u64 = done
+        .split(' ')
+        .next()
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    assert!(total >= 5, "{done}");
+}
+
+/// The network's outputs at `x` (f64, as the test computes them).
+fn forward(net: &[Dense], x: &[f64]) -> Vec<f64> {
+    let mut v = x.to_vec();
+    for layer in net {
+        v = (0..layer.bias.len())
+            .map(|j| {
+                let s = f64::from(layer.bias[j])
+                    + (0..v.len())
+                        .map(|i| f64::from(layer.weights[i][j]) * v[i])
+                        .sum::<f64>();
+                if layer.relu {
+                    s.max(0.0)
+                } else {
+                    s
+                }
+            })
+            .collect();
+    }
+    v
+}
+
+/// A network of three hidden layers of 32 ReLUs over [-1, 1]^6 and the
+/// property "Y_0 >= c" for c a fifth above the largest Y_0 of 20,000
+/// samples: the falsifier finds nothing and the bounds refute it only on
+/// small boxes, so the search splits for long (seed 3: undecided after 6 s,
+/// 11,000 boxes, at a load of 9). Returns the files' paths.
+fn hard_instance(dir: &std::path::Path, name: &str) -> (String, String) {
+    let d = 6;
+    let net = random_network(&[d, 32, 32, 32, 2], 3);
+    let mut state = 11u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as f64 / (1u64 << 31) as f64 * 2.0 - 1.0
+    };
+    let mut best = f64::NEG_INFINITY;
+    for _ in 0..20_000 {
+        let x: Vec<f64> = (0..d).map(|_| next()).collect();
+        best = best.max(forward(&net, &x)[0]);
+    }
+    let c = best + 0.2 * (1.0 + best.abs());
+    let onnx = dir.join(format!("{name}.onnx"));
+    std::fs::write(&onnx, onnx_bytes(&net)).expect("writes");
+    let mut text = String::from("; generated\n");
+    for i in 0..d {
+        text += &format!("(declare-const X_{i} Real)\n");
+    }
+    for v in ["Y_0", "Y_1"] {
+        text += &format!("(declare-const {v} Real)\n");
+    }
+    for i in 0..d {
+        text += &format!("(assert (>= X_{i} -1.0))\n(assert (<= X_{i} 1.0))\n");
+    }
+    text += &format!("(assert (>= Y_0 {c:?}))\n");
+    let vnnlib = dir.join(format!("{name}.vnnlib"));
+    std::fs::write(&vnnlib, text).expect("writes");
+    (onnx.display().to_string(), vnnlib.display().to_string())
+}
+
+#[test]
+fn nn_verify_counts_the_boxes_of_its_search() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (net, prop) = hard_instance(dir.path(), "hard");
+    let (lines, ended) = stderr_lines(&["--timeout", "6", "nn", "verify", &net, &prop]);
+    let label = "nn verify: search";
+    // The meter is quiet until the first box is done (after the
+    // falsification of the whole box, a tenth of the time): no bound on
+    // its first line's time, only that it comes long before the end.
+    let shown = progress(&lines, label);
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    assert!(shown.len() >= 2, "{all:#?}");
+    let (arrived, first, _) = shown[0];
+    assert!(arrived + Duration::from_secs(1) < ended, "{all:#?}");
+    let last = shown.last().expect("two lines").1;
+    assert!(first > 0 && last > first, "boxes {first} then {last}");
+    assert!(lines
+        .iter()
+        .any(|(_, l)| l.starts_with(label) && l.contains(" boxes/s, open boxes ")));
+}
+
+#[test]
+fn nn_verify_instances_counts_the_instances_done() {
+    // Four hard instances, each stopped at its timeout of 1.5 s: 6 s in all.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut rows = String::new();
+    for k in 0..4 {
+        let (net, prop) = hard_instance(dir.path(), &format!("i{k}"));
+        rows += &format!("{net},{prop},1.5\n");
+    }
+    let csv = dir.path().join("instances.csv");
+    std::fs::write(&csv, rows).expect("writes");
+    let out = dir.path().join("out");
+    let (lines, ended) = stderr_lines(&[
+        "nn",
+        "verify",
+        "--instances",
+        &csv.display().to_string(),
+        "--out-dir",
+        &out.display().to_string(),
+    ]);
+    let shown = progress_of_total(&lines, "nn verify", "instances");
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    assert!(shown.len() >= 2, "{all:#?}");
+    let (arrived, first, total, t) = shown[0];
+    assert_eq!(total, 4, "{all:#?}");
+    assert!(t <= 1.0, "the first line at {t} s: {all:#?}");
+    assert!(arrived + Duration::from_secs(1) < ended, "{all:#?}");
+    let last = shown.last().expect("two lines").1;
+    assert!(last > first, "instances {first} then {last}: {all:#?}");
 }

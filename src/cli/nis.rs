@@ -9,6 +9,7 @@ use crate::nis::procedures::{Procedure, VerifyOptions};
 use crate::nis::verbs::table::{self, Decide, TableGrid, TableLook};
 use crate::nis::verbs::{check, simulates, verify};
 use crate::nis::{self, EngineChoice, LoadOptions};
+use crate::report::meter::{Counting, Meter, MeterGuard};
 use crate::report::several::run_each;
 use crate::report::{Report, RunContext, RunError};
 use clap::{Args, Subcommand, ValueEnum};
@@ -106,9 +107,25 @@ pub enum ZeroOneArg {
     Slots,
 }
 
+/// The meter of a verb's MILPs: HiGHS's solves, and as its level the
+/// branch-and-bound nodes, in lines under `-v` (none while the explicit
+/// decider runs alone); a terminal keeps the stages' spinner.
+fn milp_meter(ctx: &RunContext, verb: &str) -> MeterGuard {
+    ctx.meter_lines(Counting {
+        label: format!("{verb}: HiGHS"),
+        unit: "solves",
+        level: Some("branch-and-bound nodes"),
+        total: None,
+    })
+}
+
 impl MilpArgs {
-    fn options(self, ctx: &RunContext) -> MilpOptions {
-        let solve = SolveOptions::new(ctx.threads, ctx.deadline(), ctx.verbosity >= 2);
+    /// The options of the MILP decider; `meter` counts its solves.
+    fn options(self, ctx: &RunContext, meter: Meter) -> MilpOptions {
+        let solve = SolveOptions {
+            meter,
+            ..SolveOptions::new(ctx.threads, ctx.deadline(), ctx.verbosity >= 2)
+        };
         MilpOptions {
             symmetry_breaking: !self.no_symmetry_breaking,
             zero_one_slots: self.zero_one == ZeroOneArg::Slots,
@@ -402,7 +419,8 @@ fn table_verb(args: TableArgs, given: &Given, ctx: &RunContext) -> Result<Report
     let decide = Decide {
         model: &m,
         engine: engine(e),
-        milp: &milp.options(ctx),
+        // The table's meter counts its cells.
+        milp: &milp.options(ctx, Meter::none()),
         set: model
             .set
             .iter()
@@ -456,7 +474,8 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
             counts,
         } => {
             let m = load(&model, given, ctx)?;
-            let milp = milp.options(ctx);
+            let solving = milp_meter(ctx, "nis check");
+            let milp = milp.options(ctx, solving.meter());
             run_each(("nis", "check"), spec.sentences()?, ctx, |s, started| {
                 check::check(&check::CheckRequest {
                     path: &model.model,
@@ -485,10 +504,18 @@ fn verify_verb(
     given: &Given,
     ctx: &RunContext,
 ) -> Result<Report, RunError> {
+    let solving = milp_meter(
+        ctx,
+        if threshold_only {
+            "nis emergence"
+        } else {
+            "nis verify"
+        },
+    );
     let options = VerifyOptions {
         engine: engine(args.engine),
         cap: args.cap,
-        milp: args.milp.options(ctx),
+        milp: args.milp.options(ctx, solving.meter()),
     };
     let procedure = args.simulation.map(SimulationArg::procedure);
     let m = load(&args.model, given, ctx)?;

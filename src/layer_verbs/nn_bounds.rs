@@ -186,7 +186,7 @@ fn exact_ranges(
         ));
         // One bar step per MILP; the bar replaces the stage's spinner.
         ctx.finish_stages();
-        let mut bar = ctx.progress(2 * net.output_size() as u64, "nn bounds: MILPs");
+        let mut bar = ctx.progress(2 * net.output_size() as u64, "nn bounds", "MILPs");
         let ranges = exact_output_bounds_reporting(net, input, &encode, solve, &mut || bar.inc(1));
         bar.finish_and_clear();
         Some(ranges.map_err(|e| match e {

@@ -178,7 +178,7 @@ pub fn run_instances(
     std::fs::create_dir_all(out_dir)
         .map_err(|e| RunError::input(format!("cannot create {}: {e}", out_dir.display())))?;
     let mut outcomes: Vec<Option<Outcome>> = vec![None; instances.len()];
-    let mut progress = ctx.progress(instances.len() as u64, "nn verify: instances");
+    let mut progress = ctx.progress(instances.len() as u64, "nn verify", "instances");
     for (i, instance) in instances.iter().enumerate() {
         let outcome = match finished(out_dir, instance) {
             Some(done) => done,

@@ -15,7 +15,7 @@
 //! `threads` (the search's workers), `total_s`.
 
 use super::nn::{load_for_command, shape_text};
-use crate::milp::verify::{verify, Answer, Counterexample, SplitRule, VerifyOptions};
+use crate::milp::verify::{verify, Answer, Counterexample, SplitRule, Verification, VerifyOptions};
 use crate::milp::{tolerance, SolveOptions, TIME_LIMIT};
 use crate::nn::vnnlib;
 use crate::report::{Report, RunContext, RunError, Verdict};
@@ -94,14 +94,20 @@ fn read_property(
     Ok(prop)
 }
 
-/// `mavis nn verify`.
-pub fn verify_report(req: &VerifyRequest, ctx: &RunContext) -> Result<Report, RunError> {
-    let start = Instant::now();
-    let (model, model_ref) = load_for_command(&req.net)?;
-    let net = &model.network;
-    let prop = read_property(req, net)?;
-    let parse_s = start.elapsed().as_secs_f64();
-    ctx.stage("nn verify: falsification, bounds, MILP and input splitting");
+/// The search of `nn verify`, under a meter of the boxes processed (its
+/// level: the boxes still open).
+fn search(
+    net: &crate::nn::Network,
+    prop: &vnnlib::Property,
+    req: &VerifyRequest,
+    ctx: &RunContext,
+) -> Result<Verification, RunError> {
+    let searching = ctx.meter(crate::report::meter::Counting {
+        label: "nn verify: search".into(),
+        unit: "boxes",
+        level: Some("open boxes"),
+        total: None,
+    });
     // The search runs parts on `threads` workers, each MILP on one thread.
     let opts = VerifyOptions {
         solve: SolveOptions::new(1, ctx.deadline(), ctx.verbosity >= 2),
@@ -110,9 +116,21 @@ pub fn verify_report(req: &VerifyRequest, ctx: &RunContext) -> Result<Report, Ru
         lp_tighten: req.lp_tighten,
         split: req.split,
         branch_after: req.relu_split_after,
+        meter: searching.meter(),
         ..VerifyOptions::default()
     };
-    let v = verify(net, &prop, &opts).map_err(|e| RunError::Internal(e.to_string()))?;
+    verify(net, prop, &opts).map_err(|e| RunError::Internal(e.to_string()))
+}
+
+/// `mavis nn verify`.
+pub fn verify_report(req: &VerifyRequest, ctx: &RunContext) -> Result<Report, RunError> {
+    let start = Instant::now();
+    let (model, model_ref) = load_for_command(&req.net)?;
+    let net = &model.network;
+    let prop = read_property(req, net)?;
+    let parse_s = start.elapsed().as_secs_f64();
+    ctx.stage("nn verify: falsification, bounds, MILP and input splitting");
+    let v = search(net, &prop, req, ctx)?;
     ctx.finish_stages();
     if let Some(path) = &req.vnncomp_output {
         crate::report::output::write_file(path, vnncomp_result(&v.answer).as_bytes())?;

@@ -5,9 +5,11 @@
 //! The status mapping is good_lp's own (`HighsProblem::solve`), so the
 //! rest of [`super::solve`] reads the answer as before.
 
+use crate::report::meter::Meter;
 use good_lp::solvers::highs::{HighsOptionValue, HighsProblem};
 use good_lp::{ResolutionError, SolutionStatus};
 use highs::{HighsModelStatus, HighsSolutionStatus, SolvedModel};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// HiGHS's work on one or more solves: branch-and-bound nodes and LP
 /// (simplex) iterations, every node's included.
@@ -57,37 +59,77 @@ fn mip_node_count(solved: &SolvedModel) -> Option<i64> {
     (status == highs_sys::STATUS_OK).then_some(value)
 }
 
-/// HiGHS's logging callback: writes each log message to stderr. HiGHS's
-/// console is stdout, which carries mavis's report, and a log file opened
-/// by HiGHS (`/dev/stderr`) would truncate a redirected stderr file.
-unsafe extern "C" fn log_to_stderr(
+/// What HiGHS's callback serves during one solve: its log to stderr, and
+/// the branch-and-bound nodes counted so far, added to a meter's level as
+/// they grow (HiGHS calls the MIP interrupt callback as it checks its
+/// limits, between nodes).
+struct Watch {
+    meter: Meter,
+    /// The solve's `mip_node_count` already added to the meter.
+    nodes: AtomicU64,
+}
+
+impl Watch {
+    /// Adds the nodes past those already added (the count only grows).
+    fn nodes_now(&self, count: u64) {
+        let before = self.nodes.fetch_max(count, Ordering::Relaxed);
+        if count > before {
+            self.meter.add_level(count - before);
+        }
+    }
+}
+
+/// HiGHS's callback: writes each log message to stderr (HiGHS's console is
+/// stdout, which carries mavis's report, and a log file opened by HiGHS
+/// (`/dev/stderr`) would truncate a redirected stderr file); on a MIP
+/// interrupt check, reads the nodes so far into the [`Watch`] that `user` points to.
+unsafe extern "C" fn callback(
     kind: std::os::raw::c_int,
     message: *const std::os::raw::c_char,
-    _out: *const highs_sys::HighsCallbackDataOut,
+    out: *const highs_sys::HighsCallbackDataOut,
     _in: *mut highs_sys::HighsCallbackDataIn,
-    _user: *mut std::os::raw::c_void,
+    user: *mut std::os::raw::c_void,
 ) {
     if kind == highs_sys::kHighsCallbackLogging as std::os::raw::c_int && !message.is_null() {
         // SAFETY: HiGHS passes a NUL-terminated message valid for the call.
         let text = unsafe { std::ffi::CStr::from_ptr(message) };
         eprint!("{}", text.to_string_lossy());
+    } else if kind == highs_sys::kHighsCallbackMipInterrupt as std::os::raw::c_int
+        && !out.is_null()
+        && !user.is_null()
+    {
+        // SAFETY: `user` is the `Watch` given to `Highs_setCallback` by
+        // `set_callback`, alive until the solved model is dropped; `out` is
+        // HiGHS's output data, valid for the call; only shared access.
+        let (watch, count) = unsafe { (&*(user as *const Watch), (*out).mip_node_count) };
+        if let Ok(count) = u64::try_from(count) {
+            watch.nodes_now(count);
+        }
     }
 }
 
-/// Sends `model`'s log (shown when its `output_flag` is set) to stderr.
-fn log_through_stderr(model: &mut highs::Model) -> Result<(), String> {
+/// Sets [`callback`] on `model` with `watch` as its user data, started for
+/// the log (`logs`) and the MIP interrupt checks (`nodes`).
+fn set_callback(
+    model: &mut highs::Model,
+    watch: &Watch,
+    logs: bool,
+    nodes: bool,
+) -> Result<(), String> {
     // SAFETY: `model.as_mut_ptr()` is the live Highs instance owned by
-    // `model`; the callback is a plain function that keeps no pointer and
-    // needs no user data (null).
+    // `model`; `watch` outlives every solve of `model` (see `run`: it is
+    // declared before the model and dropped after it); HiGHS only passes
+    // the pointer back to `callback`, which reads it through `&`.
     let ok = unsafe {
         let ptr = model.as_mut_ptr();
-        highs_sys::Highs_setCallback(ptr, Some(log_to_stderr), std::ptr::null_mut())
-            == highs_sys::STATUS_OK
-            && highs_sys::Highs_startCallback(ptr, highs_sys::kHighsCallbackLogging)
-                == highs_sys::STATUS_OK
+        let user = watch as *const Watch as *mut std::os::raw::c_void;
+        let start = |kind| highs_sys::Highs_startCallback(ptr, kind) == highs_sys::STATUS_OK;
+        highs_sys::Highs_setCallback(ptr, Some(callback), user) == highs_sys::STATUS_OK
+            && (!logs || start(highs_sys::kHighsCallbackLogging))
+            && (!nodes || start(highs_sys::kHighsCallbackMipInterrupt))
     };
     ok.then_some(())
-        .ok_or_else(|| "HiGHS error while setting its logging callback".to_string())
+        .ok_or_else(|| "HiGHS error while setting its callback".to_string())
 }
 
 /// The nodes and LP iterations of a solve. For a MIP, HiGHS stores the MIP
@@ -119,10 +161,31 @@ fn apply(model: &mut highs::Model, key: &str, value: &HighsOptionValue) -> Resul
 
 /// Solves `problem` with `options` set; `integer` says whether it has
 /// integer columns (a MIP, whose bound is HiGHS's `mip_dual_bound`).
+/// `meter` counts the solve; its level, the branch-and-bound nodes, grows
+/// during the solve (read through HiGHS's MIP interrupt callback, only
+/// when someone reads the meter).
 pub(super) fn run(
     problem: HighsProblem,
     options: &[(&str, HighsOptionValue)],
     integer: bool,
+    meter: &Meter,
+) -> Run {
+    let watch = Watch {
+        meter: meter.clone(),
+        nodes: AtomicU64::new(0),
+    };
+    let run = run_watched(problem, options, integer, &watch);
+    watch.nodes_now(run.effort.nodes);
+    meter.add(1);
+    run
+}
+
+/// [`run`] with its [`Watch`].
+fn run_watched(
+    problem: HighsProblem,
+    options: &[(&str, HighsOptionValue)],
+    integer: bool,
+    watch: &Watch,
 ) -> Run {
     let fail = |e: ResolutionError| Run {
         result: Err(e),
@@ -141,8 +204,9 @@ pub(super) fn run(
     let logs = options
         .iter()
         .any(|(key, value)| *key == "output_flag" && matches!(value, HighsOptionValue::Bool(true)));
-    if logs {
-        if let Err(why) = log_through_stderr(&mut model) {
+    let nodes = integer && watch.meter.is_live();
+    if logs || nodes {
+        if let Err(why) = set_callback(&mut model, watch, logs, nodes) {
             return fail(ResolutionError::Str(why));
         }
     }

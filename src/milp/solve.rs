@@ -41,6 +41,10 @@ pub struct SolveOptions {
     /// tiny big-M ReLU models even with the global presolve off (docs/nn.md,
     /// "HiGHS's wrong optima").
     pub presolve: bool,
+    /// Counts the solves (LPs and MILPs); its level counts HiGHS's
+    /// branch-and-bound nodes, read as they grow during a MILP when the
+    /// meter is shown (`-v`).
+    pub meter: crate::report::meter::Meter,
 }
 
 impl Default for SolveOptions {
@@ -53,6 +57,7 @@ impl Default for SolveOptions {
             verbose: false,
             feasibility_tolerance: None,
             presolve: true,
+            meter: crate::report::meter::Meter::none(),
         }
     }
 }
@@ -243,7 +248,7 @@ impl Model {
             options.push(("time_limit", left.as_secs_f64().max(1e-3).into()));
         }
         let integer = self.vars.iter().any(|v| v.kind != VarKind::Continuous);
-        let run = super::highs_run::run(p, &options, integer);
+        let run = super::highs_run::run(p, &options, integer, &opts.meter);
         let bound = match (run.bound, objective_expr) {
             (Some(b), Some(e)) => Some(b + e.constant),
             _ => None,

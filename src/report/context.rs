@@ -102,25 +102,22 @@ impl RunContext {
             && (self.format == Format::Text || self.verbose())
     }
 
-    /// A progress bar of `len` steps on stderr (drawn only on a terminal);
-    /// under `-v` it also prints a line when it finishes, and under `-vv` a
-    /// line per step, so logs show progress too.
-    pub fn progress(&self, len: u64, message: &str) -> Progress {
-        let bar = if self.draws_bars() {
-            let bar = ProgressBar::new(len);
-            bar.set_style(
-                ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({elapsed})")
-                    .expect("valid template")
-                    .progress_chars("=> "),
-            );
-            bar.set_message(message.to_string());
-            bar
-        } else {
-            ProgressBar::hidden()
-        };
+    /// `len` steps of `stage` counted in `unit`s, shown by a meter
+    /// ([`RunContext::meter`]: a bar on a terminal; under `-v` lines with the
+    /// steps done of `len` and their rate while it runs); under `-v` it
+    /// also prints a line when it finishes, and under `-vv` a line per
+    /// step, so logs show progress too.
+    pub fn progress(&self, len: u64, stage: &str, unit: &'static str) -> Progress {
+        let guard = self.meter(super::meter::Counting {
+            label: stage.to_string(),
+            unit,
+            level: None,
+            total: Some(len),
+        });
         Progress {
-            bar,
-            label: message.to_string(),
+            meter: guard.meter(),
+            guard: Some(guard),
+            label: format!("{stage}: {unit}"),
             len,
             done: 0,
             verbosity: self.verbosity,
@@ -177,6 +174,14 @@ impl RunContext {
         super::meter::MeterGuard::start(what, Some(Show::Bar)).counted_in(&self.bars)
     }
 
+    /// A meter shown only as lines under `-v` (see [`super::meter`]), for
+    /// counts that span stages whose spinner stays on a terminal (a
+    /// verb's MILPs).
+    pub fn meter_lines(&self, what: super::meter::Counting) -> super::meter::MeterGuard {
+        let show = self.verbose().then_some(super::meter::Show::Lines);
+        super::meter::MeterGuard::start(what, show)
+    }
+
     /// A line on stderr under `-v`.
     pub fn note(&self, message: impl AsRef<str>) {
         if self.verbose() {
@@ -187,7 +192,8 @@ impl RunContext {
 
 /// A bar over a known number of steps (see [`RunContext::progress`]).
 pub struct Progress {
-    bar: ProgressBar,
+    guard: Option<super::meter::MeterGuard>,
+    meter: super::meter::Meter,
     label: String,
     len: u64,
     done: u64,
@@ -199,15 +205,15 @@ impl Progress {
     /// One more step done.
     pub fn inc(&mut self, steps: u64) {
         self.done += steps;
-        self.bar.inc(steps);
+        self.meter.add(steps);
         if self.verbosity >= 2 {
             eprintln!("{}: {}/{}", self.label, self.done, self.len);
         }
     }
 
     /// Clears the bar; under `-v` prints how many steps took how long.
-    pub fn finish_and_clear(&self) {
-        self.bar.finish_and_clear();
+    pub fn finish_and_clear(&mut self) {
+        drop(self.guard.take());
         if self.verbosity >= 1 {
             eprintln!(
                 "{}: {}/{} done in {:.3} s",

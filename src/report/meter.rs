@@ -28,6 +28,18 @@ impl std::fmt::Debug for Meter {
     }
 }
 
+/// Two meters are equal when they are the same meter, or both read by no
+/// one (options holding a meter keep their equality of values).
+impl PartialEq for Meter {
+    fn eq(&self, other: &Meter) -> bool {
+        match (&self.shared, &other.shared) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
 /// What a meter counts, for its lines: `label` names the stage
 /// ("timed check: query `q`"), `unit` the count ("states"), `level` the
 /// level's word ("layers"; `None`: no level), `total` the count's end.
@@ -77,6 +89,15 @@ impl Meter {
     pub fn set_level(&self, level: u64) {
         if let Some(s) = &self.shared {
             s.level.store(level, Ordering::Relaxed);
+        }
+    }
+
+    /// Adds to the level (a second count: branch-and-bound nodes beside
+    /// the solves).
+    #[inline]
+    pub fn add_level(&self, steps: u64) {
+        if let Some(s) = &self.shared {
+            s.level.fetch_add(steps, Ordering::Relaxed);
         }
     }
 
@@ -169,6 +190,15 @@ impl Drop for MeterGuard {
 }
 
 impl Shared {
+    /// Nothing counted yet and no total to count towards: a meter of work
+    /// that may not come (the MILPs of a run the explicit decider takes)
+    /// prints no line until it does.
+    fn idle(&self) -> bool {
+        self.what.total.is_none()
+            && self.count.load(Ordering::Relaxed) == 0
+            && self.level.load(Ordering::Relaxed) == 0
+    }
+
     /// Waits `d` or until the stage ends; true when it ended.
     fn wait(&self, d: Duration) -> bool {
         let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
@@ -191,7 +221,8 @@ impl Shared {
         };
         out.push_str(&format!(" ({} {}/s", rate_text(rate), w.unit));
         if let Some(level) = w.level {
-            out.push_str(&format!(", {level} {}", self.level.load(Ordering::Relaxed)));
+            let at = self.level.load(Ordering::Relaxed);
+            out.push_str(&format!(", {level} {}", grouped(at)));
         }
         out.push(')');
         out
@@ -200,14 +231,21 @@ impl Shared {
 
 /// Under `-v`: a line half a second into the stage, then at intervals of a
 /// fifth of the time spent (1 to 10 s), and the totals at the end if a line
-/// was printed or the stage took a second or more.
+/// was printed or the stage took a second or more (no line while the meter
+/// is idle: see [`Shared::idle`]).
 fn lines(s: &Shared) {
     let mut wait = Duration::from_millis(500);
     loop {
         if s.wait(wait) {
             break;
         }
+        if s.idle() {
+            // Looked at again soon: the first line comes once work does.
+            wait = Duration::from_millis(250);
+            continue;
+        }
         let elapsed = s.started.elapsed();
+        wait = (elapsed / 5).clamp(Duration::from_secs(1), Duration::from_secs(10));
         eprintln!(
             "{}: {} [{:.1} s]",
             s.what.label,
@@ -215,10 +253,10 @@ fn lines(s: &Shared) {
             elapsed.as_secs_f64()
         );
         s.printed.store(true, Ordering::Relaxed);
-        wait = (elapsed / 5).clamp(Duration::from_secs(1), Duration::from_secs(10));
     }
     let elapsed = s.started.elapsed();
-    if s.printed.load(Ordering::Relaxed) || elapsed >= Duration::from_secs(1) {
+    let long = elapsed >= Duration::from_secs(1) && !s.idle();
+    if s.printed.load(Ordering::Relaxed) || long {
         eprintln!(
             "{}: done, {} [{:.3} s]",
             s.what.label,

@@ -169,6 +169,7 @@ fn branch_and_bound<P: Problem>(
                 break;
             }
             stack.extend(children.into_iter().rev());
+            opts.meter.set_level(stack.len() as u64);
         }
         drop(job_tx);
         match (outcome, undecided) {
@@ -200,6 +201,7 @@ fn worker<P: Problem>(
             }
         } else {
             let d = process(problem, node, opts);
+            opts.meter.add(1);
             if matches!(d.step, Step::Witness(_)) {
                 cut.fetch_min(i, Ordering::SeqCst);
             }

@@ -27,6 +27,9 @@ pub struct SearchOptions {
     /// Worker threads.
     pub threads: usize,
     pub deadline: Deadline,
+    /// Counts the parts processed (bounded, falsified, decided or split);
+    /// its level is the parts still open, after each wave.
+    pub meter: crate::report::meter::Meter,
 }
 
 impl Default for SearchOptions {
@@ -46,6 +49,7 @@ impl Default for SearchOptions {
             branch_after: 0,
             threads: 1,
             deadline: Deadline::NONE,
+            meter: crate::report::meter::Meter::none(),
         }
     }
 }

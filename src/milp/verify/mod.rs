@@ -96,6 +96,7 @@ fn search_options(opts: &VerifyOptions) -> SearchOptions {
         branch_after: opts.branch_after,
         threads: opts.threads,
         deadline: opts.solve.deadline,
+        meter: opts.meter.clone(),
         ..SearchOptions::default()
     }
 }

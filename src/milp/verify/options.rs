@@ -27,6 +27,9 @@ pub struct VerifyOptions {
     /// Worker threads of the search (each MILP runs on one of them, with
     /// `solve.threads` HiGHS threads).
     pub threads: usize,
+    /// Counts the boxes processed; its level is the boxes still open
+    /// ([`crate::search::SearchOptions::meter`]).
+    pub meter: crate::report::meter::Meter,
 }
 
 impl Default for VerifyOptions {
@@ -46,6 +49,7 @@ impl Default for VerifyOptions {
             split: SplitRule::Influence,
             branch_after: BRANCH_AFTER,
             threads: 1,
+            meter: crate::report::meter::Meter::none(),
         }
     }
 }

@@ -70,6 +70,15 @@ pub fn solve(g: &Game) -> Solution {
 
 /// [`solve`], giving up at `deadline` (checked every thousand lifts or nodes).
 pub fn solve_until(g: &Game, deadline: Deadline) -> Result<Solution, Expired> {
+    solve_metered(g, deadline, &crate::report::meter::Meter::none())
+}
+
+/// [`solve_until`], counting the lifts tried on `meter`.
+pub fn solve_metered(
+    g: &Game,
+    deadline: Deadline,
+    meter: &crate::report::meter::Meter,
+) -> Result<Solution, Expired> {
     let level = compressed(&g.priority);
     let pred = g.predecessors();
     let mut even = Measure::new(g, &pred, &level, 0);
@@ -77,11 +86,11 @@ pub fn solve_until(g: &Game, deadline: Deadline) -> Result<Solution, Expired> {
     // Between stability checks: enough lifts that a check (O(m k)) stays a fraction of the work.
     let budget = (4 * (g.len() + g.succ.len())).max(4096) as u64;
     let mut lifts = 0u64;
-    even.start(deadline)?;
-    odd.start(deadline)?;
+    even.start(&mut lifts, (deadline, meter))?;
+    odd.start(&mut lifts, (deadline, meter))?;
     loop {
-        let idle_even = even.run(budget, &mut lifts, deadline)?;
-        let idle_odd = odd.run(budget, &mut lifts, deadline)?;
+        let idle_even = even.run(budget, &mut lifts, (deadline, meter))?;
+        let idle_odd = odd.run(budget, &mut lifts, (deadline, meter))?;
         if idle_even && idle_odd {
             let settled_even = even.settle_cycles(deadline)?;
             let settled_odd = odd.settle_cycles(deadline)?;

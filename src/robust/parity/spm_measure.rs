@@ -239,10 +239,16 @@ impl<'a> Measure<'a> {
     /// The first pass: every node lifted once from the zero measure. It
     /// costs O(m k) and touches the n k measure table for the first time, so
     /// it looks at the clock like the rest.
-    pub(super) fn start(&mut self, deadline: Deadline) -> Result<(), Expired> {
+    pub(super) fn start(
+        &mut self,
+        lifts: &mut u64,
+        (deadline, meter): (Deadline, &crate::report::meter::Meter),
+    ) -> Result<(), Expired> {
         for v in 0..self.g.len() {
+            *lifts += 1;
             if v % NODES_PER_CHECK == 0 {
                 deadline.check()?;
+                meter.set(*lifts);
             }
             if self.lift(v, None) {
                 self.push(v);
@@ -256,7 +262,7 @@ impl<'a> Measure<'a> {
         &mut self,
         budget: u64,
         lifts: &mut u64,
-        deadline: Deadline,
+        (deadline, meter): (Deadline, &crate::report::meter::Meter),
     ) -> Result<bool, Expired> {
         let mut tried = 0u64;
         while let Some(w) = self.work.pop() {
@@ -268,6 +274,7 @@ impl<'a> Measure<'a> {
                 tried += 1;
                 if *lifts % LIFTS_PER_CHECK == 0 {
                     deadline.check()?;
+                    meter.set(*lifts);
                 }
                 if self.lift(u as usize, Some(w)) {
                     self.push(u as usize);

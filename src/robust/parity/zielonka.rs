@@ -2,6 +2,7 @@
 
 use super::compress::compressed;
 use super::game::{attractor, Game, Scratch, Solution};
+use crate::report::meter::Meter;
 use crate::report::{Deadline, Expired};
 
 struct Ctx<'a> {
@@ -10,6 +11,9 @@ struct Ctx<'a> {
     /// per compressed priority instead of one per distinct priority.
     priority: Vec<u32>,
     deadline: Deadline,
+    /// Counts the nodes attracted; its level is the recursive calls.
+    meter: Meter,
+    calls: u64,
     pred: (Vec<u32>, Vec<u32>),
     inside: Vec<bool>,
     strategy: Vec<Option<u32>>,
@@ -24,23 +28,31 @@ pub fn solve(g: &Game) -> Solution {
 /// [`solve`], giving up at `deadline` (checked at every recursive call, each
 /// of which costs at most two attractors).
 pub fn solve_until(g: &Game, deadline: Deadline) -> Result<Solution, Expired> {
+    solve_metered(g, deadline, &Meter::none())
+}
+
+/// [`solve_until`], counting the nodes attracted on `meter` (its level:
+/// the recursive calls so far).
+pub fn solve_metered(g: &Game, deadline: Deadline, meter: &Meter) -> Result<Solution, Expired> {
     // Recursion depth grows with the number of priorities: run on a large stack.
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(1 << 30)
-            .spawn_scoped(s, || solve_here(g, deadline))
+            .spawn_scoped(s, || solve_here(g, deadline, meter.clone()))
             .expect("spawn solver thread")
             .join()
             .expect("solver thread")
     })
 }
 
-fn solve_here(g: &Game, deadline: Deadline) -> Result<Solution, Expired> {
+fn solve_here(g: &Game, deadline: Deadline, meter: Meter) -> Result<Solution, Expired> {
     let n = g.len();
     let mut ctx = Ctx {
         g,
         priority: compressed(&g.priority),
         deadline,
+        meter,
+        calls: 0,
         pred: g.predecessors(),
         inside: vec![true; n],
         strategy: vec![None; n],
@@ -70,6 +82,8 @@ fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> Result<(Vec<u32>, Vec<u32>), Expir
         return Ok((Vec::new(), Vec::new()));
     }
     ctx.deadline.check()?;
+    ctx.calls += 1;
+    ctx.meter.set_level(ctx.calls);
     let g = ctx.g;
     // The top priority d and its nodes, in one pass.
     let mut d = 0;
@@ -104,6 +118,7 @@ fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> Result<(Vec<u32>, Vec<u32>), Expir
         &mut ctx.strategy,
         &mut ctx.scratch,
     );
+    ctx.meter.add(attr.len() as u64);
     let rest = without(ctx, &nodes, &attr);
     let (sub0, sub1) = recurse(ctx, rest)?;
     restore(ctx, &attr);
@@ -125,6 +140,7 @@ fn recurse(ctx: &mut Ctx, nodes: Vec<u32>) -> Result<(Vec<u32>, Vec<u32>), Expir
         &mut ctx.strategy,
         &mut ctx.scratch,
     );
+    ctx.meter.add(b.len() as u64);
     let rest = without(ctx, &nodes, &b);
     let (r0, r1) = recurse(ctx, rest)?;
     restore(ctx, &b);

@@ -15,6 +15,7 @@ use super::minmax::MoveGraph;
 use super::omega_common::{plan_stays_in_region, sorted_distinct};
 use super::omega_parity::parity;
 use super::reach::{membership, sigma_of};
+use crate::report::meter::Meter;
 use crate::report::{Deadline, Expired, RunError};
 use crate::robust::front::{Automaton, Objective};
 use crate::robust::parity::game::{verify_region, Game};
@@ -35,14 +36,23 @@ pub fn solve(a: &Automaton) -> Result<Option<OmegaSolution>, String> {
 /// [`solve`], giving up at `deadline` ([`RunError::TimedOut`]); a failed
 /// internal check is [`RunError::Internal`].
 pub fn solve_until(a: &Automaton, deadline: Deadline) -> Result<Option<OmegaSolution>, RunError> {
+    solve_metered(a, (deadline, &Meter::none()))
+}
+
+/// [`solve_until`], counting on `meter` the radii whose inflated game is
+/// solved.
+pub fn solve_metered(
+    a: &Automaton,
+    at: (Deadline, &Meter),
+) -> Result<Option<OmegaSolution>, RunError> {
     let gamma_bar = a.gamma_bar();
     match &a.objective {
         Objective::Reach(_) => Err(RunError::Internal(
             "reachability is solved by `reach::solve`".into(),
         )),
-        Objective::Buchi(f) => buchi(a, std::slice::from_ref(f), gamma_bar, deadline),
-        Objective::GenBuchi(fs) => buchi(a, fs, gamma_bar, deadline),
-        Objective::Parity(p) => parity(a, p, gamma_bar, deadline),
+        Objective::Buchi(f) => buchi(a, std::slice::from_ref(f), gamma_bar, at),
+        Objective::GenBuchi(fs) => buchi(a, fs, gamma_bar, at),
+        Objective::Parity(p) => parity(a, p, gamma_bar, at),
     }
 }
 
@@ -156,7 +166,7 @@ fn buchi(
     a: &Automaton,
     fs: &[Vec<u32>],
     gamma_bar: f64,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &Meter),
 ) -> Result<Option<OmegaSolution>, RunError> {
     let n = a.len();
     let dists: Vec<Vec<f64>> = fs.iter().map(|f| a.dist_to_set(f)).collect();
@@ -169,7 +179,9 @@ fn buchi(
     while lo < hi {
         let mid = (lo + hi) / 2;
         solved += 1;
-        match buchi_attempt(a, &dists, &original, candidates[mid], deadline)? {
+        let attempt = buchi_attempt(a, &dists, &original, candidates[mid], deadline)?;
+        meter.add(1);
+        match attempt {
             Some(at) => {
                 best = Some((mid, at));
                 hi = mid;

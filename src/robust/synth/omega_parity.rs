@@ -80,7 +80,7 @@ pub fn parity(
     a: &Automaton,
     p: &[u32],
     gamma_bar: f64,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &crate::report::meter::Meter),
 ) -> Result<Option<OmegaSolution>, RunError> {
     let n = a.len();
     let mut levels: Vec<u32> = p.to_vec();
@@ -100,6 +100,7 @@ pub fn parity(
         let max_prio: Vec<u32> = pr.iter().map(|&x| even_top - x).collect();
         let (g, first) = arena(a, &max_prio);
         let sol = zielonka::solve_until(&g, deadline)?;
+        meter.add(1);
         let region: Vec<bool> = (0..n).map(|q| sol.winner[q] == 0).collect();
         if !region[a.init as usize] {
             continue;

@@ -50,7 +50,7 @@ pub fn faults_report(
         .collect();
     let mut rows = Vec::new();
     // One period at a time, so that a bar shows how many are done.
-    let mut bar = ctx.progress(mine.len() as u64, "robust faults: periods");
+    let mut bar = ctx.progress(mine.len() as u64, "robust faults", "periods");
     let mut stopped = None;
     for &period in &mine {
         match faults::tradeoff_until(&a, period..=period, ctx.deadline(), &mut rows) {

@@ -2,7 +2,7 @@
 
 use crate::lang::Source;
 use crate::report::TableFormat;
-use crate::report::{ModelRef, Report, RunContext, RunError, Table};
+use crate::report::{Expired, ModelRef, Report, RunContext, RunError, Table};
 use crate::robust::outcome::ParityStats;
 use crate::robust::parity::game::{verify, Game, Solution};
 use crate::robust::{parity::spm, parity::zielonka, read::pgsolver};
@@ -51,10 +51,7 @@ pub fn parity_report(
         spm::check_memory(&g).map_err(RunError::Limit)?;
     }
     let t1 = Instant::now();
-    let solved = match solver {
-        Solver::Zielonka => zielonka::solve_until(&g, ctx.deadline()),
-        Solver::ProgressMeasures => spm::solve_until(&g, ctx.deadline()),
-    };
+    let solved = solve(&g, solver, ctx);
     stats.solve_s = t1.elapsed().as_secs_f64();
     let sol: Solution = match solved {
         Ok(sol) => sol,
@@ -90,6 +87,25 @@ pub fn parity_report(
         "won_by_odd": g.len() - won0,
     });
     Ok(r)
+}
+
+/// Solves `g` with `solver`, under a meter: Zielonka's nodes attracted (its
+/// level the recursive calls), or the progress measures' lifts.
+fn solve(g: &Game, solver: Solver, ctx: &RunContext) -> Result<Solution, Expired> {
+    let (unit, level) = match solver {
+        Solver::Zielonka => ("nodes attracted", Some("recursive calls")),
+        Solver::ProgressMeasures => ("lifts", None),
+    };
+    let guard = ctx.meter(crate::report::meter::Counting {
+        label: "robust parity: solving".into(),
+        unit,
+        level,
+        total: None,
+    });
+    match solver {
+        Solver::Zielonka => zielonka::solve_metered(g, ctx.deadline(), &guard.meter()),
+        Solver::ProgressMeasures => spm::solve_metered(g, ctx.deadline(), &guard.meter()),
+    }
 }
 
 /// The table of the solved game's nodes (their winner and strategy), the

@@ -103,7 +103,17 @@ pub fn solve_report(
 fn decide(a: &Automaton, ctx: &RunContext, stats: &mut SolveStats) -> Result<Solved, RunError> {
     let t1 = Instant::now();
     let Objective::Reach(f) = &a.objective else {
-        let solved = match omega::solve_until(a, ctx.deadline()) {
+        // Counts the radii whose inflated game is solved (a binary search
+        // for Buchi objectives, a scan upwards for parity).
+        let radii = ctx.meter(crate::report::meter::Counting {
+            label: "robust solve".into(),
+            unit: "radii solved",
+            level: None,
+            total: None,
+        });
+        let solved = omega::solve_metered(a, (ctx.deadline(), &radii.meter()));
+        drop(radii);
+        let solved = match solved {
             Err(RunError::TimedOut(why)) => Solved::Stopped(why),
             other => other?.map_or(Solved::Unwinnable, Solved::Omega),
         };

@@ -161,6 +161,7 @@ fn bellman_parallel<T: Prob>(
 /// Gives up at `deadline`, checked at every step and every
 /// [`STATES_PER_CHECK`] states within a step. Each step's states are split
 /// among `threads` threads (`--threads`) when there are enough of them.
+/// Each step adds the states it updated to `meter`.
 #[allow(clippy::too_many_arguments)]
 pub fn bounded_until<T: Prob>(
     mdp: &Mdp,
@@ -169,7 +170,7 @@ pub fn bounded_until<T: Prob>(
     steps: usize,
     opt: Opt,
     record: bool,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &crate::report::meter::Meter),
     threads: usize,
 ) -> Result<Bounded<T>, Expired> {
     let n = mdp.num_states();
@@ -196,6 +197,7 @@ pub fn bounded_until<T: Prob>(
             Vec::new()
         };
         let best = bellman_parallel(mdp, &cur, &active, opt, deadline, threads)?;
+        meter.add(active.len() as u64);
         for (&s, (v, c)) in active.iter().zip(best) {
             next[s] = v;
             if record {

@@ -105,9 +105,10 @@ fn check_concrete(
     let t1 = Instant::now();
     let rounds = counts.iter().sum::<usize>() + 2;
     let checking = super::procedure::checking_meter(props, ctx);
+    let meter = checking.meter();
     for (i, p) in props.props.iter().enumerate() {
-        checking.meter().set(i as u64);
-        let v = match ex.compute(props, i, opts, ctx, rounds) {
+        meter.set_level(i as u64);
+        let v = match ex.compute(props, i, opts, (ctx, &meter), rounds) {
             Ok(v) => v,
             Err(e) => {
                 unknown_from(out, props, i, e);
@@ -129,7 +130,7 @@ fn check_concrete(
             },
         });
     }
-    checking.meter().set(out.properties.len() as u64);
+    meter.set_level(out.properties.len() as u64);
     drop(checking);
     out.stats.model = Some(model_stats(&ex, t1.elapsed().as_secs_f64()));
     Ok(())

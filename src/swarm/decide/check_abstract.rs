@@ -50,6 +50,7 @@ use super::procedure::{
     initial_abstract_states, named_agents, stop_message, CheckOptions,
 };
 use super::property::{self, Sem, Values};
+use crate::report::meter::Meter;
 use crate::report::{RunContext, RunError, Verdict};
 use crate::swarm::front::load::Loaded;
 use crate::swarm::front::props::{Properties, Property};
@@ -95,9 +96,10 @@ pub(super) fn check_abstract(
     }
     let t1 = Instant::now();
     let checking = super::procedure::checking_meter(props, ctx);
+    let meter = checking.meter();
     for (i, p) in props.props.iter().enumerate() {
-        checking.meter().set(i as u64);
-        let v = match ex.compute(props, i, opts, ctx, 0) {
+        meter.set_level(i as u64);
+        let v = match ex.compute(props, i, opts, (ctx, &meter), 0) {
             Ok(v) => v,
             Err(e) => {
                 unknown_from(out, props, i, e);
@@ -109,7 +111,7 @@ pub(super) fn check_abstract(
         }
         out.properties.push(answers.outcome(p, &v));
     }
-    checking.meter().set(out.properties.len() as u64);
+    meter.set_level(out.properties.len() as u64);
     drop(checking);
     out.stats.model = Some(model_stats(&ex, t1.elapsed().as_secs_f64()));
     Ok(())
@@ -222,7 +224,7 @@ impl AbstractAnswers<'_> {
             false,
             None,
             0,
-            ctx.deadline(),
+            (ctx.deadline(), &Meter::none()),
             ctx.threads,
             opts.precision,
             ex.reward(0),
@@ -267,7 +269,7 @@ impl AbstractAnswers<'_> {
                 false,
                 ex.phases.as_ref(),
                 n * counts.len() + 2,
-                ctx.deadline(),
+                (ctx.deadline(), &Meter::none()),
                 ctx.threads,
                 opts.precision,
                 ex.reward(0),

@@ -60,7 +60,7 @@ pub fn bounded_until_exact(
     allowed: &[bool],
     steps: usize,
     opt: Opt,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &crate::report::meter::Meter),
 ) -> Result<Option<Vec<Rat>>, Expired> {
     let Some(exact) = &mdp.exact else {
         return Ok(None);
@@ -79,9 +79,27 @@ pub fn bounded_until_exact(
         .collect();
     let scale = num_traits::pow(d.clone(), steps);
     let counts = if scale.bits() < 127 {
-        iterate::<u128>(mdp, target, allowed, steps, opt, &d, &numerators, deadline)?
+        iterate::<u128>(
+            mdp,
+            target,
+            allowed,
+            steps,
+            opt,
+            &d,
+            &numerators,
+            (deadline, meter),
+        )?
     } else {
-        iterate::<BigUint>(mdp, target, allowed, steps, opt, &d, &numerators, deadline)?
+        iterate::<BigUint>(
+            mdp,
+            target,
+            allowed,
+            steps,
+            opt,
+            &d,
+            &numerators,
+            (deadline, meter),
+        )?
     };
     let den = BigInt::from(scale);
     Ok(Some(
@@ -102,7 +120,7 @@ fn iterate<T: Num>(
     opt: Opt,
     d: &BigUint,
     numerators: &[BigUint],
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &crate::report::meter::Meter),
 ) -> Result<Vec<BigUint>, Expired> {
     let n = mdp.num_states();
     let maybe = maybe_states(mdp, target, allowed);
@@ -118,6 +136,7 @@ fn iterate<T: Num>(
     let mut next = cur.clone();
     for _ in 0..steps {
         deadline.check()?;
+        meter.add(active.len() as u64);
         for (i, &s) in active.iter().enumerate() {
             if i % STATES_PER_CHECK == STATES_PER_CHECK - 1 {
                 deadline.check()?;
@@ -151,6 +170,7 @@ fn iterate<T: Num>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::meter::Meter;
     use crate::swarm::decide::bounded::bounded_until;
     use crate::swarm::decide::mdp::StateTable;
     use proptest::prelude::*;
@@ -219,10 +239,10 @@ mod tests {
             let target = targets[..n].to_vec();
             let allowed: Vec<bool> = blocked[..n].iter().map(|b| !b).collect();
             let opt = if max { Opt::Max } else { Opt::Min };
-            let fast = bounded_until_exact(&m, &target, &allowed, steps, opt, Deadline::NONE)
+            let fast = bounded_until_exact(&m, &target, &allowed, steps, opt, (Deadline::NONE, &Meter::none()))
                 .unwrap()
                 .unwrap();
-            let slow = bounded_until::<Rat>(&m, &target, &allowed, steps, opt, false, Deadline::NONE, 1)
+            let slow = bounded_until::<Rat>(&m, &target, &allowed, steps, opt, false, (Deadline::NONE, &Meter::none()), 1)
                 .unwrap()
                 .values;
             prop_assert_eq!(fast, slow);

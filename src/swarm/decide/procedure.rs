@@ -129,13 +129,14 @@ pub struct Explored {
 impl Explored {
     /// The values of property `i` of `props` on this model, with the
     /// options of the check; `rounds` bounds the exact initialisation phase
-    /// (Definition 16, with a faulty fraction; `property::compute`).
+    /// (Definition 16, with a faulty fraction; `property::compute`); the
+    /// states the iterations update go to `meter`.
     pub fn compute(
         &self,
         props: &Properties,
         i: usize,
         opts: &CheckOptions,
-        ctx: &RunContext,
+        (ctx, meter): (&RunContext, &crate::report::meter::Meter),
         rounds: usize,
     ) -> Result<Values, Expired> {
         property::compute(
@@ -146,7 +147,7 @@ impl Explored {
             opts.witness,
             self.phases.as_ref(),
             rounds,
-            ctx.deadline(),
+            (ctx.deadline(), meter),
             ctx.threads,
             opts.precision,
             self.reward(i),
@@ -283,13 +284,18 @@ fn build_for_metered(
     )
 }
 
-/// The meter of the checking phase: properties done of those given.
+/// The meter of the checking phase: the states the value and interval
+/// iterations update (a state's value recomputed, per bound), and as its
+/// level the properties done of those given.
 pub fn checking_meter(props: &Properties, ctx: &RunContext) -> crate::report::meter::MeterGuard {
     ctx.meter(crate::report::meter::Counting {
-        label: "swarm: checking".into(),
-        unit: "properties",
-        level: None,
-        total: Some(props.props.len() as u64),
+        label: match props.props.len() {
+            1 => "swarm: checking 1 property".to_string(),
+            n => format!("swarm: checking {n} properties"),
+        },
+        unit: "state updates",
+        level: Some("properties done"),
+        total: None,
     })
 }
 

@@ -230,10 +230,15 @@ fn unbounded_values(
     g: &Goal,
     exact: bool,
     precision: f64,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &crate::report::meter::Meter),
 ) -> Result<Values, Expired> {
     let iv = super::unbounded::interval_iteration(
-        mdp, &g.target, &g.allowed, g.opt, precision, deadline,
+        mdp,
+        &g.target,
+        &g.allowed,
+        g.opt,
+        precision,
+        (deadline, meter),
     )?;
     let at = |s: u32| -> (f64, f64) {
         let (l, h) = (iv.lo[s as usize], iv.hi[s as usize]);
@@ -333,19 +338,19 @@ fn exact_values(
     mdp: &Mdp,
     prop: &Property,
     g: &Goal,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &crate::report::meter::Meter),
     threads: usize,
 ) -> Result<Vec<Rat>, Expired> {
     let steps = prop.path.steps().unwrap_or(0);
     let mut v: Vec<Rat> = if matches!(prop.path, Path::Next { .. }) {
         bounded::next(mdp, &g.target, g.opt)
     } else {
-        match super::exact::bounded_until_exact(mdp, &g.target, &g.allowed, steps, g.opt, deadline)?
-        {
+        let at = (deadline, meter);
+        match super::exact::bounded_until_exact(mdp, &g.target, &g.allowed, steps, g.opt, at)? {
             Some(v) => v,
             None => {
                 bounded::bounded_until::<Rat>(
-                    mdp, &g.target, &g.allowed, steps, g.opt, false, deadline, threads,
+                    mdp, &g.target, &g.allowed, steps, g.opt, false, at, threads,
                 )?
                 .values
             }
@@ -357,7 +362,8 @@ fn exact_values(
     Ok(v)
 }
 
-/// Computes a property's values at the initial states.
+/// Computes a property's values at the initial states; the iterations add
+/// the states they update to `meter`.
 #[allow(clippy::too_many_arguments)]
 pub fn compute(
     mdp: &Mdp,
@@ -367,20 +373,21 @@ pub fn compute(
     witness: bool,
     phases: Option<&Phases>,
     rounds: usize,
-    deadline: Deadline,
+    at: (Deadline, &crate::report::meter::Meter),
     threads: usize,
     precision: f64,
     rewards: Option<&super::reward::RewardVectors>,
 ) -> Result<Values, Expired> {
+    let deadline = at.0;
     if let (Some(_), Some(r)) = (prop.reward, rewards) {
         // The caller refuses reward properties with Definition 16's phases.
-        let v = super::reward::reward_values(mdp, prop, r, truth, exact, precision, deadline)?;
+        let v = super::reward::reward_values(mdp, prop, r, truth, exact, precision, at)?;
         return Ok(v.into());
     }
     let g = goal(prop, truth, mdp.num_states());
     let Some(steps) = prop.path.steps() else {
         // The caller refuses unbounded properties with Definition 16's phases.
-        return unbounded_values(mdp, &g, exact, precision, deadline);
+        return unbounded_values(mdp, &g, exact, precision, at);
     };
     let record = witness && phases.is_none() && matches!(prop.path, Path::Until { .. });
     let is_next = matches!(prop.path, Path::Next { .. });
@@ -392,7 +399,7 @@ pub fn compute(
         }
     } else {
         bounded::bounded_until(
-            mdp, &g.target, &g.allowed, steps, g.opt, record, deadline, threads,
+            mdp, &g.target, &g.allowed, steps, g.opt, record, at, threads,
         )?
     };
     let mut f = run_f64.values.clone();
@@ -400,7 +407,7 @@ pub fn compute(
         f.iter_mut().for_each(|x| *x = 1.0 - *x);
     }
     let mut ex: Option<Vec<Rat>> = if exact {
-        Some(exact_values(mdp, prop, &g, deadline, threads)?)
+        Some(exact_values(mdp, prop, &g, at, threads)?)
     } else {
         None
     };

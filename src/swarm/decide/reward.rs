@@ -94,7 +94,7 @@ pub fn step_bounded<T: RewardNum>(
     kind: Bounded,
     k: usize,
     opt: Opt,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &crate::report::meter::Meter),
 ) -> Result<Vec<T>, Expired> {
     let (mut v, step) = match kind {
         Bounded::Cumulative => (
@@ -109,6 +109,7 @@ pub fn step_bounded<T: RewardNum>(
     for _ in 0..k {
         deadline.check()?;
         v = bellman(mdp, &v, step.as_deref(), opt);
+        meter.add(v.len() as u64);
     }
     Ok(v)
 }
@@ -147,19 +148,36 @@ pub fn reward_values(
     truth: &[Vec<bool>],
     exact: bool,
     precision: f64,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &crate::report::meter::Meter),
 ) -> Result<RewardValues, Expired> {
     use crate::swarm::front::props::Path;
     let (k, kind) = match &prop.path {
         Path::Cumulative { steps } => (*steps, Bounded::Cumulative),
         Path::Instant { steps } => (*steps, Bounded::Instant),
-        _ => return reach_values(mdp, prop.opt, r, &truth[0], exact, precision, deadline),
+        _ => {
+            return reach_values(
+                mdp,
+                prop.opt,
+                r,
+                &truth[0],
+                exact,
+                precision,
+                (deadline, meter),
+            )
+        }
     };
     let at = |v: &[f64]| mdp.initial.iter().map(|&i| v[i as usize]).collect();
     let at_exact = |v: Vec<Rat>| mdp.initial.iter().map(|&i| v[i as usize].clone()).collect();
-    let f64s = at(&step_bounded::<f64>(mdp, r, kind, k, prop.opt, deadline)?);
+    let f64s = at(&step_bounded::<f64>(
+        mdp,
+        r,
+        kind,
+        k,
+        prop.opt,
+        (deadline, meter),
+    )?);
     let ex = exact
-        .then(|| step_bounded::<Rat>(mdp, r, kind, k, prop.opt, deadline))
+        .then(|| step_bounded::<Rat>(mdp, r, kind, k, prop.opt, (deadline, meter)))
         .transpose()?
         .map(at_exact);
     Ok(RewardValues {
@@ -181,11 +199,11 @@ pub(super) fn reach_values(
     target: &[bool],
     exact: bool,
     precision: f64,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &crate::report::meter::Meter),
 ) -> Result<RewardValues, Expired> {
     use super::reward_reach::{reward_interval, Setup};
     let step = r.per_choice::<f64>(mdp);
-    let iv = reward_interval(mdp, &step, target, opt, precision, deadline)?;
+    let iv = reward_interval(mdp, &step, target, opt, precision, (deadline, meter))?;
     let bounds: Vec<(f64, f64)> = mdp
         .initial
         .iter()

@@ -163,7 +163,7 @@ pub fn reward_interval(
     target: &[bool],
     opt: Opt,
     precision: f64,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &crate::report::meter::Meter),
 ) -> Result<RewardInterval, Expired> {
     let st = Setup::new(mdp, step, target, opt);
     let n = mdp.num_states();
@@ -183,6 +183,7 @@ pub fn reward_interval(
         scheduler: vec![u32::MAX; n],
         joined: vec![false; n],
         deadline,
+        meter,
     };
     let mut eps = precision / 4.0;
     let mut iterations = 0;
@@ -217,6 +218,8 @@ struct BlockSolver<'a> {
     /// Scratch of the proper-scheduler search, false between searches.
     joined: Vec<bool>,
     deadline: Deadline,
+    /// Counts the states updated.
+    meter: &'a crate::report::meter::Meter,
 }
 
 /// The smallest change of a lower-bound sweep waited for before guessing.
@@ -242,13 +245,14 @@ impl BlockSolver<'_> {
         if blocks.comps.trivial(st.mdp, k) {
             let s = states[0] as usize;
             self.scheduler[s] = step_trivial(st, s, lo, hi);
+            self.meter.add(2);
             return Ok(0);
         }
         let mut sweeps = 0;
         if hi[states[0] as usize].is_infinite() {
             sweeps += self.find_upper(k, lo, hi)?;
         }
-        sweeps += narrow(st, blocks, k, lo, hi, eps, self.deadline)?;
+        sweeps += narrow(st, blocks, k, lo, hi, eps, (self.deadline, self.meter))?;
         if let Some(choices) = self.inductive(k, hi) {
             for (&s, c) in states.iter().zip(choices) {
                 self.scheduler[s as usize] = c;
@@ -273,6 +277,7 @@ impl BlockSolver<'_> {
         loop {
             self.deadline.check()?;
             sweeps += 1;
+            self.meter.add(states.len() as u64);
             if sweep(st, blocks, states, &mecs, lo, true) > threshold {
                 continue;
             }
@@ -318,6 +323,7 @@ impl BlockSolver<'_> {
                 return Ok(Some(choices));
             }
             let next: Vec<f64> = states.iter().map(|&s| st.best(s as usize, hi).0).collect();
+            self.meter.add(states.len() as u64);
             for (&s, x) in states.iter().zip(next) {
                 hi[s as usize] = x;
             }

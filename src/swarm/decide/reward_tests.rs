@@ -10,6 +10,7 @@ use super::mdp::Mdp;
 use super::reward::{reach_values, step_bounded, Bounded, RewardVectors};
 use super::test_mdps::{assert_certified, every_scheduler, mdp, optimum, r, random_mdp};
 use crate::lang::{num, Rat};
+use crate::report::meter::Meter;
 use crate::report::Deadline;
 use crate::swarm::front::props::Opt;
 
@@ -25,7 +26,16 @@ fn rewards(state: &[Rat], action: &[Rat]) -> RewardVectors {
 /// `R_opt[ F target ]` at the initial state: the interval and the exact value
 /// (`None` when infinite).
 fn reach(m: &Mdp, rw: &RewardVectors, target: &[bool], opt: Opt) -> ((f64, f64), Option<Rat>) {
-    let v = reach_values(m, opt, rw, target, true, 1e-9, Deadline::NONE).unwrap();
+    let v = reach_values(
+        m,
+        opt,
+        rw,
+        target,
+        true,
+        1e-9,
+        (Deadline::NONE, &Meter::none()),
+    )
+    .unwrap();
     let b = v.bounds.unwrap()[0];
     (b, v.exact.map(|e| e[0].clone()))
 }
@@ -54,17 +64,41 @@ fn the_slow_loop_and_the_dear_move_have_their_hand_values() {
     assert!(lo <= 4.0 && 4.0 <= hi && hi - lo <= 1e-9, "[{lo}, {hi}]");
     // C<=2: max takes b at once (4); min takes a twice: 1 + (1/2)(1) = 3/2.
     let c = |opt| {
-        step_bounded::<Rat>(&m, &rw, Bounded::Cumulative, 2, opt, Deadline::NONE).unwrap()[0]
+        step_bounded::<Rat>(
+            &m,
+            &rw,
+            Bounded::Cumulative,
+            2,
+            opt,
+            (Deadline::NONE, &Meter::none()),
+        )
+        .unwrap()[0]
             .clone()
     };
     assert_eq!((c(Opt::Max), c(Opt::Min)), (r(4, 1), r(3, 2)));
     // I=1: the state reward after one step, 1/2 by a and 0 by b.
     let i = |opt| {
-        step_bounded::<Rat>(&m, &rw, Bounded::Instant, 1, opt, Deadline::NONE).unwrap()[0].clone()
+        step_bounded::<Rat>(
+            &m,
+            &rw,
+            Bounded::Instant,
+            1,
+            opt,
+            (Deadline::NONE, &Meter::none()),
+        )
+        .unwrap()[0]
+            .clone()
     };
     assert_eq!((i(Opt::Max), i(Opt::Min)), (r(1, 2), r(0, 1)));
-    let f =
-        step_bounded::<f64>(&m, &rw, Bounded::Cumulative, 2, Opt::Min, Deadline::NONE).unwrap()[0];
+    let f = step_bounded::<f64>(
+        &m,
+        &rw,
+        Bounded::Cumulative,
+        2,
+        Opt::Min,
+        (Deadline::NONE, &Meter::none()),
+    )
+    .unwrap()[0];
     assert_eq!(f, 1.5);
 }
 

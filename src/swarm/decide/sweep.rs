@@ -10,6 +10,7 @@ use super::property::{self, Sem};
 use super::reward::RewardVectors;
 use super::reward_eval::evaluate_rewards;
 use crate::lang::{num, Rat, Source, Span, Value};
+use crate::report::meter::Meter;
 use crate::report::{Deadline, RunError};
 use crate::swarm::front::load::{load, load_props, Inputs};
 use crate::swarm::front::model::Model;
@@ -256,17 +257,18 @@ fn semantics<'a>(
 /// `table`, stopping at `deadline` ([`RunError::TimedOut`], with the rows
 /// of the values done kept). One model per swept value; rows whose target
 /// and allowed sets agree share one value iteration, read at each row's own
-/// step bound.
+/// step bound. `meter` counts the values done.
 pub fn sweep_rows(
     inputs: &Inputs,
     o: &SweepOptions,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &Meter),
     table: &mut SweepTable,
     which: &[usize],
 ) -> Result<(), RunError> {
     let (name, values) = &o.swept;
     let text = inputs.prop_texts.first().cloned().unwrap_or_default();
-    for &index in which {
+    for (done, &index) in which.iter().enumerate() {
+        meter.set(done as u64);
         let v = &values[index];
         deadline.check()?;
         let (l, base, props) = load_at(inputs, o, v)?;
@@ -328,6 +330,7 @@ pub fn sweep_rows(
         let at_size = o.agents.is_some();
         push_rows(table, v, &cells, values, exact.as_deref(), at_size);
     }
+    meter.set(which.len() as u64);
     Ok(())
 }
 
@@ -402,7 +405,7 @@ fn cell_values(
                 false,
                 None,
                 0,
-                deadline,
+                (deadline, &Meter::none()),
                 threads,
                 SWEEP_PRECISION,
                 g.rewards.as_ref(),
@@ -426,7 +429,16 @@ fn cell_values(
             .collect();
         let most = group.iter().map(|&j| cells[j].steps).max().unwrap_or(0);
         let (target, allowed) = (&cells[i].sets[0], &cells[i].sets[1]);
-        let run = bounded_until::<f64>(mdp, target, allowed, most, opt, true, deadline, threads)?;
+        let run = bounded_until::<f64>(
+            mdp,
+            target,
+            allowed,
+            most,
+            opt,
+            true,
+            (deadline, &Meter::none()),
+            threads,
+        )?;
         for j in group {
             let vals = property::Values {
                 f64s: mdp

@@ -174,8 +174,8 @@ fn gap(blocks: &Blocks, states: &[u32], lo: &[f64], hi: &[f64]) -> f64 {
 
 /// Iterates both bounds of component k until the gaps of its watched
 /// states are within its exits' gap plus `eps`, or a sweep changes neither
-/// (the rounding floor).
-/// Returns the sweeps taken.
+/// (the rounding floor). Each sweep adds the states it updated (both
+/// bounds) to `meter`. Returns the sweeps taken.
 pub(super) fn narrow(
     op: &dyn Bellman,
     blocks: &Blocks,
@@ -183,7 +183,7 @@ pub(super) fn narrow(
     lo: &mut [f64],
     hi: &mut [f64],
     eps: f64,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &crate::report::meter::Meter),
 ) -> Result<usize, Expired> {
     let states = blocks.comps.get(k);
     let mecs = blocks.mecs_of(op, k);
@@ -192,6 +192,7 @@ pub(super) fn narrow(
     while gap(blocks, states, lo, hi) > enough {
         deadline.check()?;
         sweeps += 1;
+        meter.add(2 * states.len() as u64);
         let up = sweep(op, blocks, states, &mecs, lo, true);
         let down = sweep(op, blocks, states, &mecs, hi, false);
         if up == 0.0 && down == 0.0 {

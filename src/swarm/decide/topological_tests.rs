@@ -11,6 +11,7 @@ use super::reward_reach::{reward_interval, Setup};
 use super::test_mdps::{mdp, r};
 use super::unbounded::interval_iteration;
 use crate::lang::{num, Rat};
+use crate::report::meter::Meter;
 use crate::report::Deadline;
 use crate::swarm::front::props::Opt;
 use num_traits::Zero;
@@ -74,7 +75,15 @@ fn contains(what: &str, lo: f64, x: &Rat, hi: f64) {
 
 /// Both reachability solvers on one MDP, target and allowed states.
 fn check_reach(m: &Mdp, target: &[bool], allowed: &[bool], opt: Opt) {
-    let topo = interval_iteration(m, target, allowed, opt, 1e-9, Deadline::NONE).unwrap();
+    let topo = interval_iteration(
+        m,
+        target,
+        allowed,
+        opt,
+        1e-9,
+        (Deadline::NONE, &Meter::none()),
+    )
+    .unwrap();
     let plain = plain_interval_iteration(m, target, allowed, opt, 1e-9, Deadline::NONE).unwrap();
     let exact = exact_reachability(m, &topo, opt, Deadline::NONE)
         .unwrap()
@@ -137,7 +146,15 @@ fn exact_rewards(
 /// Both reward solvers on one MDP, step rewards and target.
 fn check_reward(m: &Mdp, exact_step: &[Rat], target: &[bool], opt: Opt) {
     let step: Vec<f64> = exact_step.iter().map(num::to_f64).collect();
-    let topo = reward_interval(m, &step, target, opt, 1e-9, Deadline::NONE).unwrap();
+    let topo = reward_interval(
+        m,
+        &step,
+        target,
+        opt,
+        1e-9,
+        (Deadline::NONE, &Meter::none()),
+    )
+    .unwrap();
     let plain = plain_reward_interval(m, &step, target, opt, 1e-9, Deadline::NONE).unwrap();
     assert_eq!(topo.infinite, plain.infinite);
     let exact = exact_rewards(m, &step, exact_step, target, opt, topo.scheduler.clone());

@@ -85,14 +85,15 @@ impl Bellman for Reach<'_> {
 }
 
 /// Topological interval iteration until the bounds at the initial states
-/// are within `precision` of each other.
+/// are within `precision` of each other; the states updated go to `at`'s
+/// meter.
 pub fn interval_iteration(
     mdp: &Mdp,
     target: &[bool],
     allowed: &[bool],
     opt: Opt,
     precision: f64,
-    deadline: Deadline,
+    at: (Deadline, &crate::report::meter::Meter),
 ) -> Result<Interval, Expired> {
     let n = mdp.num_states();
     let preds = Preds::new(mdp);
@@ -117,8 +118,9 @@ pub fn interval_iteration(
         for k in 0..blocks.comps.len() {
             if blocks.comps.trivial(mdp, k) {
                 step_trivial(&op, blocks.comps.get(k)[0] as usize, &mut lo, &mut hi);
+                at.1.add(2);
             } else {
-                most = most.max(narrow(&op, &blocks, k, &mut lo, &mut hi, eps, deadline)?);
+                most = most.max(narrow(&op, &blocks, k, &mut lo, &mut hi, eps, at)?);
             }
         }
         iterations += most;

@@ -11,13 +11,15 @@ use super::policy::exact_reachability;
 use super::test_mdps::{assert_certified, every_scheduler, mdp, optimum, r, random_mdp};
 use super::unbounded::interval_iteration;
 use crate::lang::{num, Rat};
+use crate::report::meter::Meter;
 use crate::report::Deadline;
 use crate::swarm::front::props::Opt;
 
 /// Both ways of computing `P_opt[ F target ]` from state `init`.
 fn both(m: &Mdp, target: &[bool], opt: Opt) -> ((f64, f64), Rat) {
     let all = vec![true; m.num_states()];
-    let iv = interval_iteration(m, target, &all, opt, 1e-9, Deadline::NONE).unwrap();
+    let iv =
+        interval_iteration(m, target, &all, opt, 1e-9, (Deadline::NONE, &Meter::none())).unwrap();
     let ex = exact_reachability(m, &iv, opt, Deadline::NONE).unwrap();
     let i = m.initial[0] as usize;
     ((iv.lo[i], iv.hi[i]), ex.values[i].clone())

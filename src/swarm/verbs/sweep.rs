@@ -81,7 +81,16 @@ pub fn sweep(
     let costs = vec![o.ks.1 as u64; values.len()];
     let mine = shard::cells_of(&costs, shard);
     let mut done = SweepTable::default();
-    let (stopped, limited) = match sweep_rows(inputs, o, ctx.deadline(), &mut done, &mine) {
+    let guard = ctx.meter(crate::report::meter::Counting {
+        label: format!("swarm sweep: {}", o.swept.0),
+        unit: "cells",
+        level: None,
+        total: Some(mine.len() as u64),
+    });
+    let at = (ctx.deadline(), &guard.meter());
+    let result = sweep_rows(inputs, o, at, &mut done, &mine);
+    drop(guard);
+    let (stopped, limited) = match result {
         Ok(()) => (None, None),
         Err(RunError::TimedOut(why)) => (Some(why), None),
         Err(RunError::Limit(why)) => (None, Some(why)),
