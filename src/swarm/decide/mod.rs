@@ -9,6 +9,7 @@ pub mod exact;
 mod findings;
 pub mod graph;
 pub mod mdp;
+mod optimistic;
 pub mod outcome;
 pub mod policy;
 pub mod procedure;

@@ -32,7 +32,8 @@
 
 use super::graph::{mecs_over, zero_one, Mecs, Preds};
 use super::mdp::Mdp;
-use super::topological::{initial_gap, narrow, step_trivial, sweep, Bellman, Blocks};
+use super::optimistic::narrow;
+use super::topological::{initial_gap, step_trivial, sweep, Bellman, Blocks};
 use crate::report::{Deadline, Expired};
 use crate::swarm::front::props::Opt;
 
@@ -252,7 +253,9 @@ impl BlockSolver<'_> {
         if hi[states[0] as usize].is_infinite() {
             sweeps += self.find_upper(k, lo, hi)?;
         }
-        sweeps += narrow(st, blocks, k, lo, hi, eps, (self.deadline, self.meter))?;
+        let at = (self.deadline, self.meter);
+        let accept = &mut |u: &[f64]| self.inductive(k, u).is_some();
+        sweeps += narrow(st, blocks, k, lo, hi, eps, accept, at)?;
         if let Some(choices) = self.inductive(k, hi) {
             for (&s, c) in states.iter().zip(choices) {
                 self.scheduler[s as usize] = c;

@@ -20,11 +20,13 @@
 //! along a chain of components;
 //! when the initial states' gap is still over the precision, another pass
 //! with a tenth of eps continues from the bounds reached (they stay sound).
+//! Each component is first given an optimistic phase (guessed bounds,
+//! kept only when inductive: [`super::optimistic`], which also holds
+//! `narrow`).
 
 use super::graph::Mecs;
 use super::mdp::Mdp;
 use super::scc::{components, Components};
-use crate::report::{Deadline, Expired};
 
 /// The Bellman operator a topological solver iterates.
 pub(super) trait Bellman {
@@ -125,15 +127,29 @@ impl Blocks {
 }
 
 /// Keeps the better of `v[s]` and `x` (`up`: the larger, for a lower
-/// bound); returns the change.
-fn keep(v: &mut [f64], s: usize, x: f64, up: bool) -> f64 {
+/// bound); returns the change, and whether `x` went against the direction
+/// (below `v[s]` for a lower bound, above it for an upper one).
+fn keep(v: &mut [f64], s: usize, x: f64, up: bool) -> (f64, bool) {
     let old = v[s];
     v[s] = if up { old.max(x) } else { old.min(x) };
+    let against = if up { x < old } else { x > old };
     if v[s] == old {
-        0.0
+        (0.0, against)
     } else {
-        (v[s] - old).abs()
+        ((v[s] - old).abs(), against)
     }
+}
+
+/// What one sweep did.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Swept {
+    /// The largest change.
+    pub change: f64,
+    /// Whether some Bellman value went against the sweep's direction; an
+    /// upper sweep with none has made `v` inductive on the states swept
+    /// (a Bellman step from it stays at or below it: each state was set to
+    /// its Bellman value, and the states swept after it only fell).
+    pub against: bool,
 }
 
 /// One Gauss-Seidel sweep of `v` over `states` (the states of collapsed end
@@ -146,60 +162,49 @@ pub(super) fn sweep(
     v: &mut [f64],
     up: bool,
 ) -> f64 {
-    let mut change: f64 = 0.0;
+    sweep_checked(op, blocks, states, mecs, v, up).change
+}
+
+/// [`sweep`], saying whether a Bellman value went against the direction.
+pub(super) fn sweep_checked(
+    op: &dyn Bellman,
+    blocks: &Blocks,
+    states: &[u32],
+    mecs: &[u32],
+    v: &mut [f64],
+    up: bool,
+) -> Swept {
+    let mut out = Swept {
+        change: 0.0,
+        against: false,
+    };
+    let mut add = |(change, against): (f64, bool)| {
+        out.change = out.change.max(change);
+        out.against |= against;
+    };
     let in_mec = |s: usize| op.collapse().is_some_and(|m| m.mec[s] != u32::MAX);
     for &s in states {
         let s = s as usize;
         if !in_mec(s) {
-            change = change.max(keep(v, s, op.best(s, v).0, up));
+            add(keep(v, s, op.best(s, v).0, up));
         }
     }
     for &m in mecs {
         let x = op.exit_value(m as usize, v);
         for &s in &blocks.members[m as usize] {
-            change = change.max(keep(v, s as usize, x, up));
+            add(keep(v, s as usize, x, up));
         }
     }
-    change
+    out
 }
 
 /// The largest bound gap over the watched `states`.
-fn gap(blocks: &Blocks, states: &[u32], lo: &[f64], hi: &[f64]) -> f64 {
+pub(super) fn gap(blocks: &Blocks, states: &[u32], lo: &[f64], hi: &[f64]) -> f64 {
     states
         .iter()
         .filter(|&&s| blocks.watched[s as usize])
         .map(|&s| hi[s as usize] - lo[s as usize])
         .fold(0.0, f64::max)
-}
-
-/// Iterates both bounds of component k until the gaps of its watched
-/// states are within its exits' gap plus `eps`, or a sweep changes neither
-/// (the rounding floor). Each sweep adds the states it updated (both
-/// bounds) to `meter`. Returns the sweeps taken.
-pub(super) fn narrow(
-    op: &dyn Bellman,
-    blocks: &Blocks,
-    k: usize,
-    lo: &mut [f64],
-    hi: &mut [f64],
-    eps: f64,
-    (deadline, meter): (Deadline, &crate::report::meter::Meter),
-) -> Result<usize, Expired> {
-    let states = blocks.comps.get(k);
-    let mecs = blocks.mecs_of(op, k);
-    let enough = blocks.exit_gap(op.mdp(), k, lo, hi) + eps;
-    let mut sweeps = 0;
-    while gap(blocks, states, lo, hi) > enough {
-        deadline.check()?;
-        sweeps += 1;
-        meter.add(2 * states.len() as u64);
-        let up = sweep(op, blocks, states, &mecs, lo, true);
-        let down = sweep(op, blocks, states, &mecs, hi, false);
-        if up == 0.0 && down == 0.0 {
-            break;
-        }
-    }
-    Ok(sweeps)
 }
 
 /// One Bellman step of both bounds of the single state of a trivial

@@ -13,7 +13,8 @@
 
 use super::graph::{mecs, zero_one, Mecs, Preds};
 use super::mdp::Mdp;
-use super::topological::{initial_gap, narrow, step_trivial, Bellman, Blocks};
+use super::optimistic::narrow;
+use super::topological::{initial_gap, step_trivial, Bellman, Blocks};
 use crate::report::{Deadline, Expired};
 use crate::swarm::front::props::Opt;
 
@@ -120,7 +121,9 @@ pub fn interval_iteration(
                 step_trivial(&op, blocks.comps.get(k)[0] as usize, &mut lo, &mut hi);
                 at.1.add(2);
             } else {
-                most = most.max(narrow(&op, &blocks, k, &mut lo, &mut hi, eps, at)?);
+                let accept = &mut |_: &[f64]| true;
+                let swept = narrow(&op, &blocks, k, &mut lo, &mut hi, eps, accept, at)?;
+                most = most.max(swept);
             }
         }
         iterations += most;

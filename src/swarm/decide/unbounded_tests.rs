@@ -111,3 +111,40 @@ fn every_memoryless_scheduler_agrees_with_the_optimum() {
         }
     }
 }
+
+/// Delay, as in the swarm's large components: from 1, choice A ends at
+/// once (1/2 to the target 2, 1/2 to the sink 0), choice B stays with
+/// probability 999/1000 (else to the sink). Pmax[F 2] = 1/2 (B only loses),
+/// and the lower iterate is there after one sweep, but the upper iterate
+/// from 1 falls by 999/1000 per sweep under B: about 700 sweeps of interval
+/// iteration. The optimistic phase guesses 1/2 + a margin, which B keeps
+/// inductive, so the solver stops after a handful of sweeps; the plain
+/// interval iteration (the second decider) takes the 700.
+#[test]
+fn the_optimistic_phase_skips_a_slow_upper_descent() {
+    let states = vec![
+        vec![vec![(0, r(1, 1))]],
+        vec![
+            vec![(2, r(1, 2)), (0, r(1, 2))],
+            vec![(1, r(999, 1000)), (0, r(1, 1000))],
+        ],
+        vec![vec![(2, r(1, 1))]],
+    ];
+    let m = mdp(&states, 1);
+    let target = [false, false, true];
+    let all = [true; 3];
+    let iv = interval_iteration(&m, &target, &all, Opt::Max, 1e-9, Deadline::NONE).unwrap();
+    let plain =
+        super::plain::plain_interval_iteration(&m, &target, &all, Opt::Max, 1e-9, Deadline::NONE)
+            .unwrap();
+    for (what, v) in [("optimistic", &iv), ("plain", &plain)] {
+        let (lo, hi) = (v.lo[1], v.hi[1]);
+        assert!(
+            lo <= 0.5 && 0.5 <= hi && hi - lo <= 1e-9,
+            "{what}: [{lo}, {hi}]"
+        );
+    }
+    assert!(iv.iterations <= 10, "{} sweeps", iv.iterations);
+    assert!(plain.iterations >= 500, "{} sweeps", plain.iterations);
+    assert_eq!(iv.scheduler[1], m.row_start[1] as u32);
+}
