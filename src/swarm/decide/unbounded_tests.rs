@@ -133,7 +133,15 @@ fn the_optimistic_phase_skips_a_slow_upper_descent() {
     let m = mdp(&states, 1);
     let target = [false, false, true];
     let all = [true; 3];
-    let iv = interval_iteration(&m, &target, &all, Opt::Max, 1e-9, Deadline::NONE).unwrap();
+    let iv = interval_iteration(
+        &m,
+        &target,
+        &all,
+        Opt::Max,
+        1e-9,
+        (Deadline::NONE, &Meter::none()),
+    )
+    .unwrap();
     let plain =
         super::plain::plain_interval_iteration(&m, &target, &all, Opt::Max, 1e-9, Deadline::NONE)
             .unwrap();
