@@ -4,10 +4,10 @@
 //!
 //! The graph is built once per model and options (see [`GraphCache`]) and
 //! its predecessor lists once per graph; each atom is evaluated once per
-//! state ([`Graph::sat`] memoises every sub-formula of a query), and the
-//! `EF`/`AG` sub-formulas of one nesting depth are answered together, 64 to
-//! a backward pass, each state's marks one machine word
-//! ([`Graph::sat_batched`]), instead of one backward pass each.
+//! valuation ([`Graph::sat`], the reference, memoises every sub-formula of a
+//! query). Queries are answered by [`super::bulk::sat_batched`]:
+//! bitsets, the `EF`/`AG` sub-formulas of one nesting depth 64 to a backward
+//! pass, atoms over shared columns.
 
 use crate::lang::{eval, TExpr, TKind, Value};
 use crate::report::RunError;
@@ -124,7 +124,7 @@ impl Graph {
         self.pred = pred;
     }
 
-    fn predecessors(&self, t: usize) -> &[usize] {
+    pub(super) fn predecessors(&self, t: usize) -> &[usize] {
         &self.pred[self.pred_start[t]..self.pred_start[t + 1]]
     }
 
@@ -159,7 +159,7 @@ impl Graph {
             return Ok(v.clone());
         }
         let set = match f {
-            Formula::Atom(e) => self.atom(sem, e)?,
+            Formula::Atom(e) => self.atom_set(sem, e)?,
             Formula::Not(a) => self
                 .sat_memo(sem, a, memo)?
                 .into_iter()
@@ -182,64 +182,9 @@ impl Graph {
         Ok(set)
     }
 
-    /// [`Graph::sat_memo`] after answering the `EF`/`AG` sub-formulas of `f`
-    /// by depth of nesting, those of one depth 64 to a backward pass
-    /// ([`Graph::reach_words`]); the answer equals one pass per sub-formula
-    /// (checked by `timed::tests::queries`).
-    pub fn sat_batched(
-        &self,
-        sem: &Semantics,
-        f: &Formula,
-        memo: &mut Memo,
-    ) -> Result<Vec<bool>, RunError> {
-        let mut levels = Vec::new();
-        temporal_by_depth(f, &mut levels);
-        for level in levels {
-            let todo: Vec<&Formula> = (level.into_iter())
-                .filter(|g| !memo.sets.contains_key(&key(g)))
-                .collect();
-            for chunk in todo.chunks(64) {
-                self.reach_chunk(sem, chunk, memo)?;
-            }
-        }
-        self.sat_memo(sem, f, memo)
-    }
-
-    /// Answers up to 64 `EF`/`AG` sub-formulas (their arguments already
-    /// answerable from `memo`) in one backward pass; bit `j` of a state's
-    /// word marks that target `j` is reachable from it.
-    fn reach_chunk(
-        &self,
-        sem: &Semantics,
-        chunk: &[&Formula],
-        memo: &mut Memo,
-    ) -> Result<(), RunError> {
-        let mut words = vec![0u64; self.states.len()];
-        for (j, g) in chunk.iter().enumerate() {
-            let (Formula::EF(a) | Formula::AG(a)) = g else {
-                unreachable!("temporal_by_depth collects EF and AG only")
-            };
-            let is_ag = matches!(g, Formula::AG(_));
-            let arg = self.sat_memo(sem, a, memo)?;
-            for (w, x) in words.iter_mut().zip(arg) {
-                // AG a = !EF !a: the target of AG is where a fails.
-                if x != is_ag {
-                    *w |= 1 << j;
-                }
-            }
-        }
-        self.reach_words(&mut words);
-        for (j, g) in chunk.iter().enumerate() {
-            let is_ag = matches!(g, Formula::AG(_));
-            let set = words.iter().map(|w| (w >> j & 1 == 1) != is_ag).collect();
-            memo.sets.insert(key(g), set);
-        }
-        Ok(())
-    }
-
     /// Backward reachability for 64 targets at once: ORs each state's word
     /// into its predecessors' until nothing changes.
-    fn reach_words(&self, words: &mut [u64]) {
+    pub(super) fn reach_words(&self, words: &mut [u64]) {
         let mut work: Vec<usize> = (0..words.len()).filter(|&s| words[s] != 0).collect();
         while let Some(t) = work.pop() {
             let w = words[t];
@@ -252,13 +197,11 @@ impl Graph {
         }
     }
 
-    /// An atom's truth in every state: once per distinct V when it reads only V.
-    fn atom(&self, sem: &Semantics, e: &TExpr) -> Result<Vec<bool>, RunError> {
-        if !reads_only_v(e, sem.model.vars.len()) {
-            return self.states.iter().map(|s| holds(sem, e, s)).collect();
-        }
-        let (class, first) = self.v_classes.get_or_init(|| {
-            let mut ids: HashMap<&[Value], u32> = HashMap::new();
+    /// For each state, the index of its valuation V among the distinct ones,
+    /// and one state per valuation.
+    pub(super) fn classes(&self) -> &(Vec<u32>, Vec<usize>) {
+        self.v_classes.get_or_init(|| {
+            let mut ids: rustc_hash::FxHashMap<&[Value], u32> = Default::default();
             let mut first = Vec::new();
             let class = (self.states.iter().enumerate())
                 .map(|(i, s)| {
@@ -269,7 +212,15 @@ impl Graph {
                 })
                 .collect();
             (class, first)
-        });
+        })
+    }
+
+    /// An atom's truth in every state: once per distinct V when it reads only V.
+    pub(super) fn atom_set(&self, sem: &Semantics, e: &TExpr) -> Result<Vec<bool>, RunError> {
+        if !reads_only_v(e, sem.model.vars.len()) {
+            return self.states.iter().map(|s| holds(sem, e, s)).collect();
+        }
+        let (class, first) = self.classes();
         let per_class: Vec<bool> = (first.iter())
             .map(|&i| holds(sem, e, &self.states[i]))
             .collect::<Result<_, _>>()?;
@@ -309,27 +260,6 @@ fn key(f: &Formula) -> usize {
     f as *const Formula as usize
 }
 
-/// Collects the `EF`/`AG` sub-formulas of `f` by nesting depth (`levels[d]`
-/// holds those with `d` temporal operators strictly inside); returns the
-/// depth of `f`.
-fn temporal_by_depth<'f>(f: &'f Formula, levels: &mut Vec<Vec<&'f Formula>>) -> usize {
-    match f {
-        Formula::Atom(_) => 0,
-        Formula::Not(a) => temporal_by_depth(a, levels),
-        Formula::And(a, b) | Formula::Or(a, b) | Formula::Implies(a, b) => {
-            temporal_by_depth(a, levels).max(temporal_by_depth(b, levels))
-        }
-        Formula::EF(a) | Formula::AG(a) => {
-            let d = temporal_by_depth(a, levels);
-            if levels.len() <= d {
-                levels.resize_with(d + 1, Vec::new);
-            }
-            levels[d].push(f);
-            d + 1
-        }
-    }
-}
-
 /// The state sets of the sub-formulas of one query, keyed by the
 /// sub-formula's address (the query outlives the memo).
 pub struct Memo {
@@ -352,7 +282,7 @@ impl Default for Memo {
 
 /// Whether an expression reads no slot beyond the `nv` components of V
 /// (no clock, locality or time; see [`crate::timed::front::model::StateScope`]).
-fn reads_only_v(e: &TExpr, nv: usize) -> bool {
+pub(super) fn reads_only_v(e: &TExpr, nv: usize) -> bool {
     match &e.kind {
         TKind::Const(_) => true,
         TKind::Var(slot) => *slot < nv,

@@ -8,6 +8,9 @@
 //! limit or the time-out without an answer = unknown (3). `max`/`min` have no
 //! verdict (0) unless incomplete (unknown, 3, with the best value so far).
 
+mod bits;
+pub mod bulk;
+mod columns;
 pub mod graph;
 
 use super::explore::{Control, Options, Stats};
@@ -19,7 +22,9 @@ use crate::timed::front::ast::Loc;
 use crate::timed::front::model::Model;
 use crate::timed::front::query::{parse_query, Formula, Query};
 use crate::timed::semantics::trace::Trace;
-use graph::{holds, Graph, GraphCache, Memo};
+use bits::Bits;
+use bulk::{reach, Bulk};
+use graph::{holds, Graph, GraphCache};
 use std::time::Instant;
 
 /// Everything that fixes how a model is explored.
@@ -218,40 +223,37 @@ fn answer_on_graph(
     query: &Query,
     r: &mut QueryResult,
 ) -> Result<(), RunError> {
-    let memo = &mut Memo::new();
+    let mut bulk = Bulk::new(g, sem);
     match query {
-        Query::Check(f) => {
-            let holds_init = g.sat_batched(sem, f, memo)?[0];
+        // A witness for a top-level EF, a counterexample for a top-level AG:
+        // the first state (by BFS, so a shortest path) of the target set.
+        Query::Check(Formula::EF(inner)) => {
+            let target = bulk.sat(inner)?;
+            r.verdict = Some(Verdict::from_bool(reach(g, &target).get(0)));
+            r.witness = target.ones().next().map(|id| g.trace_to(id));
+        }
+        Query::Check(Formula::AG(inner)) => {
+            let bad = bulk.sat(inner)?.not();
+            let holds_init = !reach(g, &bad).get(0);
             r.verdict = Some(Verdict::from_bool(holds_init));
-            // A witness for a top-level EF, a counterexample for a top-level AG.
-            match f {
-                Formula::EF(inner) if holds_init => {
-                    let target = g.sat_memo(sem, inner, memo)?;
-                    r.witness = target.iter().position(|&x| x).map(|id| g.trace_to(id));
-                }
-                Formula::AG(inner) if !holds_init => {
-                    r.witness_kind = "counterexample";
-                    let target = g.sat_memo(sem, inner, memo)?;
-                    r.witness = target.iter().position(|&x| !x).map(|id| g.trace_to(id));
-                }
-                _ => {}
+            if !holds_init {
+                r.witness_kind = "counterexample";
+                r.witness = bad.ones().next().map(|id| g.trace_to(id));
             }
         }
+        Query::Check(f) => r.verdict = Some(Verdict::from_bool(bulk.sat(f)?.get(0))),
         Query::Extremum {
             maximize,
             expr,
             subject,
         } => {
             let allowed = match subject {
-                Some(f) => g.sat_batched(sem, f, memo)?,
-                None => vec![true; g.states.len()],
+                Some(f) => bulk.sat(f)?,
+                None => Bits::zeros(g.states.len()).not(),
             };
             let mut best: Option<(Value, usize)> = None;
-            for (id, s) in g.states.iter().enumerate() {
-                if !allowed[id] {
-                    continue;
-                }
-                let v = number(sem, expr, s)?;
+            for id in allowed.ones() {
+                let v = number(sem, expr, &g.states[id])?;
                 if best.as_ref().is_none_or(|(b, _)| better(*maximize, &v, b)) {
                     best = Some((v, id));
                 }

@@ -5,7 +5,8 @@
 
 use crate::lang::{Source, Span};
 use crate::report::Verdict;
-use crate::timed::check::graph::{holds, Graph, Memo};
+use crate::timed::check::bulk::sat_batched;
+use crate::timed::check::graph::{holds, Graph};
 use crate::timed::check::{run_query, RunOptions};
 use crate::timed::explore::{Memory, Search};
 use crate::timed::front::query::{parse_query, Formula, Query};
@@ -59,6 +60,11 @@ fn random_query() -> impl Strategy<Value = String> {
         "g0@l1",
         "g0@l0 & x = 1",
         "g0.clock >= 2",
+        "x - y <= 1",
+        "2 > x + y",
+        "y != 1 & x >= 1",
+        "!(1 <= y - x)",
+        "y = 0 | x / y >= 1",
     ])
     .prop_map(|s| format!("({s})"));
     atom.prop_recursive(4, 24, 2, |inner| {
@@ -113,7 +119,7 @@ fn a_many_pair_query_is_the_disjunction_of_its_pairs() {
 }
 
 /// 150 `EF`/`AG` conjuncts (three batches of 64 and fewer, nested two
-/// deep) answered together ([`Graph::sat_batched`]) and one by one by the
+/// deep) answered together ([`sat_batched`]) and one by one by the
 /// reference: the same set of states for the conjunction, and each conjunct
 /// on its own.
 #[test]
@@ -136,7 +142,7 @@ fn conjuncts_in_one_pass_equal_one_by_one() {
     // Parenthesised: `EF` reaches as far right as it can (`EF p & q` is `EF(p & q)`).
     let joined: Vec<String> = conjuncts.iter().map(|c| format!("({c})")).collect();
     let f = formula(&m, &joined.join(" & "));
-    let together = g.sat_batched(&sem, &f, &mut Memo::new()).unwrap();
+    let together = sat_batched(&g, &sem, &f).unwrap();
     let expected: Vec<bool> = (0..g.states.len())
         .map(|s| one_by_one.iter().all(|set| set[s]))
         .collect();
@@ -148,11 +154,7 @@ fn conjuncts_in_one_pass_equal_one_by_one() {
         .any(|set| set.contains(&true) && set.contains(&false)));
     for (c, set) in conjuncts.iter().zip(&one_by_one) {
         let f = formula(&m, c);
-        assert_eq!(
-            &g.sat_batched(&sem, &f, &mut Memo::new()).unwrap(),
-            set,
-            "{c}"
-        );
+        assert_eq!(&sat_batched(&g, &sem, &f).unwrap(), set, "{c}");
     }
 }
 
@@ -172,7 +174,7 @@ proptest! {
         let g = Graph::build(&sem, 1_000_000, None).unwrap();
         prop_assert!(g.complete);
         let expected = reference_sat(&g, &sem, &f);
-        prop_assert_eq!(&g.sat_batched(&sem, &f, &mut Memo::new()).unwrap(), &expected, "{}", q);
+        prop_assert_eq!(&sat_batched(&g, &sem, &f).unwrap(), &expected, "{}", q);
     }
 
     #[test]
@@ -189,5 +191,46 @@ proptest! {
         let loc = crate::timed::front::ast::Loc::new(&src, Span::new(0, q.len()));
         let r = run_query(&m, "q", &loc, &graph_options()).unwrap();
         prop_assert_eq!(r.verdict, Some(Verdict::from_bool(expected[0])), "{}", q);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Many `EF` terms comparing shared sub-expressions with constants (the
+    /// columns of `check::columns`: one per sub-expression, ranked) and one
+    /// that must fall back to the evaluator (a division by zero where the
+    /// short-circuit avoids it), against the reference term by term.
+    #[test]
+    fn threshold_terms_on_shared_columns_equal_the_reference(
+        text in random_model(),
+        terms in prop::collection::vec((0usize..6, -3i64..4, 0i64..4), 1..150),
+        or in any::<bool>(),
+    ) {
+        let m = model(&text);
+        let ops = ["<=", "<", ">", ">=", "=", "!="];
+        let texts: Vec<String> = (terms.iter())
+            .map(|&(op, i, j)| {
+                let op = ops[op];
+                match j % 4 {
+                    0 => format!("EF(x - y {op} {i} & y = {j}/2)"),
+                    1 => format!("AG({i} {op} x + y | g0@l0)"),
+                    2 => format!("EF(y = {i} | x / (y - {i}) {op} 1)"),
+                    _ => format!("EF(!(x {op} {i}) & EF(y - x {op} {j}))"),
+                }
+            })
+            .collect();
+        let sem = Semantics::new(&m, SemanticsKind::Accelerated, Some(20));
+        let g = Graph::build(&sem, 1_000_000, None).unwrap();
+        prop_assert!(g.complete);
+        let sets: Vec<Vec<bool>> = (texts.iter())
+            .map(|t| reference_sat(&g, &sem, &formula(&m, t)))
+            .collect();
+        let joined: Vec<String> = texts.iter().map(|t| format!("({t})")).collect();
+        let f = formula(&m, &joined.join(if or { " | " } else { " & " }));
+        let expected: Vec<bool> = (0..g.states.len())
+            .map(|s| if or { sets.iter().any(|x| x[s]) } else { sets.iter().all(|x| x[s]) })
+            .collect();
+        prop_assert_eq!(&sat_batched(&g, &sem, &f).unwrap(), &expected);
     }
 }
