@@ -78,28 +78,18 @@ pub fn bounded_until_exact(
         })
         .collect();
     let scale = num_traits::pow(d.clone(), steps);
+    let question = Question {
+        mdp,
+        target,
+        allowed,
+        steps,
+        opt,
+    };
+    let budget = (deadline, meter);
     let counts = if scale.bits() < 127 {
-        iterate::<u128>(
-            mdp,
-            target,
-            allowed,
-            steps,
-            opt,
-            &d,
-            &numerators,
-            (deadline, meter),
-        )?
+        iterate::<u128>(&question, &d, &numerators, budget)?
     } else {
-        iterate::<BigUint>(
-            mdp,
-            target,
-            allowed,
-            steps,
-            opt,
-            &d,
-            &numerators,
-            (deadline, meter),
-        )?
+        iterate::<BigUint>(&question, &d, &numerators, budget)?
     };
     let den = BigInt::from(scale);
     Ok(Some(
@@ -110,18 +100,29 @@ pub fn bounded_until_exact(
     ))
 }
 
-/// The numerators N_steps(s) over D^steps.
-#[allow(clippy::too_many_arguments)]
-fn iterate<T: Num>(
-    mdp: &Mdp,
-    target: &[bool],
-    allowed: &[bool],
+/// `P_opt[ allowed U<=steps target ]`, the question asked of `mdp`.
+struct Question<'a> {
+    mdp: &'a Mdp,
+    target: &'a [bool],
+    allowed: &'a [bool],
     steps: usize,
     opt: Opt,
+}
+
+/// The numerators N_steps(s) over D^steps.
+fn iterate<T: Num>(
+    question: &Question,
     d: &BigUint,
     numerators: &[BigUint],
     (deadline, meter): (Deadline, &crate::report::meter::Meter),
 ) -> Result<Vec<BigUint>, Expired> {
+    let Question {
+        mdp,
+        target,
+        allowed,
+        steps,
+        opt,
+    } = *question;
     let n = mdp.num_states();
     let maybe = maybe_states(mdp, target, allowed);
     let active: Vec<usize> = (0..n).filter(|&s| maybe[s]).collect();

@@ -52,6 +52,82 @@ impl Packer {
     }
 }
 
+/// The fields of the agents of each template (`counts[t]` of template t,
+/// template 0 first), then the environment's: the layout of S(n) and of the
+/// counting abstraction's concrete agents. Returns the packer and each
+/// agent's template.
+pub(super) fn agent_fields(sys: &LocalSystem, counts: &[usize]) -> (Packer, Vec<usize>) {
+    let mut packer = Packer::default();
+    let mut template_of = Vec::new();
+    for (t, &n) in counts.iter().enumerate() {
+        for _ in 0..n {
+            packer.field(sys.agents[t].states.len());
+            template_of.push(t);
+        }
+    }
+    packer.field(sys.env.states.len());
+    (packer, template_of)
+}
+
+/// The concrete agents of a packed state as laid out by [`agent_fields`]
+/// (agent k in field k, the environment in the field after the last
+/// agent): their moves are shared by S(n) and the counting abstraction.
+pub(super) struct AgentFields<'a> {
+    pub model: &'a Model,
+    pub sys: &'a LocalSystem,
+    pub packer: &'a Packer,
+    pub template_of: &'a [usize],
+}
+
+impl AgentFields<'_> {
+    /// Definition 7's choices of one agent: an asynchronous action alone, or
+    /// an agent-environment action with the environment's first matching
+    /// update; one choice each, labelled by the agent and the action.
+    pub fn agent_choices(&self, state: &[u64], exact: bool, out: &mut Successors) {
+        let n = self.template_of.len();
+        let na = self.model.actions.len();
+        let env = &self.sys.env;
+        let e = self.packer.get(state, n);
+        for (k, &t) in self.template_of.iter().enumerate() {
+            let sp = &self.sys.agents[t];
+            let s = self.packer.get(state, k);
+            for mv in &sp.moves[s as usize] {
+                let d = &sp.dists[mv.dist as usize];
+                match self.model.actions[mv.action].ty {
+                    ActionType::Asynchronous => product(self.packer, state, &[(k, d)], exact, out),
+                    ActionType::AgentEnvironment => match env.first(e, mv.action) {
+                        Some(de) => product(
+                            self.packer,
+                            state,
+                            &[(k, d), (n, &env.dists[de as usize])],
+                            exact,
+                            out,
+                        ),
+                        None => continue,
+                    },
+                    ActionType::GlobalSynchronous => continue,
+                }
+                out.end_choice(label(k, mv.action, na));
+            }
+        }
+    }
+
+    /// The environment's asynchronous actions, one choice each.
+    pub fn environment_choices(&self, state: &[u64], exact: bool, out: &mut Successors) {
+        let n = self.template_of.len();
+        let na = self.model.actions.len();
+        let env = &self.sys.env;
+        let e = self.packer.get(state, n);
+        for mv in &env.moves[e as usize] {
+            if self.model.actions[mv.action].ty == ActionType::Asynchronous {
+                let d = &env.dists[mv.dist as usize];
+                product(self.packer, state, &[(n, d)], exact, out);
+                out.end_choice(label(n, mv.action, na));
+            }
+        }
+    }
+}
+
 /// Encodes a choice label: who moved and by which action.
 pub fn label(actor: usize, action: usize, actions: usize) -> u32 {
     (actor * actions + action) as u32
@@ -116,15 +192,7 @@ pub struct Concrete<'a> {
 
 impl<'a> Concrete<'a> {
     pub fn new(model: &'a Model, sys: &'a LocalSystem, counts: &[usize]) -> Self {
-        let mut packer = Packer::default();
-        let mut template_of = Vec::new();
-        for (t, &n) in counts.iter().enumerate() {
-            for _ in 0..n {
-                packer.field(sys.agents[t].states.len());
-                template_of.push(t);
-            }
-        }
-        packer.field(sys.env.states.len());
+        let (packer, template_of) = agent_fields(sys, counts);
         Concrete {
             model,
             sys,
@@ -224,40 +292,14 @@ impl Semantics for Concrete<'_> {
         let na = self.model.actions.len();
         let env = &self.sys.env;
         let e = self.env_local(state);
-        for k in 0..n {
-            let sp = self.space(k);
-            let s = self.packer.get(state, k);
-            for mv in &sp.moves[s as usize] {
-                let d = &sp.dists[mv.dist as usize];
-                match self.model.actions[mv.action].ty {
-                    ActionType::Asynchronous => product(&self.packer, state, &[(k, d)], exact, out),
-                    ActionType::AgentEnvironment => match env.first(e, mv.action) {
-                        Some(de) => product(
-                            &self.packer,
-                            state,
-                            &[(k, d), (n, &env.dists[de as usize])],
-                            exact,
-                            out,
-                        ),
-                        None => continue,
-                    },
-                    ActionType::GlobalSynchronous => continue,
-                }
-                out.end_choice(label(k, mv.action, na));
-            }
-        }
-        for mv in &env.moves[e as usize] {
-            if self.model.actions[mv.action].ty == ActionType::Asynchronous {
-                product(
-                    &self.packer,
-                    state,
-                    &[(n, &env.dists[mv.dist as usize])],
-                    exact,
-                    out,
-                );
-                out.end_choice(label(n, mv.action, na));
-            }
-        }
+        let fields = AgentFields {
+            model: self.model,
+            sys: self.sys,
+            packer: &self.packer,
+            template_of: &self.template_of,
+        };
+        fields.agent_choices(state, exact, out);
+        fields.environment_choices(state, exact, out);
         for (a, act) in self.model.actions.iter().enumerate() {
             if act.ty != ActionType::GlobalSynchronous {
                 continue;

@@ -7,7 +7,7 @@
 //! initial counts 1..h and t = h + 1 nothing saturates and the model is the
 //! exact symmetry quotient of S(1..h) (the cutoff; see docs/swarm.md).
 
-use super::concrete::{Packer, DEADLOCK};
+use super::concrete::{AgentFields, Packer, DEADLOCK};
 use super::local::{Dist, LocalSystem};
 use crate::lang::Rat;
 use crate::swarm::decide::mdp::{Semantics, Successors};
@@ -42,15 +42,7 @@ impl<'a> Counting<'a> {
         t: u32,
         init_counts: Vec<Vec<u32>>,
     ) -> Self {
-        let mut packer = Packer::default();
-        let mut template_of = Vec::new();
-        for (i, &n) in concrete.iter().enumerate() {
-            for _ in 0..n {
-                packer.field(sys.agents[i].states.len());
-                template_of.push(i);
-            }
-        }
-        packer.field(sys.env.states.len());
+        let (mut packer, template_of) = super::concrete::agent_fields(sys, concrete);
         let mut count_field = Vec::new();
         for sp in &sys.agents {
             count_field.push(packer.fields_len());
@@ -292,9 +284,10 @@ impl Semantics for Counting<'_> {
 
     fn successors(&self, state: &[u64], exact: bool, out: &mut Successors) {
         let mut base = state.to_vec();
-        self.concrete_moves(state, exact, out);
+        let fields = self.concrete_fields();
+        fields.agent_choices(state, exact, out);
         self.counted_moves(state, &mut base, exact, out);
-        self.environment_moves(state, &mut base, exact, out);
+        fields.environment_choices(state, exact, out);
         self.global_synchronous(state, exact, out);
         if out.choices() == 0 {
             out.entry(state, 1.0, exact.then(Rat::one));
@@ -304,45 +297,13 @@ impl Semantics for Counting<'_> {
 }
 
 impl Counting<'_> {
-    /// The moves of the concrete agents, as in S(n).
-    fn concrete_moves(&self, state: &[u64], exact: bool, out: &mut Successors) {
-        let n = self.n_conc();
-        let na = self.model.actions.len();
-        let env = &self.sys.env;
-        let e = self.env_local(state);
-        let ty = |a: usize| self.model.actions[a].ty;
-        for k in 0..n {
-            let sp = &self.sys.agents[self.template_of[k]];
-            let s = self.packer.get(state, k);
-            for mv in &sp.moves[s as usize] {
-                let d = &sp.dists[mv.dist as usize];
-                let de = match ty(mv.action) {
-                    ActionType::Asynchronous => None,
-                    ActionType::AgentEnvironment => match env.first(e, mv.action) {
-                        Some(de) => Some(&env.dists[de as usize]),
-                        None => continue,
-                    },
-                    ActionType::GlobalSynchronous => continue,
-                };
-                for i in 0..d.targets.len() {
-                    let mut st = state.to_vec();
-                    self.packer.set(&mut st, k, d.targets[i]);
-                    match de {
-                        None => out.entry(&st, d.probs[i], exact.then(|| d.exact[i].clone())),
-                        Some(de) => {
-                            for j in 0..de.targets.len() {
-                                self.packer.set(&mut st, n, de.targets[j]);
-                                out.entry(
-                                    &st,
-                                    d.probs[i] * de.probs[j],
-                                    exact.then(|| &d.exact[i] * &de.exact[j]),
-                                );
-                            }
-                        }
-                    }
-                }
-                out.end_choice(super::concrete::label(k, mv.action, na));
-            }
+    /// The concrete agents' part of a state, laid out as in S(n).
+    fn concrete_fields(&self) -> AgentFields<'_> {
+        AgentFields {
+            model: self.model,
+            sys: self.sys,
+            packer: &self.packer,
+            template_of: &self.template_of,
         }
     }
 
@@ -380,32 +341,6 @@ impl Counting<'_> {
                         out.end_choice(self.abstract_label(i, s, variant, mv.action));
                     }
                 }
-            }
-        }
-    }
-
-    /// The environment's asynchronous moves (`base`: scratch space).
-    fn environment_moves(
-        &self,
-        state: &[u64],
-        base: &mut [u64],
-        exact: bool,
-        out: &mut Successors,
-    ) {
-        let n = self.n_conc();
-        let na = self.model.actions.len();
-        let env = &self.sys.env;
-        let e = self.env_local(state);
-        let ty = |a: usize| self.model.actions[a].ty;
-        for mv in &env.moves[e as usize] {
-            if ty(mv.action) == ActionType::Asynchronous {
-                let d = &env.dists[mv.dist as usize];
-                for j in 0..d.targets.len() {
-                    base.copy_from_slice(state);
-                    self.packer.set(base, n, d.targets[j]);
-                    out.entry(base, d.probs[j], exact.then(|| d.exact[j].clone()));
-                }
-                out.end_choice(super::concrete::label(n, mv.action, na));
             }
         }
     }
