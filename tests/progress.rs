@@ -109,6 +109,67 @@ fn swarm_check_shows_the_states_explored() {
         "Pmin=? [ F \"deposited2\" ]",
     ]);
     assert_shows_progress(&lines, ended, "swarm: exploring");
+    // The deadline cut the exploration: its last line says so.
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    assert!(
+        all.iter()
+            .any(|l| l.starts_with("swarm: exploring: timed out, ")),
+        "{all:#?}"
+    );
+    assert!(
+        !all.iter().any(|l| l.starts_with("swarm: exploring: done")),
+        "{all:#?}"
+    );
+}
+
+#[test]
+fn swarm_check_counts_a_timed_out_property_as_timed_out_not_done() {
+    // Two properties on S(3): ten steps, done at once, then a million
+    // steps, cut by the deadline at 4 s. The last line of the checking
+    // phase says "timed out" and counts one property done, not two.
+    let (lines, _) = stderr_lines(&[
+        "--timeout",
+        "4",
+        "swarm",
+        "check",
+        &repo("examples/foraging/foraging.swarm"),
+        "--faults",
+        &repo("examples/foraging/foraging.faults"),
+        "--agents",
+        "3",
+        "--prop",
+        "Pmin=? [ F<=10 \"deposited2\" ]",
+        "--prop",
+        "Pmin=? [ F<=1000000 \"deposited2\" ]",
+    ]);
+    let label = "swarm: checking 2 properties";
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    let last = lines
+        .iter()
+        .map(|(_, l)| l)
+        .rfind(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("lines of {label}: {all:#?}"));
+    assert!(
+        last.starts_with(&format!("{label}: timed out, ")),
+        "{all:#?}"
+    );
+    assert!(last.ends_with(']'), "{last}");
+    assert!(last.contains(", properties done 1) ["), "{last}");
+    // While it ran, the first property was done and the second not.
+    assert!(
+        lines
+            .iter()
+            .any(|(_, l)| l.starts_with(&format!("{label}: ")) && l.contains("properties done 1)")),
+        "{all:#?}"
+    );
+    assert!(
+        !all.iter().any(|l| l.contains("properties done 2")),
+        "{all:#?}"
+    );
+    assert!(
+        !all.iter().any(|l| l.starts_with(&format!("{label}: done"))),
+        "{all:#?}"
+    );
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //! second of the stage's start, then at growing intervals (at most every 10
 //! s), each with the count, the rate and the level; on a terminal without
 //! `-v` it draws a bar (a known total) or a counter (none). When the stage
-//! ends ([`MeterGuard`] dropped) `-v` prints the totals.
+//! ends ([`MeterGuard`] dropped) `-v` prints the totals, as "done" or, for
+//! a stage the deadline cut ([`Meter::timed_out`]), as "timed out".
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -60,6 +61,8 @@ struct Shared {
     done: Mutex<bool>,
     wake: Condvar,
     printed: AtomicBool,
+    /// The deadline cut the stage: its last line says so.
+    timed_out: AtomicBool,
 }
 
 impl Meter {
@@ -98,6 +101,14 @@ impl Meter {
     pub fn add_level(&self, steps: u64) {
         if let Some(s) = &self.shared {
             s.level.fetch_add(steps, Ordering::Relaxed);
+        }
+    }
+
+    /// The deadline cut the stage: its last line says "timed out", not
+    /// "done" (the count and level stay what was done).
+    pub fn timed_out(&self) {
+        if let Some(s) = &self.shared {
+            s.timed_out.store(true, Ordering::Relaxed);
         }
     }
 
@@ -144,6 +155,7 @@ impl MeterGuard {
             done: Mutex::new(false),
             wake: Condvar::new(),
             printed: AtomicBool::new(false),
+            timed_out: AtomicBool::new(false),
         });
         let s = shared.clone();
         let thread = std::thread::Builder::new()
@@ -257,8 +269,13 @@ fn lines(s: &Shared) {
     let elapsed = s.started.elapsed();
     let long = elapsed >= Duration::from_secs(1) && !s.idle();
     if s.printed.load(Ordering::Relaxed) || long {
+        let end = if s.timed_out.load(Ordering::Relaxed) {
+            "timed out"
+        } else {
+            "done"
+        };
         eprintln!(
-            "{}: done, {} [{:.3} s]",
+            "{}: {end}, {} [{:.3} s]",
             s.what.label,
             s.line(),
             elapsed.as_secs_f64()

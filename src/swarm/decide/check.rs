@@ -111,6 +111,8 @@ fn check_concrete(
         let v = match ex.compute(props, i, opts, (ctx, &meter), rounds) {
             Ok(v) => v,
             Err(e) => {
+                // The properties from i on are unknown, not done.
+                meter.timed_out();
                 unknown_from(out, props, i, e);
                 break;
             }
@@ -129,8 +131,8 @@ fn check_concrete(
                 value,
             },
         });
+        meter.set_level(i as u64 + 1);
     }
-    meter.set_level(out.properties.len() as u64);
     drop(checking);
     out.stats.model = Some(model_stats(&ex, t1.elapsed().as_secs_f64()));
     Ok(())

@@ -102,6 +102,8 @@ pub(super) fn check_abstract(
         let v = match ex.compute(props, i, opts, (ctx, &meter), 0) {
             Ok(v) => v,
             Err(e) => {
+                // The properties from i on are unknown, not done.
+                meter.timed_out();
                 unknown_from(out, props, i, e);
                 break;
             }
@@ -110,8 +112,8 @@ pub(super) fn check_abstract(
             witness(&sem, &ex.mdp, p, &ex.truth[i], &v, out)?;
         }
         out.properties.push(answers.outcome(p, &v));
+        meter.set_level(i as u64 + 1);
     }
-    meter.set_level(out.properties.len() as u64);
     drop(checking);
     out.stats.model = Some(model_stats(&ex, t1.elapsed().as_secs_f64()));
     Ok(())

@@ -203,8 +203,21 @@ pub fn explore_and_label_to(
         level: None,
         total: None,
     });
-    let at = (deadline(ctx), &guard.meter());
-    let mdp = build_for_metered(l, sem, props, exact, max_states, at, depth)?;
+    let meter = guard.meter();
+    let mdp = build_for_metered(
+        l,
+        sem,
+        props,
+        exact,
+        max_states,
+        (deadline(ctx), &meter),
+        depth,
+    )
+    .inspect_err(|stop| {
+        if matches!(stop, Stop::TimedOut(_)) {
+            meter.timed_out();
+        }
+    })?;
     drop(guard);
     let build_s = t0.elapsed().as_secs_f64();
     ctx.stage(format!(
