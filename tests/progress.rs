@@ -537,3 +537,170 @@ fn nn_verify_instances_counts_the_instances_done() {
     let last = shown.last().expect("two lines").1;
     assert!(last > first, "instances {first} then {last}: {all:#?}");
 }
+
+/// The totals line of `label`: the count and the level, from
+/// "LABEL: done, COUNT UNIT (RATE UNIT/s[, LEVEL_WORD LEVEL]) [T s]".
+fn done_line(lines: &[(Duration, String)], label: &str) -> (u64, Option<u64>) {
+    let number = |s: &str| s.replace(',', "").parse::<u64>().ok();
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    let rest = lines
+        .iter()
+        .find_map(|(_, l)| l.strip_prefix(label)?.strip_prefix(": done, "))
+        .unwrap_or_else(|| panic!("the totals of {label}: {all:#?}"));
+    let count = number(rest.split(' ').next().unwrap()).expect("a count");
+    let (inside, _) = rest.split_once(") [").expect("a rate");
+    let level = inside
+        .split_once("/s, ")
+        .and_then(|(_, l)| number(l.rsplit(' ').next()?));
+    (count, level)
+}
+
+/// The `gen-buchi` patrol of examples/robust/gen_grid.py on a `w` x `h`
+/// grid (Manhattan metric, a river in row 0 that carries the robot west, a
+/// gust south on moves east, two walls in the top row's east end), visiting
+/// the top row's west end and row 1's east end forever.
+fn grid_patrol(w: usize, h: usize) -> String {
+    let walls = [(w - 2, h - 1), (w - 1, h - 1)];
+    let free = |x: i64, y: i64| {
+        x >= 0
+            && y >= 0
+            && (x as usize) < w
+            && (y as usize) < h
+            && !walls.contains(&(x as usize, y as usize))
+    };
+    let mut text = String::from(
+        "automaton grid;\nmetric manhattan;\ninputs N, S, E, W, swim;\ndisturbances gust;\n",
+    );
+    let cells: Vec<(i64, i64)> = (0..h as i64)
+        .flat_map(|y| (0..w as i64).map(move |x| (x, y)))
+        .filter(|&(x, y)| free(x, y))
+        .collect();
+    for &(x, y) in &cells {
+        text += &format!("state c{x}_{y} at ({x}, {y});\n");
+    }
+    text += "init c0_1;\n";
+    for &(x, y) in &cells {
+        if y == 0 {
+            text += &if x > 0 {
+                format!("trans c{x}_0 swim -> c{}_0;\n", x - 1)
+            } else {
+                "trans c0_0 N -> c0_1;\n".to_string()
+            };
+            continue;
+        }
+        for (input, dx, dy) in [("N", 0, 1), ("S", 0, -1), ("E", 1, 0), ("W", -1, 0)] {
+            let (tx, ty) = (x + dx, y + dy);
+            if !free(tx, ty) {
+                continue;
+            }
+            text += &format!("trans c{x}_{y} {input} -> c{tx}_{ty}");
+            if input == "E" && free(tx, ty - 1) {
+                text += &format!(" | gust -> c{tx}_{}", ty - 1);
+            }
+            text += ";\n";
+        }
+    }
+    text += &format!("gen-buchi {{c0_{}}}, {{c{}_1}};\n", h - 1, w - 1);
+    text
+}
+
+#[test]
+fn robust_solve_counts_the_radii_its_report_gives() {
+    // The patrol on a 400 x 400 grid: 160,000 states, about ten inflated
+    // games of 0.3 to 1 s each (4 s in all at a load of 6).
+    let (w, h) = (400, 400);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = dir.path().join("patrol.ma");
+    std::fs::write(&model, grid_patrol(w, h)).expect("writes");
+    let report = dir.path().join("report.json");
+    let (lines, ended) = stderr_lines(&[
+        "--format",
+        "json",
+        "robust",
+        "solve",
+        "-o",
+        &report.display().to_string(),
+        &model.display().to_string(),
+    ]);
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    let shown = progress(&lines, "robust solve");
+    assert!(shown.len() >= 2, "{all:#?}");
+    assert!(shown[0].0 + Duration::from_secs(1) < ended, "{all:#?}");
+    let (first, last) = (shown[0].1, shown.last().expect("two lines").1);
+    assert!(first > 0 && last > first, "radii {first} then {last}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("a report")).expect("JSON");
+    let stats = &report["stats"];
+    // The candidate radii are the distinct Manhattan distances to either
+    // set: 0 ..= w + h - 2 (to the top row's west end; the dock's are
+    // among them).
+    let candidates = stats["candidate_radii"].as_u64().expect("candidates");
+    assert_eq!(candidates, (w + h - 1) as u64, "{stats}");
+    // A binary search over them solves between floor(log2 C) and
+    // ceil(log2 (C + 1)) games, and the meter counted each one.
+    let solved = stats["radii_solved"].as_u64().expect("radii solved");
+    let log2 = |x: u64| 63 - u64::from(x.leading_zeros());
+    assert!(
+        solved >= log2(candidates) && solved <= log2(candidates) + 1,
+        "{solved} of {candidates}"
+    );
+    assert_eq!(done_line(&lines, "robust solve").0, solved, "{all:#?}");
+    assert!(last <= solved, "{last} of {solved}");
+}
+
+#[test]
+fn robust_parity_counts_zielonkas_attractions_and_calls() {
+    // n nodes with self-loops only, node i of priority i: Zielonka peels
+    // the top node, recurses on the rest, then removes the opponent's
+    // nodes and recurses on the nodes of the top's parity: about n^2/4
+    // calls, n^3/24 work (2,000 nodes: 6 s at a load of 6).
+    let n = 2000u64;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let game = dir.path().join("ladder.pg");
+    let mut text = format!("parity {};\n", n - 1);
+    for v in 0..n {
+        text += &format!("{v} {v} {} {v};\n", v % 2);
+    }
+    std::fs::write(&game, text).expect("writes");
+    let (lines, ended) = stderr_lines(&["robust", "parity", &game.display().to_string()]);
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    let label = "robust parity: solving";
+    let shown = progress(&lines, label);
+    assert!(shown.len() >= 2, "{all:#?}");
+    assert!(shown[0].0 + Duration::from_secs(1) < ended, "{all:#?}");
+    let (first, last) = (shown[0].1, shown.last().expect("two lines").1);
+    assert!(first > 0 && last > first, "attracted {first} then {last}");
+    // The recursive calls (the level) grow too.
+    let calls: Vec<u64> = lines
+        .iter()
+        .filter(|(_, l)| l.starts_with(&format!("{label}: ")) && !l.contains(": done, "))
+        .filter_map(|(_, l)| {
+            let (_, rest) = l.split_once("recursive calls ")?;
+            rest.split(')').next()?.replace(',', "").parse().ok()
+        })
+        .collect();
+    assert!(calls.len() >= 2 && calls[0] > 0, "{all:#?}");
+    assert!(calls.last() > calls.first(), "{calls:?}");
+    // The totals, computed independently: on nodes 0..k the call peels
+    // k - 1 (1 call, 1 node), solves 0..k - 1, and if the opponent of
+    // k - 1's parity owns some of them, attracts those (o nodes) and solves
+    // the s nodes of k - 1's parity, one call and one node at a time.
+    let (mut want_calls, mut want_attracted) = (0u64, 0u64);
+    for k in 1..=n {
+        let p = (k - 1) % 2;
+        let o = (0..k - 1).filter(|i| i % 2 != p).count() as u64;
+        let s = (0..k).filter(|i| i % 2 == p).count() as u64;
+        want_calls += 1;
+        want_attracted += 1;
+        if o > 0 {
+            want_calls += s;
+            want_attracted += o + s;
+        }
+    }
+    assert_eq!((want_calls, want_attracted), (1_002_999, 2_002_999));
+    assert_eq!(
+        done_line(&lines, label),
+        (want_attracted, Some(want_calls)),
+        "{all:#?}"
+    );
+}
