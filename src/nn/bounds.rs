@@ -261,7 +261,6 @@ pub fn interval_bounds(net: &Network, input: &InputBox) -> NetworkBounds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn::Layer;
     use ndarray::array;
 
     #[test]
@@ -303,19 +302,7 @@ mod tests {
     #[test]
     fn interval_by_hand() {
         // z0 = [x, -x + 0.5] on x in [0, 1]: [0,1] and [-0.5, 0.5]; out = 2 a0 + 3 a1 - 1.
-        let net = Network::from_layers(vec![
-            Layer {
-                weights: array![[1.0], [-1.0]],
-                bias: array![0.0, 0.5],
-                activation: Activation::Relu,
-            },
-            Layer {
-                weights: array![[2.0, 3.0]],
-                bias: array![-1.0],
-                activation: Activation::Identity,
-            },
-        ])
-        .unwrap();
+        let net = crate::nn::network::tests::net();
         let b = interval_bounds(&net, &InputBox::parse("[0,1]", 1).unwrap());
         assert_eq!(b.pre[0].lo, array![0.0, -0.5]);
         assert_eq!(b.pre[0].hi, array![1.0, 0.5]);

@@ -135,11 +135,13 @@ impl Network {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use ndarray::array;
 
-    fn net() -> Network {
+    /// z0 = [x, -x + 0.5], out = 2 relu(z0_0) + 3 relu(z0_1) - 1: small
+    /// enough to compute every bound by hand.
+    pub(crate) fn net() -> Network {
         Network::from_layers(vec![
             Layer {
                 weights: array![[1.0], [-1.0]],

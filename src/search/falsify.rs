@@ -82,7 +82,15 @@ pub fn falsify<P: Objective + ?Sized>(
             break;
         }
         let start = (points[i].clone(), excess[i]);
-        let (x, e, evals) = local_search(problem, root, region, start, opts.steps);
+        let (x, e, evals) = local_search(
+            Around {
+                problem,
+                root,
+                region,
+            },
+            start,
+            opts.steps,
+        );
         result.evaluations += evals;
         if e <= 0.0 {
             result.hit = Some(Hit {
@@ -169,30 +177,45 @@ fn first_primes(n: usize) -> Vec<u64> {
     primes
 }
 
+/// Where a local search runs: the objective of one root over a region.
+struct Around<'a, P: ?Sized> {
+    problem: &'a P,
+    root: usize,
+    region: &'a InputBox,
+}
+
+impl<P: ?Sized> Clone for Around<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P: ?Sized> Copy for Around<'_, P> {}
+
 /// From `start`: signed gradient steps (half the budget, when the problem
 /// has a gradient), then pattern search. Returns the best point, its excess
 /// and the evaluations spent.
 fn local_search<P: Objective + ?Sized>(
-    problem: &P,
-    root: usize,
-    region: &InputBox,
+    around: Around<P>,
     start: (Vec<f64>, f64),
     budget: usize,
 ) -> (Vec<f64>, f64, usize) {
-    let (x, e, used) = gradient_steps(problem, root, region, start, budget / 2);
+    let (x, e, used) = gradient_steps(around, start, budget / 2);
     if e <= 0.0 {
         return (x, e, used);
     }
-    let (x, e, more) = pattern_search(problem, root, region, (x, e), budget - used);
+    let (x, e, more) = pattern_search(around, (x, e), budget - used);
     (x, e, used + more)
 }
 
 /// Steps of a quarter of the box's width against the sign of the gradient,
 /// clamped into the box; a step that does not improve halves the step.
 fn gradient_steps<P: Objective + ?Sized>(
-    problem: &P,
-    root: usize,
-    region: &InputBox,
+    Around {
+        problem,
+        root,
+        region,
+    }: Around<P>,
     (mut x, mut best): (Vec<f64>, f64),
     budget: usize,
 ) -> (Vec<f64>, f64, usize) {
@@ -225,9 +248,11 @@ fn gradient_steps<P: Objective + ?Sized>(
 /// Try `x +- step_i` along each input, keep any improvement (and double
 /// that step), halve the steps when none improves.
 fn pattern_search<P: Objective + ?Sized>(
-    problem: &P,
-    root: usize,
-    region: &InputBox,
+    Around {
+        problem,
+        root,
+        region,
+    }: Around<P>,
     (mut x, mut best): (Vec<f64>, f64),
     budget: usize,
 ) -> (Vec<f64>, f64, usize) {

@@ -76,6 +76,8 @@ pub(super) struct AgentFields<'a> {
     pub model: &'a Model,
     pub sys: &'a LocalSystem,
     pub packer: &'a Packer,
+    /// The number of agents of each template.
+    pub counts: &'a [usize],
     pub template_of: &'a [usize],
 }
 
@@ -109,6 +111,31 @@ impl AgentFields<'_> {
                 }
                 out.end_choice(label(k, mv.action, na));
             }
+        }
+    }
+
+    /// Values of the referenced variables (the agents' and the
+    /// environment's) in a packed state.
+    pub fn observe(&self, state: &[u64], refs: &[GlobalVar], out: &mut Vec<f64>) {
+        let env = &self.sys.env.states[self.packer.get(state, self.template_of.len()) as usize];
+        out.clear();
+        for r in refs {
+            out.push(match *r {
+                GlobalVar::Agent {
+                    template,
+                    agent,
+                    var,
+                } => {
+                    assert!(agent < self.counts[template], "checked before exploring");
+                    let k = self.counts[..template].iter().sum::<usize>() + agent;
+                    self.sys.agents[template].states[self.packer.get(state, k) as usize][var] as f64
+                }
+                GlobalVar::Env { var } => env[var] as f64,
+                GlobalVar::Starting => {
+                    let m = self.model.mode_var().expect("Definition 15 on");
+                    f64::from(u8::from(env[m] == 1))
+                }
+            });
         }
     }
 
@@ -292,12 +319,7 @@ impl Semantics for Concrete<'_> {
         let na = self.model.actions.len();
         let env = &self.sys.env;
         let e = self.env_local(state);
-        let fields = AgentFields {
-            model: self.model,
-            sys: self.sys,
-            packer: &self.packer,
-            template_of: &self.template_of,
-        };
+        let fields = self.fields();
         fields.agent_choices(state, exact, out);
         fields.environment_choices(state, exact, out);
         for (a, act) in self.model.actions.iter().enumerate() {
@@ -330,29 +352,16 @@ impl Semantics for Concrete<'_> {
 impl Concrete<'_> {
     /// Values of the referenced variables in a packed state.
     pub fn observe(&self, state: &[u64], refs: &[GlobalVar], out: &mut Vec<f64>) {
-        out.clear();
-        for r in refs {
-            out.push(match *r {
-                GlobalVar::Agent {
-                    template,
-                    agent,
-                    var,
-                } => {
-                    let k = self
-                        .agent_index(template, agent)
-                        .expect("checked before exploring");
-                    self.space(k).states[self.packer.get(state, k) as usize][var] as f64
-                }
-                GlobalVar::Env { var } => {
-                    self.sys.env.states[self.env_local(state) as usize][var] as f64
-                }
-                GlobalVar::Starting => {
-                    let m = self.model.mode_var().expect("Definition 15 on");
-                    f64::from(u8::from(
-                        self.sys.env.states[self.env_local(state) as usize][m] == 1,
-                    ))
-                }
-            });
+        self.fields().observe(state, refs, out)
+    }
+
+    fn fields(&self) -> AgentFields<'_> {
+        AgentFields {
+            model: self.model,
+            sys: self.sys,
+            packer: &self.packer,
+            counts: &self.counts,
+            template_of: &self.template_of,
         }
     }
 }

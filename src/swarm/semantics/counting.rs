@@ -221,28 +221,7 @@ impl<'a> Counting<'a> {
 
     /// Values of the referenced variables (concrete agents and environment).
     pub fn observe(&self, state: &[u64], refs: &[GlobalVar], out: &mut Vec<f64>) {
-        out.clear();
-        for r in refs {
-            out.push(match *r {
-                GlobalVar::Agent {
-                    template,
-                    agent,
-                    var,
-                } => {
-                    let k = self.concrete[..template].iter().sum::<usize>() + agent;
-                    self.sys.agents[template].states[self.packer.get(state, k) as usize][var] as f64
-                }
-                GlobalVar::Env { var } => {
-                    self.sys.env.states[self.env_local(state) as usize][var] as f64
-                }
-                GlobalVar::Starting => {
-                    let m = self.model.mode_var().expect("Definition 15 on");
-                    f64::from(u8::from(
-                        self.sys.env.states[self.env_local(state) as usize][m] == 1,
-                    ))
-                }
-            });
-        }
+        self.concrete_fields().observe(state, refs, out)
     }
 
     fn abstract_label(&self, template: usize, s: usize, variant: u32, action: usize) -> u32 {
@@ -303,6 +282,7 @@ impl Counting<'_> {
             model: self.model,
             sys: self.sys,
             packer: &self.packer,
+            counts: &self.concrete,
             template_of: &self.template_of,
         }
     }
