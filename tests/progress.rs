@@ -704,3 +704,72 @@ fn robust_parity_counts_zielonkas_attractions_and_calls() {
         "{all:#?}"
     );
 }
+
+#[test]
+fn nn_bounds_counts_the_lps_of_its_tightening() {
+    // Three hidden layers of 64 ReLUs over [-1, 1]^8: 128 ReLUs unstable
+    // past the first layer, two LPs each over the relaxed layers below
+    // (256 LPs in 3.8 s at a load of 9).
+    let (d, width) = (8, 64);
+    let net = random_network(&[d, width, width, width, 2], 5);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let onnx = dir.path().join("wide.onnx");
+    std::fs::write(&onnx, onnx_bytes(&net)).expect("writes");
+    let report = dir.path().join("report.json");
+    let (lines, ended) = stderr_lines(&[
+        "--format",
+        "json",
+        "nn",
+        "bounds",
+        "-o",
+        &report.display().to_string(),
+        &onnx.display().to_string(),
+        "--box",
+        "[-1,1]",
+        "--lp-tighten",
+        "--no-exact",
+    ]);
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    let label = "nn bounds: LP tightening";
+    let shown = progress_of_total(&lines, label, "LPs");
+    assert!(shown.len() >= 2, "{all:#?}");
+    let (arrived, first, total, t) = shown[0];
+    assert!(t <= 1.0, "the first line at {t} s: {all:#?}");
+    assert!(arrived + Duration::from_secs(1) < ended, "{all:#?}");
+    let last = shown.last().expect("two lines").1;
+    assert!(
+        last > first && last <= total,
+        "LPs {first} then {last} of {total}"
+    );
+    // The first layer's pre-activations over the box are exact intervals
+    // (no LP): its unstable ReLUs, computed here.
+    let first_layer_unstable = (0..width)
+        .filter(|&j| {
+            let b = f64::from(net[0].bias[j]);
+            let spread: f64 = (0..d).map(|i| f64::from(net[0].weights[i][j]).abs()).sum();
+            b - spread < 0.0 && b + spread > 0.0
+        })
+        .count() as u64;
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("a report")).expect("JSON");
+    let unstable = |stage: &str| {
+        report["results"]["stages"]
+            .as_array()
+            .and_then(|s| s.iter().find(|s| s["name"] == stage))
+            .and_then(|s| s["unstable"].as_u64())
+            .unwrap_or_else(|| panic!("stage {stage} in {report}"))
+    };
+    // Two LPs per ReLU unstable under the symbolic bounds past the first
+    // layer, at most; at least two per ReLU still unstable after.
+    let (symbolic, lp) = (unstable("symbolic"), unstable("lp"));
+    assert_eq!(total, 2 * (symbolic - first_layer_unstable), "{all:#?}");
+    let done = lines
+        .iter()
+        .find_map(|(_, l)| l.strip_prefix(&format!("{label}: done, LPs ")))
+        .unwrap_or_else(|| panic!("the totals: {all:#?}"));
+    let solved: u64 = done.split(' ').next().unwrap().parse().unwrap();
+    assert!(
+        solved >= 2 * (lp - first_layer_unstable) && solved <= total,
+        "{solved} LPs, {lp} unstable after, {total} at most"
+    );
+}

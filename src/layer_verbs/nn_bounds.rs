@@ -9,8 +9,8 @@
 
 use super::nn::load_for_command;
 use crate::milp::{
-    exact_output_bounds_reporting, lp_tighten, tolerance, BoundsMethod, EncodeOptions, ExactBounds,
-    Extremum, MilpError, Objective, SolveOptions, Status,
+    exact_output_bounds_reporting, lp_tighten_budget, lp_tighten_metered, tolerance, BoundsMethod,
+    EncodeOptions, ExactBounds, Extremum, MilpError, Objective, SolveOptions, Status,
 };
 use crate::nn::{interval_bounds, symbolic_bounds, InputBox, Network, NetworkBounds};
 use crate::report::{Report, RunContext, RunError, Table, TableFormat, Verdict};
@@ -153,8 +153,16 @@ fn propagation_stages(
     if tighten {
         let t = Instant::now();
         ctx.stage("nn bounds: LP tightening of the unstable ReLUs");
-        let tightened =
-            lp_tighten(net, &symbolic, solve).map_err(|e| RunError::Internal(e.to_string()))?;
+        // LPs solved of the most it can take (two per unstable ReLU).
+        let lps = ctx.meter(crate::report::meter::Counting {
+            label: "nn bounds: LP tightening".into(),
+            unit: "LPs",
+            level: None,
+            total: Some(lp_tighten_budget(net, &symbolic)),
+        });
+        let tightened = lp_tighten_metered(net, &symbolic, solve, &lps.meter())
+            .map_err(|e| RunError::Internal(e.to_string()))?;
+        drop(lps);
         stages.push(("lp".into(), tightened, t.elapsed().as_secs_f64()));
     }
     Ok(stages)

@@ -53,4 +53,4 @@ pub use model::{MilpError, Model, ModelStats, Sense, VarKind};
 pub use network::{BoundsMethod, EncodeOptions, NetworkCopy};
 pub use obbt::{Obbt, ObbtStats};
 pub use solve::{Objective, Outcome, Solution, SolveOptions, Status, TIME_LIMIT};
-pub use tighten::lp_tighten;
+pub use tighten::{lp_tighten, lp_tighten_budget, lp_tighten_metered};

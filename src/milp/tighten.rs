@@ -9,6 +9,7 @@ use super::model::{MilpError, Model};
 use super::solve::{Objective, SolveOptions, Status};
 use super::tolerance::scaled;
 use crate::nn::{symbolic_layer, Network, NetworkBounds, Stability};
+use crate::report::meter::Meter;
 
 /// LP optima carry solver tolerances; this relative widening keeps them sound.
 const LP_PAD: f64 = super::tolerance::LP_PADDING;
@@ -19,6 +20,31 @@ pub fn lp_tighten(
     net: &Network,
     start: &NetworkBounds,
     opts: &SolveOptions,
+) -> Result<NetworkBounds, MilpError> {
+    lp_tighten_metered(net, start, opts, &Meter::none())
+}
+
+/// The LPs [`lp_tighten_metered`] solves at most: two per neuron that is
+/// unstable under `start` past the first layer (the first layer's bounds
+/// over a box are exact already; a neuron the tightening of a lower layer
+/// makes stable needs none).
+pub fn lp_tighten_budget(net: &Network, start: &NetworkBounds) -> u64 {
+    (1..net.layers().len())
+        .map(|k| {
+            (0..net.layers()[k].outputs())
+                .filter(|&j| start.stability(k, j) == Stability::Unstable)
+                .count() as u64
+        })
+        .sum::<u64>()
+        * 2
+}
+
+/// [`lp_tighten`], counting each LP solved on `meter`.
+pub fn lp_tighten_metered(
+    net: &Network,
+    start: &NetworkBounds,
+    opts: &SolveOptions,
+    meter: &Meter,
 ) -> Result<NetworkBounds, MilpError> {
     // Without presolve: a wrong LP optimum would make every big-M built on
     // these bounds unsound, and HiGHS's presolve has erred on such models
@@ -55,10 +81,12 @@ pub fn lp_tighten(
             for &j in &unstable {
                 let z = pre_activation(layer, j, a);
                 let hi = model.solve(&Objective::Maximise(z.clone()), opts)?;
+                meter.add(1);
                 if let (Status::Optimal, Some(v)) = (hi.status, hi.objective) {
                     layer_bounds.hi[j] = layer_bounds.hi[j].min(v + scaled(LP_PAD, v));
                 }
                 let lo = model.solve(&Objective::Minimise(z), opts)?;
+                meter.add(1);
                 if let (Status::Optimal, Some(v)) = (lo.status, lo.objective) {
                     layer_bounds.lo[j] = layer_bounds.lo[j].max(v - scaled(LP_PAD, v));
                 }
