@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Runs mavis and Oink on the same random PGSolver games, in one run (docs/robust.md).
 
-Usage: compare_oink.py [--quick] [--games DIR] [--timeout S] [--only NODES:PRIOS ...]
+Usage: compare_oink.py [--quick] [--games DIR] [--timeout S] [--only NODES:PRIOS ...] [--also pp tl ...]
 
 Writes seeded random games (priorities 0..p-1, owners at random, 2..4 distinct
 successors per node) into DIR (kept between runs), solves each with mavis's
 Zielonka and progress measures (`mavis robust parity`, every solution verified
 by mavis) and with Oink's Zielonka (`--zlk -w -1`, sequential, and the
 unoptimised `--uzlk`) and progress measures (`--spm`, `--tspm`), all with
-`--no` so that Oink solves the game as written. Checks that every solver that
+`--no` so that Oink solves the game as written; `--also pp tl` adds Oink's
+priority promotion and tangle learning (or any other of its solvers) as columns. Checks that every solver that
 answered gives every node the same winner, and prints a Markdown table of solve
 times in seconds (parsing excluded for both tools) with the machine, the date
 and the load average before and after; the solution files of a disagreement
@@ -140,6 +141,8 @@ def main():
     ap.add_argument("--only", nargs="*", help="NODES:PRIOS[:zs] games instead of the suite")
     ap.add_argument("--seed", type=int, default=19)
     ap.add_argument("--repeat", type=int, default=3, help="runs per solver on games of <= 10^5 nodes")
+    ap.add_argument("--also", nargs="*", default=[], metavar="SOLVER",
+                    help="more of Oink's solvers as columns, e.g. pp tl (run as --pp, --tl)")
     a = ap.parse_args()
     mavis, oink = default_mavis(), os.environ.get("OINK", "oink")
     suite = QUICK if a.quick else SUITE
@@ -152,9 +155,10 @@ def main():
     print(f"machine: {machine()}; date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
           f"load average before: {os.getloadavg()[0]:.2f}")
     print()
+    extra = "".join(f" oink --{x} |" for x in a.also)
     print("| game (nodes, priorities) | mavis zielonka (+ verify) | oink --zlk -w -1 | oink --uzlk "
-          "| mavis spm (+ verify) | oink --spm | oink --tspm | winners |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          f"| mavis spm (+ verify) | oink --spm | oink --tspm |{extra} winners |")
+    print("| --- " * (8 + len(a.also)) + "|")
     disagree = False
     for n, p, which in suite:
         path = os.path.join(a.games, f"rand_{n}_{p}_{a.seed}.pg")
@@ -170,6 +174,8 @@ def main():
             plan.append(("ms", lambda sol: run_mavis(mavis, path, "spm", sol, a.timeout)))
             plan.append(("os", lambda sol: run_oink(oink, path, ["--spm"], sol, a.timeout)))
             plan.append(("ot", lambda sol: run_oink(oink, path, ["--tspm"], sol, a.timeout)))
+        for x in a.also:
+            plan.append((x, lambda sol, x=x: run_oink(oink, path, [f"--{x}"], sol, a.timeout)))
         runs = []  # (column, seconds or (solve, verify), solution file of the last run)
         for col, run in plan:
             sol = f"{path}.{col}.sol"
@@ -199,7 +205,8 @@ def main():
             return f"{fmt(s)} (+ {fmt(v)})" if s is not None else "no answer"
         def o(col):
             return "-" if col not in got else fmt(got[col])
-        print(f"| {n}, {p} | {m('mz')} | {o('oz')} | {o('ou')} | {m('ms')} | {o('os')} | {o('ot')} | {verdict} |",
+        extra = "".join(f" {o(x)} |" for x in a.also)
+        print(f"| {n}, {p} | {m('mz')} | {o('oz')} | {o('ou')} | {m('ms')} | {o('os')} | {o('ot')} |{extra} {verdict} |",
               flush=True)
     print()
     print(f"load average after: {os.getloadavg()[0]:.2f}")

@@ -59,6 +59,10 @@ pub enum RobustCmd {
         /// Write the reachability strategy in the `check` format.
         #[arg(long, value_name = "FILE", value_parser = crate::report::output::writable)]
         strategy_out: Option<PathBuf>,
+        /// Parity objectives: write each parity game the scan over radii
+        /// solves, in PGSolver's format, to PREFIX.1.pg, PREFIX.2.pg, ...
+        #[arg(long, value_name = "PREFIX", value_parser = crate::report::output::writable_prefix)]
+        write_games: Option<PathBuf>,
     },
     /// The robustness bound of a given memoryless reachability strategy (on A restricted to S).
     #[command(
@@ -126,11 +130,12 @@ pub fn run(cmd: RobustCmd, ctx: &RunContext) -> Result<Report, RunError> {
             set,
             max_sigma,
             strategy_out,
+            write_games,
         } => solve_report(
             &model,
             super::set_constants(&set, ctx)?,
             max_sigma,
-            strategy_out.as_deref(),
+            (strategy_out.as_deref(), write_games.as_deref()),
             ctx,
         ),
         RobustCmd::Check {

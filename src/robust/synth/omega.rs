@@ -36,14 +36,16 @@ pub fn solve(a: &Automaton) -> Result<Option<OmegaSolution>, String> {
 /// [`solve`], giving up at `deadline` ([`RunError::TimedOut`]); a failed
 /// internal check is [`RunError::Internal`].
 pub fn solve_until(a: &Automaton, deadline: Deadline) -> Result<Option<OmegaSolution>, RunError> {
-    solve_metered(a, (deadline, &Meter::none()))
+    solve_metered(a, (deadline, &Meter::none()), &mut |_| Ok(()))
 }
 
 /// [`solve_until`], counting on `meter` the radii whose inflated game is
-/// solved.
+/// solved and handing `each_game` every parity game the scan over radii
+/// solves (max-parity, before it is solved; only parity objectives have them).
 pub fn solve_metered(
     a: &Automaton,
     at: (Deadline, &Meter),
+    each_game: &mut dyn FnMut(&Game) -> Result<(), RunError>,
 ) -> Result<Option<OmegaSolution>, RunError> {
     let gamma_bar = a.gamma_bar();
     match &a.objective {
@@ -52,7 +54,7 @@ pub fn solve_metered(
         )),
         Objective::Buchi(f) => buchi(a, std::slice::from_ref(f), gamma_bar, at),
         Objective::GenBuchi(fs) => buchi(a, fs, gamma_bar, at),
-        Objective::Parity(p) => parity(a, p, gamma_bar, at),
+        Objective::Parity(p) => parity(a, p, gamma_bar, at, each_game),
     }
 }
 

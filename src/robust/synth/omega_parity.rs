@@ -75,12 +75,13 @@ fn verify_arena(
 /// Parity objective (min-parity priorities `p`): the least radius, scanned in
 /// increasing order, whose inflated parity game is won from the initial
 /// state and has a nominal lasso winning both the original and the inflated
-/// priorities.
+/// priorities. `each_game` sees each radius's game before it is solved.
 pub fn parity(
     a: &Automaton,
     p: &[u32],
     gamma_bar: f64,
     (deadline, meter): (Deadline, &crate::report::meter::Meter),
+    each_game: &mut dyn FnMut(&Game) -> Result<(), RunError>,
 ) -> Result<Option<OmegaSolution>, RunError> {
     let n = a.len();
     let mut levels: Vec<u32> = p.to_vec();
@@ -99,6 +100,7 @@ pub fn parity(
         let pr = inflated_priorities(&levels, &dists, p, r);
         let max_prio: Vec<u32> = pr.iter().map(|&x| even_top - x).collect();
         let (g, first) = arena(a, &max_prio);
+        each_game(&g)?;
         let sol = zielonka::solve_until(&g, deadline)?;
         meter.add(1);
         let region: Vec<bool> = (0..n).map(|q| sol.winner[q] == 0).collect();

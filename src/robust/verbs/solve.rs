@@ -8,6 +8,8 @@ use crate::report::TableFormat;
 use crate::report::{Report, RunContext, RunError, Table, Verdict};
 use crate::robust::front::{Automaton, Objective};
 use crate::robust::outcome::{Bounds, SolveStats, WorstCase};
+use crate::robust::parity::game::Game;
+use crate::robust::read::pgsolver;
 use crate::robust::{read::strategy, synth::clf, synth::omega, synth::reach};
 use serde_json::{json, Map};
 use std::path::Path;
@@ -68,13 +70,16 @@ enum Solved {
 
 /// `mavis robust solve`: sigma, the strategy, opt*(q) per state (reachability), or the
 /// inflation radius with the two-mode strategy (Buchi, generalised Buchi, parity).
+/// `outputs`: where the reachability strategy goes, and the prefix of the
+/// parity games' files (`--write-games`).
 pub fn solve_report(
     path: &Path,
     set: Vec<(String, Value)>,
     max_sigma: Option<f64>,
-    strategy_out: Option<&Path>,
+    outputs: (Option<&Path>, Option<&Path>),
     ctx: &RunContext,
 ) -> Result<Report, RunError> {
+    let (strategy_out, write_games) = outputs;
     let mut r = Report::new("robust", "solve");
     let t0 = Instant::now();
     let a = load_model(path, set, &mut r)?;
@@ -89,7 +94,13 @@ pub fn solve_report(
         a.len(),
         objective_word(&a)
     ));
-    let solved = decide(&a, ctx, &mut stats)?;
+    if write_games.is_some() && !matches!(a.objective, Objective::Parity(_)) {
+        return Err(RunError::input(format!(
+            "--write-games: the objective is {}, and only a parity objective is solved by parity games",
+            objective_word(&a)
+        )));
+    }
+    let solved = decide(&a, ctx, write_games, &mut stats)?;
     if let (Solved::Reach { sol, .. }, Some(out)) = (&solved, strategy_out) {
         let text = strategy::write(&a, &sol.strategy);
         crate::report::output::write_file(out, text.as_bytes())?;
@@ -100,9 +111,27 @@ pub fn solve_report(
 }
 
 /// Solves the model's objective; the solver's time goes into `stats`.
-fn decide(a: &Automaton, ctx: &RunContext, stats: &mut SolveStats) -> Result<Solved, RunError> {
+/// With `write_games`, the k-th parity game solved goes to `PREFIX.k.pg`.
+fn decide(
+    a: &Automaton,
+    ctx: &RunContext,
+    write_games: Option<&Path>,
+    stats: &mut SolveStats,
+) -> Result<Solved, RunError> {
     let t1 = Instant::now();
     let Objective::Reach(f) = &a.objective else {
+        let mut written = 0;
+        let mut write = |g: &Game| match write_games {
+            Some(prefix) => {
+                written += 1;
+                let mut name = prefix.as_os_str().to_owned();
+                name.push(format!(".{written}.pg"));
+                let text = pgsolver::write_game(g);
+                crate::report::output::write_file(Path::new(&name), text.as_bytes())?;
+                Ok(())
+            }
+            None => Ok(()),
+        };
         // Counts the radii whose inflated game is solved (a binary search
         // for Buchi objectives, a scan upwards for parity).
         let radii = ctx.meter(crate::report::meter::Counting {
@@ -111,7 +140,7 @@ fn decide(a: &Automaton, ctx: &RunContext, stats: &mut SolveStats) -> Result<Sol
             level: None,
             total: None,
         });
-        let solved = omega::solve_metered(a, (ctx.deadline(), &radii.meter()));
+        let solved = omega::solve_metered(a, (ctx.deadline(), &radii.meter()), &mut write);
         drop(radii);
         let solved = match solved {
             Err(RunError::TimedOut(why)) => Solved::Stopped(why),
