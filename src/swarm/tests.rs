@@ -46,6 +46,31 @@ fn foraging(pf: &str) -> Loaded {
     load(FORAGING, Some(FAULTS), &[("pf", pf)]).expect("the example loads")
 }
 
+/// A property's values on an explored MDP, without rewards or phases, in
+/// f64 (and exactly with `exact`), recording a witness with `witness`.
+fn compute_on(
+    mdp: &crate::swarm::decide::mdp::Mdp,
+    prop: &crate::swarm::front::props::Property,
+    truth: &[Vec<bool>],
+    exact: bool,
+    witness: bool,
+) -> Result<property::Values, crate::report::Expired> {
+    let asked = property::Asked {
+        mdp,
+        prop,
+        truth,
+        rewards: None,
+        phases: None,
+    };
+    let how = property::Numerics {
+        exact,
+        witness,
+        ..property::Numerics::F64
+    };
+    let at = (Deadline::NONE, &crate::report::meter::Meter::none());
+    property::compute(&asked, how, at)
+}
+
 /// Value of one property on a semantics: (f64, exact) at the first initial state, optimum over initials.
 fn value(l: &Loaded, sem: &Sem, prop: &str, exact: bool) -> (f64, Option<Rat>) {
     let props = parse_properties(&Source::new("p", prop), &l.model).expect("property parses");
@@ -59,20 +84,7 @@ fn value(l: &Loaded, sem: &Sem, prop: &str, exact: bool) -> (f64, Option<Rat>) {
         &property::path_formulas(&p.path),
     )
     .truth;
-    let v = property::compute(
-        &mdp,
-        p,
-        &truth,
-        exact,
-        false,
-        None,
-        0,
-        (Deadline::NONE, &crate::report::meter::Meter::none()),
-        1,
-        1e-6,
-        None,
-    )
-    .unwrap();
+    let v = compute_on(&mdp, p, &truth, exact, false).unwrap();
     let (f, e, _) = property::over_initials(&v, p.opt);
     (f, e)
 }
@@ -282,20 +294,7 @@ fn a_witness_replays_and_is_at_most_the_value() {
         &property::path_formulas(&p.path),
     )
     .truth;
-    let v = property::compute(
-        &mdp,
-        p,
-        &truth,
-        false,
-        true,
-        None,
-        0,
-        (Deadline::NONE, &crate::report::meter::Meter::none()),
-        1,
-        1e-6,
-        None,
-    )
-    .unwrap();
+    let v = compute_on(&mdp, p, &truth, false, true).unwrap();
     let path = v.witness.clone().expect("reachable");
     let all = vec![true; mdp.num_states()];
     let prob = property::replay(&sem, &mdp, &path, &truth[0], &all, 9).expect("replays");
@@ -473,22 +472,7 @@ fn the_cutoff_sizes_agree_and_depth_bounded_exploration_is_exact() {
                 &property::path_formulas(&p.path),
             )
             .truth;
-            property::compute(
-                m,
-                p,
-                &t,
-                true,
-                false,
-                None,
-                0,
-                (Deadline::NONE, &crate::report::meter::Meter::none()),
-                1,
-                1e-6,
-                None,
-            )
-            .unwrap()
-            .exact
-            .unwrap()
+            compute_on(m, p, &t, true, false).unwrap().exact.unwrap()
         };
         assert_eq!(vals(&full), vals(&cut));
     }

@@ -218,20 +218,20 @@ impl AbstractAnswers<'_> {
         let budget = opts.max_states / 4;
         let ex =
             explore_and_label_to(l, &sem, &one, opts.exact, budget, ctx, Some(h as usize)).ok()?;
-        let v = property::compute(
-            &ex.mdp,
-            p,
-            &ex.truth[0],
-            opts.exact,
-            false,
-            None,
-            0,
-            (ctx.deadline(), &Meter::none()),
-            ctx.threads,
-            opts.precision,
-            ex.reward(0),
-        )
-        .ok()?;
+        let asked = property::Asked {
+            mdp: &ex.mdp,
+            prop: p,
+            truth: &ex.truth[0],
+            rewards: ex.reward(0),
+            phases: None,
+        };
+        let how = property::Numerics {
+            exact: opts.exact,
+            witness: false,
+            threads: ctx.threads,
+            precision: opts.precision,
+        };
+        let v = property::compute(&asked, how, (ctx.deadline(), &Meter::none())).ok()?;
         Some(Cutoff {
             value: Probability::of(&v, property::over_initials(&v, p.opt).2),
             per_n: v.f64s.clone(),
@@ -263,19 +263,19 @@ impl AbstractAnswers<'_> {
             let Ok(ex) = explore_and_label(l, &sem, &one, false, opts.max_states / 10, ctx) else {
                 break;
             };
-            let Ok(v) = property::compute(
-                &ex.mdp,
-                p,
-                &ex.truth[0],
-                false,
-                false,
-                ex.phases.as_ref(),
-                n * counts.len() + 2,
-                (ctx.deadline(), &Meter::none()),
-                ctx.threads,
-                opts.precision,
-                ex.reward(0),
-            ) else {
+            let asked = property::Asked {
+                mdp: &ex.mdp,
+                prop: p,
+                truth: &ex.truth[0],
+                rewards: ex.reward(0),
+                phases: ex.phases.as_ref().map(|ph| (ph, n * counts.len() + 2)),
+            };
+            let how = property::Numerics {
+                threads: ctx.threads,
+                precision: opts.precision,
+                ..property::Numerics::F64
+            };
+            let Ok(v) = property::compute(&asked, how, (ctx.deadline(), &Meter::none())) else {
                 break;
             };
             out.push((n, v.f64s[0]));

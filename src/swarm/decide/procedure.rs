@@ -139,19 +139,20 @@ impl Explored {
         (ctx, meter): (&RunContext, &crate::report::meter::Meter),
         rounds: usize,
     ) -> Result<Values, Expired> {
-        property::compute(
-            &self.mdp,
-            &props.props[i],
-            &self.truth[i],
-            opts.exact,
-            opts.witness,
-            self.phases.as_ref(),
-            rounds,
-            (ctx.deadline(), meter),
-            ctx.threads,
-            opts.precision,
-            self.reward(i),
-        )
+        let asked = property::Asked {
+            mdp: &self.mdp,
+            prop: &props.props[i],
+            truth: &self.truth[i],
+            rewards: self.reward(i),
+            phases: self.phases.as_ref().map(|ph| (ph, rounds)),
+        };
+        let how = property::Numerics {
+            exact: opts.exact,
+            witness: opts.witness,
+            threads: ctx.threads,
+            precision: opts.precision,
+        };
+        property::compute(&asked, how, (ctx.deadline(), meter))
     }
 
     /// Property `i`'s reward values, when it is a reward property.

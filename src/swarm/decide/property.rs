@@ -362,34 +362,64 @@ fn exact_values(
     Ok(v)
 }
 
+/// One property asked of an explored MDP: its formulas' truth per state,
+/// its reward vectors when it is a reward property, and Definition 16's
+/// initialisation phases with the rounds that bound the exact one.
+pub struct Asked<'a> {
+    pub mdp: &'a Mdp,
+    pub prop: &'a Property,
+    pub truth: &'a [Vec<bool>],
+    pub rewards: Option<&'a super::reward::RewardVectors>,
+    pub phases: Option<(&'a Phases, usize)>,
+}
+
+/// How a property's values are computed: exact rationals besides f64, a
+/// witness path, threads, and the width of certified intervals.
+#[derive(Clone, Copy, Debug)]
+pub struct Numerics {
+    pub exact: bool,
+    pub witness: bool,
+    pub threads: usize,
+    pub precision: f64,
+}
+
+impl Numerics {
+    /// f64 values only, one thread, intervals of width 1e-6.
+    pub const F64: Numerics = Numerics {
+        exact: false,
+        witness: false,
+        threads: 1,
+        precision: 1e-6,
+    };
+}
+
 /// Computes a property's values at the initial states; the iterations add
 /// the states they update to `meter`.
-#[allow(clippy::too_many_arguments)]
 pub fn compute(
-    mdp: &Mdp,
-    prop: &Property,
-    truth: &[Vec<bool>],
-    exact: bool,
-    witness: bool,
-    phases: Option<&Phases>,
-    rounds: usize,
+    asked: &Asked,
+    how: Numerics,
     at: (Deadline, &crate::report::meter::Meter),
-    threads: usize,
-    precision: f64,
-    rewards: Option<&super::reward::RewardVectors>,
 ) -> Result<Values, Expired> {
+    let Asked {
+        mdp,
+        prop,
+        truth,
+        rewards,
+        phases,
+    } = *asked;
+    let (exact, threads) = (how.exact, how.threads);
     let deadline = at.0;
     if let (Some(_), Some(r)) = (prop.reward, rewards) {
         // The caller refuses reward properties with Definition 16's phases.
-        let v = super::reward::reward_values(mdp, prop, r, truth, exact, precision, at)?;
+        let v = super::reward::reward_values(mdp, prop, r, truth, exact, how.precision, at)?;
         return Ok(v.into());
     }
     let g = goal(prop, truth, mdp.num_states());
     let Some(steps) = prop.path.steps() else {
         // The caller refuses unbounded properties with Definition 16's phases.
-        return unbounded_values(mdp, &g, exact, precision, at);
+        return unbounded_values(mdp, &g, exact, how.precision, at);
     };
-    let record = witness && phases.is_none() && matches!(prop.path, Path::Until { .. });
+    let record = how.witness && phases.is_none() && matches!(prop.path, Path::Until { .. });
     let is_next = matches!(prop.path, Path::Next { .. });
     let run_f64: Bounded<f64> = if is_next {
         Bounded {
@@ -411,7 +441,7 @@ pub fn compute(
     } else {
         None
     };
-    if let Some(ph) = phases {
+    if let Some((ph, rounds)) = phases {
         // Definition 16: P[G((starting) -> X psi)].
         let x = bounded::one_step(mdp, &f, prop.opt);
         f = bounded::until_starting(mdp, &ph.starting, &ph.before, &x, prop.opt, deadline)?;

@@ -397,19 +397,19 @@ fn cell_values(
     let mut done = vec![false; cells.len()];
     for (i, c) in cells.iter().enumerate() {
         if let Some(g) = &c.general {
-            let v = property::compute(
+            let asked = property::Asked {
                 mdp,
-                &g.prop,
-                &c.sets,
-                false,
-                false,
-                None,
-                0,
-                (deadline, &Meter::none()),
+                prop: &g.prop,
+                truth: &c.sets,
+                rewards: g.rewards.as_ref(),
+                phases: None,
+            };
+            let how = property::Numerics {
                 threads,
-                SWEEP_PRECISION,
-                g.rewards.as_ref(),
-            )?;
+                precision: SWEEP_PRECISION,
+                ..property::Numerics::F64
+            };
+            let v = property::compute(&asked, how, (deadline, &Meter::none()))?;
             // An interval's sound end: a row over every size is a bound.
             let best = property::over_initials(&v, opt).2;
             values[i] = match (&v.bounds, opt) {
