@@ -5,13 +5,16 @@
 //! environment with two initial states) and random EX/AX formulas of
 //! temporal depth <= 2, the MILP decider (symmetry breaking on and off) must
 //! give the explicit decider's verdict on M(n), n <= 3, and so must it
-//! with bound tightening in the unrolled context (OBBT). Every MILP witness is
+//! with bound tightening in the unrolled context (OBBT). With symmetry
+//! breaking on, the decider searches first (a walk of the f64 simulation
+//! for a witness, replayed exactly, before the MILP: issue 32); with it
+//! off, the MILP decides alone (`FalsifyOptions::off`). Every MILP witness is
 //! replayed inside the decider, so a wrong trace fails the test as an error.
 
 #[path = "support/nis_random.rs"]
 mod nis_random;
 
-use mavis::nis::encode::MilpOptions;
+use mavis::nis::encode::{FalsifyOptions, MilpOptions};
 use mavis::nis::engine::{decide_with, EngineChoice, Target};
 use mavis::nis::{parse_sentence, Model};
 use nis_random::{model, model_observed, sentence, spec_strategy, text, text_observed};
@@ -21,6 +24,12 @@ use std::time::Duration;
 fn verdict(model: &Model, spec: &str, n: usize, engine: EngineChoice, sym: bool) -> bool {
     let opts = MilpOptions {
         symmetry_breaking: sym,
+        // Search first with symmetry breaking, the MILP alone without.
+        falsify: if sym {
+            FalsifyOptions::default()
+        } else {
+            FalsifyOptions::off()
+        },
         ..MilpOptions::default()
     };
     verdict_with(&opts, model, spec, n, engine)
@@ -42,6 +51,8 @@ fn verdict_obbt(model: &Model, spec: &str, n: usize) -> bool {
 fn obbt_record(model: &Model, spec: &str, n: usize) -> mavis::nis::engine::CheckRecord {
     let mut opts = MilpOptions::default();
     opts.encode.obbt_budget = Duration::from_secs(60);
+    // The MILP alone: OBBT tightens the MILP's copies.
+    opts.falsify = FalsifyOptions::off();
     let s = parse_sentence(spec).unwrap_or_else(|e| panic!("{spec}: {e:?}"));
     decide_with(
         EngineChoice::Milp,

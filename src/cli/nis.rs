@@ -84,8 +84,10 @@ pub struct MilpArgs {
     /// action, when a part's MILP stalls; 0: none; docs/nis.md).
     #[arg(long = "split-choices", value_name = "N", default_value_t = SplitOptions::default().choice_rounds)]
     pub split_choices: usize,
-    /// MILP decider, universal sentences on real-valued models: initial
-    /// states simulated per root before any MILP (falsify first; 0: off).
+    /// MILP decider: initial states simulated per root before any MILP of
+    /// a universal sentence on a real-valued model (falsify first), walks
+    /// per initial state before each MILP of M(n) on a finite model (search
+    /// first); 0: off.
     #[arg(long = "falsify-samples", value_name = "N", default_value_t = FalsifyOptions::default().samples)]
     pub falsify_samples: usize,
     /// The seed of the falsifier's sampled initial states and branches.

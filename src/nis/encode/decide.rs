@@ -218,16 +218,31 @@ pub fn check_runs<U: Unrolling>(
     opts: &MilpOptions,
     sizes: &mut Sizes,
 ) -> Result<(), RunError> {
+    sizes.milps += 1;
+    match runs_checked(u, goal, opts, sizes)? {
+        true => Ok(()),
+        false => Err(RunError::input("the environment has no initial state")),
+    }
+}
+
+/// The checks [`solve`] makes before it looks at the goal, without solving
+/// it: an error when a run of the unrolling leaves a declared range;
+/// `false` when `u` has no start.
+pub fn runs_checked<U: Unrolling>(
+    u: &mut U,
+    goal: &Core,
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+) -> Result<bool, RunError> {
     let Some(init) = u.initial()? else {
-        return Err(RunError::input("the environment has no initial state"));
+        return Ok(false);
     };
     let mut tree = Unrolled::new(init);
     encode(u, goal, goal.root, 0, &mut tree)?;
-    sizes.milps += 1;
     sizes.obbt.add(&u.obbt());
     match u.final_checks(opts, &mut sizes.solving)? {
         Some(breach) => Err(breach_error(breach, u, &tree)),
-        None => Ok(()),
+        None => Ok(true),
     }
 }
 

@@ -129,6 +129,7 @@ impl<'a> Sampled<'a> {
             branches: self.opts.branches,
             rng: StdRng::seed_from_u64(seed),
             expanded: 0,
+            sampled: false,
         }
     }
 

@@ -57,6 +57,9 @@ pub struct Walk<'a> {
     pub rng: StdRng,
     /// Successor states computed.
     pub expanded: usize,
+    /// Some choice was sampled (more combinations than [`Walk::branches`]):
+    /// another seed may walk other runs.
+    pub sampled: bool,
 }
 
 impl Walk<'_> {
@@ -209,6 +212,7 @@ impl Walk<'_> {
         if total <= self.branches {
             return (0..total).map(mixed).collect();
         }
+        self.sampled = true;
         let draw = |rng: &mut StdRng| sizes.iter().map(|&k| rng.gen_range(0..k)).collect();
         (0..self.branches).map(|_| draw(&mut self.rng)).collect()
     }

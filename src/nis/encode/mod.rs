@@ -39,6 +39,7 @@ mod named;
 mod options;
 mod ranges;
 mod round;
+mod search_first;
 mod slots;
 mod split;
 mod starts;
@@ -67,7 +68,7 @@ use super::witness::shown::Witness;
 use super::witness::trace::{abstract_trace, concrete_trace};
 use crate::report::{Outcome, RunError};
 use concrete::{Concrete, Exact};
-use decide::{decide, solve};
+use decide::{decide, runs_checked, solve, Answer};
 pub use falsify::falsify_universal;
 use finite::semantics;
 use initial::Start;
@@ -114,7 +115,20 @@ pub fn check_concrete(
     )?;
     let envs = sem.initial_envs()?;
     let starts = first_percept_starts(&mut sem, &envs, (n, m), universal)?;
+    let mut searched = (opts.falsify.samples > 0).then(FalsifyStats::default);
     let d = decide(starts, universal, |(env, pin)| {
+        if let Some(stats) = searched.as_mut() {
+            let found = witness_first(&mut sem, &goal, (n, m), (env, pin.as_deref()), opts, stats)?;
+            if let Some(w) = found {
+                let start = Start::Codes(sem.env_codes(env).to_vec());
+                let mut u = Concrete::new(model, opts, (n, m), start, Exact { sem: &mut sem });
+                u.enc.first_percepts = pin;
+                if runs_checked(&mut u, &goal, opts, &mut sizes)? {
+                    return Ok(Answer::Witness(w));
+                }
+                return Ok(Answer::NoStart);
+            }
+        }
         let start = Start::Codes(sem.env_codes(env).to_vec());
         let mut u = Concrete::new(model, opts, (n, m), start, Exact { sem: &mut sem });
         u.enc.first_percepts = pin;
@@ -128,11 +142,32 @@ pub fn check_concrete(
         }
     }
     let witness = concrete_trace(&sem, &traces, counterexample).map(Witness::Trace);
-    Ok(Outcome::decided(
-        d.holds,
-        witness,
-        MilpStats::new(MilpForm::Unrolling, sizes, start),
-    ))
+    let mut stats = MilpStats::new(MilpForm::Unrolling, sizes, start);
+    stats.real.falsify = searched;
+    Ok(Outcome::decided(d.holds, witness, stats))
+}
+
+/// Search first ([`search_first`], the module): a run from `start` on which the goal
+/// holds, found by the f64 walk and replayed through the exact semantics;
+/// `None` when the walk finds none or its run does not replay.
+fn witness_first(
+    sem: &mut Semantics,
+    goal: &Core,
+    (n, m): (usize, usize),
+    (env, pin): (EnvId, Option<&[usize]>),
+    opts: &MilpOptions,
+    stats: &mut FalsifyStats,
+) -> Result<Option<search_first::CounterTree>, RunError> {
+    let start = search_first::SearchStart { env, pin };
+    let deadline = &opts.solve.deadline;
+    let found =
+        search_first::search_witness(sem, goal, (n, m), &start, &opts.falsify, deadline, stats)?;
+    let Some(tree) = found else {
+        return Ok(None);
+    };
+    let replays = replay_concrete(sem, &tree)?.is_ok();
+    stats.unreplayed += usize::from(!replays);
+    Ok(replays.then_some(tree))
 }
 
 /// An initial environment state and, when they are pinned, the template
