@@ -77,13 +77,8 @@ fn universal_guarding_fails_with_a_replayed_counterexample() {
         .unwrap();
         assert!(!r.holds, "{spec}");
         // `both` keeps the explicit record first; the MILP one must carry a trace too.
-        let m = check_concrete(
-            &model,
-            &Lowered::new(&s, &model).unwrap(),
-            3,
-            &MilpOptions::default(),
-        )
-        .unwrap();
+        let m =
+            check_concrete(&model, &Lowered::new(&s, &model).unwrap(), 3, &milp_alone()).unwrap();
         let w = m.witness.expect("a counterexample");
         let json = crate::nis::verbs::json::witness(&w);
         assert_eq!(json["kind"], "counterexample");
@@ -190,13 +185,7 @@ fn too_few_agents_are_refused() {
 fn milp_sizes_are_reported() {
     let model = guarding();
     let s = parse_sentence("forall v1, v2: EX^6 (alive, v1) & (alive, v2)").unwrap();
-    let m = check_concrete(
-        &model,
-        &Lowered::new(&s, &model).unwrap(),
-        6,
-        &MilpOptions::default(),
-    )
-    .unwrap();
+    let m = check_concrete(&model, &Lowered::new(&s, &model).unwrap(), 6, &milp_alone()).unwrap();
     assert!(m.holds());
     let sizes = &m.stats.sizes;
     assert!(sizes.variables > 0 && sizes.binaries > 0 && sizes.constraints > 0);
@@ -308,13 +297,7 @@ fn environment_scalar_outputs_ties_and_tree_witnesses_agree_with_explicit() {
     ));
     // A conjunction of EX subformulas gets a witness tree: two branches.
     let s = parse_sentence("forall v1: (EX^2 (alive, v1)) & (EX (dead, v1))").unwrap();
-    let m = check_concrete(
-        &tie,
-        &Lowered::new(&s, &tie).unwrap(),
-        2,
-        &MilpOptions::default(),
-    )
-    .unwrap();
+    let m = check_concrete(&tie, &Lowered::new(&s, &tie).unwrap(), 2, &milp_alone()).unwrap();
     assert!(m.holds());
     let branches = crate::nis::verbs::json::witness(&m.witness.unwrap())["branches"]
         .as_array()
@@ -327,7 +310,7 @@ fn environment_scalar_outputs_ties_and_tree_witnesses_agree_with_explicit() {
         &with_env,
         &Lowered::new(&s, &with_env).unwrap(),
         2,
-        &MilpOptions::default(),
+        &milp_alone(),
     )
     .unwrap();
     assert_eq!(m.stats.sizes.milps, 2);
@@ -335,4 +318,13 @@ fn environment_scalar_outputs_ties_and_tree_witnesses_agree_with_explicit() {
         crate::nis::verbs::json::witness(&m.witness.unwrap())["initial_states"],
         2
     );
+}
+
+/// The MILP alone (no search first, issue 32): for the tests that count
+/// MILPs and their sizes.
+fn milp_alone() -> MilpOptions {
+    MilpOptions {
+        falsify: super::FalsifyOptions::off(),
+        ..MilpOptions::default()
+    }
 }
