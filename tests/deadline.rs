@@ -213,6 +213,9 @@ fn nis_milp_check_at_the_deadline_is_unknown_not_an_internal_error() {
             "milp",
             "--agents",
             "100",
+            // The MILP itself, not the witness search that answers first.
+            "--falsify-samples",
+            "0",
             "--spec",
             "forall v1, v2: EX^6 (alive, v1) & (alive, v2)",
         ],
@@ -245,6 +248,8 @@ fn nis_check_of_several_specs_keeps_the_first_and_names_the_one_cut() {
             "milp",
             "--agents",
             "100",
+            "--falsify-samples",
+            "0",
             "--spec",
             "forall v1: EX^1 (alive, v1)",
             "--spec",

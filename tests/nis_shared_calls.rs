@@ -10,8 +10,19 @@ use cli::{repo, run};
 /// `nis check --engine both` (explicit and MILP must agree) as JSON.
 fn check(model: &str, spec: &str) -> serde_json::Value {
     run(&[
-        "--format", "json", "nis", "check", model, "--agents", "3", "--spec", spec, "--engine",
-        "both",
+        "--format",
+        "json",
+        "nis",
+        "check",
+        model,
+        "--agents",
+        "3",
+        "--spec",
+        spec,
+        "--engine",
+        "both", // The MILP itself, not the witness search that answers first.
+        "--falsify-samples",
+        "0",
     ])
     .json()
 }

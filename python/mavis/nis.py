@@ -54,15 +54,18 @@ def _specs(spec: Specs) -> Repeat:
     return Repeat([spec] if isinstance(spec, str) else list(spec))
 
 
-def _check(spec, agents, abstract, engine, no_symmetry_breaking, zero_one, counts) -> dict:
+def _check(spec, agents, abstract, engine, no_symmetry_breaking, zero_one, counts,
+           falsify_samples) -> dict:
     return {"spec": _specs(spec), "agents": agents, "abstract": abstract, "engine": engine,
-            "no_symmetry_breaking": no_symmetry_breaking, "zero_one": zero_one, "counts": counts}
+            "no_symmetry_breaking": no_symmetry_breaking, "zero_one": zero_one, "counts": counts,
+            "falsify_samples": falsify_samples}
 
 
-def _table(spec, k, agents, abstract, engine, no_symmetry_breaking, zero_one, table_format) -> dict:
+def _table(spec, k, agents, abstract, engine, no_symmetry_breaking, zero_one, table_format,
+           falsify_samples) -> dict:
     return {"spec": _specs(spec), "k": k, "agents": agents, "abstract": abstract, "engine": engine,
             "no_symmetry_breaking": no_symmetry_breaking, "zero_one": zero_one,
-            "table_format": table_format}
+            "table_format": table_format, "falsify_samples": falsify_samples}
 
 
 def _simulates(indexed, depth, agents, reverse, cap) -> dict:
@@ -118,7 +121,8 @@ class Model:
     def check(self, spec: Specs, agents: Optional[int] = None, *, abstract: bool = False,
               engine: Optional[Engine] = None, no_symmetry_breaking: bool = False,
               zero_one: Optional[ZeroOne] = None, counts: bool = False, networks: Networks = None,
-              timeout: Optional[float] = None, threads: Optional[int] = None) -> Report:
+              timeout: Optional[float] = None, threads: Optional[int] = None,
+              falsify_samples: Optional[int] = None) -> Report:
         """As `mavis.nis.check`, on this model.
 
         >>> m = mavis.nis.Model.load("examples/guarding/guarding.nis")
@@ -126,13 +130,15 @@ class Model:
         'holds'
         """
         return self._run("check", _check(spec, agents, abstract, engine, no_symmetry_breaking,
-                                         zero_one, counts), networks, timeout, threads)
+                                         zero_one, counts, falsify_samples), networks, timeout,
+                         threads)
 
     def table(self, spec: Specs, k: Ints = range(1, 7), agents: Optional[Ints] = None,
               *, abstract: bool = False, engine: Optional[Engine] = None,
               no_symmetry_breaking: bool = False, zero_one: Optional[ZeroOne] = None,
               table_format: Optional[TableFormat] = None, networks: Networks = None,
-              timeout: Optional[float] = None, threads: Optional[int] = None) -> Report:
+              timeout: Optional[float] = None, threads: Optional[int] = None,
+              falsify_samples: Optional[int] = None) -> Report:
         """As `mavis.nis.table`, on this model.
 
         >>> m = mavis.nis.Model.load("examples/guarding/guarding.nis")
@@ -141,7 +147,8 @@ class Model:
         [(1, 2, True), (2, 2, True), (3, 2, False), (1, 3, True), (2, 3, True), (3, 3, True)]
         """
         return self._run("table", _table(spec, k, agents, abstract, engine, no_symmetry_breaking,
-                                         zero_one, table_format), networks, timeout, threads)
+                                         zero_one, table_format, falsify_samples), networks,
+                         timeout, threads)
 
     def simulates(self, indexed: int, depth: int, agents: Optional[int] = None, *,
                   reverse: bool = False, cap: Optional[int] = None, networks: Networks = None,
@@ -202,10 +209,12 @@ def check(model: Union[PathLike, Model], spec: Specs, agents: Optional[int] = No
           abstract: bool = False, engine: Optional[Engine] = None, no_symmetry_breaking: bool = False,
           zero_one: Optional[ZeroOne] = None, counts: bool = False, networks: Networks = None,
           set: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
-          threads: Optional[int] = None) -> Report:
+          threads: Optional[int] = None, falsify_samples: Optional[int] = None) -> Report:
     """Decides phi[m] on the concrete system M(agents), or on the abstract
     M_ab(m) with `abstract=True` (`mavis nis check`). `engine`: "explicit",
-    "milp" or "both"; `zero_one`: "auto" or "slots".
+    "milp" or "both"; `zero_one`: "auto" or "slots"; `falsify_samples`: how
+    many simulated runs look for a witness or counterexample before a MILP
+    (0: the MILP alone).
 
     >>> r = mavis.nis.check("examples/guarding/guarding.nis", agents=3, engine="milp",
     ...                     spec="forall v1, v2: EX^3 (alive, v1) & (alive, v2)")
@@ -221,7 +230,8 @@ def check(model: Union[PathLike, Model], spec: Specs, agents: Optional[int] = No
     ('violated', ['holds', 'violated'])
     """
     return _run(model, "check", _check(spec, agents, abstract, engine, no_symmetry_breaking,
-                                       zero_one, counts), networks, set, timeout, threads)
+                                       zero_one, counts, falsify_samples), networks, set, timeout,
+                threads)
 
 
 def table(model: Union[PathLike, Model], spec: Specs, k: Ints = range(1, 7),
@@ -229,7 +239,7 @@ def table(model: Union[PathLike, Model], spec: Specs, k: Ints = range(1, 7),
           no_symmetry_breaking: bool = False, zero_one: Optional[ZeroOne] = None,
           table_format: Optional[TableFormat] = None, networks: Networks = None,
           set: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
-          threads: Optional[int] = None) -> Report:
+          threads: Optional[int] = None, falsify_samples: Optional[int] = None) -> Report:
     """Verdicts and times over a grid of depths k and agent counts
     (`mavis nis table`); `{k}` in a spec stands for the depth. `k` and
     `agents` are an int, a range, a list, or the CLI's text ("1..6").
@@ -240,7 +250,8 @@ def table(model: Union[PathLike, Model], spec: Specs, k: Ints = range(1, 7),
     [True, True, False, True, True, True]
     """
     return _run(model, "table", _table(spec, k, agents, abstract, engine, no_symmetry_breaking,
-                                       zero_one, table_format), networks, set, timeout, threads)
+                                       zero_one, table_format, falsify_samples), networks, set,
+                timeout, threads)
 
 
 def simulates(model: Union[PathLike, Model], indexed: int, depth: int, agents: Optional[int] = None,

@@ -147,14 +147,15 @@ def test_bad_options_are_input_errors_and_verdicts_are_never_exceptions():
 def test_a_timeout_gives_verdict_unknown():
     """nis table over a grid that takes seconds, cut at 0.3 s: verdict unknown,
     as from the CLI, and the call returns within the CLI's backstop."""
-    args = dict(k=range(1, 7), agents=range(2, 7), engine="milp", timeout=0.3)
+    args = dict(k=range(1, 7), agents=range(2, 7), engine="milp", timeout=0.3, falsify_samples=0)
     start = time.perf_counter()
     r = mavis.nis.table(GUARDING, "forall v1, v2: EX^{k} (alive, v1) & (alive, v2)", **args)
     elapsed = time.perf_counter() - start
     assert r.verdict == "unknown" and r.stats.get("timed_out") is True
     assert elapsed < 0.3 + 1.0
     status, cli = cli_json("nis", "table", GUARDING, "--spec", "forall v1, v2: EX^{k} (alive, v1) & (alive, v2)",
-                           "--k", "1..6", "--agents", "2..6", "--engine", "milp", "--timeout", "0.3")
+                           "--k", "1..6", "--agents", "2..6", "--engine", "milp", "--timeout", "0.3",
+                           "--falsify-samples", "0")
     assert status == 3 and cli["verdict"] == "unknown"
 
 
@@ -169,7 +170,8 @@ def test_the_gil_is_released_while_solving():
     def verify():
         start = time.perf_counter()
         timing["r"] = mavis.nis.table(GUARDING, "forall v1, v2: EX^{k} (alive, v1) & (alive, v2)",
-                                      k=range(1, 6), agents=range(2, 6), engine="milp")
+                                      k=range(1, 6), agents=range(2, 6), engine="milp",
+                                      falsify_samples=0)
         timing["call"] = time.perf_counter() - start
         done.set()
 
