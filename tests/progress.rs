@@ -17,6 +17,34 @@ use std::time::{Duration, Instant};
 
 /// Runs `mavis -v ARGS`: each stderr line with when it arrived, and when
 /// the run ended (all from the start).
+/// `mavis -v --timeout SECONDS swarm check` of the foraging swarm with its
+/// faults on S(agents), one `--prop` each: [`stderr_lines`].
+fn foraging_check(
+    seconds: u32,
+    agents: u32,
+    props: &[&str],
+) -> (Vec<(Duration, String)>, Duration) {
+    let (seconds, agents) = (seconds.to_string(), agents.to_string());
+    let (model, faults) = (
+        repo("examples/foraging/foraging.swarm"),
+        repo("examples/foraging/foraging.faults"),
+    );
+    let mut args = vec![
+        "--timeout",
+        &seconds,
+        "swarm",
+        "check",
+        &model,
+        "--faults",
+        &faults,
+    ];
+    args.extend(["--agents", &agents]);
+    for p in props {
+        args.extend(["--prop", p]);
+    }
+    stderr_lines(&args)
+}
+
 fn stderr_lines(args: &[&str]) -> (Vec<(Duration, String)>, Duration) {
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_mavis"))
@@ -95,19 +123,7 @@ fn timed_check_shows_the_states_expanded_while_it_searches() {
 fn swarm_check_shows_the_states_explored() {
     // S(5) of the foraging swarm has 1.2 million states: several seconds
     // of exploration, stopped at 3 s.
-    let (lines, ended) = stderr_lines(&[
-        "--timeout",
-        "3",
-        "swarm",
-        "check",
-        &repo("examples/foraging/foraging.swarm"),
-        "--faults",
-        &repo("examples/foraging/foraging.faults"),
-        "--agents",
-        "5",
-        "--prop",
-        "Pmin=? [ F \"deposited2\" ]",
-    ]);
+    let (lines, ended) = foraging_check(3, 5, &["Pmin=? [ F \"deposited2\" ]"]);
     assert_shows_progress(&lines, ended, "swarm: exploring");
     // The deadline cut the exploration: its last line says so.
     let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
@@ -127,21 +143,14 @@ fn swarm_check_counts_a_timed_out_property_as_timed_out_not_done() {
     // Two properties on S(3): ten steps, done at once, then a million
     // steps, cut by the deadline at 4 s. The last line of the checking
     // phase says "timed out" and counts one property done, not two.
-    let (lines, _) = stderr_lines(&[
-        "--timeout",
-        "4",
-        "swarm",
-        "check",
-        &repo("examples/foraging/foraging.swarm"),
-        "--faults",
-        &repo("examples/foraging/foraging.faults"),
-        "--agents",
-        "3",
-        "--prop",
-        "Pmin=? [ F<=10 \"deposited2\" ]",
-        "--prop",
-        "Pmin=? [ F<=1000000 \"deposited2\" ]",
-    ]);
+    let (lines, _) = foraging_check(
+        4,
+        3,
+        &[
+            "Pmin=? [ F<=10 \"deposited2\" ]",
+            "Pmin=? [ F<=1000000 \"deposited2\" ]",
+        ],
+    );
     let label = "swarm: checking 2 properties";
     let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
     let last = lines
@@ -224,19 +233,7 @@ fn progress_of_total(
 fn swarm_check_shows_the_iterations_inside_one_long_property() {
     // S(3) is explored at once; a million steps of value iteration take
     // far longer than the 4 s the run is given.
-    let (lines, ended) = stderr_lines(&[
-        "--timeout",
-        "4",
-        "swarm",
-        "check",
-        &repo("examples/foraging/foraging.swarm"),
-        "--faults",
-        &repo("examples/foraging/foraging.faults"),
-        "--agents",
-        "3",
-        "--prop",
-        "Pmin=? [ F<=1000000 \"deposited2\" ]",
-    ]);
+    let (lines, ended) = foraging_check(4, 3, &["Pmin=? [ F<=1000000 \"deposited2\" ]"]);
     let label = "swarm: checking 1 property";
     assert_shows_progress(&lines, ended, label);
     // Still inside the first (and only) property.
