@@ -108,6 +108,15 @@ fn falsification_finds_the_planted_counterexample() {
 #[test]
 fn nothing_is_found_where_nothing_is_planted() {
     let model = planted("0", "39.5");
+    // Without the proof by boxes, which proves it before the falsifier runs
+    // (tests/nis_box_proof.rs).
+    let no_boxes = MilpOptions {
+        falsify: FalsifyOptions {
+            box_states: 0,
+            ..FalsifyOptions::default()
+        },
+        ..MilpOptions::default()
+    };
     let spec = parse_sentence("AX^2 ok").unwrap();
     let goal = Lowered::new(&spec, &model).unwrap().core.negate();
     let opts = FalsifyOptions::default();
@@ -115,10 +124,16 @@ fn nothing_is_found_where_nothing_is_planted() {
     assert!(tree.is_none());
     assert!(stats.samples >= opts.samples, "{stats:?}");
     assert!(stats.states > 0);
-    let rec = check(&model, "AX^2 ok", &MilpOptions::default());
+    let rec = check(&model, "AX^2 ok", &no_boxes);
     assert!(rec.holds);
     let f = rec.stats.milp().unwrap().real.falsify.clone().unwrap();
     assert_eq!(f.traces, 0);
+    // With it: proved, the falsifier never ran.
+    let rec = check(&model, "AX^2 ok", &MilpOptions::default());
+    assert!(rec.holds);
+    let real = &rec.stats.milp().unwrap().real;
+    assert!(real.boxes.as_ref().is_some_and(|b| b.proved));
+    assert!(real.falsify.is_none());
 }
 
 #[test]

@@ -190,7 +190,17 @@ const VCAS: &str = "examples/vcas/single_agent.nis";
 // binaries as the whole box's).
 #[test]
 fn vertical_cas_with_splitting_forced() {
-    let forced = ["--agents", "1", "--engine", "milp", "--split-budget", "0"];
+    // Without the proof by boxes, which proves AX^7 before any split.
+    let forced = [
+        "--agents",
+        "1",
+        "--engine",
+        "milp",
+        "--split-budget",
+        "0",
+        "--box-states",
+        "0",
+    ];
     let mut args = vec!["nis", "check", VCAS, "--spec", "AX^7 safe"];
     args.extend(forced);
     let (code, r) = run(&args);
@@ -239,6 +249,9 @@ fn the_deadline_is_unknown_with_the_splitting_so_far() {
         "milp",
         "--timeout",
         "2",
+        // The proof by boxes proves it in milliseconds (tests/nis_box_proof.rs).
+        "--box-states",
+        "0",
     ];
     let (code, r) = run(&args);
     assert_eq!(code, Some(3), "{r}");

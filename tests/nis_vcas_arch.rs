@@ -35,11 +35,17 @@ fn model(dir: &Path, v0: Option<f64>) -> PathBuf {
 }
 
 fn check(model: &Path, k: usize) -> Value {
+    check_args(model, k, &[])
+}
+
+/// [`check`] with the verb's options `extra`.
+fn check_args(model: &Path, k: usize, extra: &[&str]) -> Value {
     let out = Command::cargo_bin("mavis")
         .unwrap()
         .args(["--format", "json", "nis", "check"])
         .arg(model)
         .args(["--agents", "1", "--spec", &format!("AX^{k} safe")])
+        .args(extra)
         .output()
         .unwrap();
     assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
@@ -108,11 +114,21 @@ fn the_four_climbrates_are_decided_one_by_one() {
     let dir = tempfile::tempdir().unwrap();
     let path = model(dir.path(), None);
     for k in [5, 10] {
+        // The proof by boxes takes each climbrate as its own root (4 boxes).
         let r = check(&path, k);
         assert_eq!(r["verdict"], "holds", "k = {k}: {r}");
         let s = &r["stats"];
-        // Four members: halved into two runs of two, each into two single
-        // members (3 splits, 7 boxes), whose bounds decide: no MILP solved.
+        assert_eq!(
+            (&s["box_proved"], &s["box_boxes"]),
+            (&true.into(), &4.into()),
+            "{s}"
+        );
+        // Without it: four members halved into two runs of two, each into
+        // two single members (3 splits, 7 boxes), whose bounds decide: no
+        // MILP solved.
+        let r = check_args(&path, k, &["--box-states", "0"]);
+        assert_eq!(r["verdict"], "holds", "k = {k}: {r}");
+        let s = &r["stats"];
         assert_eq!(
             (&s["splits"], &s["split_boxes"]),
             (&3.into(), &7.into()),

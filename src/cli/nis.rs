@@ -90,6 +90,11 @@ pub struct MilpArgs {
     /// first); 0: off.
     #[arg(long = "falsify-samples", value_name = "N", default_value_t = FalsifyOptions::default().samples)]
     pub falsify_samples: usize,
+    /// MILP decider, universal sentences on real-valued models: the most
+    /// box states the proof by boxes computes before any MILP (every
+    /// choice followed with its own bounds; 0: off; docs/nis.md).
+    #[arg(long = "box-states", value_name = "N", default_value_t = FalsifyOptions::default().box_states)]
+    pub box_states: usize,
     /// The seed of the falsifier's sampled initial states and branches.
     #[arg(long = "falsify-seed", value_name = "N", default_value_t = 0)]
     pub falsify_seed: u64,
@@ -147,6 +152,7 @@ impl MilpArgs {
             falsify: FalsifyOptions {
                 samples: self.falsify_samples,
                 seed: self.falsify_seed,
+                box_states: self.box_states,
                 ..FalsifyOptions::default()
             },
             ..MilpOptions::default()

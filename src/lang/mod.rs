@@ -10,6 +10,7 @@ pub mod chain;
 pub mod decl;
 pub mod diag;
 pub mod eval;
+pub mod interval;
 pub mod lexer;
 pub mod num;
 pub mod parser;

@@ -308,3 +308,54 @@ fn block_comments_are_skipped_and_an_open_one_is_located() {
     assert!(text.contains("unterminated block comment"), "{text}");
     assert!(text.contains("t:1:5"), "{text}");
 }
+
+/// Interval variables for [`interval::eval_iv`]: x, y, b as in [`Vars`].
+struct Boxes(Vec<interval::Iv>);
+impl interval::EnvIv for Boxes {
+    fn var(&self, slot: usize) -> interval::Iv {
+        self.0[slot]
+    }
+}
+
+const INTERVAL_EXPRS: [&str; 8] = [
+    "if b then clamp(x - 2, 0, N) else min(y, x + 1/2)",
+    "y * y - 3 * x * y + abs(y - x) / 4",
+    "(y - 1) * (x + 2) - max(y, 0.5 * x)",
+    "y / (x + 20) + floor(y) - ceil(y / 3)",
+    "mod(x + 7, 3) + mod(x * x - 40, 6) - y",
+    "y > x & !(x = 3) | b",
+    "(y <= 2 * x) = b",
+    "if y < 0 then -y else y * 2",
+];
+
+proptest! {
+    /// The interval of an expression over a box contains its f64 value at
+    /// every point of the box, and a condition decided over the box has
+    /// that value at every point.
+    #[test]
+    fn intervals_contain_every_point(
+        which in 0usize..INTERVAL_EXPRS.len(),
+        x in (-10i64..10, 0i64..5), y in (-8.0f64..8.0, 0.0f64..4.0), b in 0u8..3,
+        at in (0.0f64..=1.0, 0.0f64..=1.0, any::<bool>()),
+    ) {
+        let src = Source::new("t", INTERVAL_EXPRS[which]);
+        let e = check(&src, &parse_expr(&src).unwrap(), &Vars).unwrap();
+        let bool_iv = [interval::Iv::FALSE, interval::Iv::TRUE, interval::Iv::EITHER][b as usize];
+        let boxes = Boxes(vec![
+            interval::Iv::new(x.0 as f64, (x.0 + x.1) as f64),
+            interval::Iv::new(y.0, y.0 + y.1),
+            bool_iv,
+        ]);
+        let iv = interval::eval_iv(&e, &boxes);
+        let px = (x.0 as f64 + (at.0 * x.1 as f64).round()).min((x.0 + x.1) as f64);
+        let py = y.0 + at.1 * y.1;
+        let pb = match b { 0 => 0.0, 1 => 1.0, _ => f64::from(u8::from(at.2)) };
+        let v = eval_f64(&e, &[px, py, pb][..]);
+        prop_assert!(v.is_nan() || iv.contains(v), "{} at ({px}, {py}, {pb}) = {v}, not in {iv:?}", INTERVAL_EXPRS[which]);
+        if let Some(d) = iv.decided() {
+            if e.ty == Ty::Bool {
+                prop_assert_eq!(d, v != 0.0);
+            }
+        }
+    }
+}

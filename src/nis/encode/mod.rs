@@ -21,6 +21,8 @@
 //! one round of Definition 5, [`ranges`] finds updates that leave their
 //! declared range.
 
+mod box_proof;
+mod box_witness;
 mod breach;
 mod concrete;
 mod concretize;
@@ -73,7 +75,9 @@ pub use falsify::falsify_universal;
 use finite::semantics;
 use initial::Start;
 pub use options::{FalsifyOptions, MilpOptions, MilpOutcome, SplitOptions};
-pub use stats::{FalsifyStats, MilpForm, MilpStats, RealStats, Sizes, SolveCounts, SplitStats};
+pub use stats::{
+    BoxStats, FalsifyStats, MilpForm, MilpStats, RealStats, Sizes, SolveCounts, SplitStats,
+};
 use std::time::Instant;
 use tabulated::Tabulated;
 

@@ -50,6 +50,11 @@ pub struct FalsifyOptions {
     /// most without a deadline.
     pub share: f64,
     pub max_time: Duration,
+    /// The box proof of a universal sentence on a real-valued model
+    /// ([`super::box_proof`]): the most box states it computes (0: off),
+    /// and the most boxes the initial set is halved into.
+    pub box_states: usize,
+    pub box_splits: usize,
 }
 
 impl Default for FalsifyOptions {
@@ -63,6 +68,8 @@ impl Default for FalsifyOptions {
             seed: 0,
             share: 0.2,
             max_time: Duration::from_secs(1),
+            box_states: 20_000,
+            box_splits: 64,
         }
     }
 }

@@ -15,6 +15,7 @@
 //! decided per initial state when I_e is finite, and by covering
 //! ([`super::cover`]) when I_e contains a real interval.
 
+use super::box_proof::{prove_existential, prove_universal, Layers};
 use super::concrete::{Concrete, F64};
 use super::cover::{check_every_start, cover, solve_from};
 use super::decide::{decide, pinned};
@@ -22,7 +23,7 @@ use super::falsify::falsify_universal;
 use super::initial::{Start, StartVar};
 use super::options::MilpOptions;
 use super::split;
-use super::stats::{RealStats, Sizes};
+use super::stats::{BoxStats, RealStats, Sizes};
 use crate::lang::{num, DeclType, Value};
 use crate::nis::front::core::Core;
 use crate::nis::front::model::{InitPercept, InitSpec, Model};
@@ -82,10 +83,10 @@ pub fn decide_f64(
 ) -> Result<RealAnswer, RunError> {
     let mut extra = RealStats::default();
     if universal && !zero_one {
-        if let Some(tree) = falsified(model, goal, (n, m), opts, sizes, &mut extra)? {
+        if let Some(found) = searched_first(model, goal, (n, m), opts, sizes, &mut extra)? {
             return Ok(RealAnswer {
-                holds: false,
-                trees: vec![tree],
+                holds: found.is_none(),
+                trees: found.into_iter().collect(),
                 extra,
             });
         }
@@ -108,6 +109,13 @@ pub fn decide_f64(
             return Err(RunError::input(
                 "the MILP decider does not yet cover an initial interval with witnesses of named agents: an existential sentence on this model needs initial values from a finite list (or a universal sentence)",
             ));
+        }
+        if !zero_one && witnessed_by_boxes(model, goal, (n, m), opts, sizes, &mut extra)? {
+            return Ok(RealAnswer {
+                holds: true,
+                trees: Vec::new(),
+                extra,
+            });
         }
         let c = cover(model, goal, (n, m), zero_one, opts, sizes)?;
         extra.cover_rounds = Some(c.rounds);
@@ -132,6 +140,28 @@ pub fn decide_f64(
         trees: d.witnesses,
         extra,
     })
+}
+
+/// What a universal sentence on M(n) gets before any MILP: the quick
+/// proof by boxes, the falsifier, the proof by boxes path by path. `None`:
+/// nothing decided; `Some(None)`: proved; `Some(Some(tree))`: a
+/// counterexample that replays.
+fn searched_first(
+    model: &Model,
+    goal: &Core,
+    (n, m): (usize, usize),
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+    extra: &mut RealStats,
+) -> Result<Option<Option<RealTree>>, RunError> {
+    if proved_by_boxes(model, goal, n, (opts, Layers::Merged), extra) {
+        return Ok(Some(None));
+    }
+    if let Some(tree) = falsified(model, goal, (n, m), opts, sizes, extra)? {
+        return Ok(Some(Some(tree)));
+    }
+    let paths = (opts, Layers::MergedThenPaths);
+    Ok(proved_by_boxes(model, goal, n, paths, extra).then_some(None))
 }
 
 /// Whether the template agents' first percept is observed on M(n): a tie
@@ -182,6 +212,58 @@ fn falsified(
     };
     check_every_start(model, goal, (n, m), false, &Start::Vars(free), opts, sizes)?;
     Ok(Some(tree))
+}
+
+/// Prove first ([`super::box_proof`]): the dual `goal` fails on every run
+/// of the box semantics, so the universal sentence holds and no MILP is
+/// solved; off with the falsifier (`--falsify-samples 0`, the MILP alone).
+fn proved_by_boxes(
+    model: &Model,
+    goal: &Core,
+    n: usize,
+    (opts, layers): (&MilpOptions, Layers),
+    extra: &mut RealStats,
+) -> bool {
+    let f = &opts.falsify;
+    if f.samples == 0 || f.box_states == 0 {
+        return false;
+    }
+    let mut stats = extra.boxes.take().unwrap_or_default();
+    let proved = prove_universal(
+        model,
+        goal,
+        n,
+        (f, layers),
+        &opts.solve.deadline,
+        &mut stats,
+    );
+    extra.boxes = Some(stats);
+    proved
+}
+
+/// Prove first for an existential sentence over an initial interval
+/// ([`super::box_witness`]): every box has moves along which the goal
+/// holds from each of its states. The runs of the whole initial set are
+/// checked first for updates that leave their declared range, as the
+/// covering does, so a model error is still an error.
+fn witnessed_by_boxes(
+    model: &Model,
+    goal: &Core,
+    (n, m): (usize, usize),
+    opts: &MilpOptions,
+    sizes: &mut Sizes,
+    extra: &mut RealStats,
+) -> Result<bool, RunError> {
+    let f = &opts.falsify;
+    if f.samples == 0 || f.box_states == 0 {
+        return Ok(false);
+    }
+    let free = Start::Vars(vec![StartVar::Free; model.env.vars.len()]);
+    check_every_start(model, goal, (n, m), false, &free, opts, sizes)?;
+    let mut stats = BoxStats::default();
+    let proved = prove_existential(model, goal, n, f, &opts.solve.deadline, &mut stats);
+    extra.boxes = Some(stats);
+    Ok(proved)
 }
 
 /// Replays the decoded trees (a tree that does not replay is an internal

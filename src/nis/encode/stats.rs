@@ -173,6 +173,36 @@ impl Statistics for FalsifyStats {
     }
 }
 
+/// What the box proof before the MILP did ([`super::box_proof`]).
+#[derive(Clone, Debug, Default)]
+pub struct BoxStats {
+    /// Whether it proved the sentence (no MILP was then solved).
+    pub proved: bool,
+    /// Initial boxes tried, halvings, box states computed.
+    pub boxes: usize,
+    pub splits: usize,
+    pub states: usize,
+    /// Why the last box that failed had no sound successors, if so.
+    pub lost: Option<String>,
+    pub time_s: f64,
+}
+
+impl Statistics for BoxStats {
+    fn attributes(&self) -> Vec<(&'static str, StatValue)> {
+        let mut a = vec![
+            ("box_proved", self.proved.into()),
+            ("box_boxes", self.boxes.into()),
+            ("box_splits", self.splits.into()),
+            ("box_states", self.states.into()),
+            ("box_time_s", self.time_s.into()),
+        ];
+        if let Some(why) = &self.lost {
+            a.push(("box_lost", StatValue::Text(why.clone())));
+        }
+        a
+    }
+}
+
 /// Which MILPs a check built, hence which sizes it lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MilpForm {
@@ -196,6 +226,8 @@ pub struct RealStats {
     pub uncovered: Option<Vec<(String, f64)>>,
     /// Falsification before the MILP ([`super::falsify`]).
     pub falsify: Option<FalsifyStats>,
+    /// The box proof before the MILP ([`super::box_proof`]).
+    pub boxes: Option<BoxStats>,
 }
 
 impl Statistics for RealStats {
@@ -203,6 +235,9 @@ impl Statistics for RealStats {
         let mut a = Vec::new();
         if let Some(f) = &self.falsify {
             a.extend(f.attributes());
+        }
+        if let Some(b) = &self.boxes {
+            a.extend(b.attributes());
         }
         if let Some(s) = &self.split {
             a.extend(s.attributes());

@@ -29,6 +29,7 @@ mod labels;
 pub mod named;
 mod observation;
 pub mod real;
+pub mod real_box;
 pub mod real_named;
 pub mod real_sim;
 pub mod real_truth;

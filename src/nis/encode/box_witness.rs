@@ -1,0 +1,84 @@
+//! The existential half of the proof by boxes ([`super::box_proof`]): an
+//! existential sentence holds from every state of a box when, at each
+//! `EX`, one joint move enabled at every state of the box leads only to
+//! box successors where the rest holds. Every concrete state of the box
+//! then has its own run along those moves (each concrete successor lies in
+//! one of the box successors), so each initial state has a witness; the
+//! proof names the moves, not the states, so no single run is reported.
+
+use super::box_proof::{joint_moves, Prover};
+use crate::nis::front::core::Node;
+use crate::nis::semantics::real_box::{
+    agent_vals, env_vals, successors, surely_enabled, truth, BoxSlots, BoxState, Lost,
+};
+use crate::nis::semantics::rules::Truth;
+
+impl Prover<'_> {
+    /// The existential goal node `node` holds at every state of `s`.
+    pub(super) fn holds_everywhere(&mut self, s: &BoxState, node: usize) -> Result<bool, Lost> {
+        match &self.goal.nodes[node] {
+            &Node::Lit {
+                label,
+                agent,
+                negated,
+            } => {
+                let m = self.model;
+                let vals = match agent {
+                    Some(a) => agent_vals(&s.agents[a], None, None, None, m),
+                    None => env_vals(&s.env, None),
+                };
+                let slots = BoxSlots {
+                    model: m,
+                    vals,
+                    performed: None,
+                    env_action: None,
+                };
+                let want = if negated { Truth::False } else { Truth::True };
+                Ok(truth(&m.labels[label].expr, &slots) == want)
+            }
+            Node::And(parts) => {
+                for &p in parts {
+                    if !self.holds_everywhere(s, p)? {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            Node::Or(parts) => {
+                for &p in parts {
+                    if self.holds_everywhere(s, p)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            &Node::EX(c) => self.some_move_everywhere(s, c),
+            Node::AX(_) => Err(Lost("a universal step in an existential goal".into())),
+        }
+    }
+
+    /// `EX c` at every state of `s`: a joint move enabled everywhere on
+    /// `s` whose every box successor satisfies `c`.
+    fn some_move_everywhere(&mut self, s: &BoxState, c: usize) -> Result<bool, Lost> {
+        if self.states_left == 0 || self.deadline.expired() {
+            return Err(Lost("the box search's budget ran out".into()));
+        }
+        let options = surely_enabled(self.model, s)?;
+        for mv in joint_moves(&options) {
+            let next = successors(self.model, s, mv[0], &mv[1..])?;
+            self.stats.states += next.len();
+            self.states_left = self.states_left.saturating_sub(next.len());
+            let mut all = true;
+            for t in &next {
+                if !self.holds_everywhere(t, c)? {
+                    all = false;
+                    break;
+                }
+            }
+            if all {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
