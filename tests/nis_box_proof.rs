@@ -186,3 +186,99 @@ proptest! {
         }
     }
 }
+
+/// VerticalCAS with h0 in [lo, hi] instead of VENMAS's [-133, -129].
+fn vcas_from(lo: &str, hi: &str) -> Model {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = repo.join("examples/vcas/single_agent.nis");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let old = "in [H0 - 2..H0 + 2]";
+    assert!(text.contains(old));
+    let text = text.replace(old, &format!("in [{lo}..{hi}]"));
+    let source = Source::new(path.to_str().unwrap(), text);
+    parse_model(&source, path.parent().unwrap(), &LoadOptions::default()).unwrap()
+}
+
+/// `EX^k safe` (some choice of the pilot keeps the aircraft safe after k
+/// seconds, from every initial state): proved by boxes from VENMAS's box,
+/// with the covering by MILP witnesses (the MILP alone) agreeing; from h0
+/// in [-50, -30] it fails at k = 1, since within one second |h| moves by
+/// at most 21.7 ft (v0 = -19.5 ft/s, accelerations of at most g/3), so no
+/// choice leaves [-100, 100]: never proved there.
+#[test]
+fn existential_sentences_are_proved_where_every_initial_state_has_a_witness() {
+    let model = vcas("-19.5");
+    for k in [1, 3, 6] {
+        let spec = format!("EX^{k} safe");
+        let rec = check(&model, &spec, &MilpOptions::default());
+        assert!(rec.holds, "k = {k}");
+        assert!(box_proved(&rec), "k = {k}");
+        assert_eq!(rec.stats.milp().unwrap().real.cover_rounds, None);
+        if k <= 3 {
+            assert!(check(&model, &spec, &milp_alone()).holds, "k = {k}");
+        }
+    }
+    let near = vcas_from("-50", "-30");
+    let rec = check(&near, "EX^1 safe", &MilpOptions::default());
+    assert!(!rec.holds);
+    assert!(!box_proved(&rec));
+    let h0 = rec.stats.milp().unwrap().real.uncovered.clone().unwrap();
+    let h = h0.iter().find(|(v, _)| v == "h").unwrap().1;
+    assert!((-50.0..=-30.0).contains(&h), "{h0:?}");
+}
+
+/// [`planted`]'s agent with an environment that may also `skip` (no
+/// change), from x0 in [lo + 0.2, lo + 0.8]: no x0, and no later x, is
+/// near an integer, so neither the argmax (a tie at 30) nor `high` is ever
+/// at its border, where the deciders' tolerance lets either side count.
+fn climber(lo: i32) -> Model {
+    let text = format!(
+        "net f = \"none.onnx\";
+agent a {{
+  percept : {{lo, hi}} = observe;
+  actions : {{up, stay}};
+  observe = argmax(f(x), lo, hi);
+  protocol {{ lo -> {{up}}; hi -> {{stay}}; }}
+}}
+environment {{
+  var x : real[-100..200] in [{lo}.2..{lo}.8];
+  actions : {{tick, skip}};
+  update {{ tick & performed(up) -> x := x + 1; }}
+}}
+label high = x >= 30;
+"
+    );
+    let opts = LoadOptions {
+        in_memory: [("f".to_string(), above_30())].into_iter().collect(),
+        ..Default::default()
+    };
+    parse_model(&Source::new("climber.nis", text), Path::new("."), &opts).unwrap()
+}
+
+/// By hand: the best the environment can do in k rounds from x0 (tick
+/// every round: +1 while x <= 30), and the worst (skip: x0).
+fn best_after(x0: f64, k: usize) -> f64 {
+    (0..k).fold(x0, |x, _| if x <= 30.0 { x + 1.0 } else { x })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// `EX^k high` holds iff the best run from the lowest x0 reaches 30
+    /// (the best run is monotone in x0), `AX^k high` iff x0 >= 30 already;
+    /// the deciders with the proof by boxes and the MILP alone agree with
+    /// that, and the proof by boxes is given exactly where it holds.
+    #[test]
+    fn climber_verdicts_agree_with_the_hand_computation(lo in 20i32..34, k in 1usize..5) {
+        let model = climber(lo);
+        let x0 = f64::from(lo) + 0.2;
+        for (q, want) in [("EX", best_after(x0, k) >= 30.0), ("AX", x0 >= 30.0)] {
+            let spec = format!("{q}^{k} high");
+            let with = check(&model, &spec, &MilpOptions::default());
+            prop_assert_eq!(with.holds, want, "{} from [{}, {}]", spec, x0, x0 + 0.6);
+            // Proved by boxes exactly where it holds (no box straddles a border).
+            prop_assert_eq!(box_proved(&with), want, "{} proved", spec);
+            prop_assert_eq!(check(&model, &spec, &milp_alone()).holds, want, "{} alone", spec);
+        }
+    }
+}
