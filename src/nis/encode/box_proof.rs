@@ -70,6 +70,7 @@ pub fn prove_universal(
         merge: true,
         layers,
         aim: Aim::Refute,
+        unproved: None,
     };
     // The quick pass before the falsifier halves little: where it fails a
     // counterexample is likely, and the falsifier's to find.
@@ -83,17 +84,29 @@ pub fn prove_universal(
     proved
 }
 
-/// Whether the existential goal `goal` (an existential sentence's core)
-/// holds from every initial state of M(n), proved over boxes
-/// ([`super::box_witness`]); false when it is not proved within the budget.
-pub fn prove_existential(
+/// What the proof by boxes decides of an existential sentence.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BoxAnswer {
+    /// It holds from every initial state.
+    Holds,
+    /// It fails from this initial environment state (each variable's value).
+    Fails(Vec<f64>),
+    /// Not decided within the budget.
+    Open,
+}
+
+/// Decides the existential goal `goal` (an existential sentence's core)
+/// from every initial state of M(n) over boxes ([`super::box_witness`]):
+/// proved, or refuted at a point of the box where the proof failed (its
+/// centre and corners: every run from it fails), or open.
+pub fn decide_existential(
     model: &Model,
     goal: &Core,
     n: usize,
     opts: &FalsifyOptions,
     deadline: &Deadline,
     stats: &mut BoxStats,
-) -> bool {
+) -> BoxAnswer {
     let start = Instant::now();
     let mut p = Prover {
         model,
@@ -104,11 +117,24 @@ pub fn prove_existential(
         merge: false,
         layers: Layers::MergedThenPaths,
         aim: Aim::Witness,
+        unproved: None,
     };
     let proved = p.all_roots(n, opts.box_splits);
     p.stats.proved = proved;
+    let answer = match (proved, p.unproved.take()) {
+        (true, _) => BoxAnswer::Holds,
+        (false, Some(env)) => match p.refuted_point(&env, n) {
+            Ok(Some(point)) => BoxAnswer::Fails(point),
+            Ok(None) => BoxAnswer::Open,
+            Err(Lost(why)) => {
+                p.stats.lost = Some(why);
+                BoxAnswer::Open
+            }
+        },
+        (false, None) => BoxAnswer::Open,
+    };
     p.stats.time_s += start.elapsed().as_secs_f64();
-    proved
+    answer
 }
 
 /// What a proof over a box shows of the existential goal.
@@ -128,9 +154,11 @@ pub(super) struct Prover<'a> {
     pub(super) stats: &'a mut BoxStats,
     /// Whether the states of a layer that differ only in their intervals
     /// are merged into their hull.
-    merge: bool,
+    pub(super) merge: bool,
     layers: Layers,
     aim: Aim,
+    /// The box on which the existential goal was last not proved.
+    pub(super) unproved: Option<Vec<Iv>>,
 }
 
 impl Prover<'_> {
@@ -170,19 +198,27 @@ impl Prover<'_> {
     /// state over `env` (every first
     /// percept the agents may observe there).
     fn box_decided(&mut self, env: &[Iv], n: usize) -> Result<bool, Lost> {
-        let m = self.model;
-        let slots = BoxSlots {
-            model: m,
-            vals: [env, &[Iv::ANY]].concat(),
-            performed: None,
-            env_action: None,
-        };
-        if let Some(f) = &m.env.init_filter {
-            if truth(f, &slots) == Truth::False {
-                return Ok(true);
-            }
+        if self.init_filter(env) == Truth::False {
+            return Ok(true);
         }
-        let t = &m.template;
+        let starts = self.starts_over(env, n)?;
+        if self.aim == Aim::Witness {
+            for s in &starts {
+                if !self.holds_everywhere(s, self.goal.root)? {
+                    self.unproved = Some(env.to_vec());
+                    return Ok(false);
+                }
+            }
+            return Ok(true);
+        }
+        self.every_run_in_range(&starts, depth(self.goal, self.goal.root))?;
+        self.refuted_from(&starts)
+    }
+
+    /// The initial states over `env`: the agents at iota_t, with every
+    /// first percept they may observe there (all assignments of n agents).
+    pub(super) fn starts_over(&self, env: &[Iv], n: usize) -> Result<Vec<BoxState>, Lost> {
+        let (m, t) = (self.model, &self.model.template);
         let private: Vec<Iv> = t.init.iter().map(|v| Iv::point(v.to_f64())).collect();
         let firsts = match t.init_percept {
             InitPercept::Given(p) => vec![p],
@@ -194,36 +230,44 @@ impl Prover<'_> {
                 percepts(m, t, &l, env)?
             }
         };
-        let starts: Vec<BoxState> = assignments(&firsts, n)
-            .into_iter()
-            .map(|agents| BoxState {
-                agents: agents
-                    .into_iter()
-                    .map(|percept| BoxLocal {
-                        private: private.clone(),
-                        percept,
-                    })
-                    .collect(),
-                env: env.to_vec(),
-            })
-            .collect();
-        if self.aim == Aim::Witness {
-            for s in &starts {
-                if !self.holds_everywhere(s, self.goal.root)? {
-                    return Ok(false);
-                }
-            }
-            return Ok(true);
-        }
-        self.every_run_in_range(&starts, depth(self.goal, self.goal.root))?;
-        // Merged layers first (cheap, looser), then every path on its own.
+        let starts = assignments(&firsts, n).into_iter().map(|agents| BoxState {
+            agents: agents
+                .into_iter()
+                .map(|percept| BoxLocal {
+                    private: private.clone(),
+                    percept,
+                })
+                .collect(),
+            env: env.to_vec(),
+        });
+        Ok(starts.collect())
+    }
+
+    /// Whether the states over `env` pass the model's `init COND`.
+    pub(super) fn init_filter(&self, env: &[Iv]) -> Truth {
+        let Some(f) = &self.model.env.init_filter else {
+            return Truth::True;
+        };
+        let slots = BoxSlots {
+            model: self.model,
+            vals: [env, &[Iv::ANY]].concat(),
+            performed: None,
+            env_action: None,
+        };
+        truth(f, &slots)
+    }
+
+    /// The first decided step of the box search: the refutation of the
+    /// existential goal (the dual of a universal sentence) over `starts`,
+    /// merged layers first (cheap, looser), then every path on its own.
+    fn refuted_from(&mut self, starts: &[BoxState]) -> Result<bool, Lost> {
         let phases: &[bool] = match self.layers {
             Layers::Merged => &[true],
             Layers::MergedThenPaths => &[true, false],
         };
         for &merge in phases {
             self.merge = merge;
-            if self.refuted(&starts, self.goal.root)? {
+            if self.refuted(starts, self.goal.root)? {
                 return Ok(true);
             }
         }
@@ -247,7 +291,7 @@ impl Prover<'_> {
     }
 
     /// The existential goal node `node` fails at every state of `states`.
-    fn refuted(&mut self, states: &[BoxState], node: usize) -> Result<bool, Lost> {
+    pub(super) fn refuted(&mut self, states: &[BoxState], node: usize) -> Result<bool, Lost> {
         match &self.goal.nodes[node] {
             &Node::Lit { .. } => Ok(states.iter().all(|s| self.literal_fails(s, node))),
             // A conjunction fails at a state when one part does: state by state.

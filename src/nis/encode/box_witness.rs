@@ -7,13 +7,38 @@
 //! proof names the moves, not the states, so no single run is reported.
 
 use super::box_proof::{joint_moves, Prover};
+use crate::lang::interval::Iv;
 use crate::nis::front::core::Node;
 use crate::nis::semantics::real_box::{
     agent_vals, env_vals, successors, surely_enabled, truth, BoxSlots, BoxState, Lost,
 };
 use crate::nis::semantics::rules::Truth;
 
+/// The most corners of a box tried as points of a refutation.
+const MAX_CORNERS: usize = 16;
+
 impl Prover<'_> {
+    /// A point of `env` (its centre, then its corners) from which an
+    /// initial state fails the goal on every run, refuted path by path
+    /// over the point's box (near-ties and borders followed both ways, so
+    /// the refutation holds whichever way the semantics takes them).
+    pub(super) fn refuted_point(&mut self, env: &[Iv], n: usize) -> Result<Option<Vec<f64>>, Lost> {
+        for point in candidates(env) {
+            let at: Vec<Iv> = point.iter().map(|&x| Iv::point(x)).collect();
+            if self.init_filter(&at) != Truth::True {
+                continue;
+            }
+            self.merge = false;
+            for s in self.starts_over(&at, n)? {
+                if self.refuted(std::slice::from_ref(&s), self.goal.root)? {
+                    self.stats.refuted_at = true;
+                    return Ok(Some(point));
+                }
+            }
+        }
+        Ok(None)
+    }
+
     /// The existential goal node `node` holds at every state of `s`.
     pub(super) fn holds_everywhere(&mut self, s: &BoxState, node: usize) -> Result<bool, Lost> {
         match &self.goal.nodes[node] {
@@ -81,4 +106,25 @@ impl Prover<'_> {
         }
         Ok(false)
     }
+}
+
+/// The centre of `env`, then its corners (at most [`MAX_CORNERS`]).
+fn candidates(env: &[Iv]) -> Vec<Vec<f64>> {
+    let mut out = vec![env.iter().map(|x| x.mid()).collect::<Vec<f64>>()];
+    let wide: Vec<usize> = (0..env.len()).filter(|&i| env[i].width() > 0.0).collect();
+    if wide.len() > MAX_CORNERS.ilog2() as usize {
+        return out;
+    }
+    for bits in 0..1usize << wide.len() {
+        let mut p = out[0].clone();
+        for (j, &i) in wide.iter().enumerate() {
+            p[i] = if bits >> j & 1 == 1 {
+                env[i].hi
+            } else {
+                env[i].lo
+            };
+        }
+        out.push(p);
+    }
+    out
 }

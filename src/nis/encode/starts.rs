@@ -15,7 +15,7 @@
 //! decided per initial state when I_e is finite, and by covering
 //! ([`super::cover`]) when I_e contains a real interval.
 
-use super::box_proof::{prove_existential, prove_universal, Layers};
+use super::box_proof::{decide_existential, prove_universal, BoxAnswer, Layers};
 use super::concrete::{Concrete, F64};
 use super::cover::{check_every_start, cover, solve_from};
 use super::decide::{decide, pinned};
@@ -110,9 +110,17 @@ pub fn decide_f64(
                 "the MILP decider does not yet cover an initial interval with witnesses of named agents: an existential sentence on this model needs initial values from a finite list (or a universal sentence)",
             ));
         }
-        if !zero_one && witnessed_by_boxes(model, goal, (n, m), opts, sizes, &mut extra)? {
+        let by_boxes = match zero_one {
+            false => witnessed_by_boxes(model, goal, (n, m), opts, sizes, &mut extra)?,
+            true => BoxAnswer::Open,
+        };
+        if by_boxes != BoxAnswer::Open {
+            if let BoxAnswer::Fails(point) = &by_boxes {
+                let vars = model.env.vars.iter().map(|v| v.name.clone());
+                extra.uncovered = Some(vars.zip(point.iter().copied()).collect());
+            }
             return Ok(RealAnswer {
-                holds: true,
+                holds: by_boxes == BoxAnswer::Holds,
                 trees: Vec::new(),
                 extra,
             });
@@ -154,6 +162,12 @@ fn searched_first(
     sizes: &mut Sizes,
     extra: &mut RealStats,
 ) -> Result<Option<Option<RealTree>>, RunError> {
+    // Where the bounds propagated through the MILP's unrolling alone pin
+    // the dual to false (VENMAS's query up to k = 6), the MILP decides with
+    // no binary in milliseconds: nothing to search.
+    if opts.falsify.samples == 0 || bounds_decide(model, goal, (n, m), opts)? {
+        return Ok(None);
+    }
     if proved_by_boxes(model, goal, n, (opts, Layers::Merged), extra) {
         return Ok(Some(None));
     }
@@ -177,8 +191,7 @@ fn ties_first(model: &Model, zero_one: bool) -> bool {
 /// Falsify first: a counterexample of M(n) found by simulation
 /// ([`falsify_universal`]) that replays, after the check that no run from
 /// any initial state leaves a declared range (which the MILP would have
-/// made); `None` when none is found (or `opts.falsify` is off, or the
-/// bounds alone show that there is none).
+/// made); `None` when none is found (or `opts.falsify` is off).
 fn falsified(
     model: &Model,
     goal: &Core,
@@ -190,15 +203,7 @@ fn falsified(
     if opts.falsify.samples == 0 || goal.has_universal() {
         return Ok(None);
     }
-    // Where the bounds alone decide (VENMAS's query up to k = 6), nothing
-    // is left to falsify: encoding without OBBT costs milliseconds.
     let free = vec![StartVar::Free; model.env.vars.len()];
-    let mut plain = opts.clone();
-    plain.encode.obbt_budget = std::time::Duration::ZERO;
-    let start = Start::Vars(free.clone());
-    if pinned(&mut Concrete::new(model, &plain, (n, m), start, F64), goal)? {
-        return Ok(None);
-    }
     let deadline = &opts.solve.deadline;
     let (tree, mut stats) = falsify_universal(model, goal, n, &opts.falsify, deadline);
     let replayed = tree.filter(|t| {
@@ -243,7 +248,8 @@ fn proved_by_boxes(
 
 /// Prove first for an existential sentence over an initial interval
 /// ([`super::box_witness`]): every box has moves along which the goal
-/// holds from each of its states. The runs of the whole initial set are
+/// holds from each of its states, or some initial state has no run on
+/// which it holds ([`BoxAnswer`]). The runs of the whole initial set are
 /// checked first for updates that leave their declared range, as the
 /// covering does, so a model error is still an error.
 fn witnessed_by_boxes(
@@ -253,17 +259,32 @@ fn witnessed_by_boxes(
     opts: &MilpOptions,
     sizes: &mut Sizes,
     extra: &mut RealStats,
-) -> Result<bool, RunError> {
+) -> Result<BoxAnswer, RunError> {
     let f = &opts.falsify;
     if f.samples == 0 || f.box_states == 0 {
-        return Ok(false);
+        return Ok(BoxAnswer::Open);
     }
     let free = Start::Vars(vec![StartVar::Free; model.env.vars.len()]);
     check_every_start(model, goal, (n, m), false, &free, opts, sizes)?;
     let mut stats = BoxStats::default();
-    let proved = prove_existential(model, goal, n, f, &opts.solve.deadline, &mut stats);
+    let answer = decide_existential(model, goal, n, f, &opts.solve.deadline, &mut stats);
     extra.boxes = Some(stats);
-    Ok(proved)
+    Ok(answer)
+}
+
+/// Whether the bounds propagated through the MILP's unrolling (encoded
+/// without OBBT, which costs milliseconds; nothing solved) pin the dual
+/// goal to false from every initial state.
+fn bounds_decide(
+    model: &Model,
+    goal: &Core,
+    (n, m): (usize, usize),
+    opts: &MilpOptions,
+) -> Result<bool, RunError> {
+    let mut plain = opts.clone();
+    plain.encode.obbt_budget = std::time::Duration::ZERO;
+    let start = Start::Vars(vec![StartVar::Free; model.env.vars.len()]);
+    pinned(&mut Concrete::new(model, &plain, (n, m), start, F64), goal)
 }
 
 /// Replays the decoded trees (a tree that does not replay is an internal

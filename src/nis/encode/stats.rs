@@ -184,6 +184,8 @@ pub struct BoxStats {
     pub states: usize,
     /// Why the last box that failed had no sound successors, if so.
     pub lost: Option<String>,
+    /// An existential sentence was refuted at a point by boxes.
+    pub refuted_at: bool,
     pub time_s: f64,
 }
 
@@ -196,6 +198,9 @@ impl Statistics for BoxStats {
             ("box_states", self.states.into()),
             ("box_time_s", self.time_s.into()),
         ];
+        if self.refuted_at {
+            a.push(("box_refuted", true.into()));
+        }
         if let Some(why) = &self.lost {
             a.push(("box_lost", StatValue::Text(why.clone())));
         }
