@@ -14,6 +14,10 @@ use crate::swarm::front::props::Opt;
 /// States between two looks at the clock.
 const STATES_PER_CHECK: usize = 4096;
 
+/// The smallest change of a lower-bound sweep waited for before guessing
+/// (as the topological solver's).
+const THRESHOLD_FLOOR: f64 = 1e-13;
+
 /// Interval iteration until the bounds at the initial states are within
 /// `precision` of each other (Gauss-Seidel: each sweep uses the values of
 /// the same sweep where it has them, which keeps both iterates monotone).
@@ -154,17 +158,28 @@ pub fn plain_reward_interval(
     let init = |s: usize| if st.infinite[s] { f64::INFINITY } else { 0.0 };
     let mut lo: Vec<f64> = (0..n).map(init).collect();
     let mut iterations = 0;
-    let mut threshold = 1e-3_f64;
+    // As the topological solver's `find_upper`: the threshold falls to a
+    // floor, then the guess's margin grows. Without the floor the threshold
+    // fell to 0 once the lower iterate had stopped moving in f64, and a
+    // guess from that iterate whose zero-reward choices meet it with no
+    // slack fails by one rounding forever (a loop without end, found with a
+    // random proptest seed; `plain_upper_search_ends_on_tight_zero_rewards`).
+    let (mut threshold, mut margin) = (1e-3_f64, 1e-3_f64);
     let (mut hi, mut scheduler) = loop {
         iterations += 1;
         let change = st.sweep(&mut lo, true, deadline)?;
         if change > threshold {
             continue;
         }
-        if let Some(found) = guess_upper(&st, &lo, threshold, iterations, deadline)? {
+        if let Some(found) = guess_upper(&st, &lo, margin, iterations, deadline)? {
             break found;
         }
-        threshold /= 10.0;
+        if threshold > THRESHOLD_FLOOR {
+            threshold /= 10.0;
+            margin = threshold;
+        } else {
+            margin *= 10.0;
+        }
     };
     let width = |lo: &[f64], hi: &[f64]| {
         mdp.initial

@@ -195,6 +195,57 @@ fn check_reward(m: &Mdp, exact_step: &[Rat], target: &[bool], opt: Opt) {
     }
 }
 
+/// Found with a random seed: Rmin on 15 states where {0, 1} is an end
+/// component of zero-reward choices and state 1 leaves it by a zero-reward
+/// choice. The plain solver's upper-bound search lowered its threshold
+/// forever (it reached 0 and never ended); the values are 5/3 at the
+/// initial state, checked against exact policy iteration at every state.
+#[test]
+fn plain_upper_search_ends_on_tight_zero_rewards() {
+    let picks = [
+        38, 234, 165, 77, 123, 253, 206, 100, 139, 237, 72, 151, 178, 40, 31, 191, 58, 183, 224,
+        122, 228, 163, 236, 103, 239, 110, 203, 178, 76, 11, 30, 29, 34, 206, 177, 214, 114, 72,
+        186, 123, 163, 70, 17, 128, 93, 60, 141, 119, 135, 125, 56, 53, 226, 109, 57, 102, 191,
+        155, 88, 157, 23, 126, 80, 13, 188, 131, 245, 77, 195, 53, 8, 41, 163, 229, 240, 226, 90,
+        150, 174, 63, 17, 117, 58, 117, 164,
+    ];
+    let rewards = [
+        0u8, 2, 1, 1, 1, 2, 2, 1, 1, 3, 3, 2, 3, 1, 2, 0, 0, 2, 3, 2, 3, 2, 2, 0, 3, 2, 1, 2, 3, 2,
+        0, 2, 3, 1, 2, 2, 3, 1, 1, 0, 3, 0, 2, 0, 2, 0, 0, 0, 2, 1, 1, 2, 1, 0, 3, 3, 0, 1, 1, 1,
+        2, 0,
+    ];
+    let n = 15;
+    let m = chained_mdp(n, &picks);
+    let target: Vec<bool> = (0..n).map(|s| s == n - 1).collect();
+    let exact_step: Vec<Rat> = (0..m.num_choices())
+        .map(|c| r(rewards[c % rewards.len()].saturating_sub(1) as i64, 2))
+        .collect();
+    let step: Vec<f64> = exact_step.iter().map(num::to_f64).collect();
+    // A minute is far beyond the milliseconds this takes: a hang fails.
+    let deadline = Deadline::after(std::time::Duration::from_secs(60));
+    let plain = plain_reward_interval(&m, &step, &target, Opt::Min, 1e-9, deadline).unwrap();
+    let exact = exact_rewards(
+        &m,
+        &step,
+        &exact_step,
+        &target,
+        Opt::Min,
+        plain.scheduler.clone(),
+    );
+    assert_eq!(exact[0], r(5, 3));
+    assert!(plain.infinite[13] && !plain.infinite[0]);
+    for s in (0..n).filter(|&s| !plain.infinite[s]) {
+        contains(
+            &format!("plain at {s}"),
+            plain.lo[s],
+            &exact[s],
+            plain.hi[s],
+        );
+    }
+    assert!(plain.hi[0] - plain.lo[0] <= 1e-9);
+    check_reward(&m, &exact_step, &target, Opt::Min);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
 
