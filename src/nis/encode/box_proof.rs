@@ -36,6 +36,10 @@ use std::time::Instant;
 /// Roots beyond this many (combinations of listed initial values) are not tried.
 const MAX_ROOTS: usize = 64;
 
+/// The refutation of an existential sentence at a point may compute this
+/// many times `--box-states` box states.
+const REFUTATION_BUDGET: usize = 5;
+
 /// The most boxes of the quick pass ([`Layers::Merged`]).
 const QUICK_BOXES: usize = 8;
 
@@ -70,7 +74,7 @@ pub fn prove_universal(
         merge: true,
         layers,
         aim: Aim::Refute,
-        unproved: None,
+        unproved: Vec::new(),
     };
     // The quick pass before the falsifier halves little: where it fails a
     // counterexample is likely, and the falsifier's to find.
@@ -117,13 +121,17 @@ pub fn decide_existential(
         merge: false,
         layers: Layers::MergedThenPaths,
         aim: Aim::Witness,
-        unproved: None,
+        unproved: Vec::new(),
     };
     let proved = p.all_roots(n, opts.box_splits);
     p.stats.proved = proved;
-    let answer = match (proved, p.unproved.take()) {
-        (true, _) => BoxAnswer::Holds,
-        (false, Some(env)) => match p.refuted_point(&env, n) {
+    // The refutation gets a budget of its own, larger: it follows every
+    // path from a point, where the cost of missing it is a covering MILP
+    // of minutes (the wide VerticalCAS boxes at k = 5: 60,000 states).
+    p.states_left = opts.box_states.saturating_mul(REFUTATION_BUDGET);
+    let answer = match proved {
+        true => BoxAnswer::Holds,
+        false => match p.refuted_point(n) {
             Ok(Some(point)) => BoxAnswer::Fails(point),
             Ok(None) => BoxAnswer::Open,
             Err(Lost(why)) => {
@@ -131,7 +139,6 @@ pub fn decide_existential(
                 BoxAnswer::Open
             }
         },
-        (false, None) => BoxAnswer::Open,
     };
     p.stats.time_s += start.elapsed().as_secs_f64();
     answer
@@ -157,8 +164,8 @@ pub(super) struct Prover<'a> {
     pub(super) merge: bool,
     layers: Layers,
     aim: Aim,
-    /// The box on which the existential goal was last not proved.
-    pub(super) unproved: Option<Vec<Iv>>,
+    /// The boxes on which the existential goal was not proved, in order.
+    pub(super) unproved: Vec<Vec<Iv>>,
 }
 
 impl Prover<'_> {
@@ -205,7 +212,7 @@ impl Prover<'_> {
         if self.aim == Aim::Witness {
             for s in &starts {
                 if !self.holds_everywhere(s, self.goal.root)? {
-                    self.unproved = Some(env.to_vec());
+                    self.unproved.push(env.to_vec());
                     return Ok(false);
                 }
             }

@@ -17,22 +17,33 @@ use crate::nis::semantics::rules::Truth;
 /// The most corners of a box tried as points of a refutation.
 const MAX_CORNERS: usize = 16;
 
+/// The first and the last this many unproved boxes give points to refute at.
+const REFUTED_BOXES: usize = 4;
+
 impl Prover<'_> {
-    /// A point of `env` (its centre, then its corners) from which an
-    /// initial state fails the goal on every run, refuted path by path
-    /// over the point's box (near-ties and borders followed both ways, so
-    /// the refutation holds whichever way the semantics takes them).
-    pub(super) fn refuted_point(&mut self, env: &[Iv], n: usize) -> Result<Option<Vec<f64>>, Lost> {
-        for point in candidates(env) {
+    /// A point from which an initial state fails the goal on every run,
+    /// refuted path by path over the point's box (near-ties and borders
+    /// followed both ways, so the refutation holds whichever way the
+    /// semantics takes them). The points tried: the centre and corners of
+    /// the first and the last few boxes where the proof failed (the whole
+    /// initial box first, the smallest last).
+    pub(super) fn refuted_point(&mut self, n: usize) -> Result<Option<Vec<f64>>, Lost> {
+        let boxes = std::mem::take(&mut self.unproved);
+        let ends = boxes.len().saturating_sub(REFUTED_BOXES);
+        let tried = boxes.iter().take(REFUTED_BOXES).chain(boxes.iter().skip(ends.max(REFUTED_BOXES)));
+        for point in tried.flat_map(|b| candidates(b)) {
             let at: Vec<Iv> = point.iter().map(|&x| Iv::point(x)).collect();
             if self.init_filter(&at) != Truth::True {
                 continue;
             }
-            self.merge = false;
             for s in self.starts_over(&at, n)? {
-                if self.refuted(std::slice::from_ref(&s), self.goal.root)? {
-                    self.stats.refuted_at = true;
-                    return Ok(Some(point));
+                // Merged layers first (cheap), then path by path.
+                for merge in [true, false] {
+                    self.merge = merge;
+                    if self.refuted(std::slice::from_ref(&s), self.goal.root)? {
+                        self.stats.refuted_at = true;
+                        return Ok(Some(point));
+                    }
                 }
             }
         }
