@@ -30,7 +30,10 @@ impl Prover<'_> {
     pub(super) fn refuted_point(&mut self, n: usize) -> Result<Option<Vec<f64>>, Lost> {
         let boxes = std::mem::take(&mut self.unproved);
         let ends = boxes.len().saturating_sub(REFUTED_BOXES);
-        let tried = boxes.iter().take(REFUTED_BOXES).chain(boxes.iter().skip(ends.max(REFUTED_BOXES)));
+        let tried = boxes
+            .iter()
+            .take(REFUTED_BOXES)
+            .chain(boxes.iter().skip(ends.max(REFUTED_BOXES)));
         for point in tried.flat_map(|b| candidates(b)) {
             let at: Vec<Iv> = point.iter().map(|&x| Iv::point(x)).collect();
             if self.init_filter(&at) != Truth::True {
