@@ -301,3 +301,37 @@ proptest! {
         }
     }
 }
+
+/// An integer initial interval: `ok` fails only between 1.4 and 1.6 (a
+/// real comparison of 2x), at no integer, so `EX^1 ok` holds from x0 in
+/// {1, 2}. The boxes over the real hull [1, 2] cannot prove it, and must
+/// not refute it at x = 1.5, which is no initial state (issue 32: a
+/// refutation point is an initial state, integers rounded). The real `y`
+/// and the observed first percept send it to the boxes and the covering.
+#[test]
+fn integer_variables_are_refuted_only_at_integers() {
+    let text = "agent a {
+  percept : {lo, hi} = observe;
+  actions : {go};
+  observe = if y > 5 then hi else lo;
+  protocol { true -> {go}; }
+}
+environment {
+  var x : [0..10] in [1..2];
+  var y : real[0..1] = 0;
+  actions : {tick};
+  update { tick -> y := y; }
+}
+label ok = 2 * x < 2.8 | 2 * x > 3.2;
+";
+    let model = parse_model(
+        &Source::new("int.nis", text),
+        Path::new("."),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert!(model.explicit_obstacle().is_some());
+    let rec = check(&model, "EX^1 ok", &MilpOptions::default());
+    assert!(rec.holds, "{:?}", rec.stats.milp().unwrap().real);
+    assert!(check(&model, "EX^1 ok", &milp_alone()).holds);
+}

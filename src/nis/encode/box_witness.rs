@@ -8,6 +8,7 @@
 
 use super::box_proof::{joint_moves, Prover};
 use crate::lang::interval::Iv;
+use crate::lang::DeclType;
 use crate::nis::front::core::Node;
 use crate::nis::semantics::real_box::{
     agent_vals, env_vals, successors, surely_enabled, truth, BoxSlots, BoxState, Lost,
@@ -34,7 +35,11 @@ impl Prover<'_> {
             .iter()
             .take(REFUTED_BOXES)
             .chain(boxes.iter().skip(ends.max(REFUTED_BOXES)));
-        for point in tried.flat_map(|b| candidates(b)) {
+        let points = tried.flat_map(|b| candidates(b).into_iter().map(move |p| (p, b)));
+        for (point, b) in points {
+            let Some(point) = self.integral(point, b) else {
+                continue;
+            };
             let at: Vec<Iv> = point.iter().map(|&x| Iv::point(x)).collect();
             if self.init_filter(&at) != Truth::True {
                 continue;
@@ -51,6 +56,22 @@ impl Prover<'_> {
             }
         }
         Ok(None)
+    }
+
+    /// `point` with every integer variable rounded to an integer of its
+    /// interval in `b` (an initial state must be one), `None` when that
+    /// interval holds none.
+    fn integral(&self, mut point: Vec<f64>, b: &[Iv]) -> Option<Vec<f64>> {
+        for (i, v) in self.model.env.vars.iter().enumerate() {
+            if matches!(v.ty, DeclType::Int { .. }) {
+                let (lo, hi) = (b[i].lo.ceil(), b[i].hi.floor());
+                if lo > hi {
+                    return None;
+                }
+                point[i] = point[i].round().clamp(lo, hi);
+            }
+        }
+        Some(point)
     }
 
     /// The existential goal node `node` holds at every state of `s`.
