@@ -574,6 +574,10 @@ fn a_milp_coefficient_beyond_highs_is_refused_naming_the_row() {
         "2",
         "--spec",
         "forall v1: EX^2 (alive, v1)",
+        // The MILP's refusal: the proof by boxes, which needs no solver,
+        // answers this sentence before any MILP (docs/nis.md).
+        "--box-states",
+        "0",
     ])
     .expect_code(2);
     let v = r.json();
