@@ -65,17 +65,7 @@ pub fn prove_universal(
     stats: &mut BoxStats,
 ) -> bool {
     let start = Instant::now();
-    let mut p = Prover {
-        model,
-        goal,
-        states_left: opts.box_states,
-        deadline,
-        stats,
-        merge: true,
-        layers,
-        aim: Aim::Refute,
-        unproved: Vec::new(),
-    };
+    let mut p = Prover::new((model, goal), opts, deadline, stats, (Aim::Refute, layers));
     // The quick pass before the falsifier halves little: where it fails a
     // counterexample is likely, and the falsifier's to find.
     let boxes = match layers {
@@ -112,17 +102,8 @@ pub fn decide_existential(
     stats: &mut BoxStats,
 ) -> BoxAnswer {
     let start = Instant::now();
-    let mut p = Prover {
-        model,
-        goal,
-        states_left: opts.box_states,
-        deadline,
-        stats,
-        merge: false,
-        layers: Layers::MergedThenPaths,
-        aim: Aim::Witness,
-        unproved: Vec::new(),
-    };
+    let witness = (Aim::Witness, Layers::MergedThenPaths);
+    let mut p = Prover::new((model, goal), opts, deadline, stats, witness);
     let proved = p.all_roots(n, opts.box_splits);
     p.stats.proved = proved;
     // The refutation gets a budget of its own, larger: it follows every
@@ -166,6 +147,28 @@ pub(super) struct Prover<'a> {
     aim: Aim,
     /// The boxes on which the existential goal was not proved, in order.
     pub(super) unproved: Vec<Vec<Iv>>,
+}
+
+impl<'a> Prover<'a> {
+    fn new(
+        (model, goal): (&'a Model, &'a Core),
+        opts: &FalsifyOptions,
+        deadline: &'a Deadline,
+        stats: &'a mut BoxStats,
+        (aim, layers): (Aim, Layers),
+    ) -> Self {
+        Prover {
+            model,
+            goal,
+            states_left: opts.box_states,
+            deadline,
+            stats,
+            merge: true,
+            layers,
+            aim,
+            unproved: Vec::new(),
+        }
+    }
 }
 
 impl Prover<'_> {
@@ -341,32 +344,33 @@ impl Prover<'_> {
 
     /// Literal `node` fails at every state of `s`.
     fn literal_fails(&self, s: &BoxState, node: usize) -> bool {
-        match self.goal.nodes[node] {
-            Node::Lit {
-                label,
-                agent,
-                negated,
-            } => {
-                let m = self.model;
-                let vals = match agent {
-                    Some(a) => agent_vals(&s.agents[a], None, None, None, m),
-                    None => env_vals(&s.env, None),
-                };
-                let slots = BoxSlots {
-                    model: m,
-                    vals,
-                    performed: None,
-                    env_action: None,
-                };
-                let t = truth(&m.labels[label].expr, &slots);
-                if negated {
-                    t == Truth::True
-                } else {
-                    t == Truth::False
-                }
-            }
-            _ => false,
-        }
+        self.literal(s, node) == Some(Truth::False)
+    }
+
+    /// The truth of literal `node` (its negation applied) over the whole
+    /// of `s`; `None` when `node` is not a literal.
+    pub(super) fn literal(&self, s: &BoxState, node: usize) -> Option<Truth> {
+        let Node::Lit {
+            label,
+            agent,
+            negated,
+        } = self.goal.nodes[node]
+        else {
+            return None;
+        };
+        let m = self.model;
+        let vals = match agent {
+            Some(a) => agent_vals(&s.agents[a], None, None, None, m),
+            None => env_vals(&s.env, None),
+        };
+        let slots = BoxSlots {
+            model: m,
+            vals,
+            performed: None,
+            env_action: None,
+        };
+        let t = truth(&m.labels[label].expr, &slots);
+        Some(if negated { !t } else { t })
     }
 
     /// Every box successor of `s` (duplicates once), counted against the budget.

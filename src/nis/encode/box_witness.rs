@@ -10,9 +10,7 @@ use super::box_proof::{joint_moves, Prover};
 use crate::lang::interval::Iv;
 use crate::lang::DeclType;
 use crate::nis::front::core::Node;
-use crate::nis::semantics::real_box::{
-    agent_vals, env_vals, successors, surely_enabled, truth, BoxSlots, BoxState, Lost,
-};
+use crate::nis::semantics::real_box::{successors, surely_enabled, BoxState, Lost};
 use crate::nis::semantics::rules::Truth;
 
 /// The most corners of a box tried as points of a refutation.
@@ -77,25 +75,7 @@ impl Prover<'_> {
     /// The existential goal node `node` holds at every state of `s`.
     pub(super) fn holds_everywhere(&mut self, s: &BoxState, node: usize) -> Result<bool, Lost> {
         match &self.goal.nodes[node] {
-            &Node::Lit {
-                label,
-                agent,
-                negated,
-            } => {
-                let m = self.model;
-                let vals = match agent {
-                    Some(a) => agent_vals(&s.agents[a], None, None, None, m),
-                    None => env_vals(&s.env, None),
-                };
-                let slots = BoxSlots {
-                    model: m,
-                    vals,
-                    performed: None,
-                    env_action: None,
-                };
-                let want = if negated { Truth::False } else { Truth::True };
-                Ok(truth(&m.labels[label].expr, &slots) == want)
-            }
+            Node::Lit { .. } => Ok(self.literal(s, node) == Some(Truth::True)),
             Node::And(parts) => {
                 for &p in parts {
                     if !self.holds_everywhere(s, p)? {
