@@ -195,3 +195,29 @@ def test_export_of_the_abstraction_keeps_named_agents_concrete(tmp_path, to):
     ours = mavis("check", str(model), "--faults", SMALL_FAULTS, "--set", "pf=0.4", "--abstract", "--prop", prop)
     assert sizes(ours) == (built.nr_states, built.nr_choices, built.nr_transitions)
     assert abs(ours["results"]["properties"][0]["abstract_bound"] - storm_max(built, prop)) <= 1e-9
+
+
+# Step-bounded G (issue 34): Storm's PRISM parser takes no `G<=k`, so its
+# value comes from the dual, Popt[G<=k phi] = 1 - Popt'[F<=k !phi] (opt'
+# the other optimum), on the hand-written encoding; mavis decides the G
+# property itself. Pmin[G<=19 !"deposited2"] is strictly between 0 and 1;
+# Pmax keeps every robot resting, so the Pmax row is 1 on both sides.
+G_PROPS = [
+    ('Pmin=? [ G<=19 !"deposited2" ]', 'Pmax=? [ F<=19 "deposited2" ]'),
+    ('Pmax=? [ G<=19 !"deposited2" ]', 'Pmin=? [ F<=19 "deposited2" ]'),
+    ('Pmin=? [ G<20 !"deposited2" ]', 'Pmax=? [ F<=19 "deposited2" ]'),
+]
+
+
+@pytest.mark.parametrize("g, dual", G_PROPS)
+def test_step_bounded_globally_equals_storm_through_the_dual(tmp_path, g, dual):
+    ours = mavis("check", MODEL, "--faults", FAULTS, "--set", "pf=2/5", "--agents", "2", "--prop", g, "--exact")
+    theirs = 1 - storm(tmp_path, prism_concrete(2, Fraction(2, 5)), "g2.prism", dual, exact=True)
+    assert Fraction(ours["results"]["properties"][0]["exact"]) == theirs
+    if g.startswith("Pmin"):
+        assert 0 < theirs < 1, theirs
+    # And in f64, on S(1) and S(3).
+    for n in [1, 3]:
+        ours = mavis("check", MODEL, "--faults", FAULTS, "--set", "pf=0.4", "--agents", str(n), "--prop", g)
+        theirs = 1 - storm(tmp_path, prism_concrete(n, 0.4), f"g{n}.prism", dual)
+        assert abs(ours["results"]["properties"][0]["value"] - theirs) <= 1e-9, (n, g)
