@@ -7,6 +7,7 @@
 use super::graph::{mecs, zero_one, Mecs, Preds};
 use super::mdp::Mdp;
 use super::reward_reach::{RewardInterval, Setup};
+use super::topological::{outward, rounding_error};
 use super::unbounded::{best, choice_value, Interval};
 use crate::report::{Deadline, Expired};
 use crate::swarm::front::props::Opt;
@@ -42,6 +43,9 @@ pub fn plain_interval_iteration(
         Opt::Min => None,
     };
     let mut iterations = 0;
+    // Each computed value moved outward by its rounding error, as the
+    // topological solver's (`topological.rs`, Rounding).
+    let delta = rounding_error(mdp);
     while mdp
         .initial
         .iter()
@@ -49,17 +53,24 @@ pub fn plain_interval_iteration(
     {
         deadline.check()?;
         iterations += 1;
+        let mut moved = false;
         for (k, &s) in maybe.iter().enumerate() {
             if k % STATES_PER_CHECK == STATES_PER_CHECK - 1 {
                 deadline.check()?;
             }
-            lo[s] = lo[s].max(best(mdp, s, &lo, opt).0);
+            let (l, h) = (lo[s], hi[s]);
+            lo[s] = l.max(outward(best(mdp, s, &lo, opt).0, delta, true));
             if collapse.as_ref().is_none_or(|m| m.mec[s] == u32::MAX) {
-                hi[s] = hi[s].min(best(mdp, s, &hi, opt).0);
+                hi[s] = h.min(outward(best(mdp, s, &hi, opt).0, delta, false));
             }
+            moved |= lo[s] != l || hi[s] != h;
         }
         if let Some(m) = &collapse {
-            collapsed_upper(mdp, m, &mut hi);
+            moved |= collapsed_upper(mdp, m, &mut hi, delta);
+        }
+        // The rounding floor: the bounds meet no closer.
+        if !moved {
+            break;
         }
     }
     let mut scheduler = vec![u32::MAX; n];
@@ -76,8 +87,9 @@ pub fn plain_interval_iteration(
 }
 
 /// The upper iterate on the collapsed end components: every state of a
-/// component gets the best value of a choice that leaves it.
-fn collapsed_upper(mdp: &Mdp, m: &Mecs, hi: &mut [f64]) {
+/// component gets the best value of a choice that leaves it. Returns
+/// whether one fell.
+fn collapsed_upper(mdp: &Mdp, m: &Mecs, hi: &mut [f64], delta: f64) -> bool {
     let values: Vec<f64> = m
         .exits
         .iter()
@@ -87,12 +99,16 @@ fn collapsed_upper(mdp: &Mdp, m: &Mecs, hi: &mut [f64]) {
                 .map(|&c| choice_value(mdp, c as usize, hi))
                 .fold(0.0, f64::max)
         })
+        .map(|x| outward(x, delta, false))
         .collect();
+    let mut fell = false;
     for (s, &k) in m.mec.iter().enumerate() {
-        if k != u32::MAX {
-            hi[s] = hi[s].min(values[k as usize]);
+        if k != u32::MAX && values[k as usize] < hi[s] {
+            hi[s] = values[k as usize];
+            fell = true;
         }
     }
+    fell
 }
 
 /// The plain sweeps of the reward iteration.
@@ -136,6 +152,7 @@ impl Setup<'_> {
     }
 
     fn keep(&self, v: &mut [f64], s: usize, x: f64, up: bool) -> f64 {
+        let x = outward(x, self.delta, up);
         let old = v[s];
         v[s] = if up { old.max(x) } else { old.min(x) };
         (v[s] - old).abs()
@@ -188,10 +205,14 @@ pub fn plain_reward_interval(
             .filter(|w| !w.is_nan())
             .fold(0.0, f64::max)
     };
+    // Until the precision, or the rounding floor (a sweep changes nothing).
     while width(&lo, &hi) > precision {
         iterations += 1;
-        st.sweep(&mut lo, true, deadline)?;
-        st.sweep(&mut hi, false, deadline)?;
+        let up = st.sweep(&mut lo, true, deadline)?;
+        let down = st.sweep(&mut hi, false, deadline)?;
+        if up == 0.0 && down == 0.0 {
+            break;
+        }
     }
     if let Some(s) = inductive(&st, &hi) {
         scheduler = s;
@@ -248,7 +269,7 @@ fn guess_upper(
 fn inductive(st: &Setup, u: &[f64]) -> Option<Vec<u32>> {
     let mdp = st.mdp;
     let n = mdp.num_states();
-    let ok = |c: usize, s: usize| st.usable[c] && st.choice(c, u) <= u[s];
+    let ok = |c: usize, s: usize| st.within(c, s, u);
     if st.opt == Opt::Max {
         let all_ok = st
             .maybe

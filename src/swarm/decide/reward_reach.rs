@@ -33,7 +33,9 @@
 use super::graph::{mecs_over, zero_one, Mecs, Preds};
 use super::mdp::Mdp;
 use super::optimistic::narrow;
-use super::topological::{initial_gap, step_trivial, sweep, Bellman, Blocks};
+use super::topological::{
+    initial_gap, outward, rounding_error, step_trivial, sweep, Bellman, Blocks,
+};
 use crate::report::{Deadline, Expired};
 use crate::swarm::front::props::Opt;
 
@@ -65,6 +67,9 @@ pub(super) struct Setup<'a> {
     pub collapse: Option<Mecs>,
     /// The choices entering every state (the proper-scheduler search).
     pub preds: Preds,
+    /// The relative rounding error of a computed Bellman value
+    /// ([`rounding_error`]).
+    pub delta: f64,
 }
 
 impl<'a> Setup<'a> {
@@ -96,7 +101,35 @@ impl<'a> Setup<'a> {
             opt,
             collapse,
             preds,
+            delta: rounding_error(mdp),
         }
+    }
+
+    /// Whether choice `c` of `s` keeps `u` inductive, on the exact model:
+    /// its value under `u`, moved up by its rounding error, is at most
+    /// `u[s]`; or its step reward plus its successors' largest bound is (the
+    /// exact probabilities sum to 1, so the exact value is at most that).
+    /// The second holds with equality where the first cannot: a zero-reward
+    /// choice among states of one bound (inside a collapsed end component).
+    pub(super) fn within(&self, c: usize, s: usize, u: &[f64]) -> bool {
+        if !self.usable[c] {
+            return false;
+        }
+        if outward(self.choice(c, u), self.delta, false) <= u[s] {
+            return true;
+        }
+        let most = self
+            .mdp
+            .entries(c)
+            .map(|e| u[self.mdp.targets[e] as usize])
+            .fold(f64::NEG_INFINITY, f64::max);
+        let step = self.step[c];
+        let x = if step == 0.0 {
+            most
+        } else {
+            outward(step + most, self.delta, false)
+        };
+        x <= u[s]
     }
 
     /// The value of choice `c` under `v`.
@@ -134,6 +167,10 @@ impl<'a> Setup<'a> {
 impl Bellman for Setup<'_> {
     fn mdp(&self) -> &Mdp {
         self.mdp
+    }
+
+    fn delta(&self) -> f64 {
+        self.delta
     }
 
     fn best(&self, s: usize, v: &[f64]) -> (f64, u32) {
@@ -343,7 +380,7 @@ impl BlockSolver<'_> {
         let (st, blocks) = (self.st, self.blocks);
         let mdp = st.mdp;
         let states = blocks.comps.get(k);
-        let ok = |c: usize, s: usize| st.usable[c] && st.choice(c, u) <= u[s];
+        let ok = |c: usize, s: usize| st.within(c, s, u);
         if st.opt == Opt::Max {
             let all = states.iter().all(|&s| {
                 let s = s as usize;

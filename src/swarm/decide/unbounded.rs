@@ -14,7 +14,7 @@
 use super::graph::{mecs, zero_one, Mecs, Preds};
 use super::mdp::Mdp;
 use super::optimistic::narrow;
-use super::topological::{initial_gap, step_trivial, Bellman, Blocks};
+use super::topological::{initial_gap, rounding_error, step_trivial, Bellman, Blocks};
 use crate::report::{Deadline, Expired};
 use crate::swarm::front::props::Opt;
 
@@ -61,11 +61,16 @@ struct Reach<'a> {
     mdp: &'a Mdp,
     opt: Opt,
     collapse: Option<Mecs>,
+    delta: f64,
 }
 
 impl Bellman for Reach<'_> {
     fn mdp(&self) -> &Mdp {
         self.mdp
+    }
+
+    fn delta(&self) -> f64 {
+        self.delta
     }
 
     fn best(&self, s: usize, v: &[f64]) -> (f64, u32) {
@@ -109,6 +114,7 @@ pub fn interval_iteration(
         mdp,
         opt,
         collapse: (opt == Opt::Max).then(|| mecs(mdp, &maybe)),
+        delta: rounding_error(mdp),
     };
     let blocks = Blocks::new(&op, &maybe);
     let mut eps = precision / 4.0;
