@@ -335,3 +335,52 @@ label ok = 2 * x < 2.8 | 2 * x > 3.2;
     assert!(rec.holds, "{:?}", rec.stats.milp().unwrap().real);
     assert!(check(&model, "EX^1 ok", &milp_alone()).holds);
 }
+
+/// `EX^1 ok` where the environment may add 1 to x or not: by hand it fails
+/// exactly from x0 in [40.3, 40.6] (x0 and x0 + 1 both in [40.3, 41.6]),
+/// a hole of 0.3 in [0, 100]. With two boxes the proof halves [0, 100]
+/// once; no centre or corner of those boxes (0, 25, 50, 75, 100) is in the
+/// hole, so before the sampled refutation the covering MILP decided. The
+/// sampler's robustness (max(40.3 - x0, x0 - 40.6) at its best run) leads
+/// its local search into the hole, and the boxes confirm the point.
+#[test]
+fn a_narrow_hole_is_refuted_by_the_sampler_without_a_milp() {
+    let text = "agent a {
+  percept : {lo, hi} = observe;
+  actions : {go};
+  observe = if x > 1000 then hi else lo;
+  protocol { true -> {go}; }
+}
+environment {
+  var x : real[-10..200] in [0..100];
+  actions : {tick, skip};
+  update { tick -> x := x + 1; }
+}
+label ok = x < 40.3 | x > 41.6;
+";
+    let model = parse_model(
+        &Source::new("hole.nis", text),
+        Path::new("."),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let two_boxes = MilpOptions {
+        falsify: FalsifyOptions {
+            box_splits: 2,
+            ..FalsifyOptions::default()
+        },
+        ..MilpOptions::default()
+    };
+    for (opts, sampled) in [(two_boxes, true), (milp_alone(), false)] {
+        let rec = check(&model, "EX^1 ok", &opts);
+        assert!(!rec.holds);
+        let real = &rec.stats.milp().unwrap().real;
+        let x0 = real.uncovered.clone().unwrap()[0].1;
+        assert!((40.3..=40.6).contains(&x0), "{real:?}");
+        let refuted = real.boxes.as_ref().is_some_and(|b| b.refuted_at);
+        assert_eq!(refuted, sampled, "{real:?}");
+        assert_eq!(real.cover_rounds.is_none(), sampled, "{real:?}");
+        let samples = real.falsify.as_ref().map_or(0, |f| f.samples);
+        assert_eq!(samples > 0, sampled, "{real:?}");
+    }
+}

@@ -18,8 +18,9 @@
 //! The work is bounded by counts of states and boxes (deterministic) and
 //! by the run's deadline.
 
+use super::falsify::refute_existential;
 use super::options::FalsifyOptions;
-use super::stats::BoxStats;
+use super::stats::{BoxStats, FalsifyStats};
 use crate::lang::interval::Iv;
 use crate::lang::num;
 use crate::nis::front::core::{Core, Node};
@@ -36,9 +37,14 @@ use std::time::Instant;
 /// Roots beyond this many (combinations of listed initial values) are not tried.
 const MAX_ROOTS: usize = 64;
 
-/// The refutation of an existential sentence at a point may compute this
+/// The proof of an existential sentence, and each of its refutations
+/// (sampled, then at points of the boxes left unproved), may compute this
 /// many times `--box-states` box states.
-const REFUTATION_BUDGET: usize = 5;
+const EXISTENTIAL_BUDGET: usize = 10;
+
+/// The quick proof of an existential sentence, before its sampled
+/// refutation, may compute `--box-states` over this many box states.
+const QUICK_SHARE: usize = 10;
 
 /// The most boxes of the quick pass ([`Layers::Merged`]).
 const QUICK_BOXES: usize = 8;
@@ -91,8 +97,17 @@ pub enum BoxAnswer {
 
 /// Decides the existential goal `goal` (an existential sentence's core)
 /// from every initial state of M(n) over boxes ([`super::box_witness`]):
-/// proved, or refuted at a point of the box where the proof failed (its
-/// centre and corners: every run from it fails), or open.
+/// proved, or refuted at a point (every run from it fails), or open.
+///
+/// A quick proof comes first, on a tenth of `--box-states`. Then points
+/// to refute at are sampled ([`refute_existential`]: the
+/// f64 runs from a point, scored by robustness, guide the search towards a
+/// point where every run fails), each confirmed by the boxes from it. Then
+/// the proof, on a larger budget than a universal sentence's, since what
+/// is left after it is a covering by MILP witnesses of minutes (the wide
+/// VerticalCAS boxes at k = 6: 107,000 box states). Last, the centres and
+/// corners of the boxes where the proof failed. The sampler's statistics
+/// come back with the answer.
 pub fn decide_existential(
     model: &Model,
     goal: &Core,
@@ -100,29 +115,44 @@ pub fn decide_existential(
     opts: &FalsifyOptions,
     deadline: &Deadline,
     stats: &mut BoxStats,
-) -> BoxAnswer {
+) -> (BoxAnswer, Option<FalsifyStats>) {
     let start = Instant::now();
     let witness = (Aim::Witness, Layers::MergedThenPaths);
     let mut p = Prover::new((model, goal), opts, deadline, stats, witness);
-    let proved = p.all_roots(n, opts.box_splits);
-    p.stats.proved = proved;
-    // The refutation gets a budget of its own, larger: it follows every
-    // path from a point, where the cost of missing it is a covering MILP
-    // of minutes (the wide VerticalCAS boxes at k = 5: 60,000 states).
-    p.states_left = opts.box_states.saturating_mul(REFUTATION_BUDGET);
-    let answer = match proved {
-        true => BoxAnswer::Holds,
-        false => match p.refuted_point(n) {
-            Ok(Some(point)) => BoxAnswer::Fails(point),
-            Ok(None) => BoxAnswer::Open,
-            Err(Lost(why)) => {
-                p.stats.lost = Some(why);
-                BoxAnswer::Open
+    // A quick proof first: most holding cells need a few hundred box
+    // states, and the sampler's walks cost more than that.
+    p.states_left = opts.box_states / QUICK_SHARE;
+    if p.all_roots(n, opts.box_splits) {
+        p.stats.proved = true;
+        p.stats.time_s += start.elapsed().as_secs_f64();
+        return (BoxAnswer::Holds, None);
+    }
+    let budget = opts.box_states.saturating_mul(EXISTENTIAL_BUDGET);
+    p.states_left = budget;
+    let (sampled, sampler) = p.sampled_refutation(n, opts);
+    p.stats.lost = None;
+    p.unproved.clear();
+    let answer = match sampled {
+        Some(point) => BoxAnswer::Fails(point),
+        None => {
+            p.states_left = budget;
+            let proved = p.all_roots(n, opts.box_splits);
+            p.stats.proved = proved;
+            p.states_left = budget;
+            match proved {
+                true => BoxAnswer::Holds,
+                false => p.refuted_point(n).map_or_else(
+                    |Lost(why)| {
+                        p.stats.lost = Some(why);
+                        BoxAnswer::Open
+                    },
+                    |point| point.map_or(BoxAnswer::Open, BoxAnswer::Fails),
+                ),
             }
-        },
+        }
     };
     p.stats.time_s += start.elapsed().as_secs_f64();
-    answer
+    (answer, Some(sampler))
 }
 
 /// What a proof over a box shows of the existential goal.
@@ -172,6 +202,22 @@ impl<'a> Prover<'a> {
 }
 
 impl Prover<'_> {
+    /// A point refuted by [`refute_existential`]'s sampling, each candidate
+    /// confirmed by [`Prover::refuted_at`] on this prover's budget.
+    fn sampled_refutation(
+        &mut self,
+        n: usize,
+        opts: &FalsifyOptions,
+    ) -> (Option<Vec<f64>>, FalsifyStats) {
+        let (model, goal, deadline) = (self.model, self.goal, self.deadline);
+        let prover = std::sync::Mutex::new(self);
+        let confirm = |env: &[f64]| {
+            let mut p = prover.lock().unwrap_or_else(|e| e.into_inner());
+            p.refuted_at(env, n).unwrap_or(false)
+        };
+        refute_existential(model, goal, n, opts, deadline, &confirm)
+    }
+
     fn all_roots(&mut self, n: usize, splits: usize) -> bool {
         if !self.model.named.is_empty() || self.goal.has_universal() {
             self.stats.lost = Some("named agents or a universal dual".into());

@@ -38,22 +38,32 @@ impl Prover<'_> {
             let Some(point) = self.integral(point, b) else {
                 continue;
             };
-            let at: Vec<Iv> = point.iter().map(|&x| Iv::point(x)).collect();
-            if self.init_filter(&at) != Truth::True {
-                continue;
-            }
-            for s in self.starts_over(&at, n)? {
-                // Merged layers first (cheap), then path by path.
-                for merge in [true, false] {
-                    self.merge = merge;
-                    if self.refuted(std::slice::from_ref(&s), self.goal.root)? {
-                        self.stats.refuted_at = true;
-                        return Ok(Some(point));
-                    }
-                }
+            if self.refuted_at(&point, n)? {
+                return Ok(Some(point));
             }
         }
         Ok(None)
+    }
+
+    /// Whether some initial state at the environment state `point` fails
+    /// the goal on every run of the box semantics (near-ties and borders
+    /// followed both ways).
+    pub(super) fn refuted_at(&mut self, point: &[f64], n: usize) -> Result<bool, Lost> {
+        let at: Vec<Iv> = point.iter().map(|&x| Iv::point(x)).collect();
+        if self.init_filter(&at) != Truth::True {
+            return Ok(false);
+        }
+        for s in self.starts_over(&at, n)? {
+            // Merged layers first (cheap), then path by path.
+            for merge in [true, false] {
+                self.merge = merge;
+                if self.refuted(std::slice::from_ref(&s), self.goal.root)? {
+                    self.stats.refuted_at = true;
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
     }
 
     /// `point` with every integer variable rounded to an integer of its

@@ -152,6 +152,20 @@ impl<'a> Sampled<'a> {
         (best.0, best.1, w.expanded)
     }
 
+    /// The least, over the initial states at `x`, of the best score from
+    /// each (the goal fails from some initial state on every run walked
+    /// when it is `<= 0`), and the successor states the walk computed.
+    fn worst(&self, root: usize, x: &[f64]) -> (f64, usize) {
+        let env = self.env(root, x);
+        let mut w = self.walk(root, x);
+        let starts = self.starts(&env, &mut w);
+        let worst = starts
+            .iter()
+            .map(|s| w.score(s, self.goal.root).0)
+            .fold(f64::INFINITY, f64::min);
+        (worst, w.expanded)
+    }
+
     /// The initial global states at `env` (Definition 4's I), or none when
     /// `env` is not decidedly initial.
     fn starts(&self, env: &[f64], w: &mut Walk) -> Vec<RealState> {
@@ -204,18 +218,50 @@ impl Objective for Sampled<'_> {
     }
 }
 
+/// An existential goal's refutation as the sampler's objective: the excess
+/// at a point is the best score of the worst initial state there, and a
+/// point where no run walked satisfies the goal is a hit only once
+/// `confirm` (every run of the box semantics) refutes it there.
+struct Refuting<'a, 'c> {
+    sampled: Sampled<'a>,
+    confirm: &'c (dyn Fn(&[f64]) -> bool + Sync),
+}
+
+impl Objective for Refuting<'_, '_> {
+    fn excess(&self, root: usize, x: &[f64]) -> f64 {
+        let s = &self.sampled;
+        if s.hit.load(Ordering::Relaxed) || s.stop.expired() {
+            return f64::INFINITY;
+        }
+        let (worst, expanded) = s.worst(root, x);
+        s.samples.fetch_add(1, Ordering::Relaxed);
+        s.states.fetch_add(expanded, Ordering::Relaxed);
+        if worst > 0.0 {
+            return worst;
+        }
+        if (self.confirm)(&s.env(root, x)) {
+            s.hit.store(true, Ordering::Relaxed);
+            return worst.min(0.0);
+        }
+        // The f64 walk missed a run (a sampled branch, a dropped border
+        // case) that the boxes follow: not a hit, but near one.
+        f64::MIN_POSITIVE
+    }
+}
+
 /// The first root and initial point whose excess is at most 0, each root
 /// searched with `sampler` in turn until `stop`.
 fn search_roots(
+    problem: &dyn Objective,
     sampled: &Sampled,
     sampler: &crate::search::FalsifyOptions,
     stop: &Deadline,
 ) -> Option<(usize, Vec<f64>)> {
     for root in 0..sampled.roots.len() {
         let hit = if sampled.dims.is_empty() {
-            (sampled.excess(root, &[]) <= 0.0).then(Vec::new)
+            (problem.excess(root, &[]) <= 0.0).then(Vec::new)
         } else {
-            let f = falsify(sampled, root, &sampled.region, sampler, &|| stop.expired());
+            let f = falsify(problem, root, &sampled.region, sampler, &|| stop.expired());
             f.hit.map(|h| h.input)
         };
         if let Some(x) = hit {
@@ -245,24 +291,9 @@ pub fn falsify_universal(
     let Some(sampled) = Sampled::new(model, goal, n, opts, stop) else {
         return (None, stats);
     };
-    // Several roots (a list of initial values): the centre and corners of
-    // every root first, so that one root's long search does not spend the
-    // budget before another's first points (ARCH-COMP's VCAS: four
-    // climbrates, the unsafe ones last).
-    let full = opts.sampler();
-    let quick = crate::search::FalsifyOptions {
-        samples: (2 + (1usize << sampled.dims.len().min(6))).min(full.samples),
-        starts: 0,
-        ..full.clone()
-    };
-    let passes = if sampled.roots.len() > 1 {
-        vec![quick, full]
-    } else {
-        vec![full]
-    };
     let mut found = None;
-    for sampler in &passes {
-        if let Some((root, x)) = search_roots(&sampled, sampler, &stop) {
+    for sampler in &passes(opts, &sampled) {
+        if let Some((root, x)) = search_roots(&sampled, &sampled, sampler, &stop) {
             found = sampled.best(root, &x).1;
             break;
         }
@@ -270,6 +301,58 @@ pub fn falsify_universal(
     stats.samples = sampled.samples.load(Ordering::Relaxed);
     stats.states = sampled.states.load(Ordering::Relaxed);
     stats.traces = usize::from(found.is_some());
+    stats.time_s = start.elapsed().as_secs_f64();
+    (found, stats)
+}
+
+/// The sampler's passes: with several roots (a list of initial values),
+/// the centre and corners of every root first, so that one root's long
+/// search does not spend the budget before another's first points
+/// (ARCH-COMP's VCAS: four climbrates, the unsafe ones last).
+fn passes(opts: &FalsifyOptions, sampled: &Sampled) -> Vec<crate::search::FalsifyOptions> {
+    let full = opts.sampler();
+    let quick = crate::search::FalsifyOptions {
+        samples: (2 + (1usize << sampled.dims.len().min(6))).min(full.samples),
+        starts: 0,
+        ..full.clone()
+    };
+    if sampled.roots.len() > 1 {
+        vec![quick, full]
+    } else {
+        vec![full]
+    }
+}
+
+/// Looks for an initial state of M(n) from which the existential goal
+/// `goal` holds on no run: points sampled as for a counterexample, scored
+/// by the robustness of their best run (the local search moves towards a
+/// point where every run fails), each candidate confirmed by `confirm`
+/// (the caller's sound check at that initial environment state). The
+/// environment state confirmed, and what the search did.
+pub fn refute_existential(
+    model: &Model,
+    goal: &Core,
+    n: usize,
+    opts: &FalsifyOptions,
+    deadline: &Deadline,
+    confirm: &(dyn Fn(&[f64]) -> bool + Sync),
+) -> (Option<Vec<f64>>, FalsifyStats) {
+    let start = Instant::now();
+    let mut stats = FalsifyStats::default();
+    let stop = Deadline::starting_at(start, Some(opts.share_of(deadline)));
+    let Some(sampled) = Sampled::new(model, goal, n, opts, stop) else {
+        return (None, stats);
+    };
+    let problem = Refuting { sampled, confirm };
+    let mut found = None;
+    for sampler in &passes(opts, &problem.sampled) {
+        if let Some((root, x)) = search_roots(&problem, &problem.sampled, sampler, &stop) {
+            found = Some(problem.sampled.env(root, &x));
+            break;
+        }
+    }
+    stats.samples = problem.sampled.samples.load(Ordering::Relaxed);
+    stats.states = problem.sampled.states.load(Ordering::Relaxed);
     stats.time_s = start.elapsed().as_secs_f64();
     (found, stats)
 }

@@ -267,8 +267,9 @@ fn witnessed_by_boxes(
     let free = Start::Vars(vec![StartVar::Free; model.env.vars.len()]);
     check_every_start(model, goal, (n, m), false, &free, opts, sizes)?;
     let mut stats = BoxStats::default();
-    let answer = decide_existential(model, goal, n, f, &opts.solve.deadline, &mut stats);
+    let (answer, sampled) = decide_existential(model, goal, n, f, &opts.solve.deadline, &mut stats);
     extra.boxes = Some(stats);
+    extra.falsify = sampled;
     Ok(answer)
 }
 
