@@ -400,8 +400,19 @@ fn obbt_in_the_models_context_removes_the_binaries_the_rows_decide() {
         let x = m.continuous("x", -1.0, 1.0);
         let y = m.continuous("y", -1.0, 1.0);
         m.eq("y=-x", LinExpr::from(y) + LinExpr::from(x), 0.0);
+        // OBBT's `-v` meter (issue 34): its LPs, and the copies tightened.
+        let meter = mavis::report::meter::MeterGuard::start(
+            mavis::report::meter::Counting {
+                label: "OBBT".into(),
+                unit: "LPs",
+                level: Some("network copies"),
+                total: None,
+            },
+            Some(mavis::report::meter::Show::Bar),
+        );
         let opts = EncodeOptions {
             obbt_budget: budget,
+            obbt_meter: meter.meter(),
             ..EncodeOptions::default()
         };
         let mut obbt = Obbt::new(&opts);
@@ -409,15 +420,18 @@ fn obbt_in_the_models_context_removes_the_binaries_the_rows_decide() {
         let copy = m
             .add_network_obbt("n", &net, &inputs, &opts, &mut obbt)
             .unwrap();
-        (m, copy, obbt.stats)
+        let counted = meter.meter().read().expect("a live meter");
+        (m, copy, obbt.stats, counted)
     };
-    let (plain, plain_copy, none) = build(Duration::ZERO);
+    let (plain, plain_copy, none, counted) = build(Duration::ZERO);
     assert_eq!(plain_copy.binaries.len(), 3);
     assert_eq!((none.lps, none.binaries_removed), (0, 0));
-    let (m, copy, stats) = build(Duration::from_secs(30));
+    assert_eq!(counted, (0, 0));
+    let (m, copy, stats, counted) = build(Duration::from_secs(30));
     assert_eq!(copy.binaries.iter().map(|b| b.1).collect::<Vec<_>>(), [1]);
     // n1 (widest) max and min, n0 max only (then inactive), n2 max and min.
     assert_eq!((stats.lps, stats.binaries_removed), (5, 2));
+    assert_eq!(counted, (5, 1), "5 LPs in 1 copy");
     let pre = &copy.bounds.pre[0];
     assert!(close(pre.hi[0], -0.5) && close(pre.lo[2], 0.5), "{pre:?}");
     assert_eq!((pre.lo[1], pre.hi[1]), (-2.0, 2.0));

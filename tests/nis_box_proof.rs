@@ -384,3 +384,34 @@ label ok = x < 40.3 | x > 41.6;
         assert_eq!(samples > 0, sampled, "{real:?}");
     }
 }
+
+/// The proof by boxes' `-v` meter (issue 34) counts what its statistics
+/// count: the box states computed, and as its level the boxes tried (the
+/// planted model's tie at 30 takes halvings, so more than one box).
+#[test]
+fn the_box_proofs_meter_counts_its_box_states_and_boxes() {
+    let guard = mavis::report::meter::MeterGuard::start(
+        mavis::report::meter::Counting {
+            label: "box proof".into(),
+            unit: "box states",
+            level: Some("boxes"),
+            total: None,
+        },
+        Some(mavis::report::meter::Show::Bar),
+    );
+    let opts = MilpOptions {
+        falsify: FalsifyOptions {
+            box_meter: guard.meter(),
+            ..FalsifyOptions::default()
+        },
+        ..MilpOptions::default()
+    };
+    let rec = check(&planted("39"), "AX^3 ok", &opts);
+    assert!(rec.holds && box_proved(&rec));
+    let b = rec.stats.milp().unwrap().real.boxes.clone().unwrap();
+    assert!(b.boxes > 1 && b.states > 0, "{b:?}");
+    assert_eq!(
+        guard.meter().read(),
+        Some((b.states as u64, b.boxes as u64))
+    );
+}

@@ -156,3 +156,60 @@ fn existential_sentences_are_not_falsified() {
     assert!(rec.holds);
     assert!(rec.stats.milp().unwrap().real.falsify.is_none());
 }
+
+/// A meter read by the test (as `-v` reads one): its count and level.
+fn live_meter() -> mavis::report::meter::MeterGuard {
+    mavis::report::meter::MeterGuard::start(
+        mavis::report::meter::Counting {
+            label: "falsifier".into(),
+            unit: "states",
+            level: Some("walks"),
+            total: None,
+        },
+        Some(mavis::report::meter::Show::Bar),
+    )
+}
+
+/// The falsifier's `-v` meter (issue 34) counts what its statistics count:
+/// every successor state the walks computed, and as its level every
+/// sampled initial state walked; and through the decider, the same as the
+/// report's `falsify_states` and `falsify_samples`.
+#[test]
+fn the_falsifiers_meter_counts_its_states_and_walks() {
+    let model = planted("0", "39.5");
+    let spec = parse_sentence("AX^2 ok").unwrap();
+    let goal = Lowered::new(&spec, &model).unwrap().core.negate();
+    let guard = live_meter();
+    let opts = FalsifyOptions {
+        meter: guard.meter(),
+        ..FalsifyOptions::default()
+    };
+    let (tree, stats) = falsify_universal(&model, &goal, 1, &opts, &Deadline::NONE);
+    assert!(tree.is_none());
+    assert!(
+        stats.samples >= opts.samples && stats.states > 0,
+        "{stats:?}"
+    );
+    assert_eq!(
+        guard.meter().read(),
+        Some((stats.states as u64, stats.samples as u64))
+    );
+    // Through the decider (without the proof by boxes, which would prove
+    // the sentence before the falsifier runs).
+    let guard = live_meter();
+    let opts = MilpOptions {
+        falsify: FalsifyOptions {
+            box_states: 0,
+            meter: guard.meter(),
+            ..FalsifyOptions::default()
+        },
+        ..MilpOptions::default()
+    };
+    let rec = check(&model, "AX^2 ok", &opts);
+    assert!(rec.holds);
+    let f = rec.stats.milp().unwrap().real.falsify.clone().unwrap();
+    assert_eq!(
+        guard.meter().read(),
+        Some((f.states as u64, f.samples as u64))
+    );
+}

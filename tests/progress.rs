@@ -96,6 +96,24 @@ fn assert_shows_progress(lines: &[(Duration, String)], ended: Duration, label: &
     assert!(first > 0 && last > first, "counts {first} then {last}");
 }
 
+/// The deadline cut the stage `label`: its last line says "timed out"
+/// (with what was done), and no line says "done" (as the old meters did).
+fn assert_cut(lines: &[(Duration, String)], label: &str) {
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    let last = all
+        .iter()
+        .rfind(|l| l.starts_with(&format!("{label}: ")))
+        .unwrap_or_else(|| panic!("lines of {label}: {all:#?}"));
+    assert!(
+        last.starts_with(&format!("{label}: timed out, ")),
+        "{all:#?}"
+    );
+    assert!(
+        !all.iter().any(|l| l.starts_with(&format!("{label}: done"))),
+        "{all:#?}"
+    );
+}
+
 #[test]
 fn timed_check_shows_the_states_expanded_while_it_searches() {
     let model = repo("examples/cav/platoon6.mapt");
@@ -117,6 +135,8 @@ fn timed_check_shows_the_states_expanded_while_it_searches() {
     assert!(lines
         .iter()
         .any(|(_, l)| l.starts_with(label) && l.contains("sweeps ")));
+    // The deadline cut the search: its last line says so (issue 34).
+    assert_cut(&lines, label);
 }
 
 #[test]
@@ -334,6 +354,7 @@ fn robust_parity_counts_the_lifts_of_the_progress_measures() {
     assert!(lines
         .iter()
         .any(|(_, l)| l.starts_with("robust parity: solving: ") && l.contains(" lifts/s)")));
+    assert_cut(&lines, "robust parity: solving");
 }
 
 #[test]
@@ -514,6 +535,7 @@ fn nn_verify_counts_the_boxes_of_its_search() {
     assert!(lines
         .iter()
         .any(|(_, l)| l.starts_with(label) && l.contains(" boxes/s, open boxes ")));
+    assert_cut(&lines, label);
 }
 
 #[test]
@@ -781,4 +803,80 @@ fn nn_bounds_counts_the_lps_of_its_tightening() {
         solved >= 2 * (lp - first_layer_unstable) && solved <= total,
         "{solved} LPs, {lp} unstable after, {total} at most"
     );
+}
+
+#[test]
+fn nis_check_says_the_deadline_cut_its_milps() {
+    // The five MILPs of nis_check_counts_the_milps_and_their_nodes_while_highs_solves
+    // (about 0.7 s each on a quiet machine), cut at 2 s (issue 34).
+    let spec = |q: &str, k: u32| format!("forall v1, v2: {q}^{k} (alive, v1) & (alive, v2)");
+    let specs = [
+        spec("EX", 6),
+        spec("AX", 6),
+        spec("EX", 5),
+        spec("AX", 5),
+        spec("EX", 4),
+    ];
+    let model = repo("examples/guarding/guarding.nis");
+    let mut args = vec![
+        "--timeout",
+        "2",
+        "nis",
+        "check",
+        &model,
+        "--agents",
+        "6",
+        "--engine",
+        "milp",
+        "--falsify-samples",
+        "0",
+    ];
+    for s in &specs {
+        args.extend(["--spec", s.as_str()]);
+    }
+    let (lines, _) = stderr_lines(&args);
+    assert_cut(&lines, "nis check: HiGHS");
+}
+
+#[test]
+fn swarm_check_exact_counts_the_policy_iterations_solves() {
+    // The aggregation swarm on S(9) with --exact: an unbounded property's
+    // exact values come from policy iteration over the rationals, seconds
+    // of eliminations on its states (issue 34).
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.json");
+    let (lines, _) = stderr_lines(&[
+        "--format",
+        "json",
+        "swarm",
+        "check",
+        "-o",
+        &report.display().to_string(),
+        &repo("examples/aggregation/aggregation.swarm"),
+        "--faults",
+        &repo("examples/aggregation/aggregation.faults"),
+        "--agents",
+        "9",
+        "--exact",
+        "--prop",
+        "Pmax=? [ !\"crashed\" U \"aggregate2\" ]",
+    ]);
+    let all: Vec<&String> = lines.iter().map(|(_, l)| l).collect();
+    let label = "swarm: exact policy iteration";
+    let shown = progress(&lines, label);
+    assert!(!shown.is_empty(), "{all:#?}");
+    assert!(lines
+        .iter()
+        .any(|(_, l)| l.starts_with(label)
+            && l.contains(" states eliminated/s, schedulers evaluated ")));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("a report")).expect("JSON");
+    let p = &report["results"]["properties"][0];
+    assert_eq!(p["method"], "policy iteration", "{p}");
+    // The totals: the schedulers the report counts, and at least one
+    // elimination per scheduler.
+    let schedulers = p["schedulers"].as_u64().expect("schedulers");
+    let (eliminated, level) = done_line(&lines, label);
+    assert_eq!(level, Some(schedulers), "{all:#?}");
+    assert!(eliminated >= schedulers, "{all:#?}");
 }

@@ -9,7 +9,7 @@ use crate::nis::procedures::{Procedure, VerifyOptions};
 use crate::nis::verbs::table::{self, Decide, TableGrid, TableLook};
 use crate::nis::verbs::{check, simulates, verify};
 use crate::nis::{self, EngineChoice, LoadOptions};
-use crate::report::meter::{Counting, Meter, MeterGuard};
+use crate::report::meter::{Counting, MeterGuard};
 use crate::report::several::run_each;
 use crate::report::{Report, RunContext, RunError};
 use clap::{Args, Subcommand, ValueEnum};
@@ -114,23 +114,64 @@ pub enum ZeroOneArg {
     Slots,
 }
 
-/// The meter of a verb's MILPs: HiGHS's solves, and as its level the
-/// branch-and-bound nodes, in lines under `-v` (none while the explicit
-/// decider runs alone); a terminal keeps the stages' spinner.
-fn milp_meter(ctx: &RunContext, verb: &str) -> MeterGuard {
-    ctx.meter_lines(Counting {
-        label: format!("{verb}: HiGHS"),
-        unit: "solves",
-        level: Some("branch-and-bound nodes"),
-        total: None,
-    })
+/// The meters of a verb's MILP decider, in lines under `-v` (none while
+/// the explicit decider runs alone; a terminal keeps the stages' spinner):
+/// HiGHS's solves (level: branch-and-bound nodes), OBBT's LPs (level: the
+/// network copies tightened), the falsifier's and search first's walks
+/// (count: successor states, level: walks) and the proof by boxes (count:
+/// box states, level: boxes).
+struct MilpMeters {
+    solves: MeterGuard,
+    obbt: MeterGuard,
+    walks: MeterGuard,
+    boxes: MeterGuard,
+}
+
+fn milp_meters(ctx: &RunContext, verb: &str) -> MilpMeters {
+    let lines = |what: &str, unit, level| {
+        ctx.meter_lines(Counting {
+            label: format!("{verb}: {what}"),
+            unit,
+            level: Some(level),
+            total: None,
+        })
+    };
+    MilpMeters {
+        solves: lines("HiGHS", "solves", "branch-and-bound nodes"),
+        obbt: lines("OBBT", "LPs", "network copies"),
+        walks: lines("falsifier", "states", "walks"),
+        boxes: lines("box proof", "box states", "boxes"),
+    }
+}
+
+impl MilpMeters {
+    /// Meters no one reads (a table's meter counts its cells).
+    fn none() -> MilpMeters {
+        let none = || {
+            MeterGuard::start(
+                Counting {
+                    label: String::new(),
+                    unit: "",
+                    level: None,
+                    total: None,
+                },
+                None,
+            )
+        };
+        MilpMeters {
+            solves: none(),
+            obbt: none(),
+            walks: none(),
+            boxes: none(),
+        }
+    }
 }
 
 impl MilpArgs {
-    /// The options of the MILP decider; `meter` counts its solves.
-    fn options(self, ctx: &RunContext, meter: Meter) -> MilpOptions {
+    /// The options of the MILP decider, counting on `meters`.
+    fn options(self, ctx: &RunContext, meters: &MilpMeters) -> MilpOptions {
         let solve = SolveOptions {
-            meter,
+            meter: meters.solves.meter(),
             ..SolveOptions::new(ctx.threads, ctx.deadline(), ctx.verbosity >= 2)
         };
         MilpOptions {
@@ -139,6 +180,7 @@ impl MilpArgs {
             encode: EncodeOptions {
                 lp: solve.clone(),
                 obbt_budget: Duration::from_secs_f64(self.obbt_budget),
+                obbt_meter: meters.obbt.meter(),
                 ..EncodeOptions::default()
             },
             solve,
@@ -153,6 +195,8 @@ impl MilpArgs {
                 samples: self.falsify_samples,
                 seed: self.falsify_seed,
                 box_states: self.box_states,
+                meter: meters.walks.meter(),
+                box_meter: meters.boxes.meter(),
                 ..FalsifyOptions::default()
             },
             ..MilpOptions::default()
@@ -428,7 +472,7 @@ fn table_verb(args: TableArgs, given: &Given, ctx: &RunContext) -> Result<Report
         model: &m,
         engine: engine(e),
         // The table's meter counts its cells.
-        milp: &milp.options(ctx, Meter::none()),
+        milp: &milp.options(ctx, &MilpMeters::none()),
         set: model
             .set
             .iter()
@@ -482,8 +526,8 @@ pub fn run(cmd: NisCmd, given: &Given, ctx: &RunContext) -> Result<Report, RunEr
             counts,
         } => {
             let m = load(&model, given, ctx)?;
-            let solving = milp_meter(ctx, "nis check");
-            let milp = milp.options(ctx, solving.meter());
+            let meters = milp_meters(ctx, "nis check");
+            let milp = milp.options(ctx, &meters);
             run_each(("nis", "check"), spec.sentences()?, ctx, |s, started| {
                 check::check(&check::CheckRequest {
                     path: &model.model,
@@ -512,7 +556,7 @@ fn verify_verb(
     given: &Given,
     ctx: &RunContext,
 ) -> Result<Report, RunError> {
-    let solving = milp_meter(
+    let meters = milp_meters(
         ctx,
         if threshold_only {
             "nis emergence"
@@ -523,7 +567,7 @@ fn verify_verb(
     let options = VerifyOptions {
         engine: engine(args.engine),
         cap: args.cap,
-        milp: args.milp.options(ctx, solving.meter()),
+        milp: args.milp.options(ctx, &meters),
     };
     let procedure = args.simulation.map(SimulationArg::procedure);
     let m = load(&args.model, given, ctx)?;

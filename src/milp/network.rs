@@ -38,6 +38,8 @@ pub struct EncodeOptions {
     /// Time budget of OBBT in the model's context, per model
     /// ([`super::Obbt`], [`Model::add_network_obbt`]); zero: none.
     pub obbt_budget: std::time::Duration,
+    /// Counts OBBT's LPs, and as its level the network copies it tightened.
+    pub obbt_meter: crate::report::meter::Meter,
 }
 
 /// Bounds are widened by [`tolerance::BOUND_PADDING`] before they become

@@ -64,6 +64,8 @@ pub struct Obbt {
     /// When the copy being tightened began (its time is not yet in `stats`).
     began: Option<Instant>,
     pub stats: ObbtStats,
+    /// Counts the LPs, and as its level the copies tightened.
+    meter: crate::report::meter::Meter,
 }
 
 impl Obbt {
@@ -80,6 +82,7 @@ impl Obbt {
             objective: Vec::new(),
             began: None,
             stats: ObbtStats::default(),
+            meter: opts.obbt_meter.clone(),
         }
     }
 
@@ -158,6 +161,7 @@ impl Obbt {
             run_so_far.max(0.0) + left.as_secs_f64().max(1e-3),
         );
         self.stats.lps += 1;
+        self.meter.add(1);
         let Ok(solved) = lp.try_solve() else {
             self.fail();
             return None;
@@ -264,6 +268,7 @@ impl Model {
             .unstable_count()
             .saturating_sub(copy.bounds.unstable_count());
         obbt.stats.binaries_removed += removed;
+        obbt.meter.add_level(1);
         if let Some(t) = obbt.began.take() {
             obbt.stats.seconds += t.elapsed().as_secs_f64();
         }

@@ -163,15 +163,17 @@ impl RunContext {
     /// a bar or counter on a terminal, nothing otherwise (nor under `-q`).
     /// The stage spinner is cleared first, so that the two do not fight.
     pub fn meter(&self, what: super::meter::Counting) -> super::meter::MeterGuard {
+        use super::meter::MeterGuard;
         use super::meter::Show;
+        let deadline = self.deadline();
         if self.verbose() {
-            return super::meter::MeterGuard::start(what, Some(Show::Lines));
+            return MeterGuard::start_until(what, Some(Show::Lines), deadline);
         }
         if !self.draws_bars() {
-            return super::meter::MeterGuard::start(what, None);
+            return MeterGuard::start(what, None);
         }
         self.finish_stages();
-        super::meter::MeterGuard::start(what, Some(Show::Bar)).counted_in(&self.bars)
+        MeterGuard::start_until(what, Some(Show::Bar), deadline).counted_in(&self.bars)
     }
 
     /// A meter shown only as lines under `-v` (see [`super::meter`]), for
@@ -179,7 +181,7 @@ impl RunContext {
     /// verb's MILPs).
     pub fn meter_lines(&self, what: super::meter::Counting) -> super::meter::MeterGuard {
         let show = self.verbose().then_some(super::meter::Show::Lines);
-        super::meter::MeterGuard::start(what, show)
+        super::meter::MeterGuard::start_until(what, show, self.deadline())
     }
 
     /// A line on stderr under `-v`.

@@ -7,7 +7,10 @@
 //! s), each with the count, the rate and the level; on a terminal without
 //! `-v` it draws a bar (a known total) or a counter (none). When the stage
 //! ends ([`MeterGuard`] dropped) `-v` prints the totals, as "done" or, for
-//! a stage the deadline cut ([`Meter::timed_out`]), as "timed out".
+//! a stage the deadline cut, as "timed out": one that ends once the run's
+//! deadline has passed ([`MeterGuard::start_until`]; the run's meters are
+//! made so by [`super::RunContext::meter`]), or one its engine says was
+//! cut ([`Meter::timed_out`]).
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -63,6 +66,10 @@ struct Shared {
     printed: AtomicBool,
     /// The deadline cut the stage: its last line says so.
     timed_out: AtomicBool,
+    /// How the meter shows itself (a nested meter shows itself alike).
+    show: Show,
+    /// The run's deadline: a stage that ends once it has passed was cut.
+    deadline: super::Deadline,
 }
 
 impl Meter {
@@ -116,6 +123,33 @@ impl Meter {
     pub fn is_live(&self) -> bool {
         self.shared.is_some()
     }
+
+    /// The meter of a stage inside this one's (the exact solves of the
+    /// property being checked): shown as lines under `-v` when this one
+    /// is, else read by no one (a second bar would overwrite this one's).
+    pub fn nested(&self, what: Counting) -> MeterGuard {
+        let Some(s) = self.shared.as_ref().filter(|s| s.show == Show::Lines) else {
+            return MeterGuard::start(what, None);
+        };
+        MeterGuard::start_until(what, Some(Show::Lines), s.deadline)
+    }
+
+    /// The count and the level so far (`None`: no one reads the meter).
+    pub fn read(&self) -> Option<(u64, u64)> {
+        self.shared.as_ref().map(|s| {
+            (
+                s.count.load(Ordering::Relaxed),
+                s.level.load(Ordering::Relaxed),
+            )
+        })
+    }
+
+    /// Whether [`Meter::timed_out`] was called.
+    pub fn was_cut(&self) -> bool {
+        self.shared
+            .as_ref()
+            .is_some_and(|s| s.timed_out.load(Ordering::Relaxed))
+    }
 }
 
 /// How a meter shows itself (from the run's options).
@@ -140,6 +174,17 @@ pub struct MeterGuard {
 impl MeterGuard {
     /// A meter shown as `show` says (`None`: a meter no one reads).
     pub fn start(what: Counting, show: Option<Show>) -> MeterGuard {
+        MeterGuard::start_until(what, show, super::Deadline::NONE)
+    }
+
+    /// [`MeterGuard::start`] for a stage of a run with `deadline`: if the
+    /// stage ends once it has passed, the deadline cut it, and its last
+    /// line says "timed out".
+    pub fn start_until(
+        what: Counting,
+        show: Option<Show>,
+        deadline: super::Deadline,
+    ) -> MeterGuard {
         let Some(show) = show else {
             return MeterGuard {
                 meter: Meter::none(),
@@ -156,6 +201,8 @@ impl MeterGuard {
             wake: Condvar::new(),
             printed: AtomicBool::new(false),
             timed_out: AtomicBool::new(false),
+            show,
+            deadline,
         });
         let s = shared.clone();
         let thread = std::thread::Builder::new()
@@ -193,6 +240,9 @@ impl Drop for MeterGuard {
             b.fetch_sub(1, Ordering::Relaxed);
         }
         let Some(s) = &self.meter.shared else { return };
+        if s.deadline.expired() {
+            s.timed_out.store(true, Ordering::Relaxed);
+        }
         *s.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
         s.wake.notify_all();
         if let Some(t) = self.thread.take() {

@@ -170,6 +170,8 @@ pub(super) struct Prover<'a> {
     pub(super) states_left: usize,
     pub(super) deadline: &'a Deadline,
     pub(super) stats: &'a mut BoxStats,
+    /// Counts the box states, and as its level the boxes.
+    pub(super) meter: crate::report::meter::Meter,
     /// Whether the states of a layer that differ only in their intervals
     /// are merged into their hull.
     pub(super) merge: bool,
@@ -193,6 +195,7 @@ impl<'a> Prover<'a> {
             states_left: opts.box_states,
             deadline,
             stats,
+            meter: opts.box_meter.clone(),
             merge: true,
             layers,
             aim,
@@ -231,6 +234,7 @@ impl Prover<'_> {
         let mut stack = roots;
         while let Some(env) = stack.pop() {
             self.stats.boxes += 1;
+            self.meter.add_level(1);
             match self.box_decided(&env, n) {
                 Ok(true) => continue,
                 Ok(false) => {}
@@ -434,6 +438,7 @@ impl Prover<'_> {
             }
         }
         self.stats.states += out.len();
+        self.meter.add(out.len() as u64);
         self.states_left = self.states_left.saturating_sub(out.len());
         Ok(out)
     }

@@ -117,6 +117,7 @@ impl Prover<'_> {
         for mv in joint_moves(&options) {
             let next = successors(self.model, s, mv[0], &mv[1..])?;
             self.stats.states += next.len();
+            self.meter.add(next.len() as u64);
             self.states_left = self.states_left.saturating_sub(next.len());
             let mut all = true;
             for t in &next {

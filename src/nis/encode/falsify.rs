@@ -211,6 +211,8 @@ impl Objective for Sampled<'_> {
         let (sc, _, expanded) = self.best(root, x);
         self.samples.fetch_add(1, Ordering::Relaxed);
         self.states.fetch_add(expanded, Ordering::Relaxed);
+        self.opts.meter.add(expanded as u64);
+        self.opts.meter.add_level(1);
         if sc > 0.0 {
             self.hit.store(true, Ordering::Relaxed);
         }
@@ -236,6 +238,8 @@ impl Objective for Refuting<'_, '_> {
         let (worst, expanded) = s.worst(root, x);
         s.samples.fetch_add(1, Ordering::Relaxed);
         s.states.fetch_add(expanded, Ordering::Relaxed);
+        s.opts.meter.add(expanded as u64);
+        s.opts.meter.add_level(1);
         if worst > 0.0 {
             return worst;
         }

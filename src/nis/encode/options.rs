@@ -4,6 +4,7 @@
 use super::stats::MilpStats;
 use crate::milp::{EncodeOptions, SolveOptions};
 use crate::nis::witness::shown::Witness;
+use crate::report::meter::Meter;
 use crate::report::{Deadline, Outcome, RunError};
 use std::time::Duration;
 
@@ -55,6 +56,11 @@ pub struct FalsifyOptions {
     /// and the most boxes the initial set is halved into.
     pub box_states: usize,
     pub box_splits: usize,
+    /// Counts the walks' successor states, and as its level the walks
+    /// (the falsifier's sampled initial states, search first's walks).
+    pub meter: Meter,
+    /// Counts the box proof's box states, and as its level its boxes.
+    pub box_meter: Meter,
 }
 
 impl Default for FalsifyOptions {
@@ -70,6 +76,8 @@ impl Default for FalsifyOptions {
             max_time: Duration::from_secs(1),
             box_states: 20_000,
             box_splits: 64,
+            meter: Meter::none(),
+            box_meter: Meter::none(),
         }
     }
 }

@@ -93,6 +93,8 @@ pub fn search_witness(
         }
         stats.samples += 1;
         stats.states += w.expanded;
+        opts.meter.add(w.expanded as u64);
+        opts.meter.add_level(1);
         left -= w.expanded.min(left);
         if found.is_some() || !w.sampled {
             break;

@@ -5,6 +5,7 @@
 
 use super::mdp::Mdp;
 use crate::lang::Rat;
+use crate::report::meter::{Counting, Meter, MeterGuard};
 use crate::report::{Deadline, Expired};
 use crate::swarm::front::props::Opt;
 use num_traits::{One, Zero};
@@ -261,24 +262,26 @@ fn fold_opt<T: Prob>(vals: impl Iterator<Item = T>, opt: Opt) -> T {
 /// of `X psi` everywhere. Every concrete path passes `starting` exactly
 /// once, so the value is the optimal expected `x` at the first `starting`
 /// state (least fixed point: paths that never start count 0, which keeps
-/// both bounds of an abstraction sound). Iterates until nothing changes.
+/// both bounds of an abstraction sound). Iterates until nothing changes;
+/// `meter` ([`phase_meter`]) counts the rounds and the states they update.
 pub fn until_starting(
     mdp: &Mdp,
     starting: &[bool],
     before: &[bool],
     x: &[f64],
     opt: Opt,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &Meter),
 ) -> Result<Vec<f64>, Expired> {
     let n = mdp.num_states();
     let mut v: Vec<f64> = (0..n)
         .map(|s| if starting[s] { x[s] } else { 0.0 })
         .collect();
+    let phase: Vec<usize> = (0..n).filter(|&s| before[s] && !starting[s]).collect();
     for _ in 0..100_000 {
-        deadline.check()?;
+        deadline.check().inspect_err(|_| meter.timed_out())?;
         let mut change: f64 = 0.0;
         let mut w = v.clone();
-        for s in (0..n).filter(|&s| before[s] && !starting[s]) {
+        for &s in &phase {
             let vals = mdp.choices(s).map(|c| {
                 mdp.entries(c)
                     .map(|e| mdp.probs[e] * v[mdp.targets[e] as usize])
@@ -287,6 +290,8 @@ pub fn until_starting(
             w[s] = fold_opt(vals, opt);
             change = change.max((w[s] - v[s]).abs());
         }
+        meter.add(1);
+        meter.add_level(phase.len() as u64);
         v = w;
         if change == 0.0 {
             break;
@@ -296,7 +301,8 @@ pub fn until_starting(
 }
 
 /// Exact variant for acyclic initialisation phases (concrete systems):
-/// `rounds` Bellman steps suffice.
+/// `rounds` Bellman steps suffice; `meter` ([`phase_meter`]) counts them
+/// and the states they update.
 pub fn until_starting_exact(
     mdp: &Mdp,
     starting: &[bool],
@@ -304,7 +310,7 @@ pub fn until_starting_exact(
     x: &[Rat],
     opt: Opt,
     rounds: usize,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &Meter),
 ) -> Result<Vec<Rat>, Expired> {
     let n = mdp.num_states();
     let mut v: Vec<Rat> = (0..n)
@@ -316,10 +322,11 @@ pub fn until_starting_exact(
             }
         })
         .collect();
+    let phase: Vec<usize> = (0..n).filter(|&s| before[s] && !starting[s]).collect();
     for _ in 0..rounds {
-        deadline.check()?;
+        deadline.check().inspect_err(|_| meter.timed_out())?;
         let mut w = v.clone();
-        for s in (0..n).filter(|&s| before[s] && !starting[s]) {
+        for &s in &phase {
             let vals = mdp.choices(s).map(|c| {
                 mdp.entries(c).fold(Rat::zero(), |acc, e| {
                     acc + Rat::of(mdp, e) * v[mdp.targets[e] as usize].clone()
@@ -327,9 +334,26 @@ pub fn until_starting_exact(
             });
             w[s] = fold_opt(vals, opt);
         }
+        meter.add(1);
+        meter.add_level(phase.len() as u64);
         v = w;
     }
     Ok(v)
+}
+
+/// The meter of Definition 16's phase iteration inside the checking stage
+/// `meter` counts: rounds (of `total`, when known: the exact iteration's),
+/// and as its level the states they update; lines of its own under `-v`.
+pub fn phase_meter(meter: &Meter, total: Option<usize>) -> MeterGuard {
+    meter.nested(Counting {
+        label: match total {
+            Some(_) => "swarm: Definition 16's phase, exact".into(),
+            None => "swarm: Definition 16's phase".into(),
+        },
+        unit: "rounds",
+        level: Some("state updates"),
+        total: total.map(|t| t as u64),
+    })
 }
 
 /// One step of a witness path: the choice taken and the state reached.
@@ -392,4 +416,61 @@ pub fn witness_path(
         r -= 1;
     }
     Some(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_mdps::{mdp, r};
+    use super::*;
+    use crate::report::meter::Show;
+
+    fn counted() -> MeterGuard {
+        MeterGuard::start(
+            Counting {
+                label: "t".into(),
+                unit: "rounds",
+                level: Some("state updates"),
+                total: None,
+            },
+            Some(Show::Bar),
+        )
+    }
+
+    /// Definition 16's phase meter (issue 34) on the chain 0 -> 1 -> 2 ->
+    /// 3, where 3 starts (X psi = 1/2 there) and 0, 1, 2 come before: the
+    /// value 1/2 reaches 2, 1 and 0 in rounds 1 to 3 and round 4 changes
+    /// nothing, so the f64 iteration counts 4 rounds of 3 state updates;
+    /// the exact one, given 3 rounds, counts 3 of 3.
+    #[test]
+    fn the_phase_iteration_counts_its_rounds_and_updates() {
+        let one = |t: u32| vec![vec![(t, r(1, 1))]];
+        let m = mdp(&[one(1), one(2), one(3), one(3)], 0);
+        let starting = [false, false, false, true];
+        let before = [true, true, true, false];
+        let g = counted();
+        let x = [0.0, 0.0, 0.0, 0.5];
+        let v = until_starting(
+            &m,
+            &starting,
+            &before,
+            &x,
+            Opt::Max,
+            (Deadline::NONE, &g.meter()),
+        )
+        .unwrap();
+        assert_eq!(v, [0.5; 4]);
+        assert_eq!(g.meter().read(), Some((4, 12)));
+        let g = counted();
+        let x = [r(0, 1), r(0, 1), r(0, 1), r(1, 2)];
+        let at = (Deadline::NONE, &g.meter());
+        let v = until_starting_exact(&m, &starting, &before, &x, Opt::Max, 3, at).unwrap();
+        assert_eq!(v, vec![r(1, 2); 4]);
+        assert_eq!(g.meter().read(), Some((3, 9)));
+        assert!(!g.meter().was_cut());
+        // A deadline already past: the meter says "timed out".
+        let past = Deadline::after(std::time::Duration::ZERO);
+        let at = (past, &g.meter());
+        assert!(until_starting_exact(&m, &starting, &before, &x, Opt::Max, 3, at).is_err());
+        assert!(g.meter().was_cut());
+    }
 }

@@ -16,6 +16,7 @@
 
 use super::mdp::Mdp;
 use crate::lang::Rat;
+use crate::report::meter::{Counting, Meter, MeterGuard};
 use crate::report::{Deadline, Expired};
 use crate::swarm::front::props::Opt;
 use num_traits::{One, Zero};
@@ -65,12 +66,28 @@ impl Problem<'_> {
     }
 
     /// Policy iteration from `scheduler` (one choice per free state; for a
-    /// reward it must be proper, see [`super::reward_reach`]).
-    pub fn solve(&self, mut scheduler: Vec<u32>, deadline: Deadline) -> Result<Exact, Expired> {
+    /// reward it must be proper, see [`super::reward_reach`]). `meter`
+    /// ([`meter_under`]) counts the states eliminated, and as its level the
+    /// schedulers evaluated; it says "timed out" when the deadline cuts it.
+    pub fn solve(
+        &self,
+        scheduler: Vec<u32>,
+        (deadline, meter): (Deadline, &Meter),
+    ) -> Result<Exact, Expired> {
+        self.improve(scheduler, (deadline, meter))
+            .inspect_err(|_| meter.timed_out())
+    }
+
+    fn improve(
+        &self,
+        mut scheduler: Vec<u32>,
+        (deadline, meter): (Deadline, &Meter),
+    ) -> Result<Exact, Expired> {
         let mut rounds = 0;
         loop {
             rounds += 1;
-            let x = self.evaluate(&scheduler, deadline)?;
+            let x = self.evaluate(&scheduler, (deadline, meter))?;
+            meter.set_level(rounds as u64);
             let mut improved = false;
             for &s in self.free {
                 deadline.check()?;
@@ -98,7 +115,11 @@ impl Problem<'_> {
     /// reach neither a positive outside value nor a positive step reward
     /// get 0 (an end component of them would make the equations singular),
     /// the others solve x = P x + b by eliminating one state at a time.
-    fn evaluate(&self, scheduler: &[u32], deadline: Deadline) -> Result<Vec<Rat>, Expired> {
+    fn evaluate(
+        &self,
+        scheduler: &[u32],
+        (deadline, meter): (Deadline, &Meter),
+    ) -> Result<Vec<Rat>, Expired> {
         let mdp = self.mdp;
         let n = mdp.num_states();
         let p = self.probs();
@@ -124,6 +145,7 @@ impl Problem<'_> {
         for &s in &order {
             deadline.check()?;
             eliminate(s, &mut rows, &mut users);
+            meter.add(1);
         }
         let mut x: Vec<Rat> = (0..n)
             .map(|s| {
@@ -208,14 +230,25 @@ fn eliminate(s: usize, rows: &mut [Row], users: &mut [BTreeSet<u32>]) {
     rows[s] = row;
 }
 
+/// The meter of a policy iteration inside the stage `meter` counts (the
+/// checking of the properties): lines of its own under `-v`.
+pub fn meter_under(meter: &Meter) -> MeterGuard {
+    meter.nested(Counting {
+        label: "swarm: exact policy iteration".into(),
+        unit: "states eliminated",
+        level: Some("schedulers evaluated"),
+        total: None,
+    })
+}
+
 /// Exact `P_opt[ allowed U target ]` from an interval iteration's result:
 /// the states it fixed keep 1 or 0, the others are improved from its
-/// scheduler.
+/// scheduler; `meter` ([`meter_under`]) counts as [`Problem::solve`] says.
 pub fn exact_reachability(
     mdp: &Mdp,
     iv: &super::unbounded::Interval,
     opt: Opt,
-    deadline: Deadline,
+    (deadline, meter): (Deadline, &Meter),
 ) -> Result<Exact, Expired> {
     let n = mdp.num_states();
     let outside: Vec<Rat> = (0..n)
@@ -238,5 +271,5 @@ pub fn exact_reachability(
         step: None,
         opt,
     };
-    problem.solve(iv.scheduler.clone(), deadline)
+    problem.solve(iv.scheduler.clone(), (deadline, meter))
 }

@@ -255,7 +255,8 @@ fn unbounded_values(
     };
     let mut ex = None;
     if exact && mdp.exact.is_some() {
-        let e = super::policy::exact_reachability(mdp, &iv, g.opt, deadline)?;
+        let solving = super::policy::meter_under(meter);
+        let e = super::policy::exact_reachability(mdp, &iv, g.opt, (deadline, &solving.meter()))?;
         let values: Vec<Rat> = mdp
             .initial
             .iter()
@@ -393,6 +394,44 @@ impl Numerics {
     };
 }
 
+/// Definition 16: the values of P[G((starting) -> X psi)] from those of
+/// psi (f64 and exact), each phase iteration under a meter of its own
+/// inside the checking stage's.
+fn with_phases(
+    mdp: &Mdp,
+    opt: Opt,
+    (ph, rounds): (&Phases, usize),
+    (f, ex): (Vec<f64>, Option<Vec<Rat>>),
+    (deadline, meter): (Deadline, &crate::report::meter::Meter),
+) -> Result<(Vec<f64>, Option<Vec<Rat>>), Expired> {
+    let x = bounded::one_step(mdp, &f, opt);
+    let phase = bounded::phase_meter(meter, None);
+    let f = bounded::until_starting(
+        mdp,
+        &ph.starting,
+        &ph.before,
+        &x,
+        opt,
+        (deadline, &phase.meter()),
+    )?;
+    drop(phase);
+    let Some(e) = ex else {
+        return Ok((f, None));
+    };
+    let x = bounded::one_step(mdp, &e, opt);
+    let phase = bounded::phase_meter(meter, Some(rounds));
+    let e = bounded::until_starting_exact(
+        mdp,
+        &ph.starting,
+        &ph.before,
+        &x,
+        opt,
+        rounds,
+        (deadline, &phase.meter()),
+    )?;
+    Ok((f, Some(e)))
+}
+
 /// Computes a property's values at the initial states; the iterations add
 /// the states they update to `meter`.
 pub fn compute(
@@ -408,7 +447,6 @@ pub fn compute(
         phases,
     } = *asked;
     let (exact, threads) = (how.exact, how.threads);
-    let deadline = at.0;
     if let (Some(_), Some(r)) = (prop.reward, rewards) {
         // The caller refuses reward properties with Definition 16's phases.
         let v = super::reward::reward_values(mdp, prop, r, truth, exact, how.precision, at)?;
@@ -441,22 +479,8 @@ pub fn compute(
     } else {
         None
     };
-    if let Some((ph, rounds)) = phases {
-        // Definition 16: P[G((starting) -> X psi)].
-        let x = bounded::one_step(mdp, &f, prop.opt);
-        f = bounded::until_starting(mdp, &ph.starting, &ph.before, &x, prop.opt, deadline)?;
-        if let Some(e) = ex {
-            let x = bounded::one_step(mdp, &e, prop.opt);
-            ex = Some(bounded::until_starting_exact(
-                mdp,
-                &ph.starting,
-                &ph.before,
-                &x,
-                prop.opt,
-                rounds,
-                deadline,
-            )?);
-        }
+    if let Some(phases) = phases {
+        (f, ex) = with_phases(mdp, prop.opt, phases, (f, ex), at)?;
     }
     let witness = if record {
         mdp.initial

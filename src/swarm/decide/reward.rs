@@ -231,7 +231,8 @@ pub(super) fn reach_values(
             step: Some(&step_exact),
             opt,
         };
-        let e = problem.solve(iv.scheduler.clone(), deadline)?;
+        let solving = super::policy::meter_under(meter);
+        let e = problem.solve(iv.scheduler.clone(), (deadline, &solving.meter()))?;
         let ex: Vec<Rat> = mdp
             .initial
             .iter()

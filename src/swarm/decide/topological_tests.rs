@@ -95,10 +95,10 @@ fn check_reach(m: &Mdp, target: &[bool], allowed: &[bool], opt: Opt) {
     )
     .unwrap();
     let plain = plain_interval_iteration(m, target, allowed, opt, 1e-9, Deadline::NONE).unwrap();
-    let exact = exact_reachability(m, &topo, opt, Deadline::NONE)
+    let exact = exact_reachability(m, &topo, opt, (Deadline::NONE, &Meter::none()))
         .unwrap()
         .values;
-    let again = exact_reachability(m, &plain, opt, Deadline::NONE)
+    let again = exact_reachability(m, &plain, opt, (Deadline::NONE, &Meter::none()))
         .unwrap()
         .values;
     assert_eq!(
@@ -150,7 +150,10 @@ fn exact_rewards(
         step: Some(exact_step),
         opt,
     };
-    problem.solve(scheduler, Deadline::NONE).unwrap().values
+    problem
+        .solve(scheduler, (Deadline::NONE, &Meter::none()))
+        .unwrap()
+        .values
 }
 
 /// Both reward solvers on one MDP, step rewards and target.

@@ -20,7 +20,7 @@ fn both(m: &Mdp, target: &[bool], opt: Opt) -> ((f64, f64), Rat) {
     let all = vec![true; m.num_states()];
     let iv =
         interval_iteration(m, target, &all, opt, 1e-9, (Deadline::NONE, &Meter::none())).unwrap();
-    let ex = exact_reachability(m, &iv, opt, Deadline::NONE).unwrap();
+    let ex = exact_reachability(m, &iv, opt, (Deadline::NONE, &Meter::none())).unwrap();
     let i = m.initial[0] as usize;
     ((iv.lo[i], iv.hi[i]), ex.values[i].clone())
 }
@@ -155,4 +155,53 @@ fn the_optimistic_phase_skips_a_slow_upper_descent() {
     assert!(iv.iterations <= 10, "{} sweeps", iv.iterations);
     assert!(plain.iterations >= 500, "{} sweeps", plain.iterations);
     assert_eq!(iv.scheduler[1], m.row_start[1] as u32);
+}
+
+/// Policy iteration's meter (issue 34): on the gambler's walk of
+/// [`a_gamblers_walk_has_its_textbook_values`], started from the unfair
+/// step everywhere for Pmax, the exact values of that scheduler make the
+/// fair step strictly better at 1, 2 and 3 (the values grow with s), so
+/// the second scheduler is the fair one and is not improved: 2 schedulers
+/// evaluated, each solving the 3 free states (all reach 4), so 6 states
+/// eliminated, and the value 1/2.
+#[test]
+fn policy_iteration_counts_its_eliminations_and_schedulers() {
+    use crate::report::meter::{MeterGuard, Show};
+    let mut states = vec![vec![vec![(0, r(1, 1))]]];
+    for s in 1..4u32 {
+        states.push(vec![
+            vec![(s + 1, r(1, 2)), (s - 1, r(1, 2))],
+            vec![(s + 1, r(1, 3)), (s - 1, r(2, 3))],
+        ]);
+    }
+    states.push(vec![vec![(4, r(1, 1))]]);
+    let m = mdp(&states, 2);
+    let target = [false, false, false, false, true];
+    let all = vec![true; 5];
+    let at = (Deadline::NONE, &Meter::none());
+    let mut iv = interval_iteration(&m, &target, &all, Opt::Max, 1e-9, at).unwrap();
+    assert_eq!(iv.fixed, [true, false, false, false, true]);
+    for s in 1..4 {
+        // The unfair step: each state's second choice.
+        iv.scheduler[s] = m.choices(s).nth(1).unwrap() as u32;
+    }
+    let guard = MeterGuard::start(
+        crate::report::meter::Counting {
+            label: "t".into(),
+            unit: "states eliminated",
+            level: Some("schedulers evaluated"),
+            total: None,
+        },
+        Some(Show::Bar),
+    );
+    let meter = guard.meter();
+    let ex = exact_reachability(&m, &iv, Opt::Max, (Deadline::NONE, &meter)).unwrap();
+    assert_eq!(ex.rounds, 2);
+    assert_eq!(ex.values[2], r(1, 2));
+    assert_eq!(meter.read(), Some((6, 2)));
+    assert!(!meter.was_cut());
+    // A deadline already past cuts it: the meter says so.
+    let past = Deadline::after(std::time::Duration::ZERO);
+    assert!(exact_reachability(&m, &iv, Opt::Max, (past, &meter)).is_err());
+    assert!(meter.was_cut());
 }
