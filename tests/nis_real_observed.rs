@@ -185,3 +185,26 @@ fn all_tied_networks_are_covered() {
     assert_eq!(y.engine, "milp");
     assert!(y.holds);
 }
+
+/// The first percept at a guard's border: `if x = 0 then p1 else ...` at
+/// x0 = 0 is p1 exactly, whose a0 takes x to 2, so `EX (q, v1)` holds. The
+/// boxes cannot decide `x = 0` at its border and also start from p0, whose
+/// a1 keeps x at 0; a refutation at the point must not take that start for
+/// an initial state (found by a random seed of the proptest above, which
+/// reported violated).
+#[test]
+fn a_start_at_a_border_is_no_refutation() {
+    let w = [0, 0, 0, -1, 0, 0];
+    for real in [false, true] {
+        let m = model(0, ["a1", "a0"], [2, 0], &w, real);
+        let spec = parse_sentence("forall v1: EX (q, v1)").unwrap();
+        let engine = if real {
+            EngineChoice::Auto
+        } else {
+            EngineChoice::Explicit
+        };
+        let target = Target::Concrete { agents: 1 };
+        let r = decide_with(engine, &MilpOptions::default(), &m, &spec, target).unwrap();
+        assert!(r.holds, "real = {real}");
+    }
+}

@@ -45,9 +45,12 @@ impl Prover<'_> {
         Ok(None)
     }
 
-    /// Whether some initial state at the environment state `point` fails
+    /// Whether the initial states at the environment state `point` fail
     /// the goal on every run of the box semantics (near-ties and borders
-    /// followed both ways).
+    /// followed both ways). Every start the boxes give must fail: they
+    /// over-approximate the first percepts (a guard at its border, a
+    /// near-tie), so one failing start may be no initial state at all,
+    /// while the true initial states are among them.
     pub(super) fn refuted_at(&mut self, point: &[f64], n: usize) -> Result<bool, Lost> {
         let at: Vec<Iv> = point.iter().map(|&x| Iv::point(x)).collect();
         if self.init_filter(&at) != Truth::True {
@@ -55,15 +58,20 @@ impl Prover<'_> {
         }
         for s in self.starts_over(&at, n)? {
             // Merged layers first (cheap), then path by path.
+            let mut fails = false;
             for merge in [true, false] {
                 self.merge = merge;
                 if self.refuted(std::slice::from_ref(&s), self.goal.root)? {
-                    self.stats.refuted_at = true;
-                    return Ok(true);
+                    fails = true;
+                    break;
                 }
             }
+            if !fails {
+                return Ok(false);
+            }
         }
-        Ok(false)
+        self.stats.refuted_at = true;
+        Ok(true)
     }
 
     /// `point` with every integer variable rounded to an integer of its

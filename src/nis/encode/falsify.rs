@@ -152,20 +152,6 @@ impl<'a> Sampled<'a> {
         (best.0, best.1, w.expanded)
     }
 
-    /// The least, over the initial states at `x`, of the best score from
-    /// each (the goal fails from some initial state on every run walked
-    /// when it is `<= 0`), and the successor states the walk computed.
-    fn worst(&self, root: usize, x: &[f64]) -> (f64, usize) {
-        let env = self.env(root, x);
-        let mut w = self.walk(root, x);
-        let starts = self.starts(&env, &mut w);
-        let worst = starts
-            .iter()
-            .map(|s| w.score(s, self.goal.root).0)
-            .fold(f64::INFINITY, f64::min);
-        (worst, w.expanded)
-    }
-
     /// The initial global states at `env` (Definition 4's I), or none when
     /// `env` is not decidedly initial.
     fn starts(&self, env: &[f64], w: &mut Walk) -> Vec<RealState> {
@@ -221,7 +207,7 @@ impl Objective for Sampled<'_> {
 }
 
 /// An existential goal's refutation as the sampler's objective: the excess
-/// at a point is the best score of the worst initial state there, and a
+/// at a point is the best score of its initial states, and a
 /// point where no run walked satisfies the goal is a hit only once
 /// `confirm` (every run of the box semantics) refutes it there.
 struct Refuting<'a, 'c> {
@@ -235,7 +221,10 @@ impl Objective for Refuting<'_, '_> {
         if s.hit.load(Ordering::Relaxed) || s.stop.expired() {
             return f64::INFINITY;
         }
-        let (worst, expanded) = s.worst(root, x);
+        // The best score of all initial states at x: <= 0 when none has a
+        // run walked that satisfies the goal (each must fail, as
+        // `confirm` checks).
+        let (worst, _, expanded) = s.best(root, x);
         s.samples.fetch_add(1, Ordering::Relaxed);
         s.states.fetch_add(expanded, Ordering::Relaxed);
         s.opts.meter.add(expanded as u64);
